@@ -1,0 +1,217 @@
+"""Field declarations: what a protobuf field is, independent of any bytes.
+
+A message class declares each field as a class attribute whose value comes from
+:func:`optional` or :func:`repeated`; the annotation gives the Python type and, for
+message fields, the message class (``graph: GraphProto = optional(7, MESSAGE)``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
+
+__all__ = [
+    "BOOL",
+    "BYTES",
+    "DOUBLE",
+    "ENUM",
+    "FIXED32",
+    "FIXED64",
+    "FLOAT",
+    "INT32",
+    "INT64",
+    "MESSAGE",
+    "SFIXED32",
+    "SFIXED64",
+    "SINT32",
+    "SINT64",
+    "STRING",
+    "UINT32",
+    "UINT64",
+    "FieldSpec",
+    "Kind",
+    "SchemaError",
+    "WireType",
+    "optional",
+    "repeated",
+]
+
+MAX_FIELD_NUMBER: Final = (1 << 29) - 1
+RESERVED_NUMBERS: Final = range(19000, 20000)  # protobuf keeps these for itself
+
+
+class SchemaError(TypeError):
+    """A message declaration breaks a protobuf rule (raised at class creation)."""
+
+
+class WireType(enum.IntEnum):
+    """The 3-bit wire type that follows the field number in a tag."""
+
+    VARINT = 0
+    I64 = 1
+    LEN = 2
+    SGROUP = 3
+    EGROUP = 4
+    I32 = 5
+
+
+class Kind(enum.Enum):
+    """The scalar kind of a field, as spelled in a ``.proto`` file."""
+
+    INT32 = "int32"
+    INT64 = "int64"
+    UINT32 = "uint32"
+    UINT64 = "uint64"
+    SINT32 = "sint32"
+    SINT64 = "sint64"
+    FIXED32 = "fixed32"
+    FIXED64 = "fixed64"
+    SFIXED32 = "sfixed32"
+    SFIXED64 = "sfixed64"
+    FLOAT = "float"
+    DOUBLE = "double"
+    BOOL = "bool"
+    STRING = "string"
+    BYTES = "bytes"
+    ENUM = "enum"
+    MESSAGE = "message"
+
+    @property
+    def wire_type(self) -> WireType:
+        """The wire type a single (unpacked) value of this kind travels with."""
+        return _WIRE_TYPES[self]
+
+    @property
+    def packable(self) -> bool:
+        """Whether repeated values of this kind may use the packed encoding."""
+        return _WIRE_TYPES[self] != WireType.LEN
+
+
+_WIRE_TYPES: Final = {
+    Kind.INT32: WireType.VARINT,
+    Kind.INT64: WireType.VARINT,
+    Kind.UINT32: WireType.VARINT,
+    Kind.UINT64: WireType.VARINT,
+    Kind.SINT32: WireType.VARINT,
+    Kind.SINT64: WireType.VARINT,
+    Kind.BOOL: WireType.VARINT,
+    Kind.ENUM: WireType.VARINT,
+    Kind.FIXED64: WireType.I64,
+    Kind.SFIXED64: WireType.I64,
+    Kind.DOUBLE: WireType.I64,
+    Kind.FIXED32: WireType.I32,
+    Kind.SFIXED32: WireType.I32,
+    Kind.FLOAT: WireType.I32,
+    Kind.STRING: WireType.LEN,
+    Kind.BYTES: WireType.LEN,
+    Kind.MESSAGE: WireType.LEN,
+}
+
+# Short aliases so a schema reads like its .proto file.
+INT32: Final = Kind.INT32
+INT64: Final = Kind.INT64
+UINT32: Final = Kind.UINT32
+UINT64: Final = Kind.UINT64
+SINT32: Final = Kind.SINT32
+SINT64: Final = Kind.SINT64
+FIXED32: Final = Kind.FIXED32
+FIXED64: Final = Kind.FIXED64
+SFIXED32: Final = Kind.SFIXED32
+SFIXED64: Final = Kind.SFIXED64
+FLOAT: Final = Kind.FLOAT
+DOUBLE: Final = Kind.DOUBLE
+BOOL: Final = Kind.BOOL
+STRING: Final = Kind.STRING
+BYTES: Final = Kind.BYTES
+ENUM: Final = Kind.ENUM
+MESSAGE: Final = Kind.MESSAGE
+
+
+@dataclass(eq=False)
+class FieldSpec:
+    """One declared field. ``name`` and ``message_type`` are filled in by the message class."""
+
+    number: int
+    kind: Kind
+    repeated: bool = False
+    packed: bool = False
+    oneof: str | None = None
+    enum_type: type[enum.IntEnum] | None = None
+    name: str = ""
+    owner: type[Message] | None = field(default=None, repr=False)
+    _message_type: type[Message] | None = field(default=None, repr=False)
+    _annotation: str = field(default="", repr=False)
+
+    @property
+    def message_type(self) -> type[Message]:
+        """The message class of a MESSAGE field, resolved from its annotation on first use."""
+        if self._message_type is None:
+            from schema_dsl.message import resolve_message_type
+
+            self._message_type = resolve_message_type(self)
+        return self._message_type
+
+    @property
+    def default(self) -> Any:
+        """The value an unset singular scalar field reads as (proto2 zero defaults)."""
+        return _DEFAULTS.get(self.kind)
+
+    @property
+    def tag(self) -> int:
+        """The tag of a single unpacked value: ``number << 3 | wire type``."""
+        return (self.number << 3) | int(self.kind.wire_type)
+
+    @property
+    def packed_tag(self) -> int:
+        """The tag of a packed run (length-delimited)."""
+        return (self.number << 3) | int(WireType.LEN)
+
+    @property
+    def enum_values(self) -> frozenset[int]:
+        """The values a closed enum accepts; others go to the unknown fields."""
+        assert self.enum_type is not None
+        return frozenset(int(m) for m in self.enum_type)
+
+    @property
+    def full_name(self) -> str:
+        owner = self.owner.__qualname__ if self.owner is not None else "?"
+        return f"{owner}.{self.name}"
+
+
+_DEFAULTS: Final[dict[Kind, Any]] = {
+    **dict.fromkeys(
+        (INT32, INT64, UINT32, UINT64, SINT32, SINT64, FIXED32, FIXED64, SFIXED32, SFIXED64, ENUM),
+        0,
+    ),
+    FLOAT: 0.0,
+    DOUBLE: 0.0,
+    BOOL: False,
+    STRING: "",
+    BYTES: b"",
+}
+
+
+def optional(
+    number: int,
+    kind: Kind,
+    *,
+    oneof: str | None = None,
+    enum: type[enum.IntEnum] | None = None,
+) -> Any:
+    """Declare a singular (proto2 ``optional``) field; it has presence."""
+    return FieldSpec(number, kind, oneof=oneof, enum_type=enum)
+
+
+def repeated(
+    number: int,
+    kind: Kind,
+    *,
+    packed: bool = False,
+    enum: type[enum.IntEnum] | None = None,
+) -> Any:
+    """Declare a ``repeated`` field; ``packed`` only where the .proto says ``[packed = true]``."""
+    return FieldSpec(number, kind, repeated=True, packed=packed, enum_type=enum)

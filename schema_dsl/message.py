@@ -1,0 +1,344 @@
+"""The message base class: declared fields become attributes with proto2 semantics.
+
+Representation (chosen for decode speed, see docs/format.md):
+
+* a field that is set lives in the instance ``__dict__``; presence is "the name is there";
+* an unset singular scalar reads as its default through a plain class attribute;
+* an unset message field reads as an empty *implicit* instance that is stored on first
+  read but counts as absent until something is written into it (protobuf's behaviour);
+* an unset repeated field reads as a fresh empty list, stored on first read;
+* unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import sys
+from collections.abc import Iterator
+from typing import Any, ClassVar, Final
+
+from schema_dsl.fields import (
+    MAX_FIELD_NUMBER,
+    RESERVED_NUMBERS,
+    FieldSpec,
+    Kind,
+    SchemaError,
+)
+
+__all__ = ["Message", "MessageSchema", "resolve_message_type"]
+
+_UNKNOWN: Final = "_unknown"
+_IMPLICIT: Final = "_implicit"
+
+
+class MessageSchema:
+    """Everything the codec needs to know about one message class."""
+
+    __slots__ = ("cls", "full_name", "fields", "by_name", "by_number", "oneofs")
+
+    def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
+        self.cls = cls
+        self.full_name = full_name
+        self.fields = tuple(sorted(fields, key=lambda f: f.number))
+        self.by_name = {f.name: f for f in self.fields}
+        self.by_number = {f.number: f for f in self.fields}
+        oneofs: dict[str, tuple[FieldSpec, ...]] = {}
+        for f in self.fields:
+            if f.oneof is not None:
+                oneofs[f.oneof] = (*oneofs.get(f.oneof, ()), f)
+        self.oneofs = oneofs
+
+
+class _RepeatedDefault:
+    """Unset repeated field: reading it stores and returns a new empty list."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value: list[Any] = []
+        obj.__dict__[self.name] = value
+        return value
+
+
+class _MessageDefault:
+    """Unset message field: reading it stores an implicit empty child (absent until written)."""
+
+    __slots__ = ("spec",)
+
+    def __init__(self, spec: FieldSpec) -> None:
+        self.spec = spec
+
+    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        child = self.spec.message_type()
+        child.__dict__[_IMPLICIT] = True
+        obj.__dict__[self.spec.name] = child
+        return child
+
+
+def _check_field(cls: type, spec: FieldSpec) -> None:
+    where = f"{cls.__qualname__}.{spec.name}"
+    if not 1 <= spec.number <= MAX_FIELD_NUMBER:
+        raise SchemaError(f"{where}: field number {spec.number} is outside 1..{MAX_FIELD_NUMBER}")
+    if spec.number in RESERVED_NUMBERS:
+        raise SchemaError(f"{where}: field number {spec.number} is reserved (19000-19999)")
+    if spec.packed and not (spec.repeated and spec.kind.packable):
+        raise SchemaError(f"{where}: only repeated scalar numeric fields can be packed")
+    if spec.repeated and spec.oneof is not None:
+        raise SchemaError(f"{where}: a oneof member cannot be repeated")
+    if (spec.kind is Kind.ENUM) != (spec.enum_type is not None):
+        raise SchemaError(f"{where}: an ENUM field needs enum=..., and only an ENUM field takes one")
+    if spec.enum_type is not None and not issubclass(spec.enum_type, enum.IntEnum):
+        raise SchemaError(f"{where}: enum= must be an IntEnum")
+    if spec.name.startswith("_"):
+        raise SchemaError(f"{where}: field names may not start with '_'")
+
+
+def _full_name(cls: type) -> str:
+    package = getattr(sys.modules.get(cls.__module__), "PROTO_PACKAGE", "")
+    return f"{package}.{cls.__qualname__}" if package else cls.__qualname__
+
+
+class Message:
+    """Base of every declared message.
+
+    >>> from schema_dsl.onnx import TensorShapeProto
+    >>> dim = TensorShapeProto.Dimension(dim_value=3)
+    >>> dim.HasField("dim_value"), dim.dim_param
+    (True, '')
+
+    Method names follow the protobuf Python API so code written against ``onnx``
+    reads the same; none of them collides with a field of the ONNX schema.
+    """
+
+    __schema__: ClassVar[MessageSchema]
+    _unknown: ClassVar[tuple[Any, ...]] = ()
+    _implicit: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        specs: list[FieldSpec] = []
+        annotations = cls.__dict__.get("__annotations__", {})
+        for name, value in list(cls.__dict__.items()):
+            if not isinstance(value, FieldSpec):
+                continue
+            value.name = name
+            value.owner = cls
+            value._annotation = str(annotations.get(name, ""))
+            _check_field(cls, value)
+            specs.append(value)
+            if value.repeated:
+                setattr(cls, name, _RepeatedDefault(name))
+            elif value.kind is Kind.MESSAGE:
+                setattr(cls, name, _MessageDefault(value))
+            else:
+                setattr(cls, name, value.default)
+        numbers = [s.number for s in specs]
+        if len(set(numbers)) != len(numbers):
+            dup = sorted({n for n in numbers if numbers.count(n) > 1})
+            raise SchemaError(f"{cls.__qualname__}: field numbers used twice: {dup}")
+        cls.__schema__ = MessageSchema(cls, _full_name(cls), tuple(specs))
+        if cls.__schema__.oneofs:
+            cls.__setattr__ = _set_with_oneof  # type: ignore[method-assign,assignment]
+
+    def __init__(self, **fields: Any) -> None:
+        by_name = self.__schema__.by_name
+        for name, value in fields.items():
+            if name not in by_name:
+                raise TypeError(f"{type(self).__qualname__} has no field {name!r}")
+            setattr(self, name, value)
+
+    # -- presence -------------------------------------------------------------------------
+
+    def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf's spelling
+        """Whether a singular field is present (an implicit empty child is not)."""
+        spec = self._spec(name)
+        if spec.repeated:
+            raise ValueError(f"{spec.full_name} is repeated and has no presence")
+        if name not in self.__dict__:
+            return False
+        value = self.__dict__[name]
+        return not (spec.kind is Kind.MESSAGE and value._implicit and value._is_empty())
+
+    def ClearField(self, name: str) -> None:  # noqa: N802
+        """Make a field absent again (an empty list for a repeated field)."""
+        self._spec(name)
+        self.__dict__.pop(name, None)
+
+    def WhichOneof(self, group: str) -> str | None:  # noqa: N802
+        """The name of the member of oneof ``group`` that is present, or None."""
+        members = self.__schema__.oneofs.get(group)
+        if members is None:
+            raise ValueError(f"{type(self).__qualname__} has no oneof {group!r}")
+        for spec in members:
+            if self.HasField(spec.name):
+                return spec.name
+        return None
+
+    def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802
+        """Present fields in field-number order, as ``(spec, value)`` pairs."""
+        out = []
+        d = self.__dict__
+        for spec in self.__schema__.fields:
+            if spec.name not in d:
+                continue
+            value = d[spec.name]
+            if spec.repeated:
+                if value:
+                    out.append((spec, value))
+            elif self.HasField(spec.name):
+                out.append((spec, value))
+        return out
+
+    def UnknownFields(self) -> list[Any]:  # noqa: N802
+        """Raw wire records (tag and value) of fields the schema does not know, in order."""
+        return list(self._unknown)
+
+    def _is_empty(self) -> bool:
+        return not self.ListFields() and not self._unknown
+
+    def _spec(self, name: str) -> FieldSpec:
+        spec = self.__schema__.by_name.get(name)
+        if spec is None:
+            raise ValueError(f"{type(self).__qualname__} has no field {name!r}")
+        return spec
+
+    # -- whole-message operations ----------------------------------------------------------
+
+    def Clear(self) -> None:  # noqa: N802
+        """Remove every field, known and unknown."""
+        self.__dict__.clear()
+
+    def MergeFrom(self, other: Message) -> None:  # noqa: N802
+        """protobuf's merge: scalars overwrite, repeated fields extend, messages merge."""
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(other).__qualname__} into {type(self).__qualname__}")
+        for spec, value in other.ListFields():
+            if spec.repeated:
+                getattr(self, spec.name).extend(value)
+            elif spec.kind is Kind.MESSAGE:
+                getattr(self, spec.name).MergeFrom(value)
+                self.__dict__[spec.name].__dict__.pop(_IMPLICIT, None)
+            else:
+                setattr(self, spec.name, value)
+        if other._unknown:
+            self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
+
+    def CopyFrom(self, other: Message) -> None:  # noqa: N802
+        """Replace this message's content with a deep copy of ``other``'s."""
+        if other is self:
+            return
+        self.Clear()
+        self.MergeFrom(copy.deepcopy(other))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Message:
+        clone = type(self).__new__(type(self))
+        for key, value in self.__dict__.items():
+            clone.__dict__[key] = _deep(value, memo)
+        return clone
+
+    def __copy__(self) -> Message:
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
+        return {key: _deep(value, {}) for key, value in self.__dict__.items()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # -- comparison and display -------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Message)
+        mine, theirs = self.ListFields(), other.ListFields()
+        if [s.number for s, _ in mine] != [s.number for s, _ in theirs]:
+            return False
+        for (spec, a), (_, b) in zip(mine, theirs):
+            if spec.kind is Kind.BYTES:
+                a = [bytes(x) for x in a] if spec.repeated else bytes(a)
+                b = [bytes(x) for x in b] if spec.repeated else bytes(b)
+            if not _same(a, b):
+                return False
+        return [bytes(u) for u in self._unknown] == [bytes(u) for u in other._unknown]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
+
+    def __repr__(self) -> str:
+        parts = []
+        for spec, value in self.ListFields():
+            if isinstance(value, memoryview) or (spec.kind is Kind.BYTES and not spec.repeated):
+                shown = f"<{len(value)} bytes>" if len(value) > 32 else repr(bytes(value))
+            else:
+                shown = repr(value)
+            parts.append(f"{spec.name}={shown}")
+        if self._unknown:
+            parts.append(f"<{len(self._unknown)} unknown fields>")
+        return f"{type(self).__qualname__}({', '.join(parts)})"
+
+    def __iter__(self) -> Iterator[Any]:
+        raise TypeError(f"{type(self).__qualname__} is not iterable")
+
+
+def _set_with_oneof(self: Message, name: str, value: Any) -> None:
+    # Setting one member of a oneof clears the others, as in protobuf.
+    spec = self.__schema__.by_name.get(name)
+    if spec is not None and spec.oneof is not None:
+        for other in self.__schema__.oneofs[spec.oneof]:
+            if other is not spec:
+                self.__dict__.pop(other.name, None)
+    object.__setattr__(self, name, value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    # Float fields compare bit-for-bit so NaN == NaN, as protobuf's message equality does.
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _deep(value: Any, memo: dict[int, Any]) -> Any:
+    if isinstance(value, memoryview):
+        return value.tobytes()
+    if isinstance(value, list):
+        return [_deep(v, memo) for v in value]
+    if isinstance(value, Message):
+        return value.__deepcopy__(memo)
+    return value
+
+
+def resolve_message_type(spec: FieldSpec) -> type[Message]:
+    """Find the class a MESSAGE field's annotation names (forward references allowed)."""
+    owner = spec.owner
+    text = spec._annotation.strip()
+    if text.startswith(("list[", "List[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].strip()
+    if owner is None or not text:
+        raise SchemaError(f"{spec.full_name}: a MESSAGE field needs a class annotation")
+    namespace = dict(vars(sys.modules[owner.__module__]))
+    # Let a nested message name its siblings without the outer prefix.
+    outer_path = owner.__qualname__.split(".")[:-1]
+    scope: Any = sys.modules[owner.__module__]
+    for part in outer_path:
+        scope = getattr(scope, part)
+        namespace.update(vars(scope))
+    try:
+        target = eval(text, namespace)  # noqa: S307 - the schema's own annotation text
+    except Exception as exc:
+        raise SchemaError(f"{spec.full_name}: cannot resolve annotation {text!r}: {exc}") from exc
+    if not (isinstance(target, type) and issubclass(target, Message)):
+        raise SchemaError(f"{spec.full_name}: annotation {text!r} is not a message class")
+    return target

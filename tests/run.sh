@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: a venv with the test extra (the reference
+# packages onnx, protobuf, onnxruntime come from the registry), static checks, pytest.
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m mypy --strict wirecodec schema_dsl
+.venv/bin/python -m ruff check wirecodec schema_dsl tests bench fuzz
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,200 @@
+"""Generate the Python source of one message's encoder from its declaration.
+
+The generated function has the signature ``(o, out) -> int``: it appends the message's
+fields (known ones in field-number order, then the unknown records verbatim) to the
+chunk list ``out`` and returns how many bytes it appended. A sub-message's length
+prefix goes into a slot reserved before its fields and filled once its size is known,
+so each payload is referenced once and copied once, when the chunks are joined or
+written out.
+
+Type errors are not checked here beyond what the operations themselves reject; when
+anything raises, :mod:`wirecodec.codec` re-walks the message to report which field.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from schema_dsl import FieldSpec, Kind, MessageSchema
+from wirecodec.wire import encode_varint
+
+_VARINT_ENCODER: Final = {
+    Kind.INT64: "_v_i64",
+    Kind.INT32: "_v_i32",
+    Kind.ENUM: "_v_i32",
+    Kind.UINT64: "_v_u64",
+    Kind.UINT32: "_v_u32",
+    Kind.SINT64: "_v_s64",
+    Kind.SINT32: "_v_s32",
+    Kind.BOOL: "_v_bool",
+}
+# Kinds whose values 0..127 encode as that single byte, so a table can hold tag+value.
+_SMALL_TABLE: Final = {Kind.INT64, Kind.INT32, Kind.ENUM, Kind.UINT64, Kind.UINT32}
+_FIXED: Final = {
+    Kind.FLOAT: ("f", 4, "_f32b"),
+    Kind.FIXED32: ("I", 4, "_pu32"),
+    Kind.SFIXED32: ("i", 4, "_pi32"),
+    Kind.DOUBLE: ("d", 8, "_pf64"),
+    Kind.FIXED64: ("Q", 8, "_pu64"),
+    Kind.SFIXED64: ("q", 8, "_pi64"),
+}
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, indent: int, text: str) -> None:
+        for line in text.strip("\n").split("\n"):
+            self.lines.append("    " * indent + line)
+
+
+class EncoderSource:
+    """Builds the source for one message; ``constants`` are tag tables it refers to."""
+
+    def __init__(self, schema: MessageSchema, names: dict[type, str]) -> None:
+        self.schema = schema
+        self.names = names
+        self.prefix = names[schema.cls]
+        self.constants: dict[str, object] = {}
+
+    def _tag(self, spec: FieldSpec, tag: int) -> str:
+        name = f"_t_{self.prefix}_{tag}"
+        self.constants[name] = encode_varint(tag)
+        return name
+
+    def _headers(self, spec: FieldSpec, tag: int) -> tuple[str, str, int]:
+        """Names of the tag bytes and of the table 'tag + one-byte length', and tag size."""
+        tag_name = self._tag(spec, tag)
+        table = f"_h_{self.prefix}_{tag}"
+        raw = encode_varint(tag)
+        self.constants[table] = tuple(raw + bytes((i,)) for i in range(128))
+        return tag_name, table, len(raw)
+
+    def _length_delimited(self, w: _Writer, ind: int, spec: FieldSpec, body: str) -> None:
+        """Append tag, length and ``body`` (a bytes-like expression already in ``b``)."""
+        tag_name, table, size = self._headers(spec, spec.tag if not spec.packed else spec.packed_tag)
+        w(
+            ind,
+            f"""
+ln = len({body})
+if ln < 128:
+    out.append({table}[ln])
+    n += {size + 1} + ln
+else:
+    h = {tag_name} + _ev(ln)
+    out.append(h)
+    n += len(h) + ln
+out.append({body})""",
+        )
+
+    def _message(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+        tag_name, table, size = self._headers(spec, spec.tag)
+        fn = f"_e_{self.names[spec.message_type]}"
+        w(
+            ind,
+            f"""
+i = len(out)
+out.append(b"")
+ln = {fn}({value}, out)
+if ln < 128:
+    out[i] = {table}[ln]
+    n += {size + 1} + ln
+else:
+    h = {tag_name} + _ev(ln)
+    out[i] = h
+    n += len(h) + ln""",
+        )
+
+    def _scalar(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+        """One unpacked value with its tag."""
+        kind = spec.kind
+        if kind is Kind.STRING:
+            w(ind, f"b = {value}.encode('utf-8', 'surrogateescape')")
+            self._length_delimited(w, ind, spec, "b")
+        elif kind is Kind.BYTES:
+            w(ind, f"b = {value} if type({value}) is bytes else _bview({value})")
+            self._length_delimited(w, ind, spec, "b")
+        elif kind is Kind.MESSAGE:
+            self._message(w, ind, spec, value)
+        elif kind in _FIXED:
+            _, size, pack = _FIXED[kind]
+            tag_name = self._tag(spec, spec.tag)
+            w(ind, f"out.append({tag_name} + {pack}({value}))\nn += {len(encode_varint(spec.tag)) + size}")
+        else:
+            tag_name = self._tag(spec, spec.tag)
+            if kind in _SMALL_TABLE:
+                table = f"_s_{self.prefix}_{spec.number}"
+                raw = encode_varint(spec.tag)
+                self.constants[table] = tuple(raw + bytes((i,)) for i in range(128))
+                w(
+                    ind,
+                    f"""
+if type({value}) is int and 0 <= {value} < 128:
+    out.append({table}[{value}])
+    n += {len(raw) + 1}
+else:
+    _chk_int({value})
+    h = {tag_name} + {_VARINT_ENCODER[kind]}({value})
+    out.append(h)
+    n += len(h)""",
+                )
+            else:
+                if kind is not Kind.BOOL:
+                    w(ind, f"_chk_int({value})")
+                w(ind, f"h = {tag_name} + {_VARINT_ENCODER[kind]}({value})\nout.append(h)\nn += len(h)")
+
+    def _packed(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+        kind = spec.kind
+        if kind is Kind.FLOAT:
+            w(ind, "b = _f32pack_exact(v) if d.get('_nan32') else _f32pack(v)")
+        elif kind in _FIXED:
+            fmt, _, _ = _FIXED[kind]
+            w(ind, f"b = _pack(f'<{{len(v)}}{fmt}', *v)")
+        else:
+            if kind is not Kind.BOOL:
+                w(ind, "for x in v:\n    _chk_int(x)")
+            w(ind, f"b = b''.join(map({_VARINT_ENCODER[kind]}, v))")
+        self._length_delimited(w, ind, spec, "b")
+
+    def _field(self, w: _Writer, spec: FieldSpec) -> None:
+        w(1, f"v = d.get({spec.name!r}, _MISSING)\nif v is not _MISSING:")
+        if spec.repeated:
+            w(2, "if type(v) is not list and type(v) is not tuple:\n    _not_a_list(v)")
+            if spec.packed:
+                w(2, "if v:")
+                self._packed(w, 3, spec)
+            else:
+                w(2, "for x in v:")
+                self._scalar(w, 3, spec, "x")
+        elif spec.kind is Kind.MESSAGE:
+            w(2, "if not (v._implicit and v._is_empty()):")
+            self._message(w, 3, spec, "v")
+        else:
+            self._scalar(w, 2, spec, "v")
+
+    def source(self) -> str:
+        w = _Writer()
+        name = self.prefix
+        w(0, f"def _e_{name}(o, out):")
+        w(
+            1,
+            f"""
+if type(o) is not _C_{name}:
+    _wrong_type(o, _C_{name})
+d = o.__dict__
+n = 0""",
+        )
+        for spec in self.schema.fields:
+            self._field(w, spec)
+        w(
+            1,
+            """
+v = d.get('_unknown')
+if v:
+    for x in v:
+        out.append(x)
+        n += len(x)
+return n""",
+        )
+        return "\n".join(w.lines) + "\n"

@@ -1,0 +1,214 @@
+"""Helpers called by the generated codecs for the less common paths.
+
+The generated functions inline the hot paths (one-byte varints and lengths, strings,
+sub-messages); everything here is either a loop better kept in one place (packed runs)
+or a rare case (NaN payloads, closed-enum values out of range, wide varints).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+from typing import Any, Final
+
+from wirecodec.errors import DecodeError
+from wirecodec.wire import (
+    Buffer,
+    encode_varint,
+    pack_f32,
+    read_varint,
+)
+
+_U64: Final = 1 << 64
+_I64_MIN: Final = -(1 << 63)
+_I32_MIN: Final = -(1 << 31)
+_I32_MAX: Final = (1 << 31) - 1
+_U32: Final = 1 << 32
+
+
+class NaN32(float):
+    """A float32 NaN read from the wire, remembering its exact 4 bytes.
+
+    Widening a float32 signalling NaN to a Python float sets its quiet bit, so
+    re-encoding the value would change the bytes; this keeps them.
+    """
+
+    bits: bytes
+
+
+def nan32(buf: Buffer, pos: int) -> float:
+    raw = bytes(buf[pos : pos + 4])  # type: ignore[index]
+    value = NaN32(struct.unpack("<f", raw)[0])
+    value.bits = raw
+    return value
+
+
+def f32_bytes(value: float) -> bytes:
+    """Encode one float32, keeping a NaN's original payload, saturating to ±inf like C."""
+    if type(value) is NaN32:
+        return value.bits
+    try:
+        return pack_f32(value)
+    except OverflowError:
+        return pack_f32(math.copysign(math.inf, value))
+
+
+def f32_run(values: Sequence[float]) -> bytes:
+    """Encode many float32 values (the packed body)."""
+    try:
+        return struct.pack(f"<{len(values)}f", *values)
+    except OverflowError:
+        pass
+    return b"".join(f32_bytes(v) for v in values)
+
+
+def f32_run_exact(values: Sequence[float]) -> bytes:
+    """Like :func:`f32_run`, restoring the bytes of NaNs that came from the wire."""
+    body = bytearray(f32_run(values))
+    for i, v in enumerate(values):
+        if type(v) is NaN32:
+            body[4 * i : 4 * i + 4] = v.bits
+    return bytes(body)
+
+
+def unpack_f32_run(buf: Buffer, pos: int, count: int) -> tuple[list[float], bool]:
+    """Read ``count`` float32 values; the flag says whether any NaN needed its bytes kept."""
+    values = list(struct.unpack_from(f"<{count}f", buf, pos))  # type: ignore[call-overload]
+    if any(map(math.isnan, values)):
+        for i, v in enumerate(values):
+            if v != v:
+                values[i] = nan32(buf, pos + 4 * i)
+        return values, True
+    return values, False
+
+
+def unpack_run(fmt: str, size: int, buf: Buffer, pos: int, count: int) -> list[Any]:
+    return list(struct.unpack_from(f"<{count}{fmt}", buf, pos))  # type: ignore[call-overload]
+
+
+# -- varint conversions (the slow branch of the inlined one-byte fast path) ----------------
+
+
+def to_int64(v: int) -> int:
+    return v - _U64 if v >= 1 << 63 else v
+
+
+def to_int32(v: int) -> int:
+    v &= _U32 - 1
+    return v - _U32 if v >= 1 << 31 else v
+
+
+def to_uint32(v: int) -> int:
+    return v & (_U32 - 1)
+
+
+def to_sint(v: int) -> int:
+    return (v >> 1) ^ -(v & 1)
+
+
+def read_packed_varints(buf: Buffer, pos: int, end: int, convert: Any) -> list[int]:
+    out: list[int] = []
+    append = out.append
+    while pos < end:
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+            append(v)
+        else:
+            v, pos = read_varint(buf, pos, end)
+            append(convert(v) if convert is not None else v)
+    return out
+
+
+# -- varint encoders by kind; each raises OverflowError for out-of-range values -----------
+
+
+def int64_varint(v: int) -> bytes:
+    if not _I64_MIN <= v < 1 << 63:
+        raise OverflowError(f"{v} does not fit in int64")
+    return encode_varint(v + _U64 if v < 0 else v)
+
+
+def int32_varint(v: int) -> bytes:
+    # Negative int32 values are sign-extended to ten bytes, as protobuf writes them.
+    if not _I32_MIN <= v <= _I32_MAX:
+        raise OverflowError(f"{v} does not fit in int32")
+    return encode_varint(v + _U64 if v < 0 else v)
+
+
+def uint64_varint(v: int) -> bytes:
+    if not 0 <= v < _U64:
+        raise OverflowError(f"{v} does not fit in uint64")
+    return encode_varint(v)
+
+
+def uint32_varint(v: int) -> bytes:
+    if not 0 <= v < _U32:
+        raise OverflowError(f"{v} does not fit in uint32")
+    return encode_varint(v)
+
+
+def sint64_varint(v: int) -> bytes:
+    if not _I64_MIN <= v < 1 << 63:
+        raise OverflowError(f"{v} does not fit in sint64")
+    return encode_varint((v << 1) ^ (v >> 63))
+
+
+def sint32_varint(v: int) -> bytes:
+    if not _I32_MIN <= v <= _I32_MAX:
+        raise OverflowError(f"{v} does not fit in sint32")
+    return encode_varint(((v << 1) ^ (v >> 31)) & (_U32 - 1))
+
+
+def bool_varint(v: bool) -> bytes:
+    return b"\x01" if v else b"\x00"
+
+
+def check_int(v: Any) -> None:
+    # bool is an int subclass and protobuf accepts it; floats and strings are errors.
+    if not isinstance(v, int):
+        raise TypeError(f"expected an int, got {type(v).__name__}")
+
+
+def enum_unknown(number: int, value: int) -> bytes:
+    """The unknown-field record protobuf keeps for a closed-enum value out of range."""
+    return encode_varint(number << 3) + int32_varint(value)
+
+
+def bytes_view(value: Any) -> Any:
+    """A bytes-like object with ``len`` in bytes (memoryviews of wider items are cast)."""
+    if isinstance(value, memoryview):
+        if value.itemsize == 1 and value.ndim == 1:
+            return value
+        if not value.c_contiguous:
+            raise TypeError("a bytes field needs a C-contiguous buffer")
+        return value.cast("B")
+    if isinstance(value, (bytes, bytearray)):
+        return value
+    if isinstance(value, str):
+        raise TypeError("expected bytes, got str (encode it first)")
+    return bytes_view(memoryview(value))
+
+
+def where(exc: DecodeError, message: Any, tag: int) -> None:
+    """Add the field being read when ``exc`` was raised to its path (innermost first)."""
+    number = tag >> 3
+    if number == 0:
+        return
+    spec = message.__schema__.by_number.get(number)
+    if spec is None:
+        exc._enter(f".<field {number}>")
+        return
+    step = f".{spec.name}"
+    if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
+        step += f"[{len(message.__dict__.get(spec.name, ()))}]"
+    exc._enter(step)
+
+
+def length_error(length: int, pos: int, end: int) -> DecodeError:
+    return DecodeError(f"length {length} runs past the end: only {end - pos} bytes remain", pos)
+
+
+def truncated(what: str, need: int, pos: int, end: int) -> DecodeError:
+    return DecodeError(f"truncated {what}: needs {need} bytes, {max(end - pos, 0)} remain", pos)

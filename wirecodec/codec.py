@@ -1,0 +1,221 @@
+"""The public codec: bytes ↔ messages.
+
+>>> from schema_dsl.onnx import TensorShapeProto
+>>> from wirecodec import decode, encode
+>>> shape = TensorShapeProto(dim=[TensorShapeProto.Dimension(dim_value=3)])
+>>> encode(shape)
+b'\\n\\x02\\x08\\x03'
+>>> decode(TensorShapeProto, b'\\n\\x02\\x08\\x03').dim[0].dim_value
+3
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from collections.abc import Iterable
+from typing import IO, Any, Final, TypeVar
+
+from schema_dsl import Kind, Message
+from wirecodec import _runtime as rt
+from wirecodec.compile import Flavor, decoder, encoder
+from wirecodec.errors import DecodeError, EncodeError, LimitError
+
+__all__ = ["DEFAULT_MAX_DEPTH", "as_buffer", "decode", "encode", "encode_chunks", "encode_into"]
+
+DEFAULT_MAX_DEPTH: Final = 100  # protobuf's default recursion limit
+
+M = TypeVar("M", bound=Message)
+
+
+def as_buffer(data: Any) -> tuple[Any, memoryview, Flavor]:
+    """Normalise any bytes-like input to (indexable buffer, byte memoryview, flavour)."""
+    if isinstance(data, (bytes, bytearray, mmap.mmap)):
+        return data, memoryview(data), "decode"
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(
+            f"decode needs a bytes-like object (bytes, bytearray, memoryview, mmap), "
+            f"got {type(data).__name__}"
+        ) from None
+    if not view.c_contiguous:
+        raise TypeError("decode needs a C-contiguous buffer")
+    if view.ndim != 1 or view.itemsize != 1:
+        view = view.cast("B")
+    whole = view.obj
+    if isinstance(whole, bytes) and view.nbytes == len(whole):
+        return whole, view, "decode"
+    return view, view, "str"
+
+
+def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> M:
+    """Decode ``data`` (any bytes-like object) as a ``cls`` message.
+
+    ``bytes`` fields of the result are read-only memoryviews into ``data``, which stays
+    alive as long as any of them. Raises :class:`~wirecodec.DecodeError` (with byte
+    offset and field path) for anything protobuf would reject, and
+    :class:`~wirecodec.LimitError` when nesting exceeds ``max_depth`` sub-messages.
+    """
+    buf, view, flavor = as_buffer(data)
+    if max_depth < 0:
+        raise ValueError("max_depth must be >= 0")
+    fn = decoder(cls, flavor)
+    try:
+        result = fn(buf, view, 0, len(view), max_depth)
+    except DecodeError as exc:
+        exc._set_root(cls.__qualname__)
+        raise
+    except RecursionError:
+        # Only reachable with max_depth above what the interpreter's stack allows.
+        raise LimitError(
+            f"nesting exceeds the interpreter's recursion limit (max_depth={max_depth})", 0, cls.__qualname__
+        ) from None
+    return result  # type: ignore[return-value]
+
+
+def encode_chunks(message: Message) -> tuple[list[Any], int]:
+    """Encode into a list of bytes-like chunks and their total size, copying nothing big."""
+    out: list[Any] = []
+    try:
+        size = encoder(type(message))(message, out)
+    except (TypeError, AttributeError, ValueError, OverflowError, struct.error, RecursionError) as exc:
+        raise _explain(message, exc) from exc
+    return out, size
+
+
+def encode(message: Message) -> bytes:
+    """Serialize ``message`` exactly as protobuf would (known fields by number, unknown after)."""
+    chunks, _ = encode_chunks(message)
+    return b"".join(chunks)
+
+
+def encode_into(message: Message, file: IO[bytes]) -> int:
+    """Write ``message`` to a binary file object; returns the number of bytes written.
+
+    The whole encoding is planned (every length known) before the first byte is
+    written; tensor payloads are written straight from their buffers.
+    """
+    chunks, size = encode_chunks(message)
+    _write_all(file, chunks)
+    return size
+
+
+def _write_all(file: IO[bytes], chunks: Iterable[Any]) -> None:
+    # Coalesce small chunks so a model with many fields is not a million write calls.
+    pending: list[Any] = []
+    pending_size = 0
+    for chunk in chunks:
+        if len(chunk) >= 1 << 16:
+            if pending:
+                file.write(b"".join(pending))
+                pending, pending_size = [], 0
+            file.write(chunk)
+        else:
+            pending.append(chunk)
+            pending_size += len(chunk)
+            if pending_size >= 1 << 20:
+                file.write(b"".join(pending))
+                pending, pending_size = [], 0
+    if pending:
+        file.write(b"".join(pending))
+
+
+# -- finding the field behind an encoding failure (slow path, only after an error) ------
+
+
+def _explain(message: Message, exc: BaseException) -> EncodeError:
+    found = _find_bad_value(message, type(message).__qualname__, set())
+    if found is not None:
+        return found
+    if isinstance(exc, RecursionError):
+        return EncodeError("message nests too deeply to encode", type(message).__qualname__)
+    return EncodeError(f"cannot encode: {exc}", type(message).__qualname__)
+
+
+_INT_RANGES: Final = {
+    Kind.INT32: (-(1 << 31), (1 << 31) - 1),
+    Kind.SINT32: (-(1 << 31), (1 << 31) - 1),
+    Kind.SFIXED32: (-(1 << 31), (1 << 31) - 1),
+    Kind.ENUM: (-(1 << 31), (1 << 31) - 1),
+    Kind.INT64: (-(1 << 63), (1 << 63) - 1),
+    Kind.SINT64: (-(1 << 63), (1 << 63) - 1),
+    Kind.SFIXED64: (-(1 << 63), (1 << 63) - 1),
+    Kind.UINT32: (0, (1 << 32) - 1),
+    Kind.FIXED32: (0, (1 << 32) - 1),
+    Kind.UINT64: (0, (1 << 64) - 1),
+    Kind.FIXED64: (0, (1 << 64) - 1),
+}
+
+
+def _value_problem(kind: Kind, value: Any, expected: type | None) -> str | None:
+    if kind is Kind.MESSAGE:
+        if type(value) is not expected:
+            assert expected is not None
+            return f"expected {expected.__qualname__}, got {type(value).__qualname__}"
+        return None
+    if kind is Kind.STRING:
+        if not isinstance(value, str):
+            return f"expected str, got {type(value).__name__}"
+        try:
+            value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:
+            return f"string is not encodable as UTF-8: {exc.reason} at index {exc.start}"
+        return None
+    if kind is Kind.BYTES:
+        try:
+            rt.bytes_view(value)
+        except (TypeError, ValueError) as exc:
+            return str(exc)
+        return None
+    if kind in (Kind.FLOAT, Kind.DOUBLE):
+        if not isinstance(value, (int, float)):
+            return f"expected float, got {type(value).__name__}"
+        return None
+    if kind is Kind.BOOL:
+        return None
+    if not isinstance(value, int):
+        return f"expected int, got {type(value).__name__}"
+    low, high = _INT_RANGES[kind]
+    if not low <= value <= high:
+        return f"{value} is outside the range of {kind.value}"
+    return None
+
+
+def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | None:
+    if not isinstance(message, Message):
+        return EncodeError(f"expected a message, got {type(message).__qualname__}", path)
+    if id(message) in active:
+        return EncodeError("message contains itself (a cycle)", path)
+    active.add(id(message))
+    try:
+        for spec in message.__schema__.fields:
+            if spec.name not in message.__dict__:
+                continue
+            value = message.__dict__[spec.name]
+            where = f"{path}.{spec.name}"
+            expected = spec.message_type if spec.kind is Kind.MESSAGE else None
+            items: list[tuple[str, Any]]
+            if spec.repeated:
+                if not isinstance(value, (list, tuple)):
+                    return EncodeError(f"a repeated field needs a list, got {type(value).__name__}", where)
+                items = [(f"{where}[{i}]", v) for i, v in enumerate(value)]
+            else:
+                items = [(where, value)]
+            for item_path, item in items:
+                problem = _value_problem(spec.kind, item, expected)
+                if problem is not None:
+                    return EncodeError(problem, item_path)
+                if spec.kind is Kind.MESSAGE:
+                    inner = _find_bad_value(item, item_path, active)
+                    if inner is not None:
+                        return inner
+        unknown = message.__dict__.get("_unknown", ())
+        for i, record in enumerate(unknown):
+            try:
+                rt.bytes_view(record)
+            except TypeError:
+                return EncodeError("unknown-field records must be bytes-like", f"{path}._unknown[{i}]")
+    finally:
+        active.discard(id(message))
+    return None

@@ -1,0 +1,197 @@
+"""Schema → specialised Python functions, generated once per message class and cached.
+
+All decoders of one buffer flavour live in one namespace, so mutually recursive
+messages (GraphProto → NodeProto → AttributeProto → GraphProto) call each other
+directly as globals. :func:`source` shows what was generated, for debugging.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+from schema_dsl import Kind, Message
+from wirecodec import _runtime as rt
+from wirecodec._gen_decode import DecoderSource
+from wirecodec._gen_encode import EncoderSource
+from wirecodec.errors import DecodeError, LimitError
+from wirecodec.wire import (
+    encode_varint,
+    pack_f64,
+    pack_i32,
+    pack_i64,
+    pack_u32,
+    pack_u64,
+    read_tag,
+    read_varint,
+    skip_field,
+    unpack_f32,
+    unpack_f64,
+    unpack_i32,
+    unpack_i64,
+    unpack_u32,
+    unpack_u64,
+)
+
+__all__ = ["Flavor", "decoder", "encoder", "source"]
+
+# "decode": the buffer's slices have .decode (bytes, bytearray, mmap);
+# "str": they don't (memoryview), so strings are built with str(slice, ...).
+Flavor = Literal["decode", "str"]
+
+Decoder = Callable[[Any, memoryview, int, int, int], Message]
+Encoder = Callable[[Message, list[Any]], int]
+
+_MISSING: Final = object()
+
+
+class _WrongType(TypeError):
+    pass
+
+
+def _wrong_type(value: object, expected: type) -> None:
+    raise _WrongType(f"expected {expected.__qualname__}, got {type(value).__qualname__}")
+
+
+def _not_a_list(value: object) -> None:
+    raise TypeError(f"a repeated field needs a list, got {type(value).__name__}")
+
+
+_HELPERS: Final[dict[str, Any]] = {
+    "_new": object.__new__,
+    "_rv": read_varint,
+    "_read_tag": read_tag,
+    "_skip": skip_field,
+    "_DecodeError": DecodeError,
+    "_LimitError": LimitError,
+    "_trunc": rt.truncated,
+    "_lenerr": rt.length_error,
+    "_to_i64": rt.to_int64,
+    "_to_i32": rt.to_int32,
+    "_to_u32": rt.to_uint32,
+    "_to_sint": rt.to_sint,
+    "_uf32": unpack_f32,
+    "_uf64": unpack_f64,
+    "_ui32": unpack_i32,
+    "_uu32": unpack_u32,
+    "_ui64": unpack_i64,
+    "_uu64": unpack_u64,
+    "_nan32": rt.nan32,
+    "_f32run": rt.unpack_f32_run,
+    "_run": rt.unpack_run,
+    "_rpv": rt.read_packed_varints,
+    "_enum_unknown": rt.enum_unknown,
+    "_where": rt.where,
+    # encoding
+    "_MISSING": _MISSING,
+    "_ev": encode_varint,
+    "_v_i64": rt.int64_varint,
+    "_v_i32": rt.int32_varint,
+    "_v_u64": rt.uint64_varint,
+    "_v_u32": rt.uint32_varint,
+    "_v_s64": rt.sint64_varint,
+    "_v_s32": rt.sint32_varint,
+    "_v_bool": rt.bool_varint,
+    "_chk_int": rt.check_int,
+    "_f32b": rt.f32_bytes,
+    "_f32pack_exact": rt.f32_run_exact,
+    "_f32pack": rt.f32_run,
+    "_pf64": pack_f64,
+    "_pi32": pack_i32,
+    "_pu32": pack_u32,
+    "_pi64": pack_i64,
+    "_pu64": pack_u64,
+    "_pack": struct.pack,
+    "_bview": rt.bytes_view,
+    "_wrong_type": _wrong_type,
+    "_not_a_list": _not_a_list,
+}
+
+
+class _Namespace:
+    """One exec namespace holding generated functions for many message classes."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.globals: dict[str, Any] = dict(_HELPERS)
+        self.sources: dict[type, str] = {}
+
+
+_LOCK: Final = threading.RLock()
+_NAMES: Final[dict[type, str]] = {}
+_SPACES: Final[dict[str, _Namespace]] = {}
+
+
+def _name_of(cls: type) -> str:
+    name = _NAMES.get(cls)
+    if name is None:
+        safe = "".join(ch if ch.isalnum() else "_" for ch in cls.__qualname__)
+        name = _NAMES[cls] = f"{safe}_{len(_NAMES)}"
+    return name
+
+
+def _reachable(root: type[Message]) -> list[type[Message]]:
+    seen: dict[type[Message], None] = {}
+    todo = deque([root])
+    while todo:
+        cls = todo.popleft()
+        if cls in seen:
+            continue
+        seen[cls] = None
+        for spec in cls.__schema__.fields:
+            if spec.kind is Kind.MESSAGE:
+                todo.append(spec.message_type)
+    return list(seen)
+
+
+def _space(kind: str) -> _Namespace:
+    space = _SPACES.get(kind)
+    if space is None:
+        space = _SPACES[kind] = _Namespace(kind)
+    return space
+
+
+def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
+    space = _space(kind)
+    if cls in space.sources:
+        return space.globals
+    with _LOCK:
+        for member in _reachable(cls):
+            if member in space.sources:
+                continue
+            name = _name_of(member)
+            for other in _reachable(member):
+                _name_of(other)
+            gen: DecoderSource | EncoderSource
+            if kind == "encode":
+                gen = EncoderSource(member.__schema__, _NAMES)
+            else:
+                gen = DecoderSource(member.__schema__, _NAMES, kind)
+            text = gen.source()
+            space.globals.update(gen.constants)
+            space.globals[f"_C_{name}"] = member
+            code = compile(text, f"<wirecodec {kind} {member.__qualname__}>", "exec")
+            exec(code, space.globals)  # noqa: S102 - source generated from the schema above
+            space.sources[member] = text
+    return space.globals
+
+
+def decoder(cls: type[Message], flavor: Flavor = "decode") -> Decoder:
+    """The compiled decoder of ``cls`` for buffers of the given flavour."""
+    fn: Decoder = _ensure(cls, flavor)[f"_d_{_name_of(cls)}"]
+    return fn
+
+
+def encoder(cls: type[Message]) -> Encoder:
+    """The compiled encoder of ``cls``."""
+    fn: Encoder = _ensure(cls, "encode")[f"_e_{_name_of(cls)}"]
+    return fn
+
+
+def source(cls: type[Message], which: Literal["decode", "encode"] = "decode") -> str:
+    """The generated Python source of ``cls``'s decoder or encoder, for reading."""
+    _ensure(cls, which)
+    return _space(which).sources[cls]

@@ -1,0 +1,75 @@
+"""The error contract: every failure the public API reports derives from WireCodecError.
+
+Any other exception escaping :func:`wirecodec.decode`, :func:`wirecodec.load` or
+:func:`wirecodec.to_array` on bad input is a bug (the fuzz harnesses hold us to it).
+Each error also derives from the builtin a caller would naturally catch
+(``ValueError`` for malformed data, ``OSError`` for file problems).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckError",
+    "DecodeError",
+    "EncodeError",
+    "ExternalDataError",
+    "LimitError",
+    "WireCodecError",
+]
+
+
+class WireCodecError(Exception):
+    """Root of every error wirecodec raises on purpose."""
+
+
+class DecodeError(WireCodecError, ValueError):
+    """The bytes are not a valid encoding of the requested message.
+
+    ``offset`` is the absolute byte offset where the problem was found, ``path`` the
+    field path from the top-level message (``ModelProto.graph.node[12].attribute[0]``)
+    and ``reason`` the bare explanation.
+    """
+
+    def __init__(self, reason: str, offset: int, path: str = "") -> None:
+        self.reason = reason
+        self.offset = offset
+        self._trail: list[str] = []
+        self._root = path
+        super().__init__(reason)
+
+    def _enter(self, step: str) -> None:
+        # Called while the error unwinds through enclosing messages: innermost step first.
+        self._trail.append(step)
+
+    def _set_root(self, name: str) -> None:
+        if not self._root:
+            self._root = name
+
+    @property
+    def path(self) -> str:
+        return self._root + "".join(reversed(self._trail))
+
+    def __str__(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.reason} (byte offset {self.offset}{where})"
+
+
+class LimitError(DecodeError):
+    """Input exceeded an explicit safety limit (nesting depth, size)."""
+
+
+class EncodeError(WireCodecError, ValueError):
+    """A message holds a value that cannot be encoded; ``path`` names the field."""
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(f"{reason} (at {path})" if path else reason)
+
+
+class ExternalDataError(WireCodecError, OSError):
+    """External tensor data is missing, unsafe, or inconsistent with its reference."""
+
+
+class CheckError(WireCodecError, ValueError):
+    """A model violates the ONNX IR specification."""
