@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import inspect
 import sys
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final
@@ -35,7 +36,7 @@ _IMPLICIT: Final = "_implicit"
 class MessageSchema:
     """Everything the codec needs to know about one message class."""
 
-    __slots__ = ("cls", "full_name", "fields", "by_name", "by_number", "oneofs")
+    __slots__ = ("by_name", "by_number", "cls", "fields", "full_name", "oneofs")
 
     def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
@@ -125,7 +126,7 @@ class Message:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         specs: list[FieldSpec] = []
-        annotations = cls.__dict__.get("__annotations__", {})
+        annotations = inspect.get_annotations(cls)
         for name, value in list(cls.__dict__.items()):
             if not isinstance(value, FieldSpec):
                 continue
@@ -157,7 +158,7 @@ class Message:
 
     # -- presence -------------------------------------------------------------------------
 
-    def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf's spelling
+    def HasField(self, name: str) -> bool:
         """Whether a singular field is present (an implicit empty child is not)."""
         spec = self._spec(name)
         if spec.repeated:
@@ -167,12 +168,12 @@ class Message:
         value = self.__dict__[name]
         return not (spec.kind is Kind.MESSAGE and value._implicit and value._is_empty())
 
-    def ClearField(self, name: str) -> None:  # noqa: N802
+    def ClearField(self, name: str) -> None:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
         self.__dict__.pop(name, None)
 
-    def WhichOneof(self, group: str) -> str | None:  # noqa: N802
+    def WhichOneof(self, group: str) -> str | None:
         """The name of the member of oneof ``group`` that is present, or None."""
         members = self.__schema__.oneofs.get(group)
         if members is None:
@@ -182,7 +183,7 @@ class Message:
                 return spec.name
         return None
 
-    def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802
+    def ListFields(self) -> list[tuple[FieldSpec, Any]]:
         """Present fields in field-number order, as ``(spec, value)`` pairs."""
         out = []
         d = self.__dict__
@@ -197,7 +198,7 @@ class Message:
                 out.append((spec, value))
         return out
 
-    def UnknownFields(self) -> list[Any]:  # noqa: N802
+    def UnknownFields(self) -> list[Any]:
         """Raw wire records (tag and value) of fields the schema does not know, in order."""
         return list(self._unknown)
 
@@ -212,11 +213,11 @@ class Message:
 
     # -- whole-message operations ----------------------------------------------------------
 
-    def Clear(self) -> None:  # noqa: N802
+    def Clear(self) -> None:
         """Remove every field, known and unknown."""
         self.__dict__.clear()
 
-    def MergeFrom(self, other: Message) -> None:  # noqa: N802
+    def MergeFrom(self, other: Message) -> None:
         """protobuf's merge: scalars overwrite, repeated fields extend, messages merge."""
         if type(other) is not type(self):
             raise TypeError(f"cannot merge {type(other).__qualname__} into {type(self).__qualname__}")
@@ -231,7 +232,7 @@ class Message:
         if other._unknown:
             self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
 
-    def CopyFrom(self, other: Message) -> None:  # noqa: N802
+    def CopyFrom(self, other: Message) -> None:
         """Replace this message's content with a deep copy of ``other``'s."""
         if other is self:
             return
@@ -265,7 +266,7 @@ class Message:
         mine, theirs = self.ListFields(), other.ListFields()
         if [s.number for s, _ in mine] != [s.number for s, _ in theirs]:
             return False
-        for (spec, a), (_, b) in zip(mine, theirs):
+        for (spec, a), (_, b) in zip(mine, theirs, strict=True):
             if spec.kind is Kind.BYTES:
                 a = [bytes(x) for x in a] if spec.repeated else bytes(a)
                 b = [bytes(x) for x in b] if spec.repeated else bytes(b)
@@ -306,7 +307,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return a == b or (a != a and b != b)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
@@ -336,7 +337,7 @@ def resolve_message_type(spec: FieldSpec) -> type[Message]:
         scope = getattr(scope, part)
         namespace.update(vars(scope))
     try:
-        target = eval(text, namespace)  # noqa: S307 - the schema's own annotation text
+        target = eval(text, namespace)
     except Exception as exc:
         raise SchemaError(f"{spec.full_name}: cannot resolve annotation {text!r}: {exc}") from exc
     if not (isinstance(target, type) and issubclass(target, Message)):

@@ -54,7 +54,7 @@ def assert_same(mine: Message, theirs: Any, path: str = "") -> None:
         if spec.repeated:
             a, b = getattr(mine, fd.name), list(getattr(theirs, fd.name))
             assert len(a) == len(b), f"{where}: {len(a)} != {len(b)} items"
-            for i, (x, y) in enumerate(zip(a, b)):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
                 _assert_value(spec.kind, x, y, f"{where}[{i}]")
         else:
             assert mine.HasField(fd.name) == theirs.HasField(fd.name), f"{where}: presence differs"

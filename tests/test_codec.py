@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import gc
 import math
+import pathlib
 import struct
 import weakref
 
@@ -245,7 +246,8 @@ def test_packed_and_unpacked_both_accepted() -> None:
     packed = b"\x92\x01\x04\x01\x02\xac\x02"
     assert decode(All, packed).r_i64 == [1, 2, 300]
     # Each re-encodes the way the schema declares it.
-    assert encode(decode(All, packed)) == b"".join(b"\x90\x01" + bytes([v]) for v in (1, 2)) + b"\x90\x01\xac\x02"
+    expected = b"\x90\x01\x01" + b"\x90\x01\x02" + b"\x90\x01\xac\x02"
+    assert encode(decode(All, packed)) == expected
 
 
 def test_wrong_wire_type_goes_to_unknown_fields() -> None:
@@ -437,3 +439,32 @@ def test_generated_source_is_inspectable() -> None:
     assert text.startswith("def _d_")
     assert "tag == 8" in text
     assert "def _e_" in wirecodec.source(All, "encode")
+
+
+def test_decode_restores_the_collectors_state() -> None:
+    import gc
+
+    assert gc.isenabled()
+    decode(All, encode(All(r_child=[All()] * 3)))
+    assert gc.isenabled()
+    with pytest.raises(DecodeError):
+        decode(All, b"\x08")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        decode(All, encode(All(i32=1)))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_failed_decode_does_not_pin_an_mmap(tmp_path: pathlib.Path) -> None:
+    import mmap
+
+    path = tmp_path / "bad.bin"
+    path.write_bytes(encode(All(by=b"x" * 64)) + b"\x08")
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with pytest.raises(DecodeError):
+            decode(All, mapped)
+    # Leaving the with-block closed the map: no view of it survived in the traceback.
+    assert mapped.closed

@@ -175,7 +175,7 @@ else:
                 target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
                 w(ind, f"if {m} is None:\n    {m} = {target} = v\nelse:\n    {m}.MergeFrom(v)")
         elif kind in _FIXED:
-            fmt, size, unpack = _FIXED[kind]
+            _, size, unpack = _FIXED[kind]
             w(
                 ind,
                 f"""
@@ -218,7 +218,9 @@ v = {unpack}(buf, pos)[0]""",
                 ind,
                 f"""
 if n % {size}:
-    raise _DecodeError(f"packed run of {size}-byte values has length {{n}}, not a multiple of {size}", pos)""",
+    raise _DecodeError(
+        f"packed run of {size}-byte values has length {{n}}, not a multiple of {size}", pos
+    )""",
             )
             if kind is Kind.FLOAT:
                 w(ind, f"vals, has_nan = _f32run(buf, pos, n // 4)\n{r}.extend(vals)")

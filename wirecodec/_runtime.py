@@ -38,7 +38,7 @@ class NaN32(float):
 
 
 def nan32(buf: Buffer, pos: int) -> float:
-    raw = bytes(buf[pos : pos + 4])  # type: ignore[index]
+    raw = bytes(buf[pos : pos + 4])
     value = NaN32(struct.unpack("<f", raw)[0])
     value.bits = raw
     return value
@@ -74,7 +74,7 @@ def f32_run_exact(values: Sequence[float]) -> bytes:
 
 def unpack_f32_run(buf: Buffer, pos: int, count: int) -> tuple[list[float], bool]:
     """Read ``count`` float32 values; the flag says whether any NaN needed its bytes kept."""
-    values = list(struct.unpack_from(f"<{count}f", buf, pos))  # type: ignore[call-overload]
+    values = list(struct.unpack_from(f"<{count}f", buf, pos))
     if any(map(math.isnan, values)):
         for i, v in enumerate(values):
             if v != v:
@@ -84,7 +84,7 @@ def unpack_f32_run(buf: Buffer, pos: int, count: int) -> tuple[list[float], bool
 
 
 def unpack_run(fmt: str, size: int, buf: Buffer, pos: int, count: int) -> list[Any]:
-    return list(struct.unpack_from(f"<{count}{fmt}", buf, pos))  # type: ignore[call-overload]
+    return list(struct.unpack_from(f"<{count}{fmt}", buf, pos))
 
 
 # -- varint conversions (the slow branch of the inlined one-byte fast path) ----------------

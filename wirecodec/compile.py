@@ -48,12 +48,8 @@ Encoder = Callable[[Message, list[Any]], int]
 _MISSING: Final = object()
 
 
-class _WrongType(TypeError):
-    pass
-
-
 def _wrong_type(value: object, expected: type) -> None:
-    raise _WrongType(f"expected {expected.__qualname__}, got {type(value).__qualname__}")
+    raise TypeError(f"expected {expected.__qualname__}, got {type(value).__qualname__}")
 
 
 def _not_a_list(value: object) -> None:
@@ -174,7 +170,7 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
             space.globals.update(gen.constants)
             space.globals[f"_C_{name}"] = member
             code = compile(text, f"<wirecodec {kind} {member.__qualname__}>", "exec")
-            exec(code, space.globals)  # noqa: S102 - source generated from the schema above
+            exec(code, space.globals)
             space.sources[member] = text
     return space.globals
 

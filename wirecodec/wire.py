@@ -7,8 +7,9 @@ message), never by catching IndexError. Offsets are Python ints, so 64-bit
 
 from __future__ import annotations
 
+import mmap
 import struct
-from typing import Final, Protocol
+from typing import Final, TypeAlias
 
 from wirecodec.errors import DecodeError, LimitError
 
@@ -28,12 +29,8 @@ _U64: Final = 1 << 64
 _MAX_TAG: Final = (1 << 32) - 1  # a tag is a uint32: field number (29 bits) and wire type
 
 
-class Buffer(Protocol):
-    """What the decoder reads: indexing gives ints, slicing gives a buffer of the same kind."""
-
-    def __getitem__(self, index: int, /) -> int: ...
-
-    def __len__(self) -> int: ...
+# What the decoder reads: indexing gives ints, slicing gives a buffer.
+Buffer: TypeAlias = bytes | bytearray | memoryview | mmap.mmap
 
 
 def read_varint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
