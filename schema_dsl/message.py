@@ -334,7 +334,9 @@ def resolve_message_type(spec: FieldSpec) -> type[Message]:
     outer_path = owner.__qualname__.split(".")[:-1]
     scope: Any = sys.modules[owner.__module__]
     for part in outer_path:
-        scope = getattr(scope, part)
+        scope = getattr(scope, part, None)
+        if not isinstance(scope, type):
+            break  # a class declared inside a function: only module names are visible
         namespace.update(vars(scope))
     try:
         target = eval(text, namespace)
