@@ -8,7 +8,10 @@ python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+pip="-m pip install --quiet --disable-pip-version-check"
+# PyTorch exports real models for the tests; the pin takes the CPU build this machine kind carries.
+.venv/bin/python $pip torch==2.13.0
+.venv/bin/python $pip -e '.[test]'
 .venv/bin/python -m mypy --strict wirecodec schema_dsl
 .venv/bin/python -m ruff check wirecodec schema_dsl tests bench fuzz
 exec .venv/bin/python -m pytest "$@"
