@@ -145,20 +145,30 @@ else:
     def _nan_flag(self, w: _Writer, ind: int) -> None:
         w(ind, "d['_nan32'] = True" if self.uses_dict else "o._nan32 = True")
 
-    def _string(self, slice_expr: str) -> str:
-        if self.flavor == "decode":
-            return f"{slice_expr}.decode('utf-8', 'surrogateescape')"
-        return f"str({slice_expr}, 'utf-8', 'surrogateescape')"
-
     # -- one branch per accepted tag -------------------------------------------------------
 
     def _branch_single(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
         """The value of one occurrence (a whole element for repeated fields)."""
         kind = spec.kind
-        if kind is Kind.STRING or kind is Kind.BYTES:
+        if kind is Kind.STRING:
             _read_length(w, ind)
-            value = self._string("buf[pos:p2]") if kind is Kind.STRING else "mv[pos:p2]"
-            w(ind, f"v = {value}\npos = p2")
+            if self.flavor == "decode":
+                # Strict decoding is the fast path; invalid UTF-8 (rare) is kept losslessly.
+                w(
+                    ind,
+                    """
+try:
+    v = buf[pos:p2].decode()
+except UnicodeDecodeError:
+    v = buf[pos:p2].decode('utf-8', 'surrogateescape')""",
+                )
+            else:
+                w(ind, "v = str(buf[pos:p2], 'utf-8', 'surrogateescape')")
+            w(ind, "pos = p2")
+            self._finish(w, ind, spec)
+        elif kind is Kind.BYTES:
+            _read_length(w, ind)
+            w(ind, "v = mv[pos:p2]\npos = p2")
             self._finish(w, ind, spec)
         elif kind is Kind.MESSAGE:
             _read_length(w, ind)
