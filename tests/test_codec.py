@@ -463,8 +463,54 @@ def test_a_failed_decode_does_not_pin_an_mmap(tmp_path: pathlib.Path) -> None:
 
     path = tmp_path / "bad.bin"
     path.write_bytes(encode(All(by=b"x" * 64)) + b"\x08")
-    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-        with pytest.raises(DecodeError):
-            decode(All, mapped)
+    with (
+        path.open("rb") as file,
+        mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped,
+        pytest.raises(DecodeError),
+    ):
+        decode(All, mapped)
     # Leaving the with-block closed the map: no view of it survived in the traceback.
     assert mapped.closed
+
+
+def test_deepcopy_and_pickle_detach_views() -> None:
+    import copy
+    import pickle
+
+    data = bytearray(encode(All(by=b"payload", r_child=[All(st="x")], child=All(i32=3))))
+    msg = decode(All, data)
+    clone = copy.deepcopy(msg)
+    assert clone == msg
+    assert isinstance(clone.by, bytes)
+    clone.r_child[0].st = "changed"
+    assert msg.r_child[0].st == "x"
+    again = pickle.loads(pickle.dumps(msg))
+    assert again == msg
+    assert encode(again) == bytes(data)
+
+
+def test_copy_from_and_merge_from() -> None:
+    a = All(i32=1, r_i64=[1], child=All(st="a"))
+    b = All(i64=2, r_i64=[2], child=All(i32=5))
+    a.MergeFrom(b)
+    assert (a.i32, a.i64, a.r_i64, a.child.st, a.child.i32) == (1, 2, [1, 2], "a", 5)
+    c = All()
+    c.CopyFrom(a)
+    assert c == a and c.child is not a.child
+    with pytest.raises(TypeError):
+        a.MergeFrom(Guide1())  # type: ignore[arg-type]
+
+
+def test_clear_field_and_list_fields() -> None:
+    msg = All(i32=0, st="s", r_i64=[])
+    assert [spec.name for spec, _ in msg.ListFields()] == ["i32", "st"]
+    msg.ClearField("st")
+    assert not msg.HasField("st") and msg.st == ""
+    with pytest.raises(ValueError):
+        msg.HasField("r_i64")
+    with pytest.raises(ValueError):
+        msg.HasField("nope")
+
+
+def test_repr_shows_set_fields() -> None:
+    assert repr(All(i32=1, by=b"ab")) == "All(i32=1, by=b'ab')"
