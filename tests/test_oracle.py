@@ -42,7 +42,8 @@ def test_random_bytes_agree_on_tensor_proto(data: bytes) -> None:
 
 @pytest.fixture(scope="module")
 def corpus(request: pytest.FixtureRequest) -> list[CorpusItem]:
-    cache = pathlib.Path(str(request.config.cache.mkdir("onnx-corpus"))) if request.config.cache else None
+    cache_plugin = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache = pathlib.Path(str(cache_plugin.mkdir("onnx-corpus"))) if cache_plugin else None
     return backend_corpus(cache)
 
 

@@ -22,7 +22,7 @@ from schema_dsl.onnx import ModelProto
 from tests.reference import assert_same, pb_class
 from wirecodec import decode, encode
 
-torch = pytest.importorskip("torch", reason="PyTorch is an optional test dependency (pip install torch==2.13.0)")
+torch = pytest.importorskip("torch", reason="PyTorch exports the models (pip install torch==2.13.0)")
 pytest.importorskip("onnx", reason="onnx is the reference (test extra)")
 
 

@@ -15,8 +15,20 @@ from wirecodec.errors import (
     EncodeError,
     ExternalDataError,
     LimitError,
+    TensorError,
     WireCodecError,
 )
+from wirecodec.tensors import (
+    array_from_raw,
+    data_type_of,
+    from_array,
+    ml_dtypes_available,
+    numpy_dtype,
+    raw_size,
+    to_array,
+    to_float32,
+)
+from wirecodec.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -25,10 +37,25 @@ __all__ = [
     "EncodeError",
     "ExternalDataError",
     "LimitError",
+    "TensorError",
     "WireCodecError",
+    "array_from_raw",
+    "data_type_of",
     "decode",
     "encode",
     "encode_chunks",
     "encode_into",
+    "from_array",
+    "from_dict",
+    "from_list",
+    "from_optional",
+    "ml_dtypes_available",
+    "numpy_dtype",
+    "raw_size",
     "source",
+    "to_array",
+    "to_dict",
+    "to_float32",
+    "to_list",
+    "to_optional",
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "EncodeError",
     "ExternalDataError",
     "LimitError",
+    "TensorError",
     "WireCodecError",
 ]
 
@@ -65,6 +66,15 @@ class EncodeError(WireCodecError, ValueError):
         self.reason = reason
         self.path = path
         super().__init__(f"{reason} (at {path})" if path else reason)
+
+
+class TensorError(WireCodecError, ValueError):
+    """A tensor's content is invalid or unsupported (message names the tensor).
+
+    Raised for negative or oversized ``dims``, a payload whose size does not match
+    ``dims``, an unknown or UNDEFINED ``data_type``, data in the wrong field, segments,
+    external data, and arrays whose dtype has no ONNX element type.
+    """
 
 
 class ExternalDataError(WireCodecError, OSError):
