@@ -13,5 +13,5 @@ pip="-m pip install --quiet --disable-pip-version-check"
 .venv/bin/python $pip torch==2.13.0
 .venv/bin/python $pip -e '.[test]'
 .venv/bin/python -m mypy --strict wirecodec schema_dsl
-.venv/bin/python -m ruff check wirecodec schema_dsl tests bench fuzz
+.venv/bin/python -m ruff check .
 exec .venv/bin/python -m pytest "$@"
