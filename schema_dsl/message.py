@@ -4,9 +4,11 @@ Representation (chosen for decode speed, see docs/format.md):
 
 * a field that is set lives in the instance ``__dict__``; presence is "the name is there";
 * an unset singular scalar reads as its default through a plain class attribute;
-* an unset message field reads as an empty *implicit* instance that is stored on first
-  read but counts as absent until something is written into it (protobuf's behaviour);
-* an unset repeated field reads as a fresh empty list, stored on first read;
+* an unset message field reads as a *detached* empty instance, and an unset repeated
+  field as a detached empty list: reading stores nothing, and the first write into
+  either attaches it (and every detached parent above it) to its owner. This is
+  protobuf's behaviour, and it keeps reads free of allocations that would outlive them
+  (which, on large trees, would set off full garbage collections);
 * unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim.
 """
 
@@ -16,6 +18,7 @@ import copy
 import enum
 import inspect
 import sys
+import types
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final
 
@@ -30,16 +33,18 @@ from schema_dsl.fields import (
 __all__ = ["Message", "MessageSchema", "resolve_message_type"]
 
 _UNKNOWN: Final = "_unknown"
-_IMPLICIT: Final = "_implicit"
+_OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
+_new_list: Final = list.__new__
 
 
 class MessageSchema:
     """Everything the codec needs to know about one message class."""
 
-    __slots__ = ("by_name", "by_number", "cls", "fields", "full_name", "oneofs")
+    __slots__ = ("by_name", "by_number", "cls", "detached", "fields", "full_name", "oneofs")
 
     def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
+        self.detached: type[Message] = cls
         self.full_name = full_name
         self.fields = tuple(sorted(fields, key=lambda f: f.number))
         self.by_name = {f.name: f for f in self.fields}
@@ -51,8 +56,47 @@ class MessageSchema:
         self.oneofs = oneofs
 
 
+class _DetachedList(list[Any]):
+    """The value of an unset repeated field: empty, owned by nobody until written to.
+
+    The first mutation stores this very list in its owner, so references taken before
+    the write see the same contents as the field afterwards.
+    """
+
+    __slots__ = ("_name", "_owner")
+    _owner: Message | None
+    _name: str
+
+    def _attach(self) -> None:
+        owner = self._owner
+        if owner is not None:
+            _attach(owner)
+            owner.__dict__.setdefault(self._name, self)
+            self._owner = None
+
+    def append(self, value: Any, /) -> None:
+        self._attach()
+        super().append(value)
+
+    def extend(self, values: Any, /) -> None:
+        self._attach()
+        super().extend(values)
+
+    def insert(self, index: Any, value: Any, /) -> None:
+        self._attach()
+        super().insert(index, value)
+
+    def __setitem__(self, index: Any, value: Any, /) -> None:
+        self._attach()
+        super().__setitem__(index, value)
+
+    def __iadd__(self, values: Any, /) -> Any:  # type: ignore[misc]  # list's own signature
+        self._attach()
+        return super().__iadd__(values)
+
+
 class _RepeatedDefault:
-    """Unset repeated field: reading it stores and returns a new empty list."""
+    """Unset repeated field: reading it gives a detached empty list."""
 
     __slots__ = ("name",)
 
@@ -62,13 +106,15 @@ class _RepeatedDefault:
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        value: list[Any] = []
-        obj.__dict__[self.name] = value
-        return value
+        # Built without a Python-level __init__: this runs on every read of an unset field.
+        detached = _new_list(_DetachedList)
+        detached._owner = obj
+        detached._name = self.name
+        return detached
 
 
 class _MessageDefault:
-    """Unset message field: reading it stores an implicit empty child (absent until written)."""
+    """Unset message field: reading it gives a detached empty child, absent until written."""
 
     __slots__ = ("spec",)
 
@@ -78,10 +124,27 @@ class _MessageDefault:
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        child = self.spec.message_type()
-        child.__dict__[_IMPLICIT] = True
-        obj.__dict__[self.spec.name] = child
+        cls = self.spec.message_type
+        child = cls.__new__(cls.__schema__.detached)
+        child.__dict__[_OWNER] = (obj, self.spec.name)
         return child
+
+
+def _attach(message: Message) -> None:
+    """Make a detached child (and its detached ancestors) a present field of its parent."""
+    link = message.__dict__.pop(_OWNER, None)
+    if link is None:
+        return
+    parent, name = link
+    _attach(parent)
+    object.__setattr__(message, "__class__", message.__schema__.cls)
+    if name not in parent.__dict__:
+        setattr(parent, name, message)
+
+
+def _detached_setattr(self: Message, name: str, value: Any) -> None:
+    _attach(self)
+    setattr(self, name, value)
 
 
 def _check_field(cls: type, spec: FieldSpec) -> None:
@@ -121,10 +184,11 @@ class Message:
 
     __schema__: ClassVar[MessageSchema]
     _unknown: ClassVar[tuple[Any, ...]] = ()
-    _implicit: ClassVar[bool] = False
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if detached:
+            return  # the detached variant shares its base's schema
         specs: list[FieldSpec] = []
         annotations = inspect.get_annotations(cls)
         for name, value in list(cls.__dict__.items()):
@@ -148,6 +212,15 @@ class Message:
         cls.__schema__ = MessageSchema(cls, _full_name(cls), tuple(specs))
         if cls.__schema__.oneofs:
             cls.__setattr__ = _set_with_oneof  # type: ignore[method-assign,assignment]
+        # Same layout, one difference: the first write attaches it to its parent.
+        cls.__schema__.detached = types.new_class(
+            cls.__name__,
+            (cls,),
+            {"detached": True},
+            lambda ns: ns.update(
+                __slots__=(), __qualname__=cls.__qualname__, __setattr__=_detached_setattr
+            ),
+        )
 
     def __init__(self, **fields: Any) -> None:
         by_name = self.__schema__.by_name
@@ -163,10 +236,7 @@ class Message:
         spec = self._spec(name)
         if spec.repeated:
             raise ValueError(f"{spec.full_name} is repeated and has no presence")
-        if name not in self.__dict__:
-            return False
-        value = self.__dict__[name]
-        return not (spec.kind is Kind.MESSAGE and value._implicit and value._is_empty())
+        return name in self.__dict__
 
     def ClearField(self, name: str) -> None:
         """Make a field absent again (an empty list for a repeated field)."""
@@ -202,9 +272,6 @@ class Message:
         """Raw wire records (tag and value) of fields the schema does not know, in order."""
         return list(self._unknown)
 
-    def _is_empty(self) -> bool:
-        return not self.ListFields() and not self._unknown
-
     def _spec(self, name: str) -> FieldSpec:
         spec = self.__schema__.by_name.get(name)
         if spec is None:
@@ -215,21 +282,26 @@ class Message:
 
     def Clear(self) -> None:
         """Remove every field, known and unknown."""
+        link = self.__dict__.get(_OWNER)
         self.__dict__.clear()
+        if link is not None:
+            self.__dict__[_OWNER] = link
 
     def MergeFrom(self, other: Message) -> None:
         """protobuf's merge: scalars overwrite, repeated fields extend, messages merge."""
-        if type(other) is not type(self):
+        if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             raise TypeError(f"cannot merge {type(other).__qualname__} into {type(self).__qualname__}")
         for spec, value in other.ListFields():
             if spec.repeated:
                 getattr(self, spec.name).extend(value)
             elif spec.kind is Kind.MESSAGE:
-                getattr(self, spec.name).MergeFrom(value)
-                self.__dict__[spec.name].__dict__.pop(_IMPLICIT, None)
+                child = getattr(self, spec.name)
+                _attach(child)  # merging a present message makes it present, even if empty
+                child.MergeFrom(value)
             else:
                 setattr(self, spec.name, value)
         if other._unknown:
+            _attach(self)
             self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
 
     def CopyFrom(self, other: Message) -> None:
@@ -239,30 +311,34 @@ class Message:
         self.Clear()
         self.MergeFrom(copy.deepcopy(other))
 
+    # Copies are ordinary (attached) messages: a detached child's link to its parent
+    # belongs to the original alone.
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Message:
-        clone = type(self).__new__(type(self))
+        cls = self.__schema__.cls
+        clone = cls.__new__(cls)
         for key, value in self.__dict__.items():
-            clone.__dict__[key] = _deep(value, memo)
+            if key != _OWNER:
+                clone.__dict__[key] = _deep(value, memo)
         return clone
 
     def __copy__(self) -> Message:
-        clone = type(self).__new__(type(self))
+        cls = self.__schema__.cls
+        clone = cls.__new__(cls)
         clone.__dict__.update(self.__dict__)
+        clone.__dict__.pop(_OWNER, None)
         return clone
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __reduce__(self) -> tuple[Any, ...]:
         # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
-        return {key: _deep(value, {}) for key, value in self.__dict__.items()}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        state = {key: _deep(value, {}) for key, value in self.__dict__.items() if key != _OWNER}
+        return (_rebuild, (self.__schema__.cls, state))
 
     # -- comparison and display -------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             return NotImplemented
-        assert isinstance(other, Message)
         mine, theirs = self.ListFields(), other.ListFields()
         if [s.number for s, _ in mine] != [s.number for s, _ in theirs]:
             return False
@@ -311,11 +387,17 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _rebuild(cls: type[Message], state: dict[str, Any]) -> Message:
+    message = cls.__new__(cls)
+    message.__dict__.update(state)
+    return message
+
+
 def _deep(value: Any, memo: dict[int, Any]) -> Any:
     if isinstance(value, memoryview):
         return value.tobytes()
     if isinstance(value, list):
-        return [_deep(v, memo) for v in value]
+        return [_deep(v, memo) for v in value]  # a plain list, even from a detached one
     if isinstance(value, Message):
         return value.__deepcopy__(memo)
     return value

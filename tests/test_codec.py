@@ -514,3 +514,79 @@ def test_clear_field_and_list_fields() -> None:
 
 def test_repr_shows_set_fields() -> None:
     assert repr(All(i32=1, by=b"ab")) == "All(i32=1, by=b'ab')"
+
+
+# -- detached defaults: reads store nothing, the first write attaches --------------------------
+
+
+def test_reading_unset_fields_stores_nothing() -> None:
+    msg = All()
+    before = dict(msg.__dict__)
+    _ = (msg.child.child.r_i64, msg.r_child, msg.one_m.a, msg.r_st)
+    assert msg.__dict__ == before
+    assert msg.r_child is not msg.r_child  # each read is a fresh, detached empty list
+
+
+def test_a_list_taken_before_the_write_is_the_field_afterwards() -> None:
+    msg = All()
+    items = msg.r_i64
+    items.append(1)
+    items.extend([2, 3])
+    assert msg.r_i64 is items
+    assert msg.r_i64 == [1, 2, 3]
+    assert encode(msg) == encode(All(r_i64=[1, 2, 3]))
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda xs: xs.append(7),
+        lambda xs: xs.extend([7]),
+        lambda xs: xs.insert(0, 7),
+        lambda xs: xs.__setitem__(slice(None), [7]),
+        lambda xs: xs.__iadd__([7]),
+    ],
+)
+def test_every_list_mutation_attaches(mutate: object) -> None:
+    msg = All()
+    mutate(msg.child.r_i64)  # type: ignore[operator]
+    assert msg.HasField("child")
+    assert msg.child.r_i64 == [7]
+
+
+def test_deep_write_attaches_the_whole_chain() -> None:
+    msg = All()
+    leaf = msg.r_child  # not attached: a list read on a present message
+    deep = msg.child.child.child
+    deep.st = "x"
+    assert msg.child.child.child.st == "x"
+    assert leaf == [] and not msg.r_child
+    assert type(msg.child) is All  # attached children are ordinary instances
+
+
+def test_writing_into_a_oneof_child_takes_the_oneof() -> None:
+    msg = All(one_s="text")
+    msg.one_m.a = 5
+    assert msg.WhichOneof("choice") == "one_m"
+    assert not msg.HasField("one_s")
+
+
+def test_copies_of_a_detached_child_belong_to_nobody() -> None:
+    import copy
+
+    msg = All()
+    clone = copy.deepcopy(msg.child)
+    clone.st = "copy"
+    assert not msg.HasField("child")
+    assert type(clone) is All
+    shallow = copy.copy(msg.child)
+    shallow.i32 = 1
+    assert not msg.HasField("child")
+
+
+def test_a_detached_child_assigned_elsewhere_is_present_there() -> None:
+    source, target = All(), All()
+    target.child = source.child
+    assert target.HasField("child")
+    assert encode(target) == encode(All(child=All()))
+    assert not source.HasField("child")

@@ -160,7 +160,7 @@ else:
     def _field(self, w: _Writer, spec: FieldSpec) -> None:
         w(1, f"v = d.get({spec.name!r}, _MISSING)\nif v is not _MISSING:")
         if spec.repeated:
-            w(2, "if type(v) is not list and type(v) is not tuple:\n    _not_a_list(v)")
+            w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
             if spec.packed:
                 w(2, "if v:")
                 self._packed(w, 3, spec)
@@ -168,8 +168,7 @@ else:
                 w(2, "for x in v:")
                 self._scalar(w, 3, spec, "x")
         elif spec.kind is Kind.MESSAGE:
-            w(2, "if not (v._implicit and v._is_empty()):")
-            self._message(w, 3, spec, "v")
+            self._message(w, 2, spec, "v")
         else:
             self._scalar(w, 2, spec, "v")
 
@@ -180,7 +179,7 @@ else:
         w(
             1,
             f"""
-if type(o) is not _C_{name}:
+if type(o) is not _C_{name} and type(o) is not _D_{name}:
     _wrong_type(o, _C_{name})
 d = o.__dict__
 n = 0""",

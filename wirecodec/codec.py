@@ -186,7 +186,7 @@ _INT_RANGES: Final = {
 
 def _value_problem(kind: Kind, value: Any, expected: type | None) -> str | None:
     if kind is Kind.MESSAGE:
-        if type(value) is not expected:
+        if not isinstance(value, Message) or value.__schema__.cls is not expected:
             assert expected is not None
             return f"expected {expected.__qualname__}, got {type(value).__qualname__}"
         return None

@@ -169,6 +169,7 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
             text = gen.source()
             space.globals.update(gen.constants)
             space.globals[f"_C_{name}"] = member
+            space.globals[f"_D_{name}"] = member.__schema__.detached
             code = compile(text, f"<wirecodec {kind} {member.__qualname__}>", "exec")
             exec(code, space.globals)
             space.sources[member] = text
