@@ -96,10 +96,9 @@ def _skip(data: bytes, wire: int, number: int, pos: int, end: int, depth: int) -
     raise OracleError(f"bad wire type {wire}")
 
 
-def _store(msg: Message, spec: FieldSpec, value: Any, unknown: list[bytes]) -> None:
+def _store(msg: Message, spec: FieldSpec, value: Any, unknown: list[bytes], record: bytes) -> None:
     if spec.kind is Kind.ENUM and value not in spec.enum_values:
-        tag = spec.number << 3
-        unknown.append(_enc_varint(tag) + _enc_varint(value & ((1 << 64) - 1)))
+        unknown.append(record)
         return
     if spec.repeated:
         getattr(msg, spec.name).append(value)
@@ -138,14 +137,14 @@ def _message(cls: type[Message], data: bytes, pos: int, end: int, depth: int) ->
         number, wire = tag >> 3, tag & 7
         spec = by_number.get(number)
         if spec is not None and wire == int(spec.kind.wire_type):
-            pos = _single(msg, spec, data, pos, end, depth, unknown)
+            pos = _single(msg, spec, data, pos, end, depth, unknown, start)
         elif spec is not None and spec.repeated and spec.kind.packable and wire == 2:
             length, pos = _varint(data, pos, end)
             stop = pos + length
             if stop > end:
                 raise OracleError("length past end")
             while pos < stop:
-                pos = _single(msg, spec, data, pos, stop, depth, unknown)
+                pos = _single(msg, spec, data, pos, stop, depth, unknown, None)
         else:
             pos = _skip(data, wire, number, pos, end, depth)
             unknown.append(data[start:pos])
@@ -155,19 +154,29 @@ def _message(cls: type[Message], data: bytes, pos: int, end: int, depth: int) ->
 
 
 def _single(
-    msg: Message, spec: FieldSpec, data: bytes, pos: int, end: int, depth: int, unknown: list[bytes]
+    msg: Message,
+    spec: FieldSpec,
+    data: bytes,
+    pos: int,
+    end: int,
+    depth: int,
+    unknown: list[bytes],
+    start: int | None,
 ) -> int:
+    """One value; ``start`` is where its own record began (None inside a packed run)."""
     kind = spec.kind
     if kind in _FIXED:
         size = struct.calcsize(_FIXED[kind])
         if pos + size > end:
             raise OracleError("truncated fixed")
         (value,) = struct.unpack_from(_FIXED[kind], data, pos)
-        _store(msg, spec, value, unknown)
+        _store(msg, spec, value, unknown, b"")
         return pos + size
     if kind.wire_type == 0:
         raw, pos = _varint(data, pos, end)
-        _store(msg, spec, _from_varint(kind, raw), unknown)
+        # An out-of-range enum keeps its record as it came; from a packed run it is rebuilt.
+        record = data[start:pos] if start is not None else _enc_varint(spec.number << 3) + _enc_varint(raw)
+        _store(msg, spec, _from_varint(kind, raw), unknown, record)
         return pos
     length, pos = _varint(data, pos, end)
     stop = pos + length
@@ -175,9 +184,9 @@ def _single(
         raise OracleError("length past end")
     chunk = data[pos:stop]
     if kind is Kind.STRING:
-        _store(msg, spec, chunk.decode("utf-8", "surrogateescape"), unknown)
+        _store(msg, spec, chunk.decode("utf-8", "surrogateescape"), unknown, b"")
     elif kind is Kind.BYTES:
-        _store(msg, spec, chunk, unknown)
+        _store(msg, spec, chunk, unknown, b"")
     else:
         child = _message(spec.message_type, data, pos, stop, depth - 1)
         if spec.repeated:

@@ -207,7 +207,8 @@ v = {unpack}(buf, pos)[0]""",
                 w(ind, f"if v in {valid}:")
                 self._finish(w, ind + 1, spec)
                 w(ind, "else:")
-                self._unknown(w, ind + 1, f"_enum_unknown({spec.number}, v)")
+                # protobuf keeps the record exactly as it arrived (tag bytes included).
+                self._unknown(w, ind + 1, "mv[start:pos]")
             else:
                 self._finish(w, ind, spec)
 
@@ -244,12 +245,14 @@ if n % {size}:
             w(
                 ind,
                 f"""
-for v in _rpv(buf, pos, p2, _to_i32):
+for raw in _rpv(buf, pos, p2, None):
+    v = _to_i32(raw)
     if v in {valid}:
         {r}.append(v)
     else:""",
             )
-            self._unknown(w, ind + 2, f"_enum_unknown({spec.number}, v)")
+            # A packed value has no record of its own: protobuf writes tag + raw varint.
+            self._unknown(w, ind + 2, f"_enum_unknown({spec.number}, raw)")
         elif kind in _PACKED_ALWAYS:
             w(ind, f"{r}.extend([{_PACKED_ALWAYS[kind]} for x in _rpv(buf, pos, p2, None)])")
         else:

@@ -171,9 +171,13 @@ def check_int(v: Any) -> None:
         raise TypeError(f"expected an int, got {type(v).__name__}")
 
 
-def enum_unknown(number: int, value: int) -> bytes:
-    """The unknown-field record protobuf keeps for a closed-enum value out of range."""
-    return encode_varint(number << 3) + int32_varint(value)
+def enum_unknown(number: int, raw: int) -> bytes:
+    """The unknown record protobuf makes for an out-of-range value from a packed enum run.
+
+    (An unpacked out-of-range value keeps its own record verbatim.) ``raw`` is the
+    varint's 64-bit value before int32 truncation, re-encoded in canonical form.
+    """
+    return encode_varint(number << 3) + encode_varint(raw)
 
 
 def bytes_view(value: Any) -> Any:
