@@ -1,0 +1,84 @@
+"""Writes that never leave a half-written file under the target name.
+
+Every file is written to a temporary sibling (same directory, so the rename cannot
+cross file systems), flushed and fsync'd, then renamed over the target. On any error
+the temporaries are removed and the targets are untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import tempfile
+from collections.abc import Iterator
+from typing import BinaryIO
+
+__all__ = ["AtomicFiles"]
+
+
+class AtomicFiles:
+    """A group of files written together and put in place together by :meth:`commit`.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
+    >>> with AtomicFiles() as files:
+    ...     with files.open(target) as f:
+    ...         _ = f.write(b"data")
+    ...     files.commit()
+    >>> target.read_bytes()
+    b'data'
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[pathlib.Path, pathlib.Path]] = []
+        self._committed = False
+
+    @contextlib.contextmanager
+    def open(self, target: os.PathLike[str] | str) -> Iterator[BinaryIO]:
+        """A binary file that will become ``target`` when the group commits."""
+        final = pathlib.Path(target)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+        temp = pathlib.Path(temp_name)
+        self._pending.append((temp, final))
+        with os.fdopen(fd, "wb") as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+
+    def commit(self) -> None:
+        """Rename every temporary over its target (the last one named goes last)."""
+        for temp, final in self._pending:
+            os.replace(temp, final)
+        directories = {final.parent for _, final in self._pending}
+        self._pending = []
+        self._committed = True
+        for directory in directories:
+            _fsync_directory(directory)
+
+    def discard(self) -> None:
+        for temp, _ in self._pending:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+        self._pending = []
+
+    def __enter__(self) -> AtomicFiles:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # Anything not committed (an error, or commit never reached) is thrown away.
+        self.discard()
+
+
+def _fsync_directory(directory: pathlib.Path) -> None:
+    # Makes the renames themselves durable; not every platform or file system allows it.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

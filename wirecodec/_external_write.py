@@ -1,0 +1,186 @@
+"""Planning a save with external data: which tensors move out, where each one lands.
+
+The caller's model is never modified: tensors that move get replacement copies, and
+only the messages on the path from the root to them are shallow-copied.
+"""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from schema_dsl import Kind
+from schema_dsl.message import Message
+from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, StringStringEntryProto, TensorProto
+from wirecodec.errors import ExternalDataError
+from wirecodec.external import iter_tensors, uses_external_data
+
+_SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
+
+
+@dataclass
+class DataFile:
+    """One external data file: its name relative to the model and its payloads in order."""
+
+    location: str
+    parts: list[tuple[int, Any]] = field(default_factory=list)  # (offset, bytes-like)
+    size: int = 0
+
+
+@dataclass
+class Plan:
+    model: ModelProto
+    files: list[DataFile]
+
+
+def check_location(location: str) -> None:
+    """A location we write must stay inside the model's directory (CVE-2025-51480)."""
+    path = pathlib.PurePosixPath(location.replace("\\", "/"))
+    if (
+        not location
+        or path.is_absolute()
+        or pathlib.PureWindowsPath(location).is_absolute()
+        or pathlib.PureWindowsPath(location).drive
+        or ".." in path.parts
+        or "\x00" in location
+    ):
+        raise ExternalDataError(
+            f"refusing to write external data to {location!r}: "
+            "it must be a relative path inside the model's directory"
+        )
+
+
+def _safe_name(name: str, used: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "tensor"
+    base = base[:120]
+    candidate, n = base, 1
+    while candidate.lower() in used:
+        n += 1
+        candidate = f"{base}.{n}"
+    used.add(candidate.lower())
+    return candidate
+
+
+def _payload(tensor: TensorProto) -> Any | None:
+    """The raw bytes a tensor would move out, or None if it has none we can move."""
+    if uses_external_data(tensor) or tensor.data_type == TensorProto.DataType.STRING:
+        return None
+    if tensor.HasField("raw_data"):
+        return tensor.raw_data
+    from wirecodec.tensors import from_array, to_array
+
+    try:
+        return from_array(to_array(tensor)).raw_data
+    except Exception:
+        return None
+
+
+def _moved_tensors(model: ModelProto, convert_attribute: bool) -> Iterable[TensorProto]:
+    if convert_attribute:
+        yield from iter_tensors(model)
+        return
+    graphs = [model.graph]
+    for info in model.training_info:
+        graphs += [info.initialization, info.algorithm]
+    for graph in graphs:
+        yield from graph.initializer
+        for sparse in graph.sparse_initializer:
+            yield from iter_tensors(sparse)
+
+
+def plan(
+    model: ModelProto,
+    model_path: pathlib.Path,
+    *,
+    location: str | None,
+    size_threshold: int,
+    all_tensors_to_one_file: bool,
+    align: int,
+    max_shard_size: int | None,
+    convert_attribute: bool,
+) -> Plan:
+    if align < 1 or align & (align - 1):
+        raise ValueError(f"align must be a power of two, got {align}")
+    if max_shard_size is not None and max_shard_size < 1:
+        raise ValueError("max_shard_size must be positive")
+    location = location or f"{model_path.name}.data"
+    check_location(location)
+
+    replacements: dict[int, TensorProto] = {}
+    files: list[DataFile] = []
+    used_names: set[str] = {model_path.name.lower()}
+    current: DataFile | None = None
+    shard = 0
+    for tensor in _moved_tensors(model, convert_attribute):
+        if id(tensor) in replacements:
+            continue
+        payload = _payload(tensor)
+        if payload is None or len(payload) < size_threshold:
+            continue
+        size = len(payload)
+        if not all_tensors_to_one_file:
+            current = DataFile(_safe_name(tensor.name or "tensor", used_names))
+            files.append(current)
+        elif current is None or (
+            max_shard_size is not None and current.size and current.size + size > max_shard_size
+        ):
+            name = location if max_shard_size is None else f"{location}.{shard}"
+            shard += 1
+            current = DataFile(name)
+            files.append(current)
+        step = align if size >= align else _SMALL_ALIGN
+        offset = -(-current.size // step) * step
+        current.parts.append((offset, payload))
+        current.size = offset + size
+
+        moved = copy.copy(tensor)
+        for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+            moved.ClearField(name)
+        if not tensor.HasField("raw_data"):
+            moved.data_type = tensor.data_type
+        moved.data_location = int(TensorProto.DataLocation.EXTERNAL)
+        moved.external_data = [
+            StringStringEntryProto(key="location", value=current.location),
+            StringStringEntryProto(key="offset", value=str(offset)),
+            StringStringEntryProto(key="length", value=str(size)),
+        ]
+        replacements[id(tensor)] = moved
+
+    new_model = _substitute(model, replacements)
+    assert isinstance(new_model, ModelProto)
+    return Plan(new_model, files)
+
+
+def _substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
+    """``message`` with replaced tensors, copying only the messages that contain one."""
+    if not replacements:
+        return message
+    if id(message) in replacements:
+        return replacements[id(message)]
+    if not isinstance(message, (ModelProto, GraphProto, AttributeProto)) and not _may_hold_tensors(message):
+        return message
+    changed: dict[str, Any] = {}
+    for spec, value in message.ListFields():
+        if spec.kind is not Kind.MESSAGE:
+            continue
+        if spec.repeated:
+            new_items = [_substitute(item, replacements) for item in value]
+            if any(a is not b for a, b in zip(new_items, value, strict=True)):
+                changed[spec.name] = new_items
+        else:
+            new_value = _substitute(value, replacements)
+            if new_value is not value:
+                changed[spec.name] = new_value
+    if not changed:
+        return message
+    clone = copy.copy(message)
+    clone.__dict__.update(changed)
+    return clone
+
+
+def _may_hold_tensors(message: Message) -> bool:
+    return any(spec.kind is Kind.MESSAGE for spec in message.__schema__.fields)

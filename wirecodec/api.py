@@ -1,0 +1,173 @@
+"""``load`` / ``save``: models and single tensors, from and to files.
+
+>>> import pathlib, tempfile
+>>> from wirecodec.examples.build_mlp import build
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> save(build(), folder / "mlp.onnx", external_data=True, size_threshold=64)
+>>> sorted(p.name for p in folder.iterdir())
+['mlp.onnx', 'mlp.onnx.data']
+>>> model = load(folder / "mlp.onnx")
+>>> type(model.graph.initializer[0].raw_data.obj).__name__
+'mmap'
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import pathlib
+import stat
+from typing import IO, Any
+
+from schema_dsl.onnx import ModelProto, TensorProto
+from wirecodec import _external_write
+from wirecodec._atomic import AtomicFiles
+from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, encode_chunks
+from wirecodec.codec import _write_all as write_chunks
+from wirecodec.errors import ExternalDataError
+from wirecodec.external import ExternalDataStore, iter_tensors, load_external_data, uses_external_data
+
+__all__ = ["load", "load_tensor", "save", "save_tensor"]
+
+Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+
+
+def _read_source(source: Source, lazy: bool) -> tuple[Any, pathlib.Path | None]:
+    """The bytes to decode (a map of the file when lazy) and the file's path, if any."""
+    if isinstance(source, (str, os.PathLike)):
+        path = pathlib.Path(source)
+        with path.open("rb") as file:
+            return _read_file(file, lazy), path
+    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        return source, None
+    if hasattr(source, "read"):
+        name = getattr(source, "name", None)
+        return _read_file(source, lazy), pathlib.Path(name) if isinstance(name, str) else None
+    raise TypeError(f"load needs a path, a binary file or bytes, got {type(source).__name__}")
+
+
+def _read_file(file: IO[bytes], lazy: bool) -> Any:
+    try:
+        fileno = file.fileno()
+        regular = stat.S_ISREG(os.fstat(fileno).st_mode)
+    except (OSError, io.UnsupportedOperation, AttributeError):
+        regular = False
+    if lazy and regular:
+        size = os.fstat(fileno).st_size - file.tell()
+        if size > 0 and file.tell() == 0:
+            # The map is read-only and outlives the file object; views keep it alive.
+            return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+    return file.read()
+
+
+def load(
+    source: Source,
+    *,
+    lazy: bool = True,
+    load_external_data: bool = True,
+    base_dir: str | os.PathLike[str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> ModelProto:
+    """Load a model from a path, a binary file object or bytes.
+
+    With ``lazy=True`` (the default) a file is memory-mapped read-only and decoded in
+    place: every ``raw_data`` is a view of the map, read from disk only when touched,
+    and external data files are mapped the same way. ``lazy=False`` reads everything
+    into memory instead, so no file stays mapped.
+
+    External data is resolved relative to ``base_dir`` (default: the model file's
+    directory); ``load_external_data=False`` leaves the references as they are.
+    """
+    data, path = _read_source(source, lazy)
+    model = decode(ModelProto, data, max_depth=max_depth)
+    if load_external_data and any(uses_external_data(t) for t in iter_tensors(model)):
+        if base_dir is None:
+            if path is None:
+                raise ExternalDataError(
+                    "the model refers to external data but was not loaded from a file: pass base_dir=..."
+                )
+            base_dir = path.parent
+        load_external_data_into(model, base_dir, lazy=lazy)
+    return model
+
+
+def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> int:
+    """Resolve a loaded model's external tensors (for ``load(..., load_external_data=False)``)."""
+    return load_external_data(model, ExternalDataStore(base_dir, lazy=lazy))
+
+
+def save(
+    model: ModelProto,
+    path: str | os.PathLike[str],
+    *,
+    external_data: bool = False,
+    location: str | None = None,
+    size_threshold: int = 1024,
+    all_tensors_to_one_file: bool = True,
+    align: int = 4096,
+    max_shard_size: int | None = None,
+    convert_attribute: bool = False,
+) -> None:
+    """Write ``model`` to ``path`` atomically; optionally move tensor data to external files.
+
+    With ``external_data=True``, every initializer (and with ``convert_attribute=True``
+    every attribute tensor) holding at least ``size_threshold`` bytes moves to
+    ``location`` (default ``<model file name>.data``), each at an offset aligned to
+    ``align`` bytes (64 for tensors smaller than that) so it can be mapped;
+    ``max_shard_size`` splits the data into ``<location>.0``, ``.1``, … without
+    splitting a tensor; ``all_tensors_to_one_file=False`` writes one file per tensor,
+    named after it. The caller's model is not modified.
+
+    Every file is written to a temporary in the target directory and renamed into
+    place only when all of them are complete, so an error (or a crash before the
+    renames) leaves the previous files intact.
+    """
+    target = pathlib.Path(path)
+    to_write = model
+    files: list[_external_write.DataFile] = []
+    if external_data:
+        planned = _external_write.plan(
+            model,
+            target,
+            location=location,
+            size_threshold=size_threshold,
+            all_tensors_to_one_file=all_tensors_to_one_file,
+            align=align,
+            max_shard_size=max_shard_size,
+            convert_attribute=convert_attribute,
+        )
+        to_write, files = planned.model, planned.files
+    chunks, _ = encode_chunks(to_write)
+    with AtomicFiles() as group:
+        for data_file in files:
+            with group.open(target.parent / data_file.location) as out:
+                _write_parts(out, data_file.parts)
+        with group.open(target) as out:
+            write_chunks(out, chunks)
+        # Data files first, the model last: a model never names data that is not there.
+        group.commit()
+
+
+def _write_parts(out: IO[bytes], parts: list[tuple[int, Any]]) -> None:
+    position = 0
+    for offset, payload in parts:
+        if offset > position:
+            out.write(bytes(offset - position))
+        out.write(payload)
+        position = offset + len(payload)
+
+
+def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:
+    """Load a single serialized TensorProto (the ``.pb`` files of onnx test data)."""
+    data, _ = _read_source(source, lazy)
+    return decode(TensorProto, data)
+
+
+def save_tensor(tensor: TensorProto, path: str | os.PathLike[str]) -> None:
+    """Write a single TensorProto to ``path`` atomically."""
+    chunks, _ = encode_chunks(tensor)
+    with AtomicFiles() as group:
+        with group.open(path) as out:
+            write_chunks(out, chunks)
+        group.commit()

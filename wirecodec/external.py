@@ -1,0 +1,217 @@
+"""External tensor data (IR.md, "External Tensor Data"): safe resolution and mapping.
+
+A tensor whose ``data_location`` is EXTERNAL names its bytes with ``external_data``
+entries: ``location`` (a path relative to the model's directory, required), ``offset``
+and ``length`` (decimal byte counts) and ``checksum`` (SHA1, recorded, not verified).
+Each data file is memory-mapped once and tensors get read-only views of it.
+
+Refused with :class:`~wirecodec.ExternalDataError`, naming the tensor: absolute paths,
+paths that leave the model directory (``..``, symlinks pointing outside, hard links),
+anything that is not a regular file, offsets or lengths outside the file, malformed
+numbers and unknown keys.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pathlib
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from schema_dsl.message import Message
+from schema_dsl.onnx import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    SparseTensorProto,
+    TensorProto,
+)
+from wirecodec.errors import ExternalDataError
+
+__all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "load_external_data", "parse_ref"]
+
+_KEYS: Final = frozenset({"location", "offset", "length", "checksum", "basepath"})
+EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
+
+
+@dataclass(frozen=True)
+class ExternalRef:
+    """Where a tensor's bytes live: ``length`` None means "to the end of the file"."""
+
+    location: str
+    offset: int
+    length: int | None
+    checksum: str | None
+
+
+def _label(tensor: TensorProto) -> str:
+    return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+
+
+def _count(tensor: TensorProto, key: str, text: str) -> int:
+    # Digits only: int() would also take "+1", " 1", "1_000" and "-1".
+    if not text.isascii() or not text.isdigit():
+        raise ExternalDataError(f"{_label(tensor)}: external_data {key}={text!r} is not a byte count")
+    return int(text)
+
+
+def parse_ref(tensor: TensorProto) -> ExternalRef:
+    """Read and check a tensor's ``external_data`` entries."""
+    entries: dict[str, str] = {}
+    for entry in tensor.external_data:
+        if entry.key not in _KEYS:
+            raise ExternalDataError(f"{_label(tensor)}: unknown external_data key {entry.key!r}")
+        if entry.key in entries:
+            raise ExternalDataError(f"{_label(tensor)}: external_data key {entry.key!r} given twice")
+        entries[entry.key] = entry.value
+    location = entries.get("location")
+    if not location:
+        raise ExternalDataError(f"{_label(tensor)}: external_data has no location")
+    offset = _count(tensor, "offset", entries["offset"]) if "offset" in entries else 0
+    length = _count(tensor, "length", entries["length"]) if "length" in entries else None
+    return ExternalRef(location, offset, length, entries.get("checksum"))
+
+
+def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
+    """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
+    label = _label(tensor)
+    if "\x00" in location:
+        raise ExternalDataError(f"{label}: location {location!r} contains a NUL byte")
+    candidate = pathlib.PurePath(location)
+    windows = pathlib.PureWindowsPath(location)
+    if candidate.is_absolute() or windows.is_absolute() or windows.drive or location.startswith("\\"):
+        raise ExternalDataError(f"{label}: location {location!r} is absolute; it must be relative")
+    if ".." in pathlib.PurePosixPath(location.replace("\\", "/")).parts:
+        raise ExternalDataError(f"{label}: location {location!r} contains '..'")
+    root = base_dir.resolve()
+    path = root / candidate
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise ExternalDataError(f"{label}: data file {location!r} does not exist in {root}") from None
+    except (OSError, RuntimeError) as exc:  # symlink loops
+        raise ExternalDataError(f"{label}: cannot resolve {location!r}: {exc}") from None
+    if not real.is_relative_to(root):
+        raise ExternalDataError(f"{label}: location {location!r} leads outside the model directory")
+    info = real.stat()
+    if not stat.S_ISREG(info.st_mode):
+        raise ExternalDataError(f"{label}: {location!r} is not a regular file")
+    if info.st_nlink > 1:
+        # A hard link may point at any file on the volume: refuse, as onnx's checker does.
+        raise ExternalDataError(f"{label}: {location!r} has {info.st_nlink} hard links")
+    return real
+
+
+class ExternalDataStore:
+    """One read-only map per data file, shared by every tensor that points into it.
+
+    The maps stay open as long as a view of them is alive (views keep their map
+    alive); the store itself holds them only to hand out views.
+    """
+
+    def __init__(self, base_dir: os.PathLike[str] | str, *, lazy: bool = True) -> None:
+        self.base_dir = pathlib.Path(base_dir)
+        self.lazy = lazy
+        self._files: dict[pathlib.Path, memoryview] = {}
+
+    def _whole(self, path: pathlib.Path) -> memoryview:
+        data = self._files.get(path)
+        if data is None:
+            with path.open("rb") as file:
+                size = os.fstat(file.fileno()).st_size
+                if size == 0:
+                    data = memoryview(b"")  # mmap refuses empty files
+                elif self.lazy:
+                    data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+                else:
+                    data = memoryview(file.read())
+            self._files[path] = data
+        return data
+
+    def view(self, tensor: TensorProto) -> memoryview:
+        """The bytes ``tensor`` refers to, as a read-only view (no copy when lazy)."""
+        ref = parse_ref(tensor)
+        whole = self._whole(resolve(self.base_dir, ref.location, tensor))
+        size = whole.nbytes
+        if ref.offset > size:
+            raise ExternalDataError(
+                f"{_label(tensor)}: offset {ref.offset} is past the end of {ref.location!r} ({size} bytes)"
+            )
+        end = size if ref.length is None else ref.offset + ref.length
+        if end > size:
+            raise ExternalDataError(
+                f"{_label(tensor)}: offset {ref.offset} + length {ref.length} runs past the end of "
+                f"{ref.location!r} ({size} bytes)"
+            )
+        return whole[ref.offset : end].toreadonly()
+
+    def close(self) -> None:
+        """Forget the maps (they close once no view of them remains)."""
+        self._files.clear()
+
+
+def iter_tensors(message: Message) -> Iterator[TensorProto]:
+    """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions."""
+    if isinstance(message, TensorProto):
+        yield message
+    elif isinstance(message, ModelProto):
+        yield from iter_tensors(message.graph)
+        for function in message.functions:
+            yield from iter_tensors(function)
+        for info in message.training_info:
+            yield from iter_tensors(info.initialization)
+            yield from iter_tensors(info.algorithm)
+    elif isinstance(message, GraphProto):
+        yield from message.initializer
+        for sparse in message.sparse_initializer:
+            yield from iter_tensors(sparse)
+        for node in message.node:
+            yield from iter_tensors(node)
+    elif isinstance(message, (NodeProto, FunctionProto)):
+        for attribute in message.attribute if isinstance(message, NodeProto) else message.attribute_proto:
+            yield from iter_tensors(attribute)
+        if isinstance(message, FunctionProto):
+            for node in message.node:
+                yield from iter_tensors(node)
+    elif isinstance(message, AttributeProto):
+        if message.HasField("t"):
+            yield message.t
+        yield from message.tensors
+        if message.HasField("sparse_tensor"):
+            yield from iter_tensors(message.sparse_tensor)
+        for sparse in message.sparse_tensors:
+            yield from iter_tensors(sparse)
+        if message.HasField("g"):
+            yield from iter_tensors(message.g)
+        for graph in message.graphs:
+            yield from iter_tensors(graph)
+    elif isinstance(message, SparseTensorProto):
+        if message.HasField("values"):
+            yield message.values
+        if message.HasField("indices"):
+            yield message.indices
+
+
+def uses_external_data(tensor: TensorProto) -> bool:
+    return tensor.HasField("data_location") and tensor.data_location == EXTERNAL
+
+
+def load_external_data(model: Message, store: ExternalDataStore) -> int:
+    """Put every external tensor's bytes into ``raw_data`` (a view), as onnx does.
+
+    Like ``onnx.load``, the tensor then reads as an ordinary one: ``data_location``
+    becomes DEFAULT and ``external_data`` is cleared. Returns how many tensors changed.
+    """
+    loaded = 0
+    for tensor in iter_tensors(model):
+        if uses_external_data(tensor):
+            tensor.raw_data = store.view(tensor)
+            tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
+            tensor.ClearField("external_data")
+            loaded += 1
+    return loaded
