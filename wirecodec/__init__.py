@@ -7,6 +7,7 @@
 ('demo', [])
 """
 
+from wirecodec.api import load, load_tensor, save, save_tensor
 from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.compile import source
 from wirecodec.errors import (
@@ -49,9 +50,13 @@ __all__ = [
     "from_dict",
     "from_list",
     "from_optional",
+    "load",
+    "load_tensor",
     "ml_dtypes_available",
     "numpy_dtype",
     "raw_size",
+    "save",
+    "save_tensor",
     "source",
     "to_array",
     "to_dict",

@@ -80,7 +80,7 @@ def load(
     directory); ``load_external_data=False`` leaves the references as they are.
     """
     data, path = _read_source(source, lazy)
-    model = decode(ModelProto, data, max_depth=max_depth)
+    model = _decode_mapped(data, max_depth)
     if load_external_data and any(uses_external_data(t) for t in iter_tensors(model)):
         if base_dir is None:
             if path is None:
@@ -90,6 +90,23 @@ def load(
             base_dir = path.parent
         load_external_data_into(model, base_dir, lazy=lazy)
     return model
+
+
+def _decode_mapped(data: Any, max_depth: int) -> ModelProto:
+    """Decode; for a map, touch as few pages as the structure needs.
+
+    Decoding reads only each field's header (tensor payloads are left as views), so on
+    a cold page cache the kernel's read-around would pull in megabytes per header it
+    faults on. Random-access advice is in force for the decode only; afterwards the
+    map reads ahead normally again, for whoever reads the tensors.
+    """
+    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_RANDOM"):
+        return decode(ModelProto, data, max_depth=max_depth)
+    data.madvise(mmap.MADV_RANDOM)
+    try:
+        return decode(ModelProto, data, max_depth=max_depth)
+    finally:
+        data.madvise(mmap.MADV_NORMAL)
 
 
 def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> int:
