@@ -75,7 +75,7 @@ else:
     n, pos = _rv(buf, pos, end)
 p2 = pos + n
 if p2 > end:
-    raise _lenerr(n, pos, end)""",
+    raise _lenerr(buf, start, n, end)""",
     )
 
 
@@ -288,11 +288,11 @@ tag = 0
 try:
     while pos < end:
         start = pos
-        tag = 0
         tag = buf[pos]
         if tag < 128:
             pos += 1
         else:
+            tag = 0  # until it is read whole, a failure belongs to no field
             tag, pos = _read_tag(buf, pos, end)""",
         )
         keyword = "if"

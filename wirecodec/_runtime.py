@@ -210,8 +210,11 @@ def where(exc: DecodeError, message: Any, tag: int) -> None:
     exc._enter(step)
 
 
-def length_error(length: int, pos: int, end: int) -> DecodeError:
-    return DecodeError(f"length {length} runs past the end: only {end - pos} bytes remain", pos)
+def length_error(buf: Buffer, start: int, length: int, end: int) -> DecodeError:
+    """A length prefix larger than what remains; the offset is where the prefix starts."""
+    at = read_varint(buf, start, end)[1]  # skip the tag (error path only)
+    after = read_varint(buf, at, end)[1]
+    return DecodeError(f"length {length} runs past the end: only {end - after} bytes remain", at)
 
 
 def truncated(what: str, need: int, pos: int, end: int) -> DecodeError:
