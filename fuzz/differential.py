@@ -92,7 +92,7 @@ def check(cls_name: str, data: bytes) -> str:
         ours_ok = True
     except wirecodec.WireCodecError:
         ours_ok = False
-    except Exception as exc:  # noqa: BLE001 - anything else is a finding
+    except Exception as exc:
         return f"crash:{type(exc).__name__}"
     if pb_ok != ours_ok:
         return "we-accept-upb-rejects" if ours_ok else "we-reject-upb-accepts"
@@ -100,12 +100,15 @@ def check(cls_name: str, data: bytes) -> str:
         return "both-reject"
     try:
         again = wirecodec.encode(mine)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return f"crash-encode:{type(exc).__name__}"
     return "both-accept" if again == theirs.SerializeToString() else "reencode-mismatch"
 
 
-def _worker(args: tuple[list[Seed], int, int]) -> tuple[collections.Counter[str], list[tuple[str, str, bytes]]]:
+Finding = tuple[str, str, bytes]
+
+
+def _worker(args: tuple[list[Seed], int, int]) -> tuple[collections.Counter[str], list[Finding]]:
     seeds, count, seed = args
     rng = random.Random(seed)
     counts: collections.Counter[str] = collections.Counter()

@@ -13,8 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import io
 import mmap
+import re
 import os
 import pathlib
 import stat
@@ -25,12 +28,14 @@ from wirecodec import _external_write
 from wirecodec._atomic import AtomicFiles
 from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, encode_chunks
 from wirecodec.codec import _write_all as write_chunks
-from wirecodec.errors import ExternalDataError
+from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.external import ExternalDataStore, iter_tensors, load_external_data, uses_external_data
 
 __all__ = ["load", "load_tensor", "save", "save_tensor"]
 
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+
+_DEFAULT_NAME = re.compile(r".+\.(\d+\.)?data(\.\d+)?")
 
 
 def _read_source(source: Source, lazy: bool) -> tuple[Any, pathlib.Path | None]:
@@ -130,7 +135,9 @@ def save(
 
     With ``external_data=True``, every initializer (and with ``convert_attribute=True``
     every attribute tensor) holding at least ``size_threshold`` bytes moves to
-    ``location`` (default ``<model file name>.data``), each at an offset aligned to
+    ``location`` (default ``<model file name>.data``; if a file of that name exists, a
+    fresh ``<model file name>.N.data``, and the previous version's default-named data is
+    removed once the new model is in place), each at an offset aligned to
     ``align`` bytes (64 for tensors smaller than that) so it can be mapped;
     ``max_shard_size`` splits the data into ``<location>.0``, ``.1``, … without
     splitting a tensor; ``all_tensors_to_one_file=False`` writes one file per tensor,
@@ -143,6 +150,12 @@ def save(
     target = pathlib.Path(path)
     to_write = model
     files: list[_external_write.DataFile] = []
+    replaced: set[str] = set()
+    if external_data and location is None:
+        # Never rewrite, in place, the data the model on disk now points at: a crash between
+        # the renames would pair the old model with new data. New data gets a fresh name.
+        replaced = _default_data_files(target)
+        location = _fresh_location(target)
     if external_data:
         planned = _external_write.plan(
             model,
@@ -164,6 +177,36 @@ def save(
             write_chunks(out, chunks)
         # Data files first, the model last: a model never names data that is not there.
         group.commit()
+    written = {data_file.location for data_file in files}
+    for name in replaced - written:
+        # The previous version's data, now referenced by nothing we wrote (best effort).
+        with contextlib.suppress(OSError):
+            (target.parent / name).unlink()
+
+
+def _default_data_files(target: pathlib.Path) -> set[str]:
+    """Data files named by our default scheme that the model now at ``target`` refers to."""
+    try:
+        current = load(target, load_external_data=False, lazy=False)
+    except (OSError, WireCodecError):
+        return set()
+    names = set()
+    for tensor in iter_tensors(current):
+        for entry in tensor.external_data:
+            if entry.key == "location" and _DEFAULT_NAME.fullmatch(entry.value.split("/")[-1]):
+                if entry.value.split(".")[0] == target.name.split(".")[0]:
+                    names.add(entry.value)
+    return names
+
+
+def _fresh_location(target: pathlib.Path) -> str:
+    """``<model>.data``, or ``<model>.N.data`` when that name (or its shards) is taken."""
+    n = 0
+    while True:
+        name = f"{target.name}.data" if n == 0 else f"{target.name}.{n}.data"
+        if not any(target.parent.glob(glob.escape(name) + "*")):
+            return name
+        n += 1
 
 
 def _write_parts(out: IO[bytes], parts: list[tuple[int, Any]]) -> None:
