@@ -10,7 +10,6 @@ sys.path.insert(0, str(ROOT))
 
 import schema_dsl.onnx as onnx_schema  # noqa: E402
 from schema_dsl import Message  # noqa: E402
-
 from wirecodec import WireCodecError  # noqa: E402
 
 # The documented error contract: anything else escaping is a finding.
