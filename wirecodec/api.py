@@ -17,9 +17,9 @@ import contextlib
 import glob
 import io
 import mmap
-import re
 import os
 import pathlib
+import re
 import stat
 from typing import IO, Any
 
@@ -193,9 +193,9 @@ def _default_data_files(target: pathlib.Path) -> set[str]:
     names = set()
     for tensor in iter_tensors(current):
         for entry in tensor.external_data:
-            if entry.key == "location" and _DEFAULT_NAME.fullmatch(entry.value.split("/")[-1]):
-                if entry.value.split(".")[0] == target.name.split(".")[0]:
-                    names.add(entry.value)
+            ours = entry.key == "location" and _DEFAULT_NAME.fullmatch(entry.value)
+            if ours and entry.value.startswith(f"{target.name}."):
+                names.add(entry.value)
     return names
 
 
