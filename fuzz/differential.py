@@ -70,6 +70,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             if parsed is not None:
                 value, end = parsed
                 value = max(0, value + rng.choice([-3, -1, 1, 2, 7, 1 << 20, -value]))
+                value = min(value, (1 << 64) - 1)
                 out[i:end] = encode_varint(value)
         else:  # swap a wire type
             out[i] = (out[i] & ~7) | rng.choice([0, 1, 2, 3, 4, 5, 6, 7])

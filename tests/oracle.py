@@ -86,7 +86,7 @@ def _skip(data: bytes, wire: int, number: int, pos: int, end: int, depth: int) -
             if pos >= end:
                 raise OracleError("unterminated group")
             tag, pos = _varint(data, pos, end)
-            if tag >> 32 or tag >> 3 == 0:
+            if tag >> 32:  # field number 0 is tolerated inside a group, as upb does
                 raise OracleError("bad tag")
             if tag & 7 == 4:
                 if tag >> 3 != number:

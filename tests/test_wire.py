@@ -123,6 +123,11 @@ def test_skip_errors(tag: int, payload: bytes, message: str) -> None:
         skip_field(payload, tag, 0, len(payload), 100)
 
 
+def test_field_number_zero_is_tolerated_inside_a_group_like_upb() -> None:
+    group = b"\x00\x01" + b"\x01" + b"\x00" * 8 + b"\x0c"  # field-0 varint and fixed64, then end
+    assert skip_field(group, 0x0B, 0, len(group), 100) == len(group)
+
+
 def test_group_nesting_counts_against_depth() -> None:
     nested = b"\x0b" * 5 + b"\x0c" * 5
     assert skip_field(nested, 0x0B, 1, len(nested), 5) == len(nested)

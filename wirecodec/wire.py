@@ -137,7 +137,10 @@ def _skip_group(buf: Buffer, number: int, pos: int, end: int, depth_left: int) -
         raise LimitError("nesting too deep (groups count against the depth limit)", pos)
     while pos < end:
         tag_at = pos
-        tag, pos = read_tag(buf, pos, end)
+        # Inside a group protobuf (upb) tolerates field number 0; only the 32-bit bound holds.
+        tag, pos = read_varint(buf, pos, end)
+        if tag > _MAX_TAG:
+            raise DecodeError(f"tag {tag} is larger than 32 bits", tag_at)
         if tag & 7 == 4:
             if tag >> 3 != number:
                 raise DecodeError(
