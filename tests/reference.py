@@ -19,6 +19,25 @@ import pytest
 import schema_dsl.onnx as ours
 from schema_dsl import Kind, Message
 
+# Messages that travel as whole files or buffers: the fuzzers and property tests cover these.
+TOP_LEVEL: list[type[Message]] = [
+    ours.ModelProto,
+    ours.GraphProto,
+    ours.NodeProto,
+    ours.AttributeProto,
+    ours.TensorProto,
+    ours.SparseTensorProto,
+    ours.TypeProto,
+    ours.SequenceProto,
+    ours.MapProto,
+    ours.OptionalProto,
+    ours.FunctionProto,
+    ours.TrainingInfoProto,
+    ours.OperatorSetProto,
+    ours.NodeDeviceConfigurationProto,
+    ours.ValueInfoProto,
+]
+
 
 def require_onnx() -> Any:
     return pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import schema_dsl.onnx as onnx_schema
 from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, OptionalProto, TensorProto
+from tests.reference import TOP_LEVEL
 from wirecodec import DecodeError, LimitError, TensorError, decode, encode, to_array
 from wirecodec.wire import encode_varint
 
@@ -49,18 +49,15 @@ def _nested_optionals(n: int, tail: bytes = b"") -> bytes:
 
 @pytest.mark.parametrize(("nested", "accepted"), [(99, True), (100, True), (101, False)])
 def test_depth_boundary_matches_upb(nested: int, accepted: bool) -> None:
-    data = _nested_optionals(nested)
-    if accepted:
-        decode(OptionalProto, data)
-    else:
-        with pytest.raises(LimitError):
-            decode(OptionalProto, data)
-    _same_verdict_as_upb(OptionalProto, data, accepted)
+    _verdict(_nested_optionals(nested), accepted)
 
 
 @pytest.mark.parametrize(("nested", "accepted"), [(99, True), (100, False)])
 def test_groups_count_toward_depth_like_upb(nested: int, accepted: bool) -> None:
-    data = _nested_optionals(nested, tail=b"\xfb\x01\xfc\x01")  # an unknown group at the bottom
+    _verdict(_nested_optionals(nested, tail=b"\xfb\x01\xfc\x01"), accepted)  # an unknown group at the bottom
+
+
+def _verdict(data: bytes, accepted: bool) -> None:
     if accepted:
         decode(OptionalProto, data)
     else:
@@ -137,11 +134,6 @@ def test_memory_amplification_of_empty_nodes_stays_bounded() -> None:
     assert peak / len(data) < 100
 
 
-TOP_LEVEL = [
-    getattr(onnx_schema, name)
-    for name in ("ModelProto", "GraphProto", "NodeProto", "TensorProto", "SequenceProto", "MapProto",
-                 "OptionalProto", "TypeProto", "FunctionProto", "OperatorSetProto")
-]
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,30 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import schema_dsl.onnx as onnx_schema
 from schema_dsl import Message
-from tests.reference import assert_same, pb_class, require_onnx
+from tests.reference import TOP_LEVEL, assert_same, pb_class, require_onnx
 from tests.strategies import messages
 from wirecodec import decode, encode
 
 require_onnx()
-
-TOP_LEVEL = [
-    onnx_schema.ModelProto,
-    onnx_schema.GraphProto,
-    onnx_schema.NodeProto,
-    onnx_schema.AttributeProto,
-    onnx_schema.TensorProto,
-    onnx_schema.SparseTensorProto,
-    onnx_schema.TypeProto,
-    onnx_schema.SequenceProto,
-    onnx_schema.MapProto,
-    onnx_schema.OptionalProto,
-    onnx_schema.FunctionProto,
-    onnx_schema.TrainingInfoProto,
-    onnx_schema.OperatorSetProto,
-    onnx_schema.NodeDeviceConfigurationProto,
-]
 
 _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
