@@ -24,9 +24,9 @@ import stat
 from typing import IO, Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec import _external_write
+from wirecodec import _external_write, _sparse
 from wirecodec._atomic import AtomicFiles
-from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, encode_chunks
+from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, decode_split, encode_chunks
 from wirecodec.codec import _write_all as write_chunks
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.external import ExternalDataStore, iter_tensors, load_external_data, uses_external_data
@@ -52,17 +52,28 @@ def _read_source(source: Source, lazy: bool) -> tuple[Any, pathlib.Path | None]:
     raise TypeError(f"load needs a path, a binary file or bytes, got {type(source).__name__}")
 
 
+class _Mapped:
+    """A mapped file, and (when it pays) a sparse copy of it without its big payloads."""
+
+    def __init__(self, fileno: int) -> None:
+        size = os.fstat(fileno).st_size
+        # The map is read-only and outlives the file object; views keep it alive.
+        self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        self.shadow: mmap.mmap | None = None
+        if size >= 1 << 20:
+            payloads = _sparse.payload_ranges(fileno, size, ModelProto)
+            if payloads and sum(end - start for start, end in payloads) >= size // 2:
+                self.shadow = _sparse.shadow_copy(fileno, size, payloads)
+
+
 def _read_file(file: IO[bytes], lazy: bool) -> Any:
     try:
         fileno = file.fileno()
         regular = stat.S_ISREG(os.fstat(fileno).st_mode)
     except (OSError, io.UnsupportedOperation, AttributeError):
         regular = False
-    if lazy and regular:
-        size = os.fstat(fileno).st_size - file.tell()
-        if size > 0 and file.tell() == 0:
-            # The map is read-only and outlives the file object; views keep it alive.
-            return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+    if lazy and regular and file.tell() == 0 and os.fstat(fileno).st_size > 0:
+        return _Mapped(fileno)
     return file.read()
 
 
@@ -98,20 +109,24 @@ def load(
 
 
 def _decode_mapped(data: Any, max_depth: int) -> ModelProto:
-    """Decode; for a map, touch as few pages as the structure needs.
+    """Decode; for a mapped file, touch as few of its pages as the structure needs.
 
-    Decoding reads only each field's header (tensor payloads are left as views), so on
-    a cold page cache the kernel's read-around would pull in megabytes per header it
-    faults on. Random-access advice is in force for the decode only; afterwards the
-    map reads ahead normally again, for whoever reads the tensors.
+    With a sparse copy (see wirecodec._sparse) the decoder reads headers from the copy
+    and never touches the map. Otherwise it reads the map itself, under random-access
+    advice, so on a cold page cache the kernel does not read megabytes around every
+    header it faults on; afterwards the map reads ahead normally again.
     """
-    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_RANDOM"):
+    if not isinstance(data, _Mapped):
         return decode(ModelProto, data, max_depth=max_depth)
-    data.madvise(mmap.MADV_RANDOM)
+    if data.shadow is not None:
+        return decode_split(ModelProto, data.shadow, memoryview(data.map), "decode", max_depth=max_depth)
+    if not hasattr(mmap, "MADV_RANDOM"):
+        return decode(ModelProto, data.map, max_depth=max_depth)
+    data.map.madvise(mmap.MADV_RANDOM)
     try:
-        return decode(ModelProto, data, max_depth=max_depth)
+        return decode(ModelProto, data.map, max_depth=max_depth)
     finally:
-        data.madvise(mmap.MADV_NORMAL)
+        data.map.madvise(mmap.MADV_NORMAL)
 
 
 def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> int:
@@ -221,7 +236,7 @@ def _write_parts(out: IO[bytes], parts: list[tuple[int, Any]]) -> None:
 def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:
     """Load a single serialized TensorProto (the ``.pb`` files of onnx test data)."""
     data, _ = _read_source(source, lazy)
-    return decode(TensorProto, data)
+    return decode(TensorProto, data.map if isinstance(data, _Mapped) else data)
 
 
 def save_tensor(tensor: TensorProto, path: str | os.PathLike[str]) -> None:

@@ -88,7 +88,16 @@ def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> M:
     offset and field path) for anything protobuf would reject, and
     :class:`~wirecodec.LimitError` when nesting exceeds ``max_depth`` sub-messages.
     """
-    buf, view, flavor = as_buffer(data)
+    # No locals: a traceback through this frame must not keep the buffer exported.
+    return decode_split(cls, *as_buffer(data), max_depth=max_depth)
+
+
+def decode_split(cls: type[M], buf: Any, view: memoryview, flavor: Flavor, *, max_depth: int) -> M:
+    """Decode reading headers and strings from ``buf`` and slicing ``bytes`` fields from ``view``.
+
+    The two hold the same bytes at the same offsets (``buf`` may lack the contents of
+    ``bytes`` fields, which are never read from it). Internal: see wirecodec._sparse.
+    """
     if max_depth < 0:
         raise ValueError("max_depth must be >= 0")
     fn = decoder(cls, flavor)

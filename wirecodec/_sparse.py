@@ -1,0 +1,123 @@
+"""Decoding a mapped file without touching the pages of its large payloads.
+
+Decoding reads each field's header; on a weight-heavy model those headers sit right
+before megabytes of tensor data, and with a warm page cache the kernel maps a whole
+large folio around every header it faults on, so the process's RSS grows by hundreds
+of megabytes it never reads. Instead, a structure walk finds the large ``bytes``
+payloads by reading headers with ``pread``; everything else is copied into a sparse
+anonymous map at the same offsets, the decoder reads that, and ``bytes`` fields are
+still sliced from the file's map, so they stay zero-copy views.
+
+The walk follows exactly the fields the decoder descends into (a known message field
+with wire type LEN) and marks only known ``bytes`` fields with wire type LEN, so the
+decoder never reads inside a region the walk left out. On anything unusual (groups,
+errors, too many fields) it gives up and the caller decodes the map directly.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from typing import Final
+
+from schema_dsl import Kind, Message
+
+MIN_PAYLOAD: Final = 1 << 16
+_WINDOW: Final = 1 << 16
+_MAX_FIELDS: Final = 50_000
+
+
+class _UnsureError(Exception):
+    pass
+
+
+class _Reader:
+    """Varints read through pread, one cached window at a time."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.start = 0
+        self.data = b""
+
+    def byte(self, pos: int) -> int:
+        offset = pos - self.start
+        if not 0 <= offset < len(self.data):
+            self.start = pos
+            self.data = os.pread(self.fd, _WINDOW, pos)
+            offset = 0
+            if not self.data:
+                raise _UnsureError
+        return self.data[offset]
+
+    def varint(self, pos: int, end: int) -> tuple[int, int]:
+        value = shift = 0
+        for _ in range(10):
+            if pos >= end:
+                raise _UnsureError
+            byte = self.byte(pos)
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return value, pos
+            shift += 7
+        raise _UnsureError
+
+
+def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, int]] | None:
+    """Offsets of the large ``bytes`` payloads of a ``cls`` file, or None if unsure."""
+    reader = _Reader(fd)
+    ranges: list[tuple[int, int]] = []
+    todo: list[tuple[type[Message], int, int]] = [(cls, 0, size)]
+    fields = 0
+    try:
+        while todo:
+            message, pos, end = todo.pop()
+            by_number = message.__schema__.by_number
+            while pos < end:
+                fields += 1
+                if fields > _MAX_FIELDS:
+                    raise _UnsureError  # structure-heavy: copying it all is no saving
+                tag, pos = reader.varint(pos, end)
+                wire = tag & 7
+                if wire == 0:
+                    pos = reader.varint(pos, end)[1]
+                elif wire == 1:
+                    pos += 8
+                elif wire == 5:
+                    pos += 4
+                elif wire == 2:
+                    length, pos = reader.varint(pos, end)
+                    stop = pos + length
+                    if stop > end:
+                        raise _UnsureError
+                    spec = by_number.get(tag >> 3)
+                    if spec is not None and spec.kind is Kind.MESSAGE:
+                        todo.append((spec.message_type, pos, stop))
+                    elif spec is not None and spec.kind is Kind.BYTES and length >= MIN_PAYLOAD:
+                        ranges.append((pos, stop))
+                    pos = stop
+                else:
+                    raise _UnsureError
+                if pos > end:
+                    raise _UnsureError
+    except (_UnsureError, OSError):
+        return None
+    return sorted(ranges)
+
+
+def shadow_copy(fd: int, size: int, payloads: list[tuple[int, int]]) -> mmap.mmap:
+    """An anonymous map of ``size`` bytes holding the file except the payloads (left zero)."""
+    shadow = mmap.mmap(-1, size)
+    view = memoryview(shadow)
+    try:
+        position = 0
+        for start, end in [*payloads, (size, size)]:
+            while position < start:
+                got = os.preadv(fd, [view[position:start]], position)
+                if got <= 0:
+                    raise OSError("the file shrank while it was being read")
+                position += got
+            position = max(position, end)
+    finally:
+        view.release()
+    return shadow
