@@ -16,8 +16,9 @@ from typing import Any, Final
 from schema_dsl import Kind
 from schema_dsl.message import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.errors import ExternalDataError
+from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.external import iter_tensors, uses_external_data
+from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
 
@@ -71,12 +72,10 @@ def _payload(tensor: TensorProto) -> Any | None:
         return None
     if tensor.HasField("raw_data"):
         return tensor.raw_data
-    from wirecodec.tensors import from_array, to_array
-
     try:
         return from_array(to_array(tensor)).raw_data
-    except Exception:
-        return None
+    except TensorError:
+        return None  # a tensor whose typed data is not a valid array stays inline, as it was
 
 
 def _moved_tensors(model: ModelProto, convert_attribute: bool) -> Iterable[TensorProto]:

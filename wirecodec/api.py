@@ -26,8 +26,7 @@ from typing import IO, Any
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec import _external_write, _sparse
 from wirecodec._atomic import AtomicFiles
-from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, decode_split, encode_chunks
-from wirecodec.codec import _write_all as write_chunks
+from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, decode_split, encode_chunks, write_chunks
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.external import ExternalDataStore, iter_tensors, load_external_data, uses_external_data
 

@@ -24,7 +24,16 @@ from wirecodec import _runtime as rt
 from wirecodec.compile import Flavor, decoder, encoder
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 
-__all__ = ["DEFAULT_MAX_DEPTH", "as_buffer", "decode", "encode", "encode_chunks", "encode_into"]
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "as_buffer",
+    "decode",
+    "decode_split",
+    "encode",
+    "encode_chunks",
+    "encode_into",
+    "write_chunks",
+]
 
 DEFAULT_MAX_DEPTH: Final = 100  # protobuf's default recursion limit
 
@@ -142,11 +151,12 @@ def encode_into(message: Message, file: IO[bytes]) -> int:
     written; tensor payloads are written straight from their buffers.
     """
     chunks, size = encode_chunks(message)
-    _write_all(file, chunks)
+    write_chunks(file, chunks)
     return size
 
 
-def _write_all(file: IO[bytes], chunks: Iterable[Any]) -> None:
+def write_chunks(file: IO[bytes], chunks: Iterable[Any]) -> None:
+    """Write encoded chunks, big ones straight from their buffers, small ones batched."""
     # Coalesce small chunks so a model with many fields is not a million write calls.
     pending: list[Any] = []
     pending_size = 0
