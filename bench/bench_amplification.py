@@ -1,10 +1,19 @@
-"""Memory amplification: decode N MB of empty NodeProtos (a GraphProto of ``0a 00`` pairs).
+"""Memory amplification: peak RSS growth when decoding small hostile inputs, per input byte.
 
     python bench/bench_amplification.py [--mb 20]
 
-Each library decodes the same bytes in its own fresh subprocess; the factor is the
-growth of peak RSS during the decode divided by the input size (and, for wirecodec,
-also the tracemalloc peak, which counts only Python allocations).
+Shapes (each a GraphProto of N identical nodes, N chosen to fill --mb):
+
+* ``empty``: empty NodeProtos (``0a 00``), the input of the hostile-input issue;
+* ``4attr+name``: nodes of exactly 32 payload bytes (the smallest decoded at once):
+  four empty attributes (decoded at once, as the first four of a field always are)
+  and a 22-character name; the worst shape we found for wirecodec;
+* ``16attr``: nodes of 16 empty attributes (32 bytes; the last 12 wait);
+* ``names``: one node with N two-character input names (strings, never lazy).
+
+Each library decodes the same bytes in its own fresh subprocess. For wirecodec the
+second row reads every node and attribute afterwards (everything decoded, as after a
+full walk); upb's figure is its parse alone, as upb builds Python objects only on access.
 """
 
 from __future__ import annotations
@@ -33,28 +42,59 @@ start = time.perf_counter()
 result = decode()
 elapsed = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"growth": peak - before, "seconds": elapsed}))
+out = {"growth": peak - before, "seconds": elapsed}
+if library == "wirecodec-walked":
+    touched = sum(len(node.attribute) for node in result.node)
+    out["growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+print(json.dumps(out))
 """
+
+
+def shape(name: str, size: int) -> bytes:
+    if name == "empty":
+        node = b"\x0a\x00"
+    elif name == "4attr+name":
+        node = b"\x0a\x20" + b"\x2a\x00" * 4 + b"\x1a\x16" + b"n" * 22
+    elif name == "16attr":
+        node = b"\x0a\x20" + b"\x2a\x00" * 16
+    elif name == "names":
+        count = size // 4
+        body = b"\x0a\x02ab" * count
+        return b"\x0a" + _varint(len(body)) + body
+    else:
+        raise ValueError(name)
+    return node * (size // len(node))
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=int, default=20)
+    parser.add_argument("--shapes", default="empty,4attr+name,16attr,names")
     args = parser.parse_args()
-    data = b"\x0a\x00" * (args.mb * 1_000_000 // 2)
-    with tempfile.NamedTemporaryFile(suffix=".pb") as file:
-        file.write(data)
-        file.flush()
-        print(f"# {len(data) / 1e6:.0f} MB of empty NodeProtos ({len(data) // 2:,} nodes), peak RSS growth")
-        print("| library | seconds | RSS growth (MB) | amplification |")
-        print("|---|---|---|---|")
-        for library in ("upb", "wirecodec"):
-            out = subprocess.run(
-                [sys.executable, "-c", CHILD, file.name, library], capture_output=True, text=True, check=True
-            )
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            factor = r["growth"] / len(data)
-            print(f"| {library} | {r['seconds']:.2f} | {r['growth'] / 1e6:.0f} | {factor:.1f}× |")
+    print(f"# {args.mb} MB inputs, peak RSS growth / input size")
+    print("| input | upb | wirecodec decode | wirecodec decode + read everything |")
+    print("|---|---|---|---|")
+    for name in args.shapes.split(","):
+        data = shape(name, args.mb * 1_000_000)
+        with tempfile.NamedTemporaryFile(suffix=".pb") as file:
+            file.write(data)
+            file.flush()
+            cells = []
+            for library in ("upb", "wirecodec", "wirecodec-walked"):
+                command = [sys.executable, "-c", CHILD, file.name, library]
+                out = subprocess.run(command, capture_output=True, text=True, check=True)
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                cells.append(f"{r['growth'] / len(data):.1f}× ({r['seconds']:.2f} s)")
+            print(f"| {name} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

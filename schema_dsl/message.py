@@ -9,7 +9,12 @@ Representation (chosen for decode speed, see docs/format.md):
   either attaches it (and every detached parent above it) to its owner. This is
   protobuf's behaviour, and it keeps reads free of allocations that would outlive them
   (which, on large trees, would set off full garbage collections);
-* unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim.
+* unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim;
+* a decoder may leave a repeated message field *pending*: the ``_lazy`` list holds the
+  field's name followed by an object whose ``load()`` returns the elements (wirecodec._lazy).
+  The field's name is then absent from ``__dict__``, so the first read reaches the
+  class descriptor, which loads and stores the list; everything that looks at
+  ``__dict__`` wholesale (ListFields, copies, pickling, the encoder) loads first.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import copy
 import enum
 import inspect
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final
@@ -33,6 +39,7 @@ from schema_dsl.fields import (
 __all__ = ["Message", "MessageSchema", "resolve_message_type"]
 
 _UNKNOWN: Final = "_unknown"
+_LAZY: Final = "_lazy"  # see the module docstring
 _OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
 _new_list: Final = list.__new__
 
@@ -113,6 +120,55 @@ class _RepeatedDefault:
         return detached
 
 
+class _MessageListDefault(_RepeatedDefault):
+    """Repeated message field: as above, unless a decoder left its elements pending."""
+
+    __slots__ = ()
+
+    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        # An attribute read, not obj.__dict__: that would build a dict on every instance.
+        pending = obj._lazy
+        if pending is not None and self.name in pending:
+            return _load_pending(obj, self.name, absent=True)
+        # As in _RepeatedDefault.__get__, inlined: this runs on every read of an unset field.
+        detached = _new_list(_DetachedList)
+        detached._owner = obj
+        detached._name = self.name
+        return detached
+
+
+_load_lock: Final = threading.RLock()
+
+
+def _take_pending(message: Message, name: str) -> Any:
+    """Remove and return the pending record of ``name`` (None if there is none)."""
+    table = message._lazy
+    if table is None or name not in table:
+        return None
+    at = table.index(name)
+    record = table[at + 1]
+    del table[at : at + 2]
+    if not table:
+        object.__delattr__(message, _LAZY)
+    return record
+
+
+def _load_pending(message: Message, name: str, absent: bool = False) -> Any:
+    """Decode a pending field and store its list (``absent``: the name is known unset)."""
+    # One thread decodes; another arriving meanwhile then finds the stored list.
+    with _load_lock:
+        record = _take_pending(message, name)
+        if record is None:
+            return getattr(message, name)
+        if not absent and name in message.__dict__:
+            return message.__dict__[name]  # assigned since the decode: the record is stale
+        value = record.load()
+        object.__setattr__(message, name, value)
+        return value
+
+
 class _MessageDefault:
     """Unset message field: reading it gives a detached empty child, absent until written."""
 
@@ -184,6 +240,7 @@ class Message:
 
     __schema__: ClassVar[MessageSchema]
     _unknown: ClassVar[tuple[Any, ...]] = ()
+    _lazy: ClassVar[list[Any] | None] = None  # pending repeated fields: [name, record, ...]
 
     def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -199,7 +256,9 @@ class Message:
             value._annotation = str(annotations.get(name, ""))
             _check_field(cls, value)
             specs.append(value)
-            if value.repeated:
+            if value.repeated and value.kind is Kind.MESSAGE:
+                setattr(cls, name, _MessageListDefault(name))
+            elif value.repeated:
                 setattr(cls, name, _RepeatedDefault(name))
             elif value.kind is Kind.MESSAGE:
                 setattr(cls, name, _MessageDefault(value))
@@ -242,6 +301,13 @@ class Message:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
         self.__dict__.pop(name, None)
+        with _load_lock:
+            _take_pending(self, name)
+
+    def _load_lazy(self) -> None:
+        """Decode every pending repeated field (before looking at ``__dict__`` wholesale)."""
+        while self._lazy:
+            _load_pending(self, self._lazy[0])
 
     def WhichOneof(self, group: str) -> str | None:
         """The name of the member of oneof ``group`` that is present, or None."""
@@ -256,6 +322,8 @@ class Message:
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:
         """Present fields in field-number order, as ``(spec, value)`` pairs."""
         out = []
+        if self._lazy:
+            self._load_lazy()
         d = self.__dict__
         for spec in self.__schema__.fields:
             if spec.name not in d:
@@ -315,6 +383,7 @@ class Message:
     # belongs to the original alone.
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Message:
+        self._load_lazy()
         cls = self.__schema__.cls
         clone = cls.__new__(cls)
         for key, value in self.__dict__.items():
@@ -323,6 +392,7 @@ class Message:
         return clone
 
     def __copy__(self) -> Message:
+        self._load_lazy()
         cls = self.__schema__.cls
         clone = cls.__new__(cls)
         clone.__dict__.update(self.__dict__)
@@ -331,6 +401,7 @@ class Message:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
+        self._load_lazy()
         state = {key: _deep(value, {}) for key, value in self.__dict__.items() if key != _OWNER}
         return (_rebuild, (self.__schema__.cls, state))
 

@@ -129,8 +129,15 @@ def test_memory_amplification_of_empty_nodes_stays_bounded() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert len(graph.node) == 200_000
-    # Measured ~40x (upb: ~75x on the same input); fail only on a real regression.
+    # Small elements wait as 4-byte offsets: ~2x (upb: ~79x on the same input).
+    assert peak / len(data) < 4
+    tracemalloc.start()
+    try:
+        assert len(graph.node) == 200_000
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Reading them makes every node a Python object: ~40-50x; fail only on a real regression.
     assert peak / len(data) < 100
 
 

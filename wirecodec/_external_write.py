@@ -7,6 +7,7 @@ only the messages on the path from the root to them are shallow-copied.
 from __future__ import annotations
 
 import copy
+import os
 import pathlib
 import re
 from collections.abc import Iterable
@@ -53,6 +54,30 @@ def check_location(location: str) -> None:
             f"refusing to write external data to {location!r}: "
             "it must be a relative path inside the model's directory"
         )
+
+
+def data_path(model_dir: pathlib.Path, location: str) -> pathlib.Path:
+    """Where a data file at ``location`` will be written, checked to stay in ``model_dir``.
+
+    The lexical check (:func:`check_location`) is not enough: a directory inside the model
+    directory may be a symlink to anywhere. So the directory the file lands in must
+    resolve inside the model directory, exist, and the name must not be a directory.
+    (A symlink *named* like the file is fine: the rename replaces the link itself.)
+    """
+    check_location(location)
+    path = model_dir / location
+    if location.endswith(("/", "\\")) or path.name in ("", ".", "..") or path.is_dir():
+        raise ExternalDataError(f"refusing to write external data to {location!r}: it names a directory")
+    root = os.path.realpath(model_dir)
+    folder = os.path.realpath(path.parent)
+    if os.path.commonpath([root, folder]) != root:
+        raise ExternalDataError(
+            f"refusing to write external data to {location!r}: its directory resolves to "
+            f"{folder!r}, outside the model's directory"
+        )
+    if not os.path.isdir(folder):
+        raise ExternalDataError(f"cannot write external data to {location!r}: no directory {folder!r}")
+    return path
 
 
 def _safe_name(name: str, used: set[str]) -> str:

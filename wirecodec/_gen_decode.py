@@ -42,7 +42,7 @@ _PACKED_CONVERTER: Final = {
     Kind.UINT64: "None",
 }
 # Fixed-width kinds: (struct format letter, size in bytes, single-value unpacker name).
-_FIXED: Final = {
+FIXED_KINDS: Final = {
     Kind.FLOAT: ("f", 4, "_uf32"),
     Kind.FIXED32: ("I", 4, "_uu32"),
     Kind.SFIXED32: ("i", 4, "_ui32"),
@@ -52,7 +52,9 @@ _FIXED: Final = {
 }
 
 
-class _Writer:
+class Writer:
+    """Collects indented lines of generated source."""
+
     def __init__(self) -> None:
         self.lines: list[str] = []
 
@@ -61,7 +63,7 @@ class _Writer:
             self.lines.append("    " * indent + line)
 
 
-def _read_length(w: _Writer, ind: int) -> None:
+def emit_read_length(w: Writer, ind: int) -> None:
     # Leaves the payload at buf[pos:p2].
     w(
         ind,
@@ -79,7 +81,8 @@ if p2 > end:
     )
 
 
-def _read_varint(w: _Writer, ind: int, kind: Kind) -> None:
+def emit_read_varint(w: Writer, ind: int, kind: Kind | None) -> None:
+    # ``kind=None`` only checks the varint (for validators).
     w(
         ind,
         """
@@ -91,6 +94,8 @@ if v < 128:
 else:
     v, pos = _rv(buf, pos, end)""",
     )
+    if kind is None:
+        return
     if kind in _VARINT_SLOW and _VARINT_SLOW[kind] != "v":
         w(ind + 1, f"v = {_VARINT_SLOW[kind]}")
     if kind in _VARINT_ALWAYS:
@@ -100,17 +105,20 @@ else:
 class DecoderSource:
     """Builds the source for one message; ``names`` maps classes to generated names."""
 
-    def __init__(self, schema: MessageSchema, names: dict[type, str], flavor: str) -> None:
+    def __init__(
+        self, schema: MessageSchema, names: dict[type, str], flavor: str, lazy: bool = False
+    ) -> None:
         self.schema = schema
         self.names = names
         self.flavor = flavor
+        self.lazy = lazy
         self.uses_dict = bool(schema.oneofs)
         self.constants: dict[str, object] = {}
 
     def _fn(self, cls: type) -> str:
         return f"_d_{self.names[cls]}"
 
-    def _store(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+    def _store(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """Set a singular field, clearing the other members of its oneof."""
         if spec.oneof is not None:
             for other in self.schema.oneofs[spec.oneof]:
@@ -121,7 +129,7 @@ class DecoderSource:
         else:
             w(ind, f"o.{spec.name} = {value}")
 
-    def _append(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+    def _append(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         r = f"r_{spec.name}"
         target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
         w(
@@ -133,25 +141,25 @@ else:
     {r}.append({value})""",
         )
 
-    def _ensure_list(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+    def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         r = f"r_{spec.name}"
         target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
         w(ind, f"if {r} is None:\n    {r} = {target} = []")
 
-    def _unknown(self, w: _Writer, ind: int, record: str) -> None:
+    def _unknown(self, w: Writer, ind: int, record: str) -> None:
         target = "d['_unknown']" if self.uses_dict else "o._unknown"
         w(ind, f"if unk is None:\n    unk = {target} = []\nunk.append({record})")
 
-    def _nan_flag(self, w: _Writer, ind: int) -> None:
+    def _nan_flag(self, w: Writer, ind: int) -> None:
         w(ind, "d['_nan32'] = True" if self.uses_dict else "o._nan32 = True")
 
     # -- one branch per accepted tag -------------------------------------------------------
 
-    def _branch_single(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+    def _branch_single(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """The value of one occurrence (a whole element for repeated fields)."""
         kind = spec.kind
         if kind is Kind.STRING:
-            _read_length(w, ind)
+            emit_read_length(w, ind)
             if self.flavor == "decode":
                 # Strict decoding is the fast path; invalid UTF-8 (rare) is kept losslessly.
                 w(
@@ -167,11 +175,14 @@ except UnicodeDecodeError:
             w(ind, "pos = p2")
             self._finish(w, ind, spec)
         elif kind is Kind.BYTES:
-            _read_length(w, ind)
+            emit_read_length(w, ind)
             w(ind, "v = mv[pos:p2]\npos = p2")
             self._finish(w, ind, spec)
+        elif kind is Kind.MESSAGE and spec.repeated and self.lazy:
+            emit_read_length(w, ind)
+            self._lazy_element(w, ind, spec)
         elif kind is Kind.MESSAGE:
-            _read_length(w, ind)
+            emit_read_length(w, ind)
             w(ind, f"v = {self._fn(spec.message_type)}(buf, mv, pos, p2, depth - 1)\npos = p2")
             if spec.repeated:
                 self._append(w, ind, spec, "v")
@@ -184,8 +195,8 @@ except UnicodeDecodeError:
                 m = f"m_{spec.name}"
                 target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
                 w(ind, f"if {m} is None:\n    {m} = {target} = v\nelse:\n    {m}.MergeFrom(v)")
-        elif kind in _FIXED:
-            _, size, unpack = _FIXED[kind]
+        elif kind in FIXED_KINDS:
+            _, size, unpack = FIXED_KINDS[kind]
             w(
                 ind,
                 f"""
@@ -200,7 +211,7 @@ v = {unpack}(buf, pos)[0]""",
             w(ind, f"pos += {size}")
             self._finish(w, ind, spec)
         else:
-            _read_varint(w, ind, kind)
+            emit_read_varint(w, ind, kind)
             if kind is Kind.ENUM:
                 valid = f"_E_{self.names[self.schema.cls]}_{spec.number}"
                 self.constants[valid] = spec.enum_values
@@ -212,19 +223,46 @@ v = {unpack}(buf, pos)[0]""",
             else:
                 self._finish(w, ind, spec)
 
-    def _finish(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+    def _lazy_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
+        """One element of a repeated message field: decoded now if big, else validated and
+        recorded by offset (see wirecodec._lazy)."""
+        r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
+        fn = self._fn(spec.message_type)
+        w(ind, f"if n >= _SMALL or ({s} is None and ({r} is None or len({r}) < _EAGER_FIRST)):")
+        w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1)\nif {s} is None:")
+        self._append(w, ind + 2, spec, "v")
+        w(
+            ind,
+            f"""
+    elif {q} is not None:
+        {q}.append(v)
+    else:
+        {q} = {s}.add_decoded(v)
+else:
+    if depth < _CHECKED:
+        _v_{self.names[spec.message_type]}(buf, pos, p2, depth - 1)
+    if {s} is None:
+        {s} = _pending(o, {spec.name!r}, buf, mv, {fn}, {r})
+        {a} = {s}.starts
+    {a}.append(start)
+    if {q} is not None:
+        {q}.append(_SLOT)
+pos = p2""",
+        )
+
+    def _finish(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         if spec.repeated:
             self._append(w, ind, spec, "v")
         else:
             self._store(w, ind, spec, "v")
 
-    def _branch_packed(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+    def _branch_packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         kind = spec.kind
-        _read_length(w, ind)
+        emit_read_length(w, ind)
         self._ensure_list(w, ind, spec)
         r = f"r_{spec.name}"
-        if kind in _FIXED:
-            fmt, size, _ = _FIXED[kind]
+        if kind in FIXED_KINDS:
+            fmt, size, _ = FIXED_KINDS[kind]
             w(
                 ind,
                 f"""
@@ -262,7 +300,7 @@ for raw in _rpv(buf, pos, p2, None):
     # -- the whole function ----------------------------------------------------------------
 
     def source(self) -> str:
-        w = _Writer()
+        w = Writer()
         name = self.names[self.schema.cls]
         w(0, f"def _d_{name}(buf, mv, pos, end, depth):")
         w(
@@ -278,6 +316,8 @@ o = _new(_C_{name})""",
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
+                if self.lazy and spec.kind is Kind.MESSAGE:
+                    w(1, f"s_{spec.name} = a_{spec.name} = q_{spec.name} = None")
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:
                 w(1, f"m_{spec.name} = None")
         # One handler per message adds this level's step to the error path as it unwinds.

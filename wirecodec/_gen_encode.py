@@ -181,6 +181,8 @@ else:
             f"""
 if type(o) is not _C_{name} and type(o) is not _D_{name}:
     _wrong_type(o, _C_{name})
+if o._lazy:
+    o._load_lazy()
 d = o.__dict__
 n = 0""",
         )

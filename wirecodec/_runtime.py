@@ -206,7 +206,12 @@ def where(exc: DecodeError, message: Any, tag: int) -> None:
         return
     step = f".{spec.name}"
     if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
-        step += f"[{len(message.__dict__.get(spec.name, ()))}]"
+        # Elements so far: in the list, or (lazy decoding) in the pending record.
+        held = message.__dict__.get(spec.name, ())
+        table = message._lazy or ()
+        if spec.name in table:
+            held = table[table.index(spec.name) + 1]
+        step += f"[{len(held)}]"
     exc._enter(step)
 
 

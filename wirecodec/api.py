@@ -95,7 +95,7 @@ def load(
     directory); ``load_external_data=False`` leaves the references as they are.
     """
     data, path = _read_source(source, lazy)
-    model = _decode_mapped(data, max_depth)
+    model = _decode_mapped(data, max_depth, lazy)
     if load_external_data and any(uses_external_data(t) for t in iter_tensors(model)):
         if base_dir is None:
             if path is None:
@@ -107,7 +107,7 @@ def load(
     return model
 
 
-def _decode_mapped(data: Any, max_depth: int) -> ModelProto:
+def _decode_mapped(data: Any, max_depth: int, lazy: bool) -> ModelProto:
     """Decode; for a mapped file, touch as few of its pages as the structure needs.
 
     With a sparse copy (see wirecodec._sparse) the decoder reads headers from the copy
@@ -116,9 +116,12 @@ def _decode_mapped(data: Any, max_depth: int) -> ModelProto:
     header it faults on; afterwards the map reads ahead normally again.
     """
     if not isinstance(data, _Mapped):
-        return decode(ModelProto, data, max_depth=max_depth)
+        return decode(ModelProto, data, max_depth=max_depth, lazy=lazy)
     if data.shadow is not None:
-        return decode_split(ModelProto, data.shadow, memoryview(data.map), "decode", max_depth=max_depth)
+        # The sparse copy is ours alone and the map is read-only: safe to decode lazily.
+        return decode_split(
+            ModelProto, data.shadow, memoryview(data.map), "decode", max_depth=max_depth, lazy=True
+        )
     if not hasattr(mmap, "MADV_RANDOM"):
         return decode(ModelProto, data.map, max_depth=max_depth)
     data.map.madvise(mmap.MADV_RANDOM)
@@ -182,10 +185,14 @@ def save(
             convert_attribute=convert_attribute,
         )
         to_write, files = planned.model, planned.files
+    # Every destination is checked before anything is written.
+    destinations = [_external_write.data_path(target.parent, f.location) for f in files]
+    if any(os.path.normpath(d) == os.path.normpath(target) for d in destinations):
+        raise ExternalDataError(f"refusing external data location {location!r}: it is the model file itself")
     chunks, _ = encode_chunks(to_write)
     with AtomicFiles() as group:
-        for data_file in files:
-            with group.open(target.parent / data_file.location) as out:
+        for data_file, destination in zip(files, destinations, strict=True):
+            with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
         with group.open(target) as out:
             write_chunks(out, chunks)

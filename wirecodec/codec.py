@@ -11,16 +11,15 @@ b'\\n\\x02\\x08\\x03'
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import mmap
 import struct
-import threading
 from collections.abc import Iterable
 from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
 from wirecodec import _runtime as rt
+from wirecodec._gcpause import gc_paused
+from wirecodec._lazy import CHECKED
 from wirecodec.compile import Flavor, decoder, encoder
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 
@@ -61,58 +60,40 @@ def as_buffer(data: Any) -> tuple[Any, memoryview, Flavor]:
     return view, view, "str"
 
 
-_gc_lock: Final = threading.Lock()
-_gc_pausers = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Any:
-    """Pause the cyclic collector while a decode builds objects.
-
-    A decode allocates hundreds of thousands of container objects and creates no
-    reference cycles, so collections triggered mid-decode find nothing and cost more
-    than the decode itself. Counted, so concurrent decodes restore the caller's state.
-    """
-    global _gc_pausers, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pausers == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pausers += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pausers -= 1
-            if _gc_pausers == 0 and _gc_was_enabled:
-                gc.enable()
-
-
-def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> M:
+def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy: bool = True) -> M:
     """Decode ``data`` (any bytes-like object) as a ``cls`` message.
 
     ``bytes`` fields of the result are read-only memoryviews into ``data``, which stays
     alive as long as any of them. Raises :class:`~wirecodec.DecodeError` (with byte
     offset and field path) for anything protobuf would reject, and
     :class:`~wirecodec.LimitError` when nesting exceeds ``max_depth`` sub-messages.
+
+    With ``lazy=True`` (the default) and a read-only buffer (``bytes``, a read-only
+    ``mmap``), the whole input is still checked now, but the elements of long repeated
+    sub-message fields (``graph.node`` ...) become Python objects only when the field is
+    first read. A writable buffer (``bytearray``) is always decoded eagerly, since its
+    bytes could change before they were read.
     """
     # No locals: a traceback through this frame must not keep the buffer exported.
-    return decode_split(cls, *as_buffer(data), max_depth=max_depth)
+    return decode_split(cls, *as_buffer(data), max_depth=max_depth, lazy=lazy)
 
 
-def decode_split(cls: type[M], buf: Any, view: memoryview, flavor: Flavor, *, max_depth: int) -> M:
+def decode_split(
+    cls: type[M], buf: Any, view: memoryview, flavor: Flavor, *, max_depth: int, lazy: bool = False
+) -> M:
     """Decode reading headers and strings from ``buf`` and slicing ``bytes`` fields from ``view``.
 
     The two hold the same bytes at the same offsets (``buf`` may lack the contents of
-    ``bytes`` fields, which are never read from it). Internal: see wirecodec._sparse.
+    ``bytes`` fields, which are never read from it). ``lazy`` applies only when ``view``
+    is read-only; the caller promises ``buf`` does not change either. Internal: see
+    wirecodec._sparse.
     """
-    if max_depth < 0:
-        raise ValueError("max_depth must be >= 0")
-    fn = decoder(cls, flavor)
+    if not 0 <= max_depth < CHECKED:
+        raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
+    fn = decoder(cls, flavor, lazy=lazy and view.readonly)
     failure: DecodeError
     try:
-        with _gc_paused():
+        with gc_paused():
             return fn(buf, view, 0, len(view), max_depth)  # type: ignore[return-value]
     except DecodeError as exc:
         exc._set_root(cls.__qualname__)
@@ -243,6 +224,7 @@ def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | 
     if id(message) in active:
         return EncodeError("message contains itself (a cycle)", path)
     active.add(id(message))
+    message._load_lazy()
     try:
         for spec in message.__schema__.fields:
             if spec.name not in message.__dict__:

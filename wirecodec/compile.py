@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
+from wirecodec import _lazy
 from wirecodec import _runtime as rt
 from wirecodec._gen_decode import DecoderSource
 from wirecodec._gen_encode import EncoderSource
+from wirecodec._gen_validate import ValidatorSource
 from wirecodec.errors import DecodeError, LimitError
 from wirecodec.wire import (
     encode_varint,
@@ -81,6 +83,14 @@ _HELPERS: Final[dict[str, Any]] = {
     "_rpv": rt.read_packed_varints,
     "_enum_unknown": rt.enum_unknown,
     "_where": rt.where,
+    # lazy repeated sub-messages
+    "_SMALL": _lazy.SMALL,
+    "_EAGER_FIRST": _lazy.EAGER_FIRST,
+    "_SLOT": _lazy.SLOT,
+    "_CHECKED": _lazy.CHECKED,
+    "_pending": _lazy.pending,
+    "_vpv": _lazy.check_packed_varints,
+    "_vwhere": _lazy.validator_where,
     # encoding
     "_MISSING": _MISSING,
     "_ev": encode_varint,
@@ -165,8 +175,11 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
             if kind == "encode":
                 gen = EncoderSource(member.__schema__, _NAMES)
             else:
-                gen = DecoderSource(member.__schema__, _NAMES, kind)
+                flavor, _, lazy = kind.partition("+")
+                gen = DecoderSource(member.__schema__, _NAMES, flavor, lazy=bool(lazy))
             text = gen.source()
+            if kind.endswith("+lazy"):
+                text += "\n\n" + ValidatorSource(member.__schema__, _NAMES).source()
             space.globals.update(gen.constants)
             space.globals[f"_C_{name}"] = member
             space.globals[f"_D_{name}"] = member.__schema__.detached
@@ -176,9 +189,13 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
     return space.globals
 
 
-def decoder(cls: type[Message], flavor: Flavor = "decode") -> Decoder:
-    """The compiled decoder of ``cls`` for buffers of the given flavour."""
-    fn: Decoder = _ensure(cls, flavor)[f"_d_{_name_of(cls)}"]
+def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False) -> Decoder:
+    """The compiled decoder of ``cls`` for buffers of the given flavour.
+
+    A ``lazy`` decoder keeps long repeated sub-message fields as validated offsets into
+    the buffer (wirecodec._lazy); use it only on buffers that will not change.
+    """
+    fn: Decoder = _ensure(cls, f"{flavor}+lazy" if lazy else flavor)[f"_d_{_name_of(cls)}"]
     return fn
 
 
@@ -188,7 +205,10 @@ def encoder(cls: type[Message]) -> Encoder:
     return fn
 
 
-def source(cls: type[Message], which: Literal["decode", "encode"] = "decode") -> str:
-    """The generated Python source of ``cls``'s decoder or encoder, for reading."""
+def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"] = "decode") -> str:
+    """The generated Python source of ``cls``'s decoder or encoder, for reading.
+
+    ``"decode+lazy"`` shows the lazy decoder followed by its validator.
+    """
     _ensure(cls, which)
     return _space(which).sources[cls]

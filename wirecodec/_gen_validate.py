@@ -1,0 +1,106 @@
+"""Generate a message's validator: the decoder's checks without building anything.
+
+``_v_<name>(buf, pos, end, depth) -> None`` walks the same records as the decoder
+``_d_<name>``, reads every tag, length, varint and fixed-width value with the same
+inline code (so the same inputs fail, at the same offsets, with the same reasons) and
+recurses into sub-messages, but stores nothing. Lazy decoding (wirecodec._lazy) runs it
+on the elements it does not decode yet, so that an invalid element is still rejected
+when its owner is decoded, as protobuf would.
+"""
+
+from __future__ import annotations
+
+from schema_dsl import FieldSpec, Kind, MessageSchema
+from wirecodec._gen_decode import FIXED_KINDS, Writer, emit_read_length, emit_read_varint
+
+
+class ValidatorSource:
+    """Builds the validator source for one message; ``names`` maps classes to generated names."""
+
+    def __init__(self, schema: MessageSchema, names: dict[type, str]) -> None:
+        self.schema = schema
+        self.names = names
+
+    def _single(self, w: Writer, ind: int, spec: FieldSpec) -> None:
+        kind = spec.kind
+        if kind is Kind.MESSAGE:
+            emit_read_length(w, ind)
+            w(ind, f"_v_{self.names[spec.message_type]}(buf, pos, p2, depth - 1)\npos = p2")
+        elif kind in (Kind.STRING, Kind.BYTES):
+            # Strings are not checked for UTF-8: the decoder keeps invalid ones losslessly.
+            emit_read_length(w, ind)
+            w(ind, "pos = p2")
+        elif kind in FIXED_KINDS:
+            size = FIXED_KINDS[kind][1]
+            w(
+                ind,
+                f"""
+if end - pos < {size}:
+    raise _trunc("fixed{size * 8}", {size}, pos, end)
+pos += {size}""",
+            )
+        else:
+            emit_read_varint(w, ind, None)
+
+    def _packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
+        emit_read_length(w, ind)
+        if spec.kind in FIXED_KINDS:
+            size = FIXED_KINDS[spec.kind][1]
+            w(
+                ind,
+                f"""
+if n % {size}:
+    raise _DecodeError(
+        f"packed run of {size}-byte values has length {{n}}, not a multiple of {size}", pos
+    )""",
+            )
+        else:
+            w(ind, "_vpv(buf, pos, p2)")
+        w(ind, "pos = p2")
+
+    def source(self) -> str:
+        w = Writer()
+        name = self.names[self.schema.cls]
+        w(0, f"def _v_{name}(buf, pos, end, depth):")
+        w(
+            1,
+            """
+if depth < 0:
+    raise _LimitError("nesting deeper than max_depth", pos)
+begin = start = pos
+tag = 0
+try:
+    while pos < end:
+        start = pos
+        tag = buf[pos]
+        if tag < 128:
+            pos += 1
+        else:
+            tag = 0  # until it is read whole, a failure belongs to no field
+            tag, pos = _read_tag(buf, pos, end)""",
+        )
+        keyword = "if"
+        for spec in self.schema.fields:
+            w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
+            keyword = "elif"
+            self._single(w, 4, spec)
+            if spec.repeated and spec.kind.packable:
+                w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
+                self._packed(w, 4, spec)
+        unknown = f"{keyword} tag < 8:" if self.schema.fields else "if tag < 8:"
+        w(
+            3,
+            f"""
+{unknown}
+    raise _DecodeError("field number 0 is not allowed", start)
+else:
+    pos = _skip(buf, tag, pos, end, depth)""",
+        )
+        w(
+            1,
+            f"""
+except _DecodeError as exc:
+    _vwhere(exc, _C_{name}, buf, begin, start, tag)
+    raise""",
+        )
+        return "\n".join(w.lines) + "\n"

@@ -1,0 +1,166 @@
+"""Small repeated sub-messages kept as byte offsets until their field is first read.
+
+In the lazy namespaces (see wirecodec.compile) a decoder meeting an element of a
+repeated message field decodes it at once only if its payload is at least
+:data:`SMALL` bytes. A smaller element is only *validated* (by a generated ``_v_``
+function that rejects exactly what the decoder would, at the same offset, with the
+same path) and its record offset kept, four bytes. So accept/reject is unchanged, but
+ten million empty ``NodeProto`` records cost 40 MB instead of a Python object each:
+every Python object the decoder does build stands for at least ``SMALL`` bytes of
+input, which bounds how far memory can grow past the input (docs/hostile-input.md).
+Big elements, decoded at once, are not validated twice.
+
+A field holding offsets is *pending*: the owner's ``_lazy`` list holds its name
+followed by a :class:`Pending`, and schema_dsl's descriptor calls :meth:`Pending.load`
+on first read. Lazy decoding is only used on read-only buffers: the bytes must not
+change before the elements are decoded.
+
+Elements are decoded on first read with ``depth=TRUSTED``: they were validated already
+(nesting limit included), so nested small elements skip validation (``depth >= CHECKED``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from array import array
+from typing import Any, Final
+
+from schema_dsl import Message
+from wirecodec._gcpause import gc_paused
+from wirecodec.errors import DecodeError
+from wirecodec.wire import read_tag, read_varint, skip_field
+
+__all__ = [
+    "CHECKED",
+    "EAGER_FIRST",
+    "SLOT",
+    "SMALL",
+    "TRUSTED",
+    "Pending",
+    "check_packed_varints",
+    "pending",
+    "validator_where",
+]
+
+# Payloads below this many bytes wait. An object and its field costs ~100-400 bytes,
+# so waiting elements are where memory would otherwise grow 40-80 times the input.
+SMALL: Final = 32
+# The first few elements of a field are decoded at once whatever their size: most
+# fields that hold small messages (a node's attributes, a shape's dims) are short, and
+# a pending record costs about as much as four small objects.
+EAGER_FIRST: Final = 4
+# Depths at or above CHECKED mean "already validated"; no user max_depth gets there.
+CHECKED: Final = 1 << 61
+TRUSTED: Final = 1 << 62
+# Stands for the next waiting element in Pending.order.
+SLOT: Final = object()
+
+
+class Pending:
+    """One repeated message field's elements: some decoded, the small ones as offsets.
+
+    While every decoded element came before the first waiting one, the order is
+    ``head`` then ``starts``. A decoded element after a waiting one switches to
+    ``order``: the decoded elements and a :data:`SLOT` for each waiting one.
+    """
+
+    __slots__ = ("buf", "decode", "head", "mv", "order", "starts")
+
+    def __init__(self, buf: Any, mv: memoryview, decode: Any, head: list[Message]) -> None:
+        self.buf = buf
+        self.mv = mv
+        self.decode = decode
+        self.head = head
+        self.order: list[Any] | None = None
+        # Four bytes per element where offsets fit; eight past 4 GiB.
+        self.starts = array("I" if len(mv) <= 0xFFFFFFFF else "Q")
+
+    def __len__(self) -> int:
+        if self.order is not None:
+            return len(self.order)
+        return len(self.head) + len(self.starts)
+
+    def add_decoded(self, element: Message) -> list[Any]:
+        """Append an element decoded at once; returns ``order`` for the decoder to append SLOTs to."""
+        if self.order is None:
+            self.order = self.head + [SLOT] * len(self.starts)
+            self.head = []
+        self.order.append(element)
+        return self.order
+
+    def load(self) -> list[Message]:
+        """Every element, in wire order (the waiting ones were validated with their owner)."""
+        buf, mv, decode = self.buf, self.mv, self.decode
+        end = len(mv)
+        waiting: list[Message] = []
+        append = waiting.append
+        # Pausing the collector pays off for many elements, not for a handful.
+        with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
+            for start in self.starts:
+                pos = start + 1 if buf[start] < 0x80 else read_varint(buf, start, end)[1]
+                n = buf[pos]
+                if n < 0x80:
+                    pos += 1
+                else:
+                    n, pos = read_varint(buf, pos, end)
+                append(decode(buf, mv, pos, pos + n, TRUSTED))
+        if self.order is None:
+            return self.head + waiting
+        filled = iter(waiting)
+        return [next(filled) if x is SLOT else x for x in self.order]
+
+
+def pending(
+    owner: Message, name: str, buf: Any, mv: memoryview, decode: Any, head: list[Message] | None
+) -> Pending:
+    """Turn ``owner.<name>`` lazy from here on; the elements decoded so far become the head."""
+    # Attribute calls, not owner.__dict__: that would build a dict for every owner.
+    if head is not None:
+        object.__delattr__(owner, name)
+    table = owner._lazy
+    if table is None:
+        # The table (a list: [name, record, ...]) is created before the record. The
+        # collector scans young objects in the order they became tracked, and a
+        # container tracked after what it holds makes it set aside, then rescan,
+        # everything below (every decoded element). An empty dict is not tracked until
+        # it holds a record, so it would come after; an empty list is tracked at once.
+        table = []
+        object.__setattr__(owner, "_lazy", table)
+    record = Pending(buf, mv, decode, head if head is not None else [])
+    table += (name, record)
+    return record
+
+
+def check_packed_varints(buf: Any, pos: int, end: int) -> None:
+    """Validate a packed varint run without building its values."""
+    while pos < end:
+        if buf[pos] < 0x80:
+            pos += 1
+        else:
+            pos = read_varint(buf, pos, end)[1]
+
+
+def validator_where(exc: DecodeError, cls: type[Message], buf: Any, begin: int, start: int, tag: int) -> None:
+    """Add the step a validator was on to ``exc``'s path, as the decoder would name it.
+
+    The decoder numbers elements of repeated length-delimited fields by how many it
+    holds; a validator keeps no lists, so it counts the earlier records of the same
+    tag in ``buf[begin:start]`` (already validated, and only on this error path).
+    """
+    number = tag >> 3
+    if number == 0:
+        return
+    spec = cls.__schema__.by_number.get(number)
+    if spec is None:
+        exc._enter(f".<field {number}>")
+        return
+    step = f".{spec.name}"
+    if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
+        count = 0
+        pos = begin
+        while pos < start:
+            seen, pos = read_tag(buf, pos, start)
+            count += seen == tag
+            pos = skip_field(buf, seen, pos, start, TRUSTED)
+        step += f"[{count}]"
+    exc._enter(step)
