@@ -11,15 +11,18 @@ Shapes (each a GraphProto of N identical nodes, N chosen to fill --mb):
 * ``16attr``: nodes of 16 empty attributes (32 bytes; the last 12 wait);
 * ``names``: one node with N two-character input names (strings, never lazy).
 
-Each library decodes the same bytes in its own fresh subprocess. For wirecodec the
-second row reads every node and attribute afterwards (everything decoded, as after a
-full walk); upb's figure is its parse alone, as upb builds Python objects only on access.
+Each library decodes the same bytes in its own fresh subprocess. "read all" reads every
+node and attribute after the decode (everything decoded, as after a full walk); upb's
+figure is its parse alone, as upb builds Python objects only on access. The last two
+columns load the same graph wrapped in a ModelProto file: ``wirecodec.load`` also looks
+through every node for external data (decoding waiting ones one at a time).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -32,6 +35,14 @@ if library == "upb":
     import onnx
     message = onnx.onnx_ml_pb2.GraphProto()
     decode = lambda: message.ParseFromString(data)
+elif library == "onnx.load":
+    import onnx
+    decode = lambda: onnx.load(path + ".onnx")
+elif library == "wirecodec.load":
+    import wirecodec
+    from schema_dsl.onnx import ModelProto
+    wirecodec.decode(ModelProto, b"")
+    decode = lambda: wirecodec.load(path + ".onnx")
 else:
     import wirecodec
     from schema_dsl.onnx import GraphProto
@@ -48,6 +59,8 @@ if library == "wirecodec-walked":
     out["growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
 print(json.dumps(out))
 """
+# The same graph as a model file (field 7 of ModelProto), for load() on both sides.
+WRAP = b"\x3a"
 
 
 def shape(name: str, size: int) -> bytes:
@@ -81,19 +94,22 @@ def main() -> None:
     parser.add_argument("--shapes", default="empty,4attr+name,16attr,names")
     args = parser.parse_args()
     print(f"# {args.mb} MB inputs, peak RSS growth / input size")
-    print("| input | upb | wirecodec decode | wirecodec decode + read everything |")
-    print("|---|---|---|---|")
+    columns = ["upb parse", "wirecodec decode", "wirecodec decode + read all", "onnx.load", "wirecodec.load"]
+    print(f"| input | {' | '.join(columns)} |")
+    print("|---|---|---|---|---|---|")
     for name in args.shapes.split(","):
         data = shape(name, args.mb * 1_000_000)
         with tempfile.NamedTemporaryFile(suffix=".pb") as file:
             file.write(data)
             file.flush()
+            pathlib.Path(file.name + ".onnx").write_bytes(WRAP + _varint(len(data)) + data)
             cells = []
-            for library in ("upb", "wirecodec", "wirecodec-walked"):
+            for library in ("upb", "wirecodec", "wirecodec-walked", "onnx.load", "wirecodec.load"):
                 command = [sys.executable, "-c", CHILD, file.name, library]
                 out = subprocess.run(command, capture_output=True, text=True, check=True)
                 r = json.loads(out.stdout.strip().splitlines()[-1])
                 cells.append(f"{r['growth'] / len(data):.1f}× ({r['seconds']:.2f} s)")
+            pathlib.Path(file.name + ".onnx").unlink()
             print(f"| {name} | {' | '.join(cells)} |")
 
 

@@ -109,8 +109,21 @@ def check(cls_name: str, data: bytes) -> str:
 Finding = tuple[str, str, bytes]
 
 
-def _worker(args: tuple[list[Seed], int, int]) -> tuple[collections.Counter[str], list[Finding]]:
-    seeds, count, seed = args
+def make_all_lazy() -> None:
+    """Leave every element of every repeated message field waiting (wirecodec._lazy), so
+    mutations exercise validation and later decoding instead of the eager path only."""
+    from wirecodec.compile import _SPACES, decoder
+
+    for flavor in ("decode", "str"):
+        decoder(message_class("ModelProto"), flavor, lazy=True)
+        space = _SPACES[f"{flavor}+lazy"].globals
+        space["_SMALL"], space["_EAGER_FIRST"] = 1 << 62, 0
+
+
+def _worker(args: tuple[list[Seed], int, int, bool]) -> tuple[collections.Counter[str], list[Finding]]:
+    seeds, count, seed, all_lazy = args
+    if all_lazy:
+        make_all_lazy()
     rng = random.Random(seed)
     counts: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
@@ -136,12 +149,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "fuzz" / "findings")
+    parser.add_argument(
+        "--all-lazy", action="store_true", help="every repeated sub-message waits (tests lazy decoding)"
+    )
     args = parser.parse_args()
     seeds = load_seeds()
     started = time.perf_counter()
     batches = max(args.jobs * 8, 1)
     per_batch = -(-args.count // batches)
-    work = [(seeds, per_batch, args.seed * 100_003 + i) for i in range(batches)]
+    work = [(seeds, per_batch, args.seed * 100_003 + i, args.all_lazy) for i in range(batches)]
     total: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
     with multiprocessing.Pool(args.jobs) as pool:
@@ -150,7 +166,9 @@ def main() -> int:
             findings.extend(found)
     elapsed = time.perf_counter() - started
     runs = sum(total.values())
-    print(f"inputs run: {runs:,} in {elapsed:.0f} s ({len(seeds)} seeds, seed {args.seed}, {args.jobs} jobs)")
+    setup = f"{len(seeds)} seeds, seed {args.seed}, {args.jobs} jobs"
+    setup += ", all lazy" if args.all_lazy else ""
+    print(f"inputs run: {runs:,} in {elapsed:.0f} s ({setup})")
     for verdict, n in sorted(total.items()):
         print(f"  {verdict:<24} {n:>10,}")
     if findings:

@@ -260,3 +260,25 @@ def test_waiting_elements_keep_a_mapped_file_open_until_loaded(tmp_path: pathlib
     assert model.graph._lazy is not None
     path.unlink()  # the map keeps the bytes
     assert [n.op_type for n in model.graph.node] == ["Relu"] * 50
+
+
+def test_load_checks_waiting_elements_for_external_data_without_keeping_them(tmp_path: pathlib.Path) -> None:
+    from schema_dsl.onnx import StringStringEntryProto, TensorProto
+
+    plain = tmp_path / "plain.onnx"
+    plain.write_bytes(encode(ModelProto(graph=GraphProto(node=[NodeProto(op_type="Relu")] * 50))))
+    model = wirecodec.load(plain)
+    assert model.graph._lazy is not None  # looked at, not loaded
+    # A small node, waiting, whose attribute tensor points outside: refused at load.
+    outside = TensorProto(
+        data_location=TensorProto.DataLocation.EXTERNAL,
+        external_data=[StringStringEntryProto(key="location", value="../x")],
+    )
+    attribute = AttributeProto(t=outside)
+    hostile = NodeProto(attribute=[attribute])
+    assert len(encode(hostile)) < 32  # small enough to wait
+    evil = tmp_path / "evil.onnx"
+    evil.write_bytes(encode(ModelProto(graph=GraphProto(node=[NodeProto(op_type="Relu")] * 50 + [hostile]))))
+    assert decode(ModelProto, evil.read_bytes()).graph._lazy is not None
+    with pytest.raises(wirecodec.ExternalDataError):
+        wirecodec.load(evil)

@@ -22,7 +22,9 @@ Elements are decoded on first read with ``depth=TRUSTED``: they were validated a
 from __future__ import annotations
 
 import contextlib
+import itertools
 from array import array
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from schema_dsl import Message
@@ -38,6 +40,7 @@ __all__ = [
     "TRUSTED",
     "Pending",
     "check_packed_varints",
+    "peek",
     "pending",
     "validator_where",
 ]
@@ -88,6 +91,40 @@ class Pending:
         self.order.append(element)
         return self.order
 
+    def _payload_at(self, start: int) -> tuple[int, int]:
+        buf = self.buf
+        end = len(self.mv)
+        pos = start + 1 if buf[start] < 0x80 else read_varint(buf, start, end)[1]
+        n = buf[pos]
+        if n < 0x80:
+            pos += 1
+        else:
+            n, pos = read_varint(buf, pos, end)
+        return pos, pos + n
+
+    def iterate(self, needles: tuple[bytes, ...] = ()) -> Iterator[Message]:
+        """Every element in order, decoding waiting ones one at a time and keeping none.
+
+        With ``needles``, a waiting element whose encoded payload contains none of them
+        is skipped undecoded (first checked for all waiting elements at once).
+        """
+        starts = iter(self.starts)
+        skip_all = False
+        if needles and self.starts:
+            skip_all = not _holds_any(self.buf, needles, self.starts[0], self._payload_at(self.starts[-1])[1])
+        items: Iterable[Any]
+        if self.order is not None:
+            items = self.order
+        else:
+            items = itertools.chain(self.head, itertools.repeat(SLOT, 0 if skip_all else len(self.starts)))
+        for item in items:
+            if item is not SLOT:
+                yield item
+            elif not skip_all:
+                begin, end = self._payload_at(next(starts))
+                if not needles or _holds_any(self.buf, needles, begin, end):
+                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED)
+
     def load(self) -> list[Message]:
         """Every element, in wire order (the waiting ones were validated with their owner)."""
         buf, mv, decode = self.buf, self.mv, self.decode
@@ -129,6 +166,28 @@ def pending(
     record = Pending(buf, mv, decode, head if head is not None else [])
     table += (name, record)
     return record
+
+
+def _holds_any(buf: Any, needles: tuple[bytes, ...], begin: int, end: int) -> bool:
+    if not hasattr(buf, "find"):  # a memoryview: search a copy of the span
+        buf, begin, end = bytes(buf[begin:end]), 0, end - begin
+    return any(buf.find(needle, begin, end) >= 0 for needle in needles)
+
+
+def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterable[Message]:
+    """The elements of repeated message field ``name``, without loading it if it waits.
+
+    For a look at every element that should not keep them all (load's check for
+    external data): waiting elements are decoded one at a time and dropped, and with
+    ``needles``, those whose encoded payload contains none of them are not decoded
+    (nor seen) at all.
+    """
+    table = message._lazy
+    if table is None or name not in table:
+        elements: list[Message] = getattr(message, name)
+        return elements
+    record: Pending = table[table.index(name) + 1]
+    return record.iterate(needles)
 
 
 def check_packed_varints(buf: Any, pos: int, end: int) -> None:

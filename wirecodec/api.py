@@ -28,7 +28,12 @@ from wirecodec import _external_write, _sparse
 from wirecodec._atomic import AtomicFiles
 from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, decode_split, encode_chunks, write_chunks
 from wirecodec.errors import ExternalDataError, WireCodecError
-from wirecodec.external import ExternalDataStore, iter_tensors, load_external_data, uses_external_data
+from wirecodec.external import (
+    ExternalDataStore,
+    any_external_data,
+    iter_tensors,
+    load_external_data,
+)
 
 __all__ = ["load", "load_tensor", "save", "save_tensor"]
 
@@ -88,15 +93,17 @@ def load(
 
     With ``lazy=True`` (the default) a file is memory-mapped read-only and decoded in
     place: every ``raw_data`` is a view of the map, read from disk only when touched,
-    and external data files are mapped the same way. ``lazy=False`` reads everything
-    into memory instead, so no file stays mapped.
+    external data files are mapped the same way, and small elements of repeated message
+    fields are validated now but built on first read (see :func:`wirecodec.decode`).
+    ``lazy=False`` reads and decodes everything now instead, so no file stays mapped.
 
     External data is resolved relative to ``base_dir`` (default: the model file's
     directory); ``load_external_data=False`` leaves the references as they are.
     """
     data, path = _read_source(source, lazy)
     model = _decode_mapped(data, max_depth, lazy)
-    if load_external_data and any(uses_external_data(t) for t in iter_tensors(model)):
+    # A model without external data keeps its waiting elements waiting.
+    if load_external_data and any_external_data(model):
         if base_dir is None:
             if path is None:
                 raise ExternalDataError(

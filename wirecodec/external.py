@@ -17,9 +17,9 @@ import mmap
 import os
 import pathlib
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from schema_dsl.message import Message
 from schema_dsl.onnx import (
@@ -31,9 +31,17 @@ from schema_dsl.onnx import (
     SparseTensorProto,
     TensorProto,
 )
+from wirecodec import _lazy
 from wirecodec.errors import ExternalDataError
 
-__all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "load_external_data", "parse_ref"]
+__all__ = [
+    "ExternalDataStore",
+    "ExternalRef",
+    "any_external_data",
+    "iter_tensors",
+    "load_external_data",
+    "parse_ref",
+]
 
 _KEYS: Final = frozenset({"location", "offset", "length", "checksum", "basepath"})
 EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
@@ -155,41 +163,54 @@ class ExternalDataStore:
         self._files.clear()
 
 
-def iter_tensors(message: Message) -> Iterator[TensorProto]:
-    """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions."""
+def iter_tensors(
+    message: Message, *, peek: bool = False, needles: tuple[bytes, ...] = ()
+) -> Iterator[TensorProto]:
+    """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions.
+
+    ``peek=True`` is for looking only: elements still waiting to be decoded
+    (wirecodec._lazy) are decoded one at a time and dropped instead of loaded, so a
+    model read lazily stays small; waiting elements whose bytes contain none of
+    ``needles`` are skipped. Tensors it yields may then be temporary copies.
+    """
+
+    def each(owner: Message, name: str) -> Iterable[Any]:
+        return _lazy.peek(owner, name, needles) if peek else getattr(owner, name)
+
     if isinstance(message, TensorProto):
         yield message
     elif isinstance(message, ModelProto):
-        yield from iter_tensors(message.graph)
-        for function in message.functions:
-            yield from iter_tensors(function)
-        for info in message.training_info:
-            yield from iter_tensors(info.initialization)
-            yield from iter_tensors(info.algorithm)
+        yield from iter_tensors(message.graph, peek=peek, needles=needles)
+        for function in each(message, "functions"):
+            yield from iter_tensors(function, peek=peek, needles=needles)
+        for info in each(message, "training_info"):
+            yield from iter_tensors(info.initialization, peek=peek, needles=needles)
+            yield from iter_tensors(info.algorithm, peek=peek, needles=needles)
     elif isinstance(message, GraphProto):
-        yield from message.initializer
-        for sparse in message.sparse_initializer:
-            yield from iter_tensors(sparse)
-        for node in message.node:
-            yield from iter_tensors(node)
+        yield from each(message, "initializer")
+        for sparse in each(message, "sparse_initializer"):
+            yield from iter_tensors(sparse, peek=peek, needles=needles)
+        for node in each(message, "node"):
+            yield from iter_tensors(node, peek=peek, needles=needles)
     elif isinstance(message, (NodeProto, FunctionProto)):
-        for attribute in message.attribute if isinstance(message, NodeProto) else message.attribute_proto:
-            yield from iter_tensors(attribute)
+        name = "attribute" if isinstance(message, NodeProto) else "attribute_proto"
+        for attribute in each(message, name):
+            yield from iter_tensors(attribute, peek=peek, needles=needles)
         if isinstance(message, FunctionProto):
-            for node in message.node:
-                yield from iter_tensors(node)
+            for node in each(message, "node"):
+                yield from iter_tensors(node, peek=peek, needles=needles)
     elif isinstance(message, AttributeProto):
         if message.HasField("t"):
             yield message.t
-        yield from message.tensors
+        yield from each(message, "tensors")
         if message.HasField("sparse_tensor"):
-            yield from iter_tensors(message.sparse_tensor)
-        for sparse in message.sparse_tensors:
-            yield from iter_tensors(sparse)
+            yield from iter_tensors(message.sparse_tensor, peek=peek, needles=needles)
+        for sparse in each(message, "sparse_tensors"):
+            yield from iter_tensors(sparse, peek=peek, needles=needles)
         if message.HasField("g"):
-            yield from iter_tensors(message.g)
-        for graph in message.graphs:
-            yield from iter_tensors(graph)
+            yield from iter_tensors(message.g, peek=peek, needles=needles)
+        for graph in each(message, "graphs"):
+            yield from iter_tensors(graph, peek=peek, needles=needles)
     elif isinstance(message, SparseTensorProto):
         if message.HasField("values"):
             yield message.values
@@ -199,6 +220,17 @@ def iter_tensors(message: Message) -> Iterator[TensorProto]:
 
 def uses_external_data(tensor: TensorProto) -> bool:
     return tensor.HasField("data_location") and tensor.data_location == EXTERNAL
+
+
+# data_location is field 14, a varint: its tag is the byte 0x70, or starts with 0xf0 when
+# written in more bytes than needed. Encoded messages with neither byte hold no such field.
+_DATA_LOCATION_TAGS: Final = (b"\x70", b"\xf0")
+
+
+def any_external_data(model: Message) -> bool:
+    """Whether any tensor in ``model`` refers to external data; loads nothing that waits."""
+    tensors = iter_tensors(model, peek=True, needles=_DATA_LOCATION_TAGS)
+    return any(uses_external_data(t) for t in tensors)
 
 
 def load_external_data(model: Message, store: ExternalDataStore) -> int:
