@@ -244,9 +244,10 @@ else:
     if {s} is None:
         {s} = _pending(o, {spec.name!r}, buf, mv, {fn}, {r})
         {a} = {s}.starts
-    {a}.append(start)
-    if {q} is not None:
-        {q}.append(_SLOT)
+    if {q} is None:
+        {a}.append(start)
+    else:
+        {s}.add_waiting(start)
 pos = p2""",
         )
 

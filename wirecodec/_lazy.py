@@ -64,10 +64,11 @@ class Pending:
 
     While every decoded element came before the first waiting one, the order is
     ``head`` then ``starts``. A decoded element after a waiting one switches to
-    ``order``: the decoded elements and a :data:`SLOT` for each waiting one.
+    ``order``: the decoded elements and a :data:`SLOT` for each waiting one, whose
+    positions ``slots`` lists (so loading touches only the waiting ones).
     """
 
-    __slots__ = ("buf", "decode", "head", "mv", "order", "starts")
+    __slots__ = ("buf", "decode", "head", "mv", "order", "slots", "starts")
 
     def __init__(self, buf: Any, mv: memoryview, decode: Any, head: list[Message]) -> None:
         self.buf = buf
@@ -77,6 +78,7 @@ class Pending:
         self.order: list[Any] | None = None
         # Four bytes per element where offsets fit; eight past 4 GiB.
         self.starts = array("I" if len(mv) <= 0xFFFFFFFF else "Q")
+        self.slots = array("Q")
 
     def __len__(self) -> int:
         if self.order is not None:
@@ -86,10 +88,19 @@ class Pending:
     def add_decoded(self, element: Message) -> list[Any]:
         """Append an element decoded at once; returns ``order`` for the decoder to append SLOTs to."""
         if self.order is None:
+            first = len(self.head)
             self.order = self.head + [SLOT] * len(self.starts)
+            self.slots.extend(range(first, len(self.order)))
             self.head = []
         self.order.append(element)
         return self.order
+
+    def add_waiting(self, start: int) -> None:
+        """Append a waiting element once ``order`` is in use."""
+        assert self.order is not None
+        self.starts.append(start)
+        self.slots.append(len(self.order))
+        self.order.append(SLOT)
 
     def _payload_at(self, start: int) -> tuple[int, int]:
         buf = self.buf
@@ -141,10 +152,14 @@ class Pending:
                 else:
                     n, pos = read_varint(buf, pos, end)
                 append(decode(buf, mv, pos, pos + n, TRUSTED))
+        # The record is dropped after loading, so its lists can become the field.
         if self.order is None:
-            return self.head + waiting
-        filled = iter(waiting)
-        return [next(filled) if x is SLOT else x for x in self.order]
+            self.head += waiting
+            return self.head
+        order = self.order
+        for at, element in zip(self.slots, waiting, strict=True):
+            order[at] = element
+        return order
 
 
 def pending(

@@ -86,7 +86,6 @@ _HELPERS: Final[dict[str, Any]] = {
     # lazy repeated sub-messages
     "_SMALL": _lazy.SMALL,
     "_EAGER_FIRST": _lazy.EAGER_FIRST,
-    "_SLOT": _lazy.SLOT,
     "_CHECKED": _lazy.CHECKED,
     "_pending": _lazy.pending,
     "_vpv": _lazy.check_packed_varints,
