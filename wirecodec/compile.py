@@ -123,6 +123,7 @@ class _Namespace:
         self.kind = kind
         self.globals: dict[str, Any] = dict(_HELPERS)
         self.sources: dict[type, str] = {}
+        self.validator_sources: dict[type, str] = {}
 
 
 _LOCK: Final = threading.RLock()
@@ -178,7 +179,8 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
                 gen = DecoderSource(member.__schema__, _NAMES, flavor, lazy=bool(lazy))
             text = gen.source()
             if kind.endswith("+lazy"):
-                text += "\n\n" + ValidatorSource(member.__schema__, _NAMES).source()
+                # Validators run only where small elements wait; most models need few.
+                space.globals[f"_v_{name}"] = _validator_stub(space, member)
             space.globals.update(gen.constants)
             space.globals[f"_C_{name}"] = member
             space.globals[f"_D_{name}"] = member.__schema__.detached
@@ -186,6 +188,27 @@ def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
             exec(code, space.globals)
             space.sources[member] = text
     return space.globals
+
+
+def _validator_stub(space: _Namespace, cls: type[Message]) -> Callable[..., None]:
+    """Stands in for ``cls``'s validator: generates it on first call, then steps aside."""
+
+    def first_call(buf: Any, pos: int, end: int, depth: int) -> None:
+        _validator(space, cls)(buf, pos, end, depth)
+
+    return first_call
+
+
+def _validator(space: _Namespace, cls: type[Message]) -> Callable[..., None]:
+    name = _name_of(cls)
+    with _LOCK:
+        if cls not in space.validator_sources:
+            text = ValidatorSource(cls.__schema__, _NAMES).source()
+            code = compile(text, f"<wirecodec {space.kind} validator {cls.__qualname__}>", "exec")
+            exec(code, space.globals)  # replaces the stub
+            space.validator_sources[cls] = text
+    fn: Callable[..., None] = space.globals[f"_v_{name}"]
+    return fn
 
 
 def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False) -> Decoder:
@@ -210,4 +233,8 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
     ``"decode+lazy"`` shows the lazy decoder followed by its validator.
     """
     _ensure(cls, which)
-    return _space(which).sources[cls]
+    space = _space(which)
+    if which.endswith("+lazy"):
+        _validator(space, cls)
+        return space.sources[cls] + "\n\n" + space.validator_sources[cls]
+    return space.sources[cls]
