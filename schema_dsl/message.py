@@ -264,6 +264,16 @@ class Message:
                 setattr(cls, name, _MessageDefault(value))
             else:
                 setattr(cls, name, value.default)
+        for name, annotation in annotations.items():
+            # ``x: int`` with no ``= optional(...)`` would silently declare nothing.
+            if name not in cls.__dict__ and not name.startswith("_") and "ClassVar" not in str(annotation):
+                raise SchemaError(
+                    f"{cls.__qualname__}.{name}: annotated but not declared as a field "
+                    "(give it a value such as optional(...) or repeated(...))"
+                )
+        field_names = {s.name for s in specs}
+        for group in sorted({s.oneof for s in specs if s.oneof is not None} & field_names):
+            raise SchemaError(f"{cls.__qualname__}: oneof {group!r} has the name of a field")
         numbers = [s.number for s in specs]
         if len(set(numbers)) != len(numbers):
             dup = sorted({n for n in numbers if numbers.count(n) > 1})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -173,6 +173,31 @@ def test_oneof_member_cannot_be_repeated() -> None:
 
         class Bad(Message):
             a: list[int] = spec
+
+
+def test_an_annotation_without_a_field_is_refused() -> None:
+    with pytest.raises(SchemaError, match="annotated but not declared"):
+
+        class Bad(Message):
+            a: int = optional(1, INT64)
+            b: int  # forgot "= optional(2, INT64)": would silently not exist
+
+
+def test_private_and_classvar_annotations_are_not_fields() -> None:
+    class Fine(Message):
+        a: int = optional(1, INT64)
+        _note: str
+        registry: ClassVar[dict[str, int]] = {}
+
+    assert [s.name for s in Fine.__schema__.fields] == ["a"]
+
+
+def test_a_oneof_cannot_share_a_field_name() -> None:
+    with pytest.raises(SchemaError, match="oneof 'a' has the name of a field"):
+
+        class Bad(Message):
+            a: int = optional(1, INT64, oneof="b")
+            b: int = optional(2, INT64, oneof="a")
 
 
 def test_message_field_annotation_must_resolve() -> None:
