@@ -15,4 +15,11 @@ EXPECTED = WireCodecError
 
 from tests.reference import TOP_LEVEL  # noqa: E402
 
-__all__ = ["EXPECTED", "ROOT", "TOP_LEVEL"]
+__all__ = ["EXPECTED", "ROOT", "TOP_LEVEL", "make_all_lazy"]
+
+
+def make_all_lazy() -> None:
+    """Defer every element of every repeated message field for the rest of the run."""
+    from wirecodec.compile import defer_every_element
+
+    defer_every_element().__enter__()

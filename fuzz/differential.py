@@ -110,14 +110,11 @@ Finding = tuple[str, str, bytes]
 
 
 def make_all_lazy() -> None:
-    """Leave every element of every repeated message field waiting (wirecodec._lazy), so
-    mutations exercise validation and later decoding instead of the eager path only."""
-    from wirecodec.compile import _SPACES, decoder
+    """Defer every element of every repeated message field for the rest of the run, so
+    mutations exercise validation and deferred decoding instead of the eager path only."""
+    from wirecodec.compile import defer_every_element
 
-    for flavor in ("decode", "str"):
-        decoder(message_class("ModelProto"), flavor, lazy=True)
-        space = _SPACES[f"{flavor}+lazy"].globals
-        space["_SMALL"], space["_EAGER_FIRST"] = 1 << 62, 0
+    defer_every_element().__enter__()
 
 
 def _worker(args: tuple[list[Seed], int, int, bool]) -> tuple[collections.Counter[str], list[Finding]]:

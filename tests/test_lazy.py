@@ -22,22 +22,15 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from wirecodec import DecodeError, LimitError, decode, encode
-from wirecodec.compile import _SPACES, decoder
+from wirecodec.compile import defer_every_element
 from wirecodec.wire import encode_varint
 
 
 @pytest.fixture
 def all_lazy() -> Iterator[None]:
     """Every element of every repeated message field waits (no size or count exemption)."""
-    saved = []
-    for flavor in ("decode", "str"):
-        decoder(ModelProto, flavor, lazy=True)  # make sure the namespace exists
-        space = _SPACES[f"{flavor}+lazy"].globals
-        saved.append((space, space["_SMALL"], space["_EAGER_FIRST"]))
-        space["_SMALL"], space["_EAGER_FIRST"] = 1 << 62, 0
-    yield
-    for space, small, first in saved:
-        space["_SMALL"], space["_EAGER_FIRST"] = small, first
+    with defer_every_element():
+        yield
 
 
 def _eager(cls: Any, data: bytes) -> Any:

@@ -7,10 +7,11 @@ directly as globals. :func:`source` shows what was generated, for debugging.
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
@@ -38,7 +39,7 @@ from wirecodec.wire import (
     unpack_u64,
 )
 
-__all__ = ["Flavor", "decoder", "encoder", "source"]
+__all__ = ["Flavor", "decoder", "defer_every_element", "encoder", "source"]
 
 # "decode": the buffer's slices have .decode (bytes, bytearray, mmap);
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
@@ -238,3 +239,26 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
         _validator(space, cls)
         return space.sources[cls] + "\n\n" + space.validator_sources[cls]
     return space.sources[cls]
+
+
+@contextlib.contextmanager
+def defer_every_element() -> Iterator[None]:
+    """For tests and fuzzing: defer every element of every repeated message field.
+
+    Normally only small elements past the first few of a field wait
+    (wirecodec._lazy), which small test inputs rarely reach; inside this block every
+    element takes the validate-now, decode-on-first-read path. Not thread-safe: it
+    changes the shared lazy decoders while it lasts.
+    """
+    from schema_dsl.onnx import ModelProto
+
+    saved = []
+    for flavor in ("decode", "str"):
+        space = _ensure(ModelProto, f"{flavor}+lazy")
+        saved.append((space, space["_SMALL"], space["_EAGER_FIRST"]))
+        space["_SMALL"], space["_EAGER_FIRST"] = 1 << 62, 0
+    try:
+        yield
+    finally:
+        for space, small, first in saved:
+            space["_SMALL"], space["_EAGER_FIRST"] = small, first
