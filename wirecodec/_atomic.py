@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -41,6 +43,10 @@ class AtomicFiles:
         fd, temp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
         temp = pathlib.Path(temp_name)
         self._pending.append((temp, final))
+        # mkstemp makes the file private (0600); the result should have the mode a plain
+        # open() would give it, or keep the mode of the file it replaces.
+        with contextlib.suppress(OSError):
+            os.chmod(fd, _mode_for(final))
         with os.fdopen(fd, "wb") as file:
             yield file
             file.flush()
@@ -68,6 +74,33 @@ class AtomicFiles:
     def __exit__(self, *exc_info: object) -> None:
         # Anything not committed (an error, or commit never reached) is thrown away.
         self.discard()
+
+
+def _mode_for(final: pathlib.Path) -> int:
+    try:
+        info = os.stat(final, follow_symlinks=False)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        return stat.S_IMODE(info.st_mode)
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    # Reading the umask means setting it; /proc shows it without that race where it can.
+    try:
+        for line in pathlib.Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _umask_lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+_umask_lock = threading.Lock()
 
 
 def _fsync_directory(directory: pathlib.Path) -> None:

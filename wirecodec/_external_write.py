@@ -16,9 +16,16 @@ from typing import Any, Final
 
 from schema_dsl import Kind
 from schema_dsl.message import Message
-from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, StringStringEntryProto, TensorProto
+from schema_dsl.onnx import (
+    AttributeProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    StringStringEntryProto,
+    TensorProto,
+)
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.external import iter_tensors, uses_external_data
+from wirecodec.external import uses_external_data
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
@@ -104,16 +111,32 @@ def _payload(tensor: TensorProto) -> Any | None:
 
 
 def _moved_tensors(model: ModelProto, convert_attribute: bool) -> Iterable[TensorProto]:
+    """The tensors onnx's own save would move, and no others: onnx.load resolves external
+    data only for these (initializers of every graph and subgraph; with
+    ``convert_attribute``, attribute tensors too, in functions as well). A sparse tensor's
+    values, or a training graph's initializer, written out would not load in onnx."""
+    yield from _graph_tensors(model.graph, convert_attribute)
     if convert_attribute:
-        yield from iter_tensors(model)
-        return
-    graphs = [model.graph]
-    for info in model.training_info:
-        graphs += [info.initialization, info.algorithm]
-    for graph in graphs:
-        yield from graph.initializer
-        for sparse in graph.sparse_initializer:
-            yield from iter_tensors(sparse)
+        for function in model.functions:
+            yield from _node_tensors(function.node, True)
+
+
+def _graph_tensors(graph: GraphProto, attributes: bool) -> Iterable[TensorProto]:
+    yield from graph.initializer
+    yield from _node_tensors(graph.node, attributes)
+
+
+def _node_tensors(nodes: Iterable[NodeProto], attributes: bool) -> Iterable[TensorProto]:
+    for node in nodes:
+        for attribute in node.attribute:
+            if attributes:
+                if attribute.HasField("t"):
+                    yield attribute.t
+                yield from attribute.tensors
+            if attribute.HasField("g"):
+                yield from _graph_tensors(attribute.g, attributes)
+            for graph in attribute.graphs:
+                yield from _graph_tensors(graph, attributes)
 
 
 def plan(
@@ -126,7 +149,10 @@ def plan(
     align: int,
     max_shard_size: int | None,
     convert_attribute: bool,
+    taken: Iterable[str] = (),
 ) -> Plan:
+    """Which tensors move where. ``taken``: lower-cased names per-tensor files must avoid
+    (files in the directory that the model being replaced does not own)."""
     if align < 1 or align & (align - 1):
         raise ValueError(f"align must be a power of two, got {align}")
     if max_shard_size is not None and max_shard_size < 1:
@@ -136,7 +162,7 @@ def plan(
 
     replacements: dict[int, TensorProto] = {}
     files: list[DataFile] = []
-    used_names: set[str] = {model_path.name.lower()}
+    used_names: set[str] = {model_path.name.lower(), *taken}
     current: DataFile | None = None
     shard = 0
     for tensor in _moved_tensors(model, convert_attribute):

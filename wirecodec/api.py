@@ -39,7 +39,6 @@ __all__ = ["load", "load_tensor", "save", "save_tensor"]
 
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
-_DEFAULT_NAME = re.compile(r".+\.(\d+\.)?data(\.\d+)?")
 
 
 def _read_source(source: Source, lazy: bool) -> tuple[Any, pathlib.Path | None]:
@@ -175,10 +174,13 @@ def save(
     to_write = model
     files: list[_external_write.DataFile] = []
     replaced: set[str] = set()
+    if location is not None and not location:
+        raise ExternalDataError("location must not be empty (None picks the default name)")
+    on_disk = _referenced_files(target) if external_data else set()
     if external_data and location is None:
         # Never rewrite, in place, the data the model on disk now points at: a crash between
         # the renames would pair the old model with new data. New data gets a fresh name.
-        replaced = _default_data_files(target)
+        replaced = {name for name in on_disk if _is_default_name(target, name)}
         location = _fresh_location(target)
     if external_data:
         planned = _external_write.plan(
@@ -190,6 +192,7 @@ def save(
             align=align,
             max_shard_size=max_shard_size,
             convert_attribute=convert_attribute,
+            taken=_unrelated_files(target, on_disk),
         )
         to_write, files = planned.model, planned.files
     # Every destination is checked before anything is written.
@@ -205,26 +208,43 @@ def save(
             write_chunks(out, chunks)
         # Data files first, the model last: a model never names data that is not there.
         group.commit()
-    written = {data_file.location for data_file in files}
-    for name in replaced - written:
-        # The previous version's data, now referenced by nothing we wrote (best effort).
+    # The previous version's default-named data, unless the model just written still
+    # refers to it (tensors that stayed external keep their references).
+    for name in replaced - _locations(to_write):
         with contextlib.suppress(OSError):
             (target.parent / name).unlink()
 
 
-def _default_data_files(target: pathlib.Path) -> set[str]:
-    """Data files named by our default scheme that the model now at ``target`` refers to."""
+def _locations(model: ModelProto) -> set[str]:
+    return {
+        entry.value
+        for tensor in iter_tensors(model)
+        for entry in tensor.external_data
+        if entry.key == "location"
+    }
+
+
+def _referenced_files(target: pathlib.Path) -> set[str]:
+    """The data files that the model now at ``target`` (if any) refers to."""
     try:
         current = load(target, load_external_data=False, lazy=False)
     except (OSError, WireCodecError):
         return set()
-    names = set()
-    for tensor in iter_tensors(current):
-        for entry in tensor.external_data:
-            ours = entry.key == "location" and _DEFAULT_NAME.fullmatch(entry.value)
-            if ours and entry.value.startswith(f"{target.name}."):
-                names.add(entry.value)
-    return names
+    return _locations(current)
+
+
+def _is_default_name(target: pathlib.Path, name: str) -> bool:
+    """Named by our default scheme: ``<model>.data``, ``<model>.N.data``, and their shards."""
+    return re.fullmatch(re.escape(target.name) + r"(\.\d+)?\.data(\.\d+)?", name) is not None
+
+
+def _unrelated_files(target: pathlib.Path, ours: set[str]) -> set[str]:
+    """Names in the model's directory that per-tensor files must not take (lower-cased)."""
+    try:
+        present = {entry.name.lower() for entry in target.parent.iterdir()}
+    except OSError:
+        return set()
+    return present - {name.lower() for name in ours}
 
 
 def _fresh_location(target: pathlib.Path) -> str:

@@ -65,6 +65,9 @@ def _count(tensor: TensorProto, key: str, text: str) -> int:
     # Digits only: int() would also take "+1", " 1", "1_000" and "-1".
     if not text.isascii() or not text.isdigit():
         raise ExternalDataError(f"{_label(tensor)}: external_data {key}={text!r} is not a byte count")
+    # int() refuses strings of more than 4300 digits with a ValueError; no file is that big.
+    if len(text.lstrip("0")) > 20:
+        raise ExternalDataError(f"{_label(tensor)}: external_data {key} has {len(text)} digits, too large")
     return int(text)
 
 
@@ -239,11 +242,11 @@ def load_external_data(model: Message, store: ExternalDataStore) -> int:
     Like ``onnx.load``, the tensor then reads as an ordinary one: ``data_location``
     becomes DEFAULT and ``external_data`` is cleared. Returns how many tensors changed.
     """
-    loaded = 0
-    for tensor in iter_tensors(model):
-        if uses_external_data(tensor):
-            tensor.raw_data = store.view(tensor)
-            tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
-            tensor.ClearField("external_data")
-            loaded += 1
-    return loaded
+    # Every reference is resolved before any tensor changes: a refusal leaves the
+    # caller's model exactly as it was.
+    views = [(tensor, store.view(tensor)) for tensor in iter_tensors(model) if uses_external_data(tensor)]
+    for tensor, view in views:
+        tensor.raw_data = view
+        tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
+        tensor.ClearField("external_data")
+    return len(views)
