@@ -82,6 +82,7 @@ def test_every_source_kind(tmp_path: pathlib.Path, how: str) -> None:
     elif how == "file":
         with path.open("rb") as file:
             model = load(file)
+            assert file.tell() == path.stat().st_size  # consumed, as onnx.load leaves it
     elif how == "bytes":
         model = load(path.read_bytes())
     else:

@@ -76,7 +76,9 @@ def _read_file(file: IO[bytes], lazy: bool) -> Any:
     except (OSError, io.UnsupportedOperation, AttributeError):
         regular = False
     if lazy and regular and file.tell() == 0 and os.fstat(fileno).st_size > 0:
-        return _Mapped(fileno)
+        mapped = _Mapped(fileno)
+        file.seek(0, os.SEEK_END)  # as if read, like onnx.load(file) leaves it
+        return mapped
     return file.read()
 
 
