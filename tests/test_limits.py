@@ -141,6 +141,29 @@ def test_memory_amplification_of_empty_nodes_stays_bounded() -> None:
     assert peak / len(data) < 100
 
 
+@pytest.mark.parametrize(
+    ("node", "bound"),
+    [
+        # 32-byte nodes (decoded at once) of four empty attributes and a name: ~17x
+        (b"\x0a\x20" + b"\x2a\x00" * 4 + b"\x1a\x16" + b"n" * 22, 30),
+        # 32-byte nodes of 16 empty attributes, 12 of them waiting: ~26x (upb: ~98x)
+        (b"\x0a\x20" + b"\x2a\x00" * 16, 40),
+    ],
+    ids=["4-attributes-and-a-name", "16-attributes"],
+)
+def test_memory_amplification_of_the_worst_shapes_found_stays_bounded(node: bytes, bound: int) -> None:
+    """The shapes that get the most objects past the deferral rule (bench_amplification.py)."""
+    data = node * (400_000 // len(node))
+    tracemalloc.start()
+    try:
+        graph = decode(GraphProto, data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(graph.node) == len(data) // len(node)
+    assert peak / len(data) < bound
+
+
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
