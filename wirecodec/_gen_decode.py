@@ -244,6 +244,7 @@ else:
     if {s} is None:
         {s} = _pending(o, {spec.name!r}, buf, mv, {fn}, {r})
         {a} = {s}.starts
+        {q} = None
     if {q} is None:
         {a}.append(start)
     else:
@@ -318,7 +319,7 @@ o = _new(_C_{name})""",
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
                 if self.lazy and spec.kind is Kind.MESSAGE:
-                    w(1, f"s_{spec.name} = a_{spec.name} = q_{spec.name} = None")
+                    w(1, f"s_{spec.name} = None")  # a_ and q_ are set with it
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:
                 w(1, f"m_{spec.name} = None")
         # One handler per message adds this level's step to the error path as it unwinds.
