@@ -275,3 +275,18 @@ def test_load_checks_waiting_elements_for_external_data_without_keeping_them(tmp
     assert decode(ModelProto, evil.read_bytes()).graph._lazy is not None
     with pytest.raises(wirecodec.ExternalDataError):
         wirecodec.load(evil)
+
+
+def test_memoryview_slices_defer_the_same_way(all_lazy: None, corpus: list[tuple[str, bytes]]) -> None:
+    """A view into a larger buffer takes the other decoder flavour (strings via str())."""
+    from tests.reference import message_class
+
+    models = [data for name, data in corpus if name == "ModelProto"][:300]
+    for data in models:
+        view = memoryview(b"pad" + data)[3:]
+        lazy = decode(ModelProto, view)
+        assert encode(lazy) == data
+        assert lazy == _eager(message_class("ModelProto"), data)
+    with pytest.raises(DecodeError) as info:
+        decode(GraphProto, memoryview(b"pad" + b"\x0a\x00" * 10 + b"\x0a\x02\x2a\x05")[3:])
+    assert info.value.path == "GraphProto.node[10].attribute[0]"
