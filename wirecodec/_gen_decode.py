@@ -10,6 +10,7 @@ protobuf.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
@@ -100,6 +101,51 @@ else:
         w(ind + 1, f"v = {_VARINT_SLOW[kind]}")
     if kind in _VARINT_ALWAYS:
         w(ind, f"v = {_VARINT_ALWAYS[kind]}")
+
+
+def emit_record_loop(
+    w: Writer,
+    fields: tuple[FieldSpec, ...],
+    single: Callable[[Writer, int, FieldSpec], None],
+    packed: Callable[[Writer, int, FieldSpec], None],
+) -> None:
+    """The loop over a message's records, shared by decoders and validators.
+
+    Reads each tag (one-byte fast path), dispatches on the whole tag to ``single`` (one
+    occurrence of a field) or ``packed`` (a packed run), rejects field number 0 and skips
+    anything else as unknown, leaving the record at ``buf[start:pos]``. The caller
+    writes the ``except`` that closes the ``try`` opened here.
+    """
+    w(
+        1,
+        """
+tag = 0
+try:
+    while pos < end:
+        start = pos
+        tag = buf[pos]
+        if tag < 128:
+            pos += 1
+        else:
+            tag = 0  # until it is read whole, a failure belongs to no field
+            tag, pos = _read_tag(buf, pos, end)""",
+    )
+    keyword = "if"
+    for spec in fields:
+        w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
+        keyword = "elif"
+        single(w, 4, spec)
+        if spec.repeated and spec.kind.packable:
+            w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
+            packed(w, 4, spec)
+    w(
+        3,
+        f"""
+{keyword + " tag < 8:" if fields else "if tag < 8:"}
+    raise _DecodeError("field number 0 is not allowed", start)
+else:
+    pos = _skip(buf, tag, pos, end, depth)""",
+    )
 
 
 class DecoderSource:
@@ -323,37 +369,7 @@ o = _new(_C_{name})""",
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:
                 w(1, f"m_{spec.name} = None")
         # One handler per message adds this level's step to the error path as it unwinds.
-        w(
-            1,
-            """
-tag = 0
-try:
-    while pos < end:
-        start = pos
-        tag = buf[pos]
-        if tag < 128:
-            pos += 1
-        else:
-            tag = 0  # until it is read whole, a failure belongs to no field
-            tag, pos = _read_tag(buf, pos, end)""",
-        )
-        keyword = "if"
-        for spec in self.schema.fields:
-            w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
-            keyword = "elif"
-            self._branch_single(w, 4, spec)
-            if spec.repeated and spec.kind.packable:
-                w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
-                self._branch_packed(w, 4, spec)
-        unknown = f"{keyword} tag < 8:" if self.schema.fields else "if tag < 8:"
-        w(
-            3,
-            f"""
-{unknown}
-    raise _DecodeError("field number 0 is not allowed", start)
-else:
-    pos = _skip(buf, tag, pos, end, depth)""",
-        )
+        emit_record_loop(w, self.schema.fields, self._branch_single, self._branch_packed)
         self._unknown(w, 4, "mv[start:pos]")
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise\nreturn o")
         return "\n".join(w.lines) + "\n"

@@ -11,7 +11,7 @@ when its owner is decoded, as protobuf would.
 from __future__ import annotations
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec._gen_decode import FIXED_KINDS, Writer, emit_read_length, emit_read_varint
+from wirecodec._gen_decode import FIXED_KINDS, Writer, emit_read_length, emit_read_varint, emit_record_loop
 
 
 class ValidatorSource:
@@ -67,35 +67,9 @@ if n % {size}:
             """
 if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
-begin = start = pos
-tag = 0
-try:
-    while pos < end:
-        start = pos
-        tag = buf[pos]
-        if tag < 128:
-            pos += 1
-        else:
-            tag = 0  # until it is read whole, a failure belongs to no field
-            tag, pos = _read_tag(buf, pos, end)""",
+begin = start = pos""",
         )
-        keyword = "if"
-        for spec in self.schema.fields:
-            w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
-            keyword = "elif"
-            self._single(w, 4, spec)
-            if spec.repeated and spec.kind.packable:
-                w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
-                self._packed(w, 4, spec)
-        unknown = f"{keyword} tag < 8:" if self.schema.fields else "if tag < 8:"
-        w(
-            3,
-            f"""
-{unknown}
-    raise _DecodeError("field number 0 is not allowed", start)
-else:
-    pos = _skip(buf, tag, pos, end, depth)""",
-        )
+        emit_record_loop(w, self.schema.fields, self._single, self._packed)
         w(
             1,
             f"""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from wirecodec.errors import DecodeError
@@ -195,24 +195,36 @@ def bytes_view(value: Any) -> Any:
     return bytes_view(memoryview(value))
 
 
-def where(exc: DecodeError, message: Any, tag: int) -> None:
-    """Add the field being read when ``exc`` was raised to its path (innermost first)."""
+def enter_field(exc: DecodeError, schema: Any, tag: int, count: Callable[[Any], int]) -> None:
+    """Add the field of ``tag`` to ``exc``'s path (innermost first).
+
+    An element of a repeated length-delimited field is numbered by ``count(spec)``, the
+    elements before it; called only then, since counting may cost a rescan.
+    """
     number = tag >> 3
     if number == 0:
         return
-    spec = message.__schema__.by_number.get(number)
+    spec = schema.by_number.get(number)
     if spec is None:
         exc._enter(f".<field {number}>")
         return
     step = f".{spec.name}"
     if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
+        step += f"[{count(spec)}]"
+    exc._enter(step)
+
+
+def where(exc: DecodeError, message: Any, tag: int) -> None:
+    """Add the field being read when ``exc`` was raised to its path (innermost first)."""
+
+    def held(spec: Any) -> int:
         # Elements so far: in the list, or (lazy decoding) in the pending record.
-        held = message.__dict__.get(spec.name, ())
         table = message._lazy or ()
         if spec.name in table:
-            held = table[table.index(spec.name) + 1]
-        step += f"[{len(held)}]"
-    exc._enter(step)
+            return len(table[table.index(spec.name) + 1])
+        return len(message.__dict__.get(spec.name, ()))
+
+    enter_field(exc, message.__schema__, tag, held)
 
 
 def length_error(buf: Buffer, start: int, length: int, end: int) -> DecodeError:
