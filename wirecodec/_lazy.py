@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from wirecodec._gcpause import gc_paused
+from wirecodec._runtime import enter_field
 from wirecodec.errors import DecodeError
 from wirecodec.wire import read_tag, read_varint, skip_field
 
@@ -78,7 +79,7 @@ class Pending:
         self.order: list[Any] | None = None
         # Four bytes per element where offsets fit; eight past 4 GiB.
         self.starts = array("I" if len(mv) <= 0xFFFFFFFF else "Q")
-        self.slots = array("Q")
+        self.slots: array[int] | None = None  # made with ``order``: most records never need it
 
     def __len__(self) -> int:
         if self.order is not None:
@@ -90,28 +91,20 @@ class Pending:
         if self.order is None:
             first = len(self.head)
             self.order = self.head + [SLOT] * len(self.starts)
-            self.slots.extend(range(first, len(self.order)))
+            self.slots = array("Q", range(first, len(self.order)))
             self.head = []
         self.order.append(element)
         return self.order
 
     def add_waiting(self, start: int) -> None:
         """Append a waiting element once ``order`` is in use."""
-        assert self.order is not None
+        assert self.order is not None and self.slots is not None
         self.starts.append(start)
         self.slots.append(len(self.order))
         self.order.append(SLOT)
 
     def _payload_at(self, start: int) -> tuple[int, int]:
-        buf = self.buf
-        end = len(self.mv)
-        pos = start + 1 if buf[start] < 0x80 else read_varint(buf, start, end)[1]
-        n = buf[pos]
-        if n < 0x80:
-            pos += 1
-        else:
-            n, pos = read_varint(buf, pos, end)
-        return pos, pos + n
+        return _payload(self.buf, start, len(self.mv))
 
     def iterate(self, needles: tuple[bytes, ...] = ()) -> Iterator[Message]:
         """Every element in order, decoding waiting ones one at a time and keeping none.
@@ -145,18 +138,13 @@ class Pending:
         # Pausing the collector pays off for many elements, not for a handful.
         with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
             for start in self.starts:
-                pos = start + 1 if buf[start] < 0x80 else read_varint(buf, start, end)[1]
-                n = buf[pos]
-                if n < 0x80:
-                    pos += 1
-                else:
-                    n, pos = read_varint(buf, pos, end)
-                append(decode(buf, mv, pos, pos + n, TRUSTED))
+                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED))
         # The record is dropped after loading, so its lists can become the field.
         if self.order is None:
             self.head += waiting
             return self.head
         order = self.order
+        assert self.slots is not None
         for at, element in zip(self.slots, waiting, strict=True):
             order[at] = element
         return order
@@ -181,6 +169,17 @@ def pending(
     record = Pending(buf, mv, decode, head if head is not None else [])
     table += (name, record)
     return record
+
+
+def _payload(buf: Any, start: int, end: int) -> tuple[int, int]:
+    """Where the payload of the validated record at ``start`` lies (after tag and length)."""
+    pos = start + 1 if buf[start] < 0x80 else read_varint(buf, start, end)[1]
+    n = buf[pos]
+    if n < 0x80:
+        pos += 1
+    else:
+        n, pos = read_varint(buf, pos, end)
+    return pos, pos + n
 
 
 def _holds_any(buf: Any, needles: tuple[bytes, ...], begin: int, end: int) -> bool:
@@ -221,20 +220,14 @@ def validator_where(exc: DecodeError, cls: type[Message], buf: Any, begin: int, 
     holds; a validator keeps no lists, so it counts the earlier records of the same
     tag in ``buf[begin:start]`` (already validated, and only on this error path).
     """
-    number = tag >> 3
-    if number == 0:
-        return
-    spec = cls.__schema__.by_number.get(number)
-    if spec is None:
-        exc._enter(f".<field {number}>")
-        return
-    step = f".{spec.name}"
-    if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
+
+    def earlier(spec: Any) -> int:
         count = 0
         pos = begin
         while pos < start:
             seen, pos = read_tag(buf, pos, start)
             count += seen == tag
             pos = skip_field(buf, seen, pos, start, TRUSTED)
-        step += f"[{count}]"
-    exc._enter(step)
+        return count
+
+    enter_field(exc, cls.__schema__, tag, earlier)
