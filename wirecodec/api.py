@@ -178,7 +178,10 @@ def save(
     replaced: set[str] = set()
     if location is not None and not location:
         raise ExternalDataError("location must not be empty (None picks the default name)")
-    on_disk = _referenced_files(target) if external_data else set()
+    # The files the model now at ``target`` uses: needed to pick what a default-location
+    # save cleans up, and which names per-tensor files may reuse. Reading it costs a load.
+    needs_on_disk = external_data and (location is None or not all_tensors_to_one_file)
+    on_disk = _referenced_files(target) if needs_on_disk else set()
     if external_data and location is None:
         # Never rewrite, in place, the data the model on disk now points at: a crash between
         # the renames would pair the old model with new data. New data gets a fresh name.
@@ -194,7 +197,7 @@ def save(
             align=align,
             max_shard_size=max_shard_size,
             convert_attribute=convert_attribute,
-            taken=_unrelated_files(target, on_disk),
+            taken=() if all_tensors_to_one_file else _unrelated_files(target, on_disk),
         )
         to_write, files = planned.model, planned.files
     # Every destination is checked before anything is written.
@@ -212,9 +215,10 @@ def save(
         group.commit()
     # The previous version's default-named data, unless the model just written still
     # refers to it (tensors that stayed external keep their references).
-    for name in replaced - _locations(to_write):
-        with contextlib.suppress(OSError):
-            (target.parent / name).unlink()
+    if replaced:
+        for name in replaced - _locations(to_write):
+            with contextlib.suppress(OSError):
+                (target.parent / name).unlink()
 
 
 def _locations(model: ModelProto) -> set[str]:
