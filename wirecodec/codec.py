@@ -69,10 +69,10 @@ def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy:
     :class:`~wirecodec.LimitError` when nesting exceeds ``max_depth`` sub-messages.
 
     With ``lazy=True`` (the default) and a read-only buffer (``bytes``, a read-only
-    ``mmap``), the whole input is still checked now, but the elements of long repeated
-    sub-message fields (``graph.node`` ...) become Python objects only when the field is
-    first read. A writable buffer (``bytearray``) is always decoded eagerly, since its
-    bytes could change before they were read.
+    ``mmap``), the whole input is still checked now, but small elements of repeated
+    sub-message fields (under 32 bytes, past the first four of a field) become Python
+    objects only when their field is first read. A writable buffer (``bytearray``) is
+    always decoded eagerly, since its bytes could change before they were read.
     """
     # No locals: a traceback through this frame must not keep the buffer exported.
     return decode_split(cls, *as_buffer(data), max_depth=max_depth, lazy=lazy)

@@ -215,8 +215,8 @@ def _validator(space: _Namespace, cls: type[Message]) -> Callable[..., None]:
 def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False) -> Decoder:
     """The compiled decoder of ``cls`` for buffers of the given flavour.
 
-    A ``lazy`` decoder keeps long repeated sub-message fields as validated offsets into
-    the buffer (wirecodec._lazy); use it only on buffers that will not change.
+    A ``lazy`` decoder keeps small elements of repeated sub-message fields as validated
+    offsets into the buffer (wirecodec._lazy); use it only on buffers that will not change.
     """
     fn: Decoder = _ensure(cls, f"{flavor}+lazy" if lazy else flavor)[f"_d_{_name_of(cls)}"]
     return fn

@@ -180,45 +180,48 @@ def iter_tensors(
     def each(owner: Message, name: str) -> Iterable[Any]:
         return _lazy.peek(owner, name, needles) if peek else getattr(owner, name)
 
-    if isinstance(message, TensorProto):
-        yield message
-    elif isinstance(message, ModelProto):
-        yield from iter_tensors(message.graph, peek=peek, needles=needles)
-        for function in each(message, "functions"):
-            yield from iter_tensors(function, peek=peek, needles=needles)
-        for info in each(message, "training_info"):
-            yield from iter_tensors(info.initialization, peek=peek, needles=needles)
-            yield from iter_tensors(info.algorithm, peek=peek, needles=needles)
-    elif isinstance(message, GraphProto):
-        yield from each(message, "initializer")
-        for sparse in each(message, "sparse_initializer"):
-            yield from iter_tensors(sparse, peek=peek, needles=needles)
-        for node in each(message, "node"):
-            yield from iter_tensors(node, peek=peek, needles=needles)
-    elif isinstance(message, (NodeProto, FunctionProto)):
-        name = "attribute" if isinstance(message, NodeProto) else "attribute_proto"
-        for attribute in each(message, name):
-            yield from iter_tensors(attribute, peek=peek, needles=needles)
-        if isinstance(message, FunctionProto):
+    def walk(message: Message) -> Iterator[TensorProto]:
+        if isinstance(message, TensorProto):
+            yield message
+        elif isinstance(message, ModelProto):
+            yield from walk(message.graph)
+            for function in each(message, "functions"):
+                yield from walk(function)
+            for info in each(message, "training_info"):
+                yield from walk(info.initialization)
+                yield from walk(info.algorithm)
+        elif isinstance(message, GraphProto):
+            yield from each(message, "initializer")
+            for sparse in each(message, "sparse_initializer"):
+                yield from walk(sparse)
             for node in each(message, "node"):
-                yield from iter_tensors(node, peek=peek, needles=needles)
-    elif isinstance(message, AttributeProto):
-        if message.HasField("t"):
-            yield message.t
-        yield from each(message, "tensors")
-        if message.HasField("sparse_tensor"):
-            yield from iter_tensors(message.sparse_tensor, peek=peek, needles=needles)
-        for sparse in each(message, "sparse_tensors"):
-            yield from iter_tensors(sparse, peek=peek, needles=needles)
-        if message.HasField("g"):
-            yield from iter_tensors(message.g, peek=peek, needles=needles)
-        for graph in each(message, "graphs"):
-            yield from iter_tensors(graph, peek=peek, needles=needles)
-    elif isinstance(message, SparseTensorProto):
-        if message.HasField("values"):
-            yield message.values
-        if message.HasField("indices"):
-            yield message.indices
+                yield from walk(node)
+        elif isinstance(message, (NodeProto, FunctionProto)):
+            name = "attribute" if isinstance(message, NodeProto) else "attribute_proto"
+            for attribute in each(message, name):
+                yield from walk(attribute)
+            if isinstance(message, FunctionProto):
+                for node in each(message, "node"):
+                    yield from walk(node)
+        elif isinstance(message, AttributeProto):
+            if message.HasField("t"):
+                yield message.t
+            yield from each(message, "tensors")
+            if message.HasField("sparse_tensor"):
+                yield from walk(message.sparse_tensor)
+            for sparse in each(message, "sparse_tensors"):
+                yield from walk(sparse)
+            if message.HasField("g"):
+                yield from walk(message.g)
+            for graph in each(message, "graphs"):
+                yield from walk(graph)
+        elif isinstance(message, SparseTensorProto):
+            if message.HasField("values"):
+                yield message.values
+            if message.HasField("indices"):
+                yield message.indices
+
+    return walk(message)
 
 
 def uses_external_data(tensor: TensorProto) -> bool:
