@@ -24,6 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import wirecodec  # noqa: E402
+from fuzz._common import make_all_lazy  # noqa: E402
 from tests.reference import backend_corpus, message_class, pb_class  # noqa: E402
 from wirecodec.wire import encode_varint  # noqa: E402
 
@@ -107,14 +108,6 @@ def check(cls_name: str, data: bytes) -> str:
 
 
 Finding = tuple[str, str, bytes]
-
-
-def make_all_lazy() -> None:
-    """Defer every element of every repeated message field for the rest of the run, so
-    mutations exercise validation and deferred decoding instead of the eager path only."""
-    from wirecodec.compile import defer_every_element
-
-    defer_every_element().__enter__()
 
 
 def _worker(args: tuple[list[Seed], int, int, bool]) -> tuple[collections.Counter[str], list[Finding]]:

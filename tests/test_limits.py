@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +16,8 @@ from schema_dsl.onnx import GraphProto, ModelProto, OptionalProto, TensorProto
 from tests.reference import TOP_LEVEL
 from wirecodec import DecodeError, LimitError, TensorError, decode, encode, to_array
 from wirecodec.wire import encode_varint
+
+T = TypeVar("T")
 
 
 def _wrap(field_tag: bytes, inner: bytes) -> bytes:
@@ -121,22 +125,24 @@ def test_absurd_dims_are_tensor_errors_without_allocation(dims: list[int]) -> No
     assert peak < 1 << 20
 
 
+def _traced_peak(action: Callable[[], T]) -> tuple[T, int]:
+    """What ``action`` returns, and the peak of Python allocations while it ran."""
+    tracemalloc.start()
+    try:
+        result = action()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
 def test_memory_amplification_of_empty_nodes_stays_bounded() -> None:
     data = b"\x0a\x00" * 200_000  # 400 KB of empty NodeProtos
-    tracemalloc.start()
-    try:
-        graph = decode(GraphProto, data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    graph, peak = _traced_peak(lambda: decode(GraphProto, data))
     # Small elements wait as 4-byte offsets: ~2x (upb: ~79x on the same input).
     assert peak / len(data) < 4
-    tracemalloc.start()
-    try:
-        assert len(graph.node) == 200_000
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    count, peak = _traced_peak(lambda: len(graph.node))
+    assert count == 200_000
     # Reading them makes every node a Python object: ~40-50x; fail only on a real regression.
     assert peak / len(data) < 100
 
@@ -154,12 +160,7 @@ def test_memory_amplification_of_empty_nodes_stays_bounded() -> None:
 def test_memory_amplification_of_the_worst_shapes_found_stays_bounded(node: bytes, bound: int) -> None:
     """The shapes that get the most objects past the deferral rule (bench_amplification.py)."""
     data = node * (400_000 // len(node))
-    tracemalloc.start()
-    try:
-        graph = decode(GraphProto, data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    graph, peak = _traced_peak(lambda: decode(GraphProto, data))
     assert len(graph.node) == len(data) // len(node)
     assert peak / len(data) < bound
 
