@@ -21,6 +21,6 @@ __all__ = ["EXPECTED", "ROOT", "TOP_LEVEL", "make_all_lazy"]
 def make_all_lazy() -> None:
     """Defer every element of every repeated message field for the rest of the run, so
     inputs exercise validation and deferred decoding instead of the eager path only."""
-    from wirecodec.compile import defer_every_element
+    from wirecodec.protobuf.compile import defer_every_element
 
     defer_every_element().__enter__()

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import wirecodec  # noqa: E402
 from fuzz._common import make_all_lazy  # noqa: E402
 from tests.reference import backend_corpus, message_class, pb_class  # noqa: E402
-from wirecodec.wire import encode_varint  # noqa: E402
+from wirecodec.protobuf.wire import encode_varint  # noqa: E402
 
 Seed = tuple[str, bytes]
 

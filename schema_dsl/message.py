@@ -11,7 +11,7 @@ Representation (chosen for decode speed, see docs/format.md):
   (which, on large trees, would set off full garbage collections);
 * unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim;
 * a decoder may leave a repeated message field *pending*: the ``_lazy`` list holds the
-  field's name followed by an object whose ``load()`` returns the elements (wirecodec._lazy).
+  field's name followed by an object whose ``load()`` returns the elements (wirecodec.protobuf.lazy).
   The field's name is then absent from ``__dict__``, so the first read reaches the
   class descriptor, which loads and stores the list; everything that looks at
   ``__dict__`` wholesale (ListFields, copies, pickling, the encoder) loads first.

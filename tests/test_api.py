@@ -13,8 +13,9 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec import ExternalDataError, to_array
-from wirecodec.api import load, load_tensor, save, save_tensor
 from wirecodec.examples.build_mlp import build
+from wirecodec.files.load import load, load_tensor
+from wirecodec.files.save import save, save_tensor
 
 onnx = pytest.importorskip("onnx", reason="onnx is the reference (test extra)")
 from onnx import helper, numpy_helper  # noqa: E402
@@ -216,7 +217,7 @@ def test_a_crash_while_writing_leaves_the_old_file(
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(wirecodec.api, "write_chunks", fail)
+    monkeypatch.setattr(wirecodec.files.save, "write_chunks", fail)
     with pytest.raises(OSError, match="No space"):
         save(build(), path, external_data=True, size_threshold=1)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

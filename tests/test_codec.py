@@ -120,7 +120,7 @@ def test_int32_read_from_a_five_byte_varint_truncates() -> None:
 
 def test_sint_zigzag() -> None:
     assert encode(All(s32=-2)) == bytes.fromhex("2803")
-    assert encode(All(s64=-(2**63))) == b"\x30" + wirecodec.wire.encode_varint(2**64 - 1)
+    assert encode(All(s64=-(2**63))) == b"\x30" + wirecodec.protobuf.wire.encode_varint(2**64 - 1)
 
 
 # -- round trips at every kind's extremes -------------------------------------------------
@@ -241,7 +241,7 @@ def test_repeated_submessage_occurrences_merge() -> None:
 
 
 def test_packed_and_unpacked_both_accepted() -> None:
-    unpacked = b"".join(b"\x98\x01" + wirecodec.wire.encode_varint(v) for v in (1, 2, 300))
+    unpacked = b"".join(b"\x98\x01" + wirecodec.protobuf.wire.encode_varint(v) for v in (1, 2, 300))
     assert decode(All, unpacked).r_i64p == [1, 2, 300]
     packed = b"\x92\x01\x04\x01\x02\xac\x02"
     assert decode(All, packed).r_i64 == [1, 2, 300]
@@ -411,7 +411,7 @@ def test_malformed_input_gives_decode_error_with_path(data: bytes, path: str, re
 def _nested(depth: int) -> bytes:
     data = b""
     for _ in range(depth):
-        data = b"\x8a\x01" + wirecodec.wire.encode_varint(len(data)) + data
+        data = b"\x8a\x01" + wirecodec.protobuf.wire.encode_varint(len(data)) + data
     return data
 
 

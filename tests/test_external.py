@@ -11,7 +11,7 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
 from wirecodec import ExternalDataError, to_array
-from wirecodec.api import load
+from wirecodec.files.load import load
 
 SECRET = b"top-secret-bytes" * 4
 

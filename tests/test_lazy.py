@@ -1,4 +1,4 @@
-"""Lazy repeated sub-messages (wirecodec._lazy) behave exactly like eager decoding.
+"""Lazy repeated sub-messages (wirecodec.protobuf.lazy) behave exactly like eager decoding.
 
 Most tests run with every element of every repeated message field left waiting
 (``all_lazy``), so the lazy paths see the whole onnx backend corpus and thousands of
@@ -22,8 +22,8 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from wirecodec import DecodeError, LimitError, decode, encode
-from wirecodec.compile import defer_every_element
-from wirecodec.wire import encode_varint
+from wirecodec.protobuf.compile import defer_every_element
+from wirecodec.protobuf.wire import encode_varint
 
 
 @pytest.fixture

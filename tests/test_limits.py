@@ -15,7 +15,7 @@ from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, OptionalProto, TensorProto
 from tests.reference import TOP_LEVEL
 from wirecodec import DecodeError, LimitError, TensorError, decode, encode, to_array
-from wirecodec.wire import encode_varint
+from wirecodec.protobuf.wire import encode_varint
 
 T = TypeVar("T")
 

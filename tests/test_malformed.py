@@ -10,7 +10,7 @@ import pytest
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec import DecodeError, decode, encode
-from wirecodec.wire import encode_varint
+from wirecodec.protobuf.wire import encode_varint
 
 NODE = NodeProto(op_type="Relu", input=["x"], output=["y"], attribute=[AttributeProto(name="a", i=5, type=2)])
 MODEL = ModelProto(ir_version=9, graph=GraphProto(name="g", node=[NODE]))

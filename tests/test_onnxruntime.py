@@ -10,7 +10,8 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import ModelProto
-from wirecodec.api import load, save
+from wirecodec.files.load import load
+from wirecodec.files.save import save
 
 onnx = pytest.importorskip("onnx", reason="onnx builds the reference models (test extra)")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the reference runtime (test extra)")

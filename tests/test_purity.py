@@ -17,7 +17,8 @@ def test_importing_and_using_wirecodec_loads_no_reference_package() -> None:
         from wirecodec.examples.build_mlp import build
         model = wirecodec.decode(schema_dsl.onnx.ModelProto, wirecodec.encode(build()))
         assert model.graph.node[0].op_type == "Gemm"
-        for optional in ("wirecodec.tensors", "wirecodec.values", "wirecodec.api", "wirecodec.external"):
+        for optional in ("wirecodec.tensors", "wirecodec.tensors.values", "wirecodec.files.load",
+                         "wirecodec.files.save", "wirecodec.files.external", "wirecodec.cli"):
             try:
                 __import__(optional)
             except ModuleNotFoundError as exc:

@@ -18,8 +18,9 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
 from wirecodec import ExternalDataError
-from wirecodec.api import load, save
-from wirecodec.external import iter_tensors
+from wirecodec.files.external import iter_tensors
+from wirecodec.files.load import load
+from wirecodec.files.save import save
 
 onnx = pytest.importorskip("onnx", reason="onnx is the reference for what moves (test extra)")
 from onnx import helper, numpy_helper  # noqa: E402
@@ -173,7 +174,7 @@ def test_a_refused_reference_leaves_the_model_unchanged(tmp_path: pathlib.Path) 
     model = ModelProto(graph=GraphProto(initializer=[ref("fine", "good.bin"), ref("evil", "../secret")]))
     before = wirecodec.encode(model)
     with pytest.raises(ExternalDataError, match="evil"):
-        wirecodec.api.load_external_data_into(model, tmp_path)
+        wirecodec.files.load.load_external_data_into(model, tmp_path)
     assert wirecodec.encode(model) == before  # "fine" was not half-loaded
 
 

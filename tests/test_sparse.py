@@ -11,8 +11,8 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
 from wirecodec import DecodeError
-from wirecodec._sparse import payload_ranges
-from wirecodec.api import _Mapped, load
+from wirecodec.files.load import _Mapped, load
+from wirecodec.protobuf.sparse import payload_ranges
 
 
 def _weights_model(path: pathlib.Path, tensors: int = 4, floats: int = 300_000) -> bytes:

@@ -27,9 +27,8 @@ from hypothesis.extra import numpy as hnp
 from schema_dsl import Message
 from schema_dsl.onnx import TensorProto
 from tests.reference import CorpusItem, backend_corpus, iter_messages, message_class
-from wirecodec import WireCodecError, decode, encode, tensors
+from wirecodec import TensorError, WireCodecError, decode, encode, tensors
 from wirecodec.tensors import (
-    TensorError,
     array_from_raw,
     data_type_of,
     from_array,
@@ -96,7 +95,7 @@ def require_ml() -> Any:
 @pytest.fixture
 def no_ml(monkeypatch: pytest.MonkeyPatch) -> None:
     """Simulate an environment without ml_dtypes."""
-    monkeypatch.setattr(tensors, "_ml_dtypes", lambda: None)
+    monkeypatch.setattr(tensors.dtypes, "_ml_dtypes", lambda: None)
 
 
 def roundtrip(tensor: TensorProto) -> TensorProto:
@@ -379,7 +378,7 @@ def test_fallback_storage_arrays_have_ml_dtypes_bits(code: int, monkeypatch: pyt
             with_ml = to_array(tensor)
             expected = encode(from_array(with_ml, "t"))
             with monkeypatch.context() as m:
-                m.setattr(tensors, "_ml_dtypes", lambda: None)
+                m.setattr(tensors.dtypes, "_ml_dtypes", lambda: None)
                 assert not ml_dtypes_available()
                 storage = to_array(tensor)
                 assert storage.dtype == (np.uint16 if code == DT.BFLOAT16 else np.uint8)
@@ -489,7 +488,7 @@ def test_raw_data_is_a_read_only_view(code: int, ml_present: bool, monkeypatch: 
     if ml_present:
         require_ml()
     else:
-        monkeypatch.setattr(tensors, "_ml_dtypes", lambda: None)
+        monkeypatch.setattr(tensors.dtypes, "_ml_dtypes", lambda: None)
     count = 6
     raw = bytes(range(1, 1 + raw_size(code, count))) if code != DT.BOOL else bytes([1, 0] * 3)
     buffer = bytearray(encode(TensorProto(name="v", dims=[2, 3], data_type=code, raw_data=raw)))
@@ -570,7 +569,7 @@ def test_bool_bytes_other_than_one_are_true() -> None:
 
 def test_big_endian_host_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     ml = require_ml()
-    monkeypatch.setattr(tensors, "_LITTLE_ENDIAN_HOST", False)
+    monkeypatch.setattr(tensors.reading, "_LITTLE_ENDIAN_HOST", False)
     buffer = bytearray(struct.pack("<3f", 1, 2, 3))
     array = array_from_raw(buffer, DT.FLOAT, [3])
     assert array.dtype == np.float32 and array.tolist() == [1.0, 2.0, 3.0]

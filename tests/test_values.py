@@ -17,8 +17,9 @@ from hypothesis.extra import numpy as hnp
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, SparseTensorProto, TensorProto
 from tests.reference import CorpusItem, backend_corpus, message_class
 from wirecodec import decode, encode
-from wirecodec.tensors import TensorError, from_array
-from wirecodec.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
+from wirecodec.errors import TensorError
+from wirecodec.tensors import from_array
+from wirecodec.tensors.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
 
 Elem = SequenceProto.DataType
 DT = TensorProto.DataType

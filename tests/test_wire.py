@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wirecodec import DecodeError, LimitError
-from wirecodec.wire import (
+from wirecodec.protobuf.wire import (
     encode_varint,
     read_tag,
     read_varint,

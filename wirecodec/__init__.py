@@ -7,9 +7,6 @@
 ('demo', [])
 """
 
-from wirecodec.api import load, load_tensor, save, save_tensor
-from wirecodec.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
-from wirecodec.compile import source
 from wirecodec.errors import (
     CheckError,
     DecodeError,
@@ -19,6 +16,10 @@ from wirecodec.errors import (
     TensorError,
     WireCodecError,
 )
+from wirecodec.files.load import load, load_external_data_into, load_tensor
+from wirecodec.files.save import save, save_tensor
+from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
+from wirecodec.protobuf.compile import source
 from wirecodec.tensors import (
     array_from_raw,
     data_type_of,
@@ -29,7 +30,7 @@ from wirecodec.tensors import (
     to_array,
     to_float32,
 )
-from wirecodec.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
+from wirecodec.tensors.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -51,6 +52,7 @@ __all__ = [
     "from_list",
     "from_optional",
     "load",
+    "load_external_data_into",
     "load_tensor",
     "ml_dtypes_available",
     "numpy_dtype",

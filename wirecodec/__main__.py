@@ -1,4 +1,4 @@
-"""Entry point for ``python -m wirecodec``."""
+"""``python -m wirecodec``: see :mod:`wirecodec.cli`."""
 
 import sys
 

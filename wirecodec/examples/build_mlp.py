@@ -23,7 +23,7 @@ from schema_dsl.onnx import (
     TypeProto,
     ValueInfoProto,
 )
-from wirecodec.codec import encode
+from wirecodec.protobuf.codec import encode
 
 FLOAT = TensorProto.DataType.FLOAT
 

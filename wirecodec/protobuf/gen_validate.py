@@ -3,7 +3,7 @@
 ``_v_<name>(buf, pos, end, depth) -> None`` walks the same records as the decoder
 ``_d_<name>``, reads every tag, length, varint and fixed-width value with the same
 inline code (so the same inputs fail, at the same offsets, with the same reasons) and
-recurses into sub-messages, but stores nothing. Lazy decoding (wirecodec._lazy) runs it
+recurses into sub-messages, but stores nothing. Lazy decoding (wirecodec.protobuf.lazy) runs it
 on the elements it does not decode yet, so that an invalid element is still rejected
 when its owner is decoded, as protobuf would.
 """
@@ -11,7 +11,13 @@ when its owner is decoded, as protobuf would.
 from __future__ import annotations
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec._gen_decode import FIXED_KINDS, Writer, emit_read_length, emit_read_varint, emit_record_loop
+from wirecodec.protobuf.gen_decode import (
+    FIXED_KINDS,
+    Writer,
+    emit_read_length,
+    emit_read_varint,
+    emit_record_loop,
+)
 
 
 class ValidatorSource:

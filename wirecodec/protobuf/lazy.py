@@ -1,6 +1,6 @@
 """Small repeated sub-messages kept as byte offsets until their field is first read.
 
-In the lazy namespaces (see wirecodec.compile) a decoder meeting an element of a
+In the lazy namespaces (see wirecodec.protobuf.compile) a decoder meeting an element of a
 repeated message field decodes it at once only if its payload is at least
 :data:`SMALL` bytes. A smaller element is only *validated* (by a generated ``_v_``
 function that rejects exactly what the decoder would, at the same offset, with the
@@ -28,10 +28,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from schema_dsl import Message
-from wirecodec._gcpause import gc_paused
-from wirecodec._runtime import enter_field
 from wirecodec.errors import DecodeError
-from wirecodec.wire import read_tag, read_varint, skip_field
+from wirecodec.protobuf.gcpause import gc_paused
+from wirecodec.protobuf.runtime import enter_field
+from wirecodec.protobuf.wire import read_tag, read_varint, skip_field
 
 __all__ = [
     "CHECKED",

@@ -8,7 +8,7 @@ so each payload is referenced once and copied once, when the chunks are joined o
 written out.
 
 Type errors are not checked here beyond what the operations themselves reject; when
-anything raises, :mod:`wirecodec.codec` re-walks the message to report which field.
+anything raises, :mod:`wirecodec.protobuf.codec` re-walks the message to report which field.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec.wire import encode_varint
+from wirecodec.protobuf.wire import encode_varint
 
 _VARINT_ENCODER: Final = {
     Kind.INT64: "_v_i64",

@@ -25,7 +25,7 @@ from schema_dsl.onnx import (
     TensorProto,
 )
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.external import uses_external_data
+from wirecodec.files.external import uses_external_data
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type

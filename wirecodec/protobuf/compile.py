@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
-from wirecodec import _lazy
-from wirecodec import _runtime as rt
-from wirecodec._gen_decode import DecoderSource
-from wirecodec._gen_encode import EncoderSource
-from wirecodec._gen_validate import ValidatorSource
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.wire import (
+from wirecodec.protobuf import lazy as _lazy
+from wirecodec.protobuf import runtime as rt
+from wirecodec.protobuf.gen_decode import DecoderSource
+from wirecodec.protobuf.gen_encode import EncoderSource
+from wirecodec.protobuf.gen_validate import ValidatorSource
+from wirecodec.protobuf.wire import (
     encode_varint,
     pack_f64,
     pack_i32,
@@ -216,7 +216,7 @@ def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False
     """The compiled decoder of ``cls`` for buffers of the given flavour.
 
     A ``lazy`` decoder keeps small elements of repeated sub-message fields as validated
-    offsets into the buffer (wirecodec._lazy); use it only on buffers that will not change.
+    offsets into the buffer (wirecodec.protobuf.lazy); use it only on buffers that will not change.
     """
     fn: Decoder = _ensure(cls, f"{flavor}+lazy" if lazy else flavor)[f"_d_{_name_of(cls)}"]
     return fn
@@ -246,7 +246,7 @@ def defer_every_element() -> Iterator[None]:
     """For tests and fuzzing: defer every element of every repeated message field.
 
     Normally only small elements past the first few of a field wait
-    (wirecodec._lazy), which small test inputs rarely reach; inside this block every
+    (wirecodec.protobuf.lazy), which small test inputs rarely reach; inside this block every
     element takes the validate-now, decode-on-first-read path. Not thread-safe: it
     changes the shared lazy decoders while it lasts.
     """

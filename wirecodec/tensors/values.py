@@ -7,7 +7,7 @@ numpy arrays through :func:`wirecodec.tensors.to_array` (and back through
 writes, these write byte for byte.
 
 >>> import numpy as np
->>> from wirecodec.values import from_list, to_list
+>>> from wirecodec.tensors.values import from_list, to_list
 >>> seq = from_list([np.array([1, 2], dtype=np.int32), np.array([3], dtype=np.int32)], "s")
 >>> seq.elem_type, len(seq.tensor_values)
 (1, 2)
@@ -28,7 +28,10 @@ from typing import Any, Final
 import numpy as np
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
-from wirecodec.tensors import TensorError, data_type_of, from_array, to_array
+from wirecodec.errors import TensorError
+from wirecodec.tensors.dtypes import data_type_of
+from wirecodec.tensors.reading import to_array
+from wirecodec.tensors.writing import from_array
 
 __all__ = ["from_dict", "from_list", "from_optional", "to_dict", "to_list", "to_optional"]
 

@@ -31,8 +31,8 @@ from schema_dsl.onnx import (
     SparseTensorProto,
     TensorProto,
 )
-from wirecodec import _lazy
 from wirecodec.errors import ExternalDataError
+from wirecodec.protobuf import lazy as _lazy
 
 __all__ = [
     "ExternalDataStore",
@@ -172,7 +172,7 @@ def iter_tensors(
     """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions.
 
     ``peek=True`` is for looking only: elements still waiting to be decoded
-    (wirecodec._lazy) are decoded one at a time and dropped instead of loaded, so a
+    (wirecodec.protobuf.lazy) are decoded one at a time and dropped instead of loaded, so a
     model read lazily stays small; waiting elements whose bytes contain none of
     ``needles`` are skipped. Tensors it yields may then be temporary copies.
     """

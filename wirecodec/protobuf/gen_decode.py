@@ -271,7 +271,7 @@ v = {unpack}(buf, pos)[0]""",
 
     def _lazy_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """One element of a repeated message field: decoded now if big, else validated and
-        recorded by offset (see wirecodec._lazy)."""
+        recorded by offset (see wirecodec.protobuf.lazy)."""
         r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
         fn = self._fn(spec.message_type)
         w(ind, f"if n >= _SMALL or ({s} is None and ({r} is None or len({r}) < _EAGER_FIRST)):")

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
-from wirecodec import _runtime as rt
-from wirecodec._gcpause import gc_paused
-from wirecodec._lazy import CHECKED
-from wirecodec.compile import Flavor, decoder, encoder
 from wirecodec.errors import DecodeError, EncodeError, LimitError
+from wirecodec.protobuf import runtime as rt
+from wirecodec.protobuf.compile import Flavor, decoder, encoder
+from wirecodec.protobuf.gcpause import gc_paused
+from wirecodec.protobuf.lazy import CHECKED
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -86,7 +86,7 @@ def decode_split(
     The two hold the same bytes at the same offsets (``buf`` may lack the contents of
     ``bytes`` fields, which are never read from it). ``lazy`` applies only when ``view``
     is read-only; the caller promises ``buf`` does not change either. Internal: see
-    wirecodec._sparse.
+    wirecodec.protobuf.sparse.
     """
     if not 0 <= max_depth < CHECKED:
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")

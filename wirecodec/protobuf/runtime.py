@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from wirecodec.errors import DecodeError
-from wirecodec.wire import (
+from wirecodec.protobuf.wire import (
     Buffer,
     encode_varint,
     pack_f32,
