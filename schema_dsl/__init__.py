@@ -13,6 +13,7 @@ The classes know nothing about bytes; :mod:`wirecodec` compiles codecs from them
 (True, [])
 """
 
+from schema_dsl.enums import ProtoEnum
 from schema_dsl.fields import (
     BOOL,
     BYTES,
@@ -62,6 +63,7 @@ __all__ = [
     "Kind",
     "Message",
     "MessageSchema",
+    "ProtoEnum",
     "SchemaError",
     "WireType",
     "optional",

@@ -272,6 +272,7 @@ class Message:
                     "(give it a value such as optional(...) or repeated(...))"
                 )
         field_names = {s.name for s in specs}
+        _expose_enum_values(cls, field_names)
         for group in sorted({s.oneof for s in specs if s.oneof is not None} & field_names):
             raise SchemaError(f"{cls.__qualname__}: oneof {group!r} has the name of a field")
         numbers = [s.number for s in specs]
@@ -447,6 +448,22 @@ class Message:
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
+
+
+def _expose_enum_values(cls: type, field_names: set[str]) -> None:
+    """Each value of an enum declared in ``cls`` becomes an int class attribute, as protobuf does."""
+    taken: dict[str, str] = {}
+    for enum_name, value in list(cls.__dict__.items()):
+        if not (isinstance(value, type) and issubclass(value, enum.IntEnum)):
+            continue
+        for member in value:
+            if member.name in field_names or member.name in taken:
+                clash = "a field" if member.name in field_names else f"a value of {taken[member.name]}"
+                raise SchemaError(
+                    f"{cls.__qualname__}.{enum_name}.{member.name}: the name is already {clash}"
+                )
+            taken[member.name] = enum_name
+            setattr(cls, member.name, int(member))
 
 
 def _set_with_oneof(self: Message, name: str, value: Any) -> None:

@@ -7,8 +7,9 @@ Every message and enum of ``onnx-ml.proto``, ``onnx-data.proto`` and
 
 from __future__ import annotations
 
-import enum
+from typing import Final
 
+from schema_dsl.enums import ProtoEnum
 from schema_dsl.fields import (
     BYTES,
     DOUBLE,
@@ -27,6 +28,9 @@ from schema_dsl.message import Message
 PROTO_PACKAGE = "onnx"
 
 __all__ = [
+    "EXPERIMENTAL",
+    "IR_VERSION",
+    "STABLE",
     "AttributeProto",
     "DeviceConfigurationProto",
     "FunctionProto",
@@ -59,7 +63,7 @@ __all__ = [
 Bytes = bytes | memoryview
 
 
-class Version(enum.IntEnum):
+class Version(ProtoEnum):
     """IR versions; each value names the date its release was frozen."""
 
     _START_VERSION = 0
@@ -79,7 +83,7 @@ class Version(enum.IntEnum):
     IR_VERSION = 14
 
 
-class OperatorStatus(enum.IntEnum):
+class OperatorStatus(ProtoEnum):
     """Whether an operator's definition may still change."""
 
     EXPERIMENTAL = 0
@@ -89,7 +93,7 @@ class OperatorStatus(enum.IntEnum):
 class AttributeProto(Message):
     """A named constant parameter of a node: one value of the kind ``type`` names."""
 
-    class AttributeType(enum.IntEnum):
+    class AttributeType(ProtoEnum):
         UNDEFINED = 0
         FLOAT = 1
         INT = 2
@@ -255,7 +259,7 @@ class GraphProto(Message):
 class TensorProto(Message):
     """A tensor value: element type, shape, and data (raw bytes, typed fields or external)."""
 
-    class DataType(enum.IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         FLOAT = 1
         UINT8 = 2
@@ -286,7 +290,7 @@ class TensorProto(Message):
         FLOAT6E2M3 = 27
         FLOAT6E3M2 = 28
 
-    class DataLocation(enum.IntEnum):
+    class DataLocation(ProtoEnum):
         DEFAULT = 0
         EXTERNAL = 1
 
@@ -410,7 +414,7 @@ class FunctionProto(Message):
 class SequenceProto(Message):
     """A sequence value (test data): elements of one kind, named by ``elem_type``."""
 
-    class DataType(enum.IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         TENSOR = 1
         SPARSE_TENSOR = 2
@@ -440,7 +444,7 @@ class MapProto(Message):
 class OptionalProto(Message):
     """An optional value (test data): at most one element of the kind ``elem_type`` names."""
 
-    class DataType(enum.IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         TENSOR = 1
         SPARSE_TENSOR = 2
@@ -481,3 +485,9 @@ class OperatorSetProto(Message):
     doc_string: str = optional(6, STRING)
     operator: list[OperatorProto] = repeated(8, MESSAGE)
     functions: list[FunctionProto] = repeated(9, MESSAGE)
+
+
+# Module-level enum values, as the onnx package exposes them (``onnx.IR_VERSION``).
+IR_VERSION: Final = int(Version.IR_VERSION)
+EXPERIMENTAL: Final = int(OperatorStatus.EXPERIMENTAL)
+STABLE: Final = int(OperatorStatus.STABLE)
