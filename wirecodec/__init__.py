@@ -13,6 +13,7 @@ from wirecodec.errors import (
     EncodeError,
     ExternalDataError,
     LimitError,
+    ParseError,
     TensorError,
     WireCodecError,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "EncodeError",
     "ExternalDataError",
     "LimitError",
+    "ParseError",
     "TensorError",
     "WireCodecError",
     "array_from_raw",

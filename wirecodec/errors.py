@@ -14,6 +14,7 @@ __all__ = [
     "EncodeError",
     "ExternalDataError",
     "LimitError",
+    "ParseError",
     "TensorError",
     "WireCodecError",
 ]
@@ -83,3 +84,17 @@ class ExternalDataError(WireCodecError, OSError):
 
 class CheckError(WireCodecError, ValueError):
     """A model violates the ONNX IR specification."""
+
+
+class ParseError(WireCodecError, ValueError):
+    """Text that does not parse: protobuf text format, JSON, or the ONNX textual syntax.
+
+    ``line`` and ``column`` (both 1-based) point at where the problem was found and
+    ``reason`` says what was expected there.
+    """
+
+    def __init__(self, reason: str, line: int, column: int) -> None:
+        self.reason = reason
+        self.line = line
+        self.column = column
+        super().__init__(f"{reason} (line {line}, column {column})")
