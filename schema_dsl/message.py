@@ -10,11 +10,12 @@ Representation (chosen for decode speed, see docs/format.md):
   protobuf's behaviour, and it keeps reads free of allocations that would outlive them
   (which, on large trees, would set off full garbage collections);
 * unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim;
-* a decoder may leave a repeated message field *pending*: the ``_lazy`` list holds the
-  field's name followed by an object whose ``load()`` returns the elements (wirecodec.protobuf.lazy).
-  The field's name is then absent from ``__dict__``, so the first read reaches the
-  class descriptor, which loads and stores the list; everything that looks at
-  ``__dict__`` wholesale (ListFields, copies, pickling, the encoder) loads first.
+* a decoder may leave a repeated message field *pending*: ``_lazy`` then holds a
+  :class:`DeferredTable` (the codec's; see wirecodec.protobuf.lazy) whose
+  ``take(name).load()`` gives the elements. The field's name is absent from
+  ``__dict__`` meanwhile, so the first read reaches the class descriptor, which loads
+  and stores the list; everything that looks at ``__dict__`` wholesale (ListFields,
+  copies, pickling, the encoder) loads first. That is all the message model knows of it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 import threading
 import types
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol
 
 from schema_dsl.fields import (
     MAX_FIELD_NUMBER,
@@ -36,7 +37,7 @@ from schema_dsl.fields import (
     SchemaError,
 )
 
-__all__ = ["Message", "MessageSchema", "resolve_message_type"]
+__all__ = ["DeferredTable", "Message", "MessageSchema", "resolve_message_type"]
 
 _UNKNOWN: Final = "_unknown"
 _LAZY: Final = "_lazy"  # see the module docstring
@@ -44,13 +45,36 @@ _OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
 _new_list: Final = list.__new__
 
 
-class MessageSchema:
-    """Everything the codec needs to know about one message class."""
+class PendingField(Protocol):
+    """What a deferred field's record offers the message model."""
 
-    __slots__ = ("by_name", "by_number", "cls", "detached", "fields", "full_name", "oneofs")
+    def load(self) -> list[Any]: ...
+
+
+class DeferredTable(Protocol):
+    """The fields a decoder left pending on a message (implemented by the codec)."""
+
+    def __contains__(self, name: object, /) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+    def take(self, name: str) -> PendingField | None: ...
+
+    def first_name(self) -> str | None: ...
+
+
+class MessageSchema:
+    """Everything the codec needs to know about one message class.
+
+    ``codecs`` is a cache the codec fills with what it generates for the class (keyed
+    by its own names); the schema never reads it, and it goes away with the class.
+    """
+
+    __slots__ = ("by_name", "by_number", "cls", "codecs", "detached", "fields", "full_name", "oneofs")
 
     def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
+        self.codecs: dict[str, Any] = {}
         self.detached: type[Message] = cls
         self.full_name = full_name
         self.fields = tuple(sorted(fields, key=lambda f: f.number))
@@ -142,14 +166,12 @@ class _MessageListDefault(_RepeatedDefault):
 _load_lock: Final = threading.RLock()
 
 
-def _take_pending(message: Message, name: str) -> Any:
+def _take_pending(message: Message, name: str) -> PendingField | None:
     """Remove and return the pending record of ``name`` (None if there is none)."""
     table = message._lazy
-    if table is None or name not in table:
+    if table is None:
         return None
-    at = table.index(name)
-    record = table[at + 1]
-    del table[at : at + 2]
+    record = table.take(name)
     if not table:
         object.__delattr__(message, _LAZY)
     return record
@@ -240,7 +262,7 @@ class Message:
 
     __schema__: ClassVar[MessageSchema]
     _unknown: ClassVar[tuple[Any, ...]] = ()
-    _lazy: ClassVar[list[Any] | None] = None  # pending repeated fields: [name, record, ...]
+    _lazy: ClassVar[DeferredTable | None] = None  # pending repeated fields (see the module docstring)
 
     def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -318,7 +340,9 @@ class Message:
     def _load_lazy(self) -> None:
         """Decode every pending repeated field (before looking at ``__dict__`` wholesale)."""
         while self._lazy:
-            _load_pending(self, self._lazy[0])
+            name = self._lazy.first_name()
+            assert name is not None
+            _load_pending(self, name)
 
     def WhichOneof(self, group: str) -> str | None:
         """The name of the member of oneof ``group`` that is present, or None."""

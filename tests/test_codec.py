@@ -436,9 +436,9 @@ def test_non_buffer_input_is_a_type_error() -> None:
 
 def test_generated_source_is_inspectable() -> None:
     text = wirecodec.source(All)
-    assert text.startswith("def _d_")
+    assert text.startswith("def decode_All(")
     assert "tag == 8" in text
-    assert "def _e_" in wirecodec.source(All, "encode")
+    assert "def encode_All(" in wirecodec.source(All, "encode")
 
 
 def test_decode_restores_the_collectors_state() -> None:

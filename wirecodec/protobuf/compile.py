@@ -1,24 +1,33 @@
-"""Schema → specialised Python functions, generated once per message class and cached.
+"""Schema → specialised Python functions, generated once per message class and kind.
 
-All decoders of one buffer flavour live in one namespace, so mutually recursive
-messages (GraphProto → NodeProto → AttributeProto → GraphProto) call each other
-directly as globals. :func:`source` shows what was generated, for debugging.
+Each message class gets, per *kind* of codec (an encoder, a decoder per buffer flavour,
+eager or lazy), its own namespace holding its generated function and the functions of
+the message types it contains, bound as globals (``_d_<field>``, ``_e_<field>``,
+``_v_<field>``), so mutually recursive messages (GraphProto → NodeProto →
+AttributeProto → GraphProto) call each other directly. The namespaces live in the
+class's schema (``MessageSchema.codecs``) and go away with the class; generated
+names depend only on the class and field names, never on compile order; the source is
+registered with :mod:`linecache`, so a traceback through generated code shows its
+lines. :func:`source` shows what was generated.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import linecache
 import struct
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy as _lazy
+from wirecodec.protobuf import lazy, paths
 from wirecodec.protobuf import runtime as rt
-from wirecodec.protobuf.gen_decode import DecoderSource
+from wirecodec.protobuf.gen_decode import DecoderSource, function_name
 from wirecodec.protobuf.gen_encode import EncoderSource
 from wirecodec.protobuf.gen_validate import ValidatorSource
 from wirecodec.protobuf.wire import (
@@ -37,6 +46,7 @@ from wirecodec.protobuf.wire import (
     unpack_i64,
     unpack_u32,
     unpack_u64,
+    zigzag_decode,
 )
 
 __all__ = ["Flavor", "decoder", "defer_every_element", "encoder", "source"]
@@ -59,6 +69,7 @@ def _not_a_list(value: object) -> None:
     raise TypeError(f"a repeated field needs a list, got {type(value).__name__}")
 
 
+# What generated code may call, by the names it uses.
 _HELPERS: Final[dict[str, Any]] = {
     "_new": object.__new__,
     "_rv": read_varint,
@@ -71,7 +82,7 @@ _HELPERS: Final[dict[str, Any]] = {
     "_to_i64": rt.to_int64,
     "_to_i32": rt.to_int32,
     "_to_u32": rt.to_uint32,
-    "_to_sint": rt.to_sint,
+    "_to_sint": zigzag_decode,
     "_uf32": unpack_f32,
     "_uf64": unpack_f64,
     "_ui32": unpack_i32,
@@ -83,14 +94,11 @@ _HELPERS: Final[dict[str, Any]] = {
     "_run": rt.unpack_run,
     "_rpv": rt.read_packed_varints,
     "_enum_unknown": rt.enum_unknown,
-    "_where": rt.where,
+    "_where": paths.where,
     # lazy repeated sub-messages
-    "_SMALL": _lazy.SMALL,
-    "_EAGER_FIRST": _lazy.EAGER_FIRST,
-    "_CHECKED": _lazy.CHECKED,
-    "_pending": _lazy.pending,
-    "_vpv": _lazy.check_packed_varints,
-    "_vwhere": _lazy.validator_where,
+    "_pending": lazy.pending,
+    "_vpv": lazy.check_packed_varints,
+    "_vwhere": paths.validator_where,
     # encoding
     "_MISSING": _MISSING,
     "_ev": encode_varint,
@@ -103,7 +111,6 @@ _HELPERS: Final[dict[str, Any]] = {
     "_v_bool": rt.bool_varint,
     "_chk_int": rt.check_int,
     "_f32b": rt.f32_bytes,
-    "_f32pack_exact": rt.f32_run_exact,
     "_f32pack": rt.f32_run,
     "_pf64": pack_f64,
     "_pi32": pack_i32,
@@ -116,28 +123,30 @@ _HELPERS: Final[dict[str, Any]] = {
     "_not_a_list": _not_a_list,
 }
 
-
-class _Namespace:
-    """One exec namespace holding generated functions for many message classes."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.globals: dict[str, Any] = dict(_HELPERS)
-        self.sources: dict[type, str] = {}
-        self.validator_sources: dict[type, str] = {}
-
+# kind -> (decoder flavour or None for the encoder, lazy thresholds or None)
+_KINDS: Final[dict[str, tuple[Flavor | None, lazy.Thresholds | None]]] = {
+    "encode": (None, None),
+    "decode": ("decode", None),
+    "str": ("str", None),
+    "decode+lazy": ("decode", lazy.DEFAULT),
+    "str+lazy": ("str", lazy.DEFAULT),
+    "decode+lazy-all": ("decode", lazy.EVERY_ELEMENT),
+    "str+lazy-all": ("str", lazy.EVERY_ELEMENT),
+}
 
 _LOCK: Final = threading.RLock()
-_NAMES: Final[dict[type, str]] = {}
-_SPACES: Final[dict[str, _Namespace]] = {}
+_DEFER_EVERY_ELEMENT: Final = contextvars.ContextVar("wirecodec_defer_every_element", default=False)
 
 
-def _name_of(cls: type) -> str:
-    name = _NAMES.get(cls)
-    if name is None:
-        safe = "".join(ch if ch.isalnum() else "_" for ch in cls.__qualname__)
-        name = _NAMES[cls] = f"{safe}_{len(_NAMES)}"
-    return name
+@dataclass
+class _Compiled:
+    """What one kind of codec generated for one class: its namespace, function and source."""
+
+    namespace: dict[str, Any]
+    function: Callable[..., Any]
+    source: str
+    validator: Callable[..., None] | None = None
+    validator_source: str = field(default="")
 
 
 def _reachable(root: type[Message]) -> list[type[Message]]:
@@ -154,77 +163,112 @@ def _reachable(root: type[Message]) -> list[type[Message]]:
     return list(seen)
 
 
-def _space(kind: str) -> _Namespace:
-    space = _SPACES.get(kind)
-    if space is None:
-        space = _SPACES[kind] = _Namespace(kind)
-    return space
+def _register(filename: str, text: str) -> None:
+    # As dataclasses and attrs do: tracebacks and inspect can then show generated lines.
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
 
-def _ensure(cls: type[Message], kind: str) -> dict[str, Any]:
-    space = _space(kind)
-    if cls in space.sources:
-        return space.globals
+def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
+    _register(filename, text)
+    exec(compile(text, filename, "exec"), namespace)
+    fn: Callable[..., Any] = namespace[name]
+    return fn
+
+
+def _filename(what: str, cls: type[Message]) -> str:
+    return f"<wirecodec {what} {cls.__module__}.{cls.__qualname__}>"
+
+
+def _build(cls: type[Message], kind: str) -> _Compiled:
+    flavor, thresholds = _KINDS[kind]
+    schema = cls.__schema__
+    gen: DecoderSource | EncoderSource
+    if flavor is None:
+        gen, name = EncoderSource(schema), function_name("encode", schema)
+    else:
+        gen, name = DecoderSource(schema, flavor, thresholds), function_name("decode", schema)
+    text = gen.source()
+    namespace = dict(_HELPERS)
+    namespace.update(gen.constants)
+    namespace["_C"] = cls
+    namespace["_D"] = schema.detached
+    return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
+
+
+def _link(cls: type[Message], compiled: _Compiled, kind: str, made: dict[type[Message], _Compiled]) -> None:
+    """Bind the functions of the message types ``cls`` contains into its namespace."""
+    flavor, thresholds = _KINDS[kind]
+    prefix = "_e_" if flavor is None else "_d_"
+    for spec in cls.__schema__.fields:
+        if spec.kind is not Kind.MESSAGE:
+            continue
+        target = spec.message_type
+        other = made.get(target) or target.__schema__.codecs[kind]
+        compiled.namespace[prefix + spec.name] = other.function
+        if thresholds is not None:
+            key = f"_v_{spec.name}"
+            compiled.namespace[key] = _validator_stub(compiled.namespace, key, target, kind)
+
+
+def _compiled(cls: type[Message], kind: str) -> _Compiled:
+    found: _Compiled | None = cls.__schema__.codecs.get(kind)
+    if found is not None:
+        return found
     with _LOCK:
-        for member in _reachable(cls):
-            if member in space.sources:
-                continue
-            name = _name_of(member)
-            for other in _reachable(member):
-                _name_of(other)
-            gen: DecoderSource | EncoderSource
-            if kind == "encode":
-                gen = EncoderSource(member.__schema__, _NAMES)
-            else:
-                flavor, _, lazy = kind.partition("+")
-                gen = DecoderSource(member.__schema__, _NAMES, flavor, lazy=bool(lazy))
-            text = gen.source()
-            if kind.endswith("+lazy"):
-                # Validators run only where small elements wait; most models need few.
-                space.globals[f"_v_{name}"] = _validator_stub(space, member)
-            space.globals.update(gen.constants)
-            space.globals[f"_C_{name}"] = member
-            space.globals[f"_D_{name}"] = member.__schema__.detached
-            code = compile(text, f"<wirecodec {kind} {member.__qualname__}>", "exec")
-            exec(code, space.globals)
-            space.sources[member] = text
-    return space.globals
+        made = {m: _build(m, kind) for m in _reachable(cls) if kind not in m.__schema__.codecs}
+        for member, compiled in made.items():
+            _link(member, compiled, kind, made)
+        # Published only once linked: readers take the cache without the lock.
+        for member, compiled in made.items():
+            member.__schema__.codecs[kind] = compiled
+    result: _Compiled = cls.__schema__.codecs[kind]
+    return result
 
 
-def _validator_stub(space: _Namespace, cls: type[Message]) -> Callable[..., None]:
-    """Stands in for ``cls``'s validator: generates it on first call, then steps aside."""
+def _validator_stub(
+    namespace: dict[str, Any], key: str, target: type[Message], kind: str
+) -> Callable[..., None]:
+    """Stands in for ``target``'s validator: generates it on first call, then steps aside.
+
+    Validators run only where small elements wait, and most models need few of them.
+    """
 
     def first_call(buf: Any, pos: int, end: int, depth: int) -> None:
-        _validator(space, cls)(buf, pos, end, depth)
+        fn = _validator(target, kind)
+        namespace[key] = fn
+        fn(buf, pos, end, depth)
 
     return first_call
 
 
-def _validator(space: _Namespace, cls: type[Message]) -> Callable[..., None]:
-    name = _name_of(cls)
+def _validator(cls: type[Message], kind: str) -> Callable[..., None]:
+    compiled = _compiled(cls, kind)
     with _LOCK:
-        if cls not in space.validator_sources:
-            text = ValidatorSource(cls.__schema__, _NAMES).source()
-            code = compile(text, f"<wirecodec {space.kind} validator {cls.__qualname__}>", "exec")
-            exec(code, space.globals)  # replaces the stub
-            space.validator_sources[cls] = text
-    fn: Callable[..., None] = space.globals[f"_v_{name}"]
-    return fn
+        if compiled.validator is None:
+            text = ValidatorSource(cls.__schema__).source()
+            name = function_name("validate", cls.__schema__)
+            compiled.validator = _exec(text, _filename(f"{kind} validator", cls), compiled.namespace, name)
+            compiled.validator_source = text
+    return compiled.validator
 
 
 def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False) -> Decoder:
     """The compiled decoder of ``cls`` for buffers of the given flavour.
 
     A ``lazy`` decoder keeps small elements of repeated sub-message fields as validated
-    offsets into the buffer (wirecodec.protobuf.lazy); use it only on buffers that will not change.
+    offsets into the buffer (wirecodec.protobuf.lazy); use it only on buffers that will
+    not change.
     """
-    fn: Decoder = _ensure(cls, f"{flavor}+lazy" if lazy else flavor)[f"_d_{_name_of(cls)}"]
+    kind: str = flavor
+    if lazy:
+        kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
+    fn: Decoder = _compiled(cls, kind).function
     return fn
 
 
 def encoder(cls: type[Message]) -> Encoder:
     """The compiled encoder of ``cls``."""
-    fn: Encoder = _ensure(cls, "encode")[f"_e_{_name_of(cls)}"]
+    fn: Encoder = _compiled(cls, "encode").function
     return fn
 
 
@@ -233,32 +277,24 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
 
     ``"decode+lazy"`` shows the lazy decoder followed by its validator.
     """
-    _ensure(cls, which)
-    space = _space(which)
+    compiled = _compiled(cls, which)
     if which.endswith("+lazy"):
-        _validator(space, cls)
-        return space.sources[cls] + "\n\n" + space.validator_sources[cls]
-    return space.sources[cls]
+        _validator(cls, which)
+        return compiled.source + "\n\n" + compiled.validator_source
+    return compiled.source
 
 
 @contextlib.contextmanager
 def defer_every_element() -> Iterator[None]:
-    """For tests and fuzzing: defer every element of every repeated message field.
+    """For tests and fuzzing: lazy decoding inside this block defers every element.
 
     Normally only small elements past the first few of a field wait
-    (wirecodec.protobuf.lazy), which small test inputs rarely reach; inside this block every
-    element takes the validate-now, decode-on-first-read path. Not thread-safe: it
-    changes the shared lazy decoders while it lasts.
+    (wirecodec.protobuf.lazy), which small test inputs rarely reach; inside this block
+    every element of every repeated message field takes the validate-now,
+    decode-on-first-read path. It applies to the current thread (or task) only.
     """
-    from schema_dsl.onnx import ModelProto
-
-    saved = []
-    for flavor in ("decode", "str"):
-        space = _ensure(ModelProto, f"{flavor}+lazy")
-        saved.append((space, space["_SMALL"], space["_EAGER_FIRST"]))
-        space["_SMALL"], space["_EAGER_FIRST"] = 1 << 62, 0
+    token = _DEFER_EVERY_ELEMENT.set(True)
     try:
         yield
     finally:
-        for space, small, first in saved:
-            space["_SMALL"], space["_EAGER_FIRST"] = small, first
+        _DEFER_EVERY_ELEMENT.reset(token)

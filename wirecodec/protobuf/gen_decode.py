@@ -6,30 +6,28 @@ bytes) is sliced for ``bytes`` fields so they stay views, ``depth`` is how many 
 levels of nesting are allowed. It dispatches on the whole tag, so a known field that
 arrives with the wrong wire type falls through to the unknown-field branch, as in
 protobuf.
+
+Names in the generated code are local to the message's own namespace (see
+wirecodec.protobuf.compile): ``_C`` is the class, ``_d_<field>`` the decoder of a
+message field's type, ``_v_<field>`` its validator, ``_E_<number>`` an enum's values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
+from wirecodec.protobuf.lazy import Thresholds
+from wirecodec.protobuf.source import (
+    FIXED_KINDS,
+    Writer,
+    emit_read_length,
+    emit_read_varint,
+    emit_record_loop,
+)
 
-# How each varint kind turns the raw 64-bit value into its Python value. ``slow`` is
-# applied only when the varint took more than one byte (one-byte values are already
-# right); ``always`` is applied to every value.
-_VARINT_SLOW: Final = {
-    Kind.INT64: "_to_i64(v)",
-    Kind.INT32: "_to_i32(v)",
-    Kind.ENUM: "_to_i32(v)",
-    Kind.UINT32: "_to_u32(v)",
-    Kind.UINT64: "v",
-}
-_VARINT_ALWAYS: Final = {
-    Kind.BOOL: "v != 0",
-    Kind.SINT32: "_to_sint(v & 0xFFFFFFFF)",
-    Kind.SINT64: "_to_sint(v)",
-}
+__all__ = ["DecoderSource", "function_name"]
+
 _PACKED_ALWAYS: Final = {
     Kind.BOOL: "x != 0",
     Kind.SINT32: "_to_sint(x & 0xFFFFFFFF)",
@@ -42,127 +40,23 @@ _PACKED_CONVERTER: Final = {
     Kind.UINT32: "_to_u32",
     Kind.UINT64: "None",
 }
-# Fixed-width kinds: (struct format letter, size in bytes, single-value unpacker name).
-FIXED_KINDS: Final = {
-    Kind.FLOAT: ("f", 4, "_uf32"),
-    Kind.FIXED32: ("I", 4, "_uu32"),
-    Kind.SFIXED32: ("i", 4, "_ui32"),
-    Kind.DOUBLE: ("d", 8, "_uf64"),
-    Kind.FIXED64: ("Q", 8, "_uu64"),
-    Kind.SFIXED64: ("q", 8, "_ui64"),
-}
 
 
-class Writer:
-    """Collects indented lines of generated source."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def __call__(self, indent: int, text: str) -> None:
-        for line in text.strip("\n").split("\n"):
-            self.lines.append("    " * indent + line)
-
-
-def emit_read_length(w: Writer, ind: int) -> None:
-    # Leaves the payload at buf[pos:p2].
-    w(
-        ind,
-        """
-if pos >= end:
-    raise _trunc("length", 1, pos, end)
-n = buf[pos]
-if n < 128:
-    pos += 1
-else:
-    n, pos = _rv(buf, pos, end)
-p2 = pos + n
-if p2 > end:
-    raise _lenerr(buf, start, n, end)""",
-    )
-
-
-def emit_read_varint(w: Writer, ind: int, kind: Kind | None) -> None:
-    # ``kind=None`` only checks the varint (for validators).
-    w(
-        ind,
-        """
-if pos >= end:
-    raise _trunc("varint", 1, pos, end)
-v = buf[pos]
-if v < 128:
-    pos += 1
-else:
-    v, pos = _rv(buf, pos, end)""",
-    )
-    if kind is None:
-        return
-    if kind in _VARINT_SLOW and _VARINT_SLOW[kind] != "v":
-        w(ind + 1, f"v = {_VARINT_SLOW[kind]}")
-    if kind in _VARINT_ALWAYS:
-        w(ind, f"v = {_VARINT_ALWAYS[kind]}")
-
-
-def emit_record_loop(
-    w: Writer,
-    fields: tuple[FieldSpec, ...],
-    single: Callable[[Writer, int, FieldSpec], None],
-    packed: Callable[[Writer, int, FieldSpec], None],
-) -> None:
-    """The loop over a message's records, shared by decoders and validators.
-
-    Reads each tag (one-byte fast path), dispatches on the whole tag to ``single`` (one
-    occurrence of a field) or ``packed`` (a packed run), rejects field number 0 and skips
-    anything else as unknown, leaving the record at ``buf[start:pos]``. The caller
-    writes the ``except`` that closes the ``try`` opened here.
-    """
-    w(
-        1,
-        """
-tag = 0
-try:
-    while pos < end:
-        start = pos
-        tag = buf[pos]
-        if tag < 128:
-            pos += 1
-        else:
-            tag = 0  # until it is read whole, a failure belongs to no field
-            tag, pos = _read_tag(buf, pos, end)""",
-    )
-    keyword = "if"
-    for spec in fields:
-        w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
-        keyword = "elif"
-        single(w, 4, spec)
-        if spec.repeated and spec.kind.packable:
-            w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
-            packed(w, 4, spec)
-    w(
-        3,
-        f"""
-{keyword + " tag < 8:" if fields else "if tag < 8:"}
-    raise _DecodeError("field number 0 is not allowed", start)
-else:
-    pos = _skip(buf, tag, pos, end, depth)""",
-    )
+def function_name(prefix: str, schema: MessageSchema) -> str:
+    """A readable, stable name for a generated function (it shows in tracebacks)."""
+    return prefix + "_" + "".join(ch if ch.isalnum() else "_" for ch in schema.cls.__qualname__)
 
 
 class DecoderSource:
-    """Builds the source for one message; ``names`` maps classes to generated names."""
+    """Builds the decoder source for one message; with ``thresholds``, a lazy decoder
+    (small elements of repeated message fields wait, see wirecodec.protobuf.lazy)."""
 
-    def __init__(
-        self, schema: MessageSchema, names: dict[type, str], flavor: str, lazy: bool = False
-    ) -> None:
+    def __init__(self, schema: MessageSchema, flavor: str, thresholds: Thresholds | None = None) -> None:
         self.schema = schema
-        self.names = names
         self.flavor = flavor
-        self.lazy = lazy
+        self.thresholds = thresholds  # None: decode every element at once
         self.uses_dict = bool(schema.oneofs)
         self.constants: dict[str, object] = {}
-
-    def _fn(self, cls: type) -> str:
-        return f"_d_{self.names[cls]}"
 
     def _store(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """Set a singular field, clearing the other members of its oneof."""
@@ -196,9 +90,6 @@ else:
         target = "d['_unknown']" if self.uses_dict else "o._unknown"
         w(ind, f"if unk is None:\n    unk = {target} = []\nunk.append({record})")
 
-    def _nan_flag(self, w: Writer, ind: int) -> None:
-        w(ind, "d['_nan32'] = True" if self.uses_dict else "o._nan32 = True")
-
     # -- one branch per accepted tag -------------------------------------------------------
 
     def _branch_single(self, w: Writer, ind: int, spec: FieldSpec) -> None:
@@ -224,12 +115,12 @@ except UnicodeDecodeError:
             emit_read_length(w, ind)
             w(ind, "v = mv[pos:p2]\npos = p2")
             self._finish(w, ind, spec)
-        elif kind is Kind.MESSAGE and spec.repeated and self.lazy:
+        elif kind is Kind.MESSAGE and spec.repeated and self.thresholds is not None:
             emit_read_length(w, ind)
             self._lazy_element(w, ind, spec)
         elif kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            w(ind, f"v = {self._fn(spec.message_type)}(buf, mv, pos, p2, depth - 1)\npos = p2")
+            w(ind, f"v = _d_{spec.name}(buf, mv, pos, p2, depth - 1)\npos = p2")
             if spec.repeated:
                 self._append(w, ind, spec, "v")
             elif spec.oneof is not None:
@@ -242,7 +133,7 @@ except UnicodeDecodeError:
                 target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
                 w(ind, f"if {m} is None:\n    {m} = {target} = v\nelse:\n    {m}.MergeFrom(v)")
         elif kind in FIXED_KINDS:
-            _, size, unpack = FIXED_KINDS[kind]
+            size, unpack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].unpack
             w(
                 ind,
                 f"""
@@ -252,14 +143,12 @@ v = {unpack}(buf, pos)[0]""",
             )
             if kind is Kind.FLOAT:
                 w(ind, "if v != v:\n    v = _nan32(buf, pos)")
-                if spec.repeated:
-                    self._nan_flag(w, ind + 1)
             w(ind, f"pos += {size}")
             self._finish(w, ind, spec)
         else:
             emit_read_varint(w, ind, kind)
             if kind is Kind.ENUM:
-                valid = f"_E_{self.names[self.schema.cls]}_{spec.number}"
+                valid = f"_E_{spec.number}"
                 self.constants[valid] = spec.enum_values
                 w(ind, f"if v in {valid}:")
                 self._finish(w, ind + 1, spec)
@@ -272,9 +161,11 @@ v = {unpack}(buf, pos)[0]""",
     def _lazy_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """One element of a repeated message field: decoded now if big, else validated and
         recorded by offset (see wirecodec.protobuf.lazy)."""
+        assert self.thresholds is not None
+        small, first, checked = self.thresholds.small, self.thresholds.eager_first, self.thresholds.checked
         r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
-        fn = self._fn(spec.message_type)
-        w(ind, f"if n >= _SMALL or ({s} is None and ({r} is None or len({r}) < _EAGER_FIRST)):")
+        fn = f"_d_{spec.name}"
+        w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1)\nif {s} is None:")
         self._append(w, ind + 2, spec, "v")
         w(
@@ -285,8 +176,8 @@ v = {unpack}(buf, pos)[0]""",
     else:
         {q} = {s}.add_decoded(v)
 else:
-    if depth < _CHECKED:
-        _v_{self.names[spec.message_type]}(buf, pos, p2, depth - 1)
+    if depth < {checked}:
+        _v_{spec.name}(buf, pos, p2, depth - 1)
     if {s} is None:
         {s} = _pending(o, {spec.name!r}, buf, mv, {fn}, {r})
         {a} = {s}.starts
@@ -310,7 +201,7 @@ pos = p2""",
         self._ensure_list(w, ind, spec)
         r = f"r_{spec.name}"
         if kind in FIXED_KINDS:
-            fmt, size, _ = FIXED_KINDS[kind]
+            fmt, size = FIXED_KINDS[kind].fmt, FIXED_KINDS[kind].size
             w(
                 ind,
                 f"""
@@ -320,13 +211,11 @@ if n % {size}:
     )""",
             )
             if kind is Kind.FLOAT:
-                w(ind, f"vals, has_nan = _f32run(buf, pos, n // 4)\n{r}.extend(vals)")
-                w(ind, "if has_nan:")
-                self._nan_flag(w, ind + 1)
+                w(ind, f"{r}.extend(_f32run(buf, pos, n // 4))")
             else:
-                w(ind, f"{r}.extend(_run({fmt!r}, {size}, buf, pos, n // {size}))")
+                w(ind, f"{r}.extend(_run({fmt!r}, buf, pos, n // {size}))")
         elif kind is Kind.ENUM:
-            valid = f"_E_{self.names[self.schema.cls]}_{spec.number}"
+            valid = f"_E_{spec.number}"
             self.constants[valid] = spec.enum_values
             w(
                 ind,
@@ -349,14 +238,13 @@ for raw in _rpv(buf, pos, p2, None):
 
     def source(self) -> str:
         w = Writer()
-        name = self.names[self.schema.cls]
-        w(0, f"def _d_{name}(buf, mv, pos, end, depth):")
+        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth):")
         w(
             1,
-            f"""
+            """
 if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
-o = _new(_C_{name})""",
+o = _new(_C)""",
         )
         if self.uses_dict:
             w(1, "d = o.__dict__")
@@ -364,7 +252,7 @@ o = _new(_C_{name})""",
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
-                if self.lazy and spec.kind is Kind.MESSAGE:
+                if self.thresholds is not None and spec.kind is Kind.MESSAGE:
                     w(1, f"s_{spec.name} = None")  # a_ and q_ are set with it
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:
                 w(1, f"m_{spec.name} = None")
@@ -372,5 +260,5 @@ o = _new(_C_{name})""",
         emit_record_loop(w, self.schema.fields, self._branch_single, self._branch_packed)
         self._unknown(w, 4, "mv[start:pos]")
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise\nreturn o")
-        return "\n".join(w.lines) + "\n"
+        return w.text()
 

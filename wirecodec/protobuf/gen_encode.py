@@ -16,7 +16,11 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
+from wirecodec.protobuf.gen_decode import function_name
+from wirecodec.protobuf.source import FIXED_KINDS, Writer
 from wirecodec.protobuf.wire import encode_varint
+
+__all__ = ["EncoderSource"]
 
 _VARINT_ENCODER: Final = {
     Kind.INT64: "_v_i64",
@@ -30,48 +34,27 @@ _VARINT_ENCODER: Final = {
 }
 # Kinds whose values 0..127 encode as that single byte, so a table can hold tag+value.
 _SMALL_TABLE: Final = {Kind.INT64, Kind.INT32, Kind.ENUM, Kind.UINT64, Kind.UINT32}
-_FIXED: Final = {
-    Kind.FLOAT: ("f", 4, "_f32b"),
-    Kind.FIXED32: ("I", 4, "_pu32"),
-    Kind.SFIXED32: ("i", 4, "_pi32"),
-    Kind.DOUBLE: ("d", 8, "_pf64"),
-    Kind.FIXED64: ("Q", 8, "_pu64"),
-    Kind.SFIXED64: ("q", 8, "_pi64"),
-}
-
-
-class _Writer:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def __call__(self, indent: int, text: str) -> None:
-        for line in text.strip("\n").split("\n"):
-            self.lines.append("    " * indent + line)
-
-
 class EncoderSource:
     """Builds the source for one message; ``constants`` are tag tables it refers to."""
 
-    def __init__(self, schema: MessageSchema, names: dict[type, str]) -> None:
+    def __init__(self, schema: MessageSchema) -> None:
         self.schema = schema
-        self.names = names
-        self.prefix = names[schema.cls]
         self.constants: dict[str, object] = {}
 
     def _tag(self, spec: FieldSpec, tag: int) -> str:
-        name = f"_t_{self.prefix}_{tag}"
+        name = f"_t_{tag}"
         self.constants[name] = encode_varint(tag)
         return name
 
     def _headers(self, spec: FieldSpec, tag: int) -> tuple[str, str, int]:
         """Names of the tag bytes and of the table 'tag + one-byte length', and tag size."""
         tag_name = self._tag(spec, tag)
-        table = f"_h_{self.prefix}_{tag}"
+        table = f"_h_{tag}"
         raw = encode_varint(tag)
         self.constants[table] = tuple(raw + bytes((i,)) for i in range(128))
         return tag_name, table, len(raw)
 
-    def _length_delimited(self, w: _Writer, ind: int, spec: FieldSpec, body: str) -> None:
+    def _length_delimited(self, w: Writer, ind: int, spec: FieldSpec, body: str) -> None:
         """Append tag, length and ``body`` (a bytes-like expression already in ``b``)."""
         tag_name, table, size = self._headers(spec, spec.tag if not spec.packed else spec.packed_tag)
         w(
@@ -88,9 +71,9 @@ else:
 out.append({body})""",
         )
 
-    def _message(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+    def _message(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         tag_name, table, size = self._headers(spec, spec.tag)
-        fn = f"_e_{self.names[spec.message_type]}"
+        fn = f"_e_{spec.name}"
         w(
             ind,
             f"""
@@ -106,7 +89,7 @@ else:
     n += len(h) + ln""",
         )
 
-    def _scalar(self, w: _Writer, ind: int, spec: FieldSpec, value: str) -> None:
+    def _scalar(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """One unpacked value with its tag."""
         kind = spec.kind
         if kind is Kind.STRING:
@@ -117,14 +100,14 @@ else:
             self._length_delimited(w, ind, spec, "b")
         elif kind is Kind.MESSAGE:
             self._message(w, ind, spec, value)
-        elif kind in _FIXED:
-            _, size, pack = _FIXED[kind]
+        elif kind in FIXED_KINDS:
+            size, pack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].pack
             tag_name = self._tag(spec, spec.tag)
             w(ind, f"out.append({tag_name} + {pack}({value}))\nn += {len(encode_varint(spec.tag)) + size}")
         else:
             tag_name = self._tag(spec, spec.tag)
             if kind in _SMALL_TABLE:
-                table = f"_s_{self.prefix}_{spec.number}"
+                table = f"_s_{spec.number}"
                 raw = encode_varint(spec.tag)
                 self.constants[table] = tuple(raw + bytes((i,)) for i in range(128))
                 w(
@@ -144,12 +127,12 @@ else:
                     w(ind, f"_chk_int({value})")
                 w(ind, f"h = {tag_name} + {_VARINT_ENCODER[kind]}({value})\nout.append(h)\nn += len(h)")
 
-    def _packed(self, w: _Writer, ind: int, spec: FieldSpec) -> None:
+    def _packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         kind = spec.kind
         if kind is Kind.FLOAT:
-            w(ind, "b = _f32pack_exact(v) if d.get('_nan32') else _f32pack(v)")
-        elif kind in _FIXED:
-            fmt, _, _ = _FIXED[kind]
+            w(ind, "b = _f32pack(v)")
+        elif kind in FIXED_KINDS:
+            fmt = FIXED_KINDS[kind].fmt
             w(ind, f"b = _pack(f'<{{len(v)}}{fmt}', *v)")
         else:
             if kind is not Kind.BOOL:
@@ -157,7 +140,7 @@ else:
             w(ind, f"b = b''.join(map({_VARINT_ENCODER[kind]}, v))")
         self._length_delimited(w, ind, spec, "b")
 
-    def _field(self, w: _Writer, spec: FieldSpec) -> None:
+    def _field(self, w: Writer, spec: FieldSpec) -> None:
         w(1, f"v = d.get({spec.name!r}, _MISSING)\nif v is not _MISSING:")
         if spec.repeated:
             w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
@@ -173,14 +156,13 @@ else:
             self._scalar(w, 2, spec, "v")
 
     def source(self) -> str:
-        w = _Writer()
-        name = self.prefix
-        w(0, f"def _e_{name}(o, out):")
+        w = Writer()
+        w(0, f"def {function_name('encode', self.schema)}(o, out):")
         w(
             1,
-            f"""
-if type(o) is not _C_{name} and type(o) is not _D_{name}:
-    _wrong_type(o, _C_{name})
+            """
+if type(o) is not _C and type(o) is not _D:
+    _wrong_type(o, _C)
 if o._lazy:
     o._load_lazy()
 d = o.__dict__
@@ -198,4 +180,4 @@ if v:
         n += len(x)
 return n""",
         )
-        return "\n".join(w.lines) + "\n"
+        return w.text()

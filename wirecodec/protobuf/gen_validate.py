@@ -1,17 +1,19 @@
 """Generate a message's validator: the decoder's checks without building anything.
 
-``_v_<name>(buf, pos, end, depth) -> None`` walks the same records as the decoder
-``_d_<name>``, reads every tag, length, varint and fixed-width value with the same
-inline code (so the same inputs fail, at the same offsets, with the same reasons) and
-recurses into sub-messages, but stores nothing. Lazy decoding (wirecodec.protobuf.lazy) runs it
-on the elements it does not decode yet, so that an invalid element is still rejected
-when its owner is decoded, as protobuf would.
+``validate_<Name>(buf, pos, end, depth) -> None`` walks the same records as the decoder,
+reads every tag, length, varint and fixed-width value with the same emitted code
+(wirecodec.protobuf.source, so the same inputs fail, at the same offsets, with the
+same reasons) and recurses into sub-messages through ``_v_<field>``, but stores
+nothing. Lazy decoding (wirecodec.protobuf.lazy) runs it on the elements it does not
+decode yet, so that an invalid element is still rejected when its owner is decoded, as
+protobuf would.
 """
 
 from __future__ import annotations
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec.protobuf.gen_decode import (
+from wirecodec.protobuf.gen_decode import function_name
+from wirecodec.protobuf.source import (
     FIXED_KINDS,
     Writer,
     emit_read_length,
@@ -19,25 +21,26 @@ from wirecodec.protobuf.gen_decode import (
     emit_record_loop,
 )
 
+__all__ = ["ValidatorSource"]
+
 
 class ValidatorSource:
-    """Builds the validator source for one message; ``names`` maps classes to generated names."""
+    """Builds the validator source for one message."""
 
-    def __init__(self, schema: MessageSchema, names: dict[type, str]) -> None:
+    def __init__(self, schema: MessageSchema) -> None:
         self.schema = schema
-        self.names = names
 
     def _single(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         kind = spec.kind
         if kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            w(ind, f"_v_{self.names[spec.message_type]}(buf, pos, p2, depth - 1)\npos = p2")
+            w(ind, f"_v_{spec.name}(buf, pos, p2, depth - 1)\npos = p2")
         elif kind in (Kind.STRING, Kind.BYTES):
             # Strings are not checked for UTF-8: the decoder keeps invalid ones losslessly.
             emit_read_length(w, ind)
             w(ind, "pos = p2")
         elif kind in FIXED_KINDS:
-            size = FIXED_KINDS[kind][1]
+            size = FIXED_KINDS[kind].size
             w(
                 ind,
                 f"""
@@ -51,7 +54,7 @@ pos += {size}""",
     def _packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         emit_read_length(w, ind)
         if spec.kind in FIXED_KINDS:
-            size = FIXED_KINDS[spec.kind][1]
+            size = FIXED_KINDS[spec.kind].size
             w(
                 ind,
                 f"""
@@ -66,8 +69,7 @@ if n % {size}:
 
     def source(self) -> str:
         w = Writer()
-        name = self.names[self.schema.cls]
-        w(0, f"def _v_{name}(buf, pos, end, depth):")
+        w(0, f"def {function_name('validate', self.schema)}(buf, pos, end, depth):")
         w(
             1,
             """
@@ -78,9 +80,9 @@ begin = start = pos""",
         emit_record_loop(w, self.schema.fields, self._single, self._packed)
         w(
             1,
-            f"""
+            """
 except _DecodeError as exc:
-    _vwhere(exc, _C_{name}, buf, begin, start, tag)
+    _vwhere(exc, _C, buf, begin, start, tag)
     raise""",
         )
-        return "\n".join(w.lines) + "\n"
+        return w.text()

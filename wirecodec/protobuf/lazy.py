@@ -1,19 +1,31 @@
-"""Small repeated sub-messages kept as byte offsets until their field is first read.
+"""Lazy elements: small repeated sub-messages kept as byte offsets until their field is read.
 
-In the lazy namespaces (see wirecodec.protobuf.compile) a decoder meeting an element of a
-repeated message field decodes it at once only if its payload is at least
-:data:`SMALL` bytes. A smaller element is only *validated* (by a generated ``_v_``
-function that rejects exactly what the decoder would, at the same offset, with the
-same path) and its record offset kept, four bytes. So accept/reject is unchanged, but
-ten million empty ``NodeProto`` records cost 40 MB instead of a Python object each:
-every Python object the decoder does build stands for at least ``SMALL`` bytes of
-input, which bounds how far memory can grow past the input (docs/hostile-input.md).
-Big elements, decoded at once, are not validated twice.
+This module is the one place that knows the protocol; everything else goes through the
+functions named here.
 
-A field holding offsets is *pending*: the owner's ``_lazy`` list holds its name
-followed by a :class:`Pending`, and schema_dsl's descriptor calls :meth:`Pending.load`
-on first read. Lazy decoding is only used on read-only buffers: the bytes must not
-change before the elements are decoded.
+**Decoding.** A lazy decoder (wirecodec.protobuf.compile, built with :class:`Thresholds`)
+meeting an element of a repeated message field decodes it at once if its payload has at
+least ``small`` bytes, or if it is among the field's first ``eager_first`` elements.
+Any other element is only *validated* (by a generated validator that rejects exactly
+what the decoder would, at the same offset, with the same path) and its record offset
+kept: four bytes. Accept/reject is unchanged, but ten million empty ``NodeProto``
+records cost 40 MB instead of a Python object each: every Python object the decoder
+does build stands for at least ``small`` bytes of input, which bounds how far memory
+can grow past the input (docs/hostile-input.md). Lazy decoding runs only on read-only
+buffers: the bytes must not change before the elements are decoded.
+
+**The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
+owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
+:class:`Pending` record per pending field, and leaves the field itself unset. The
+message model (schema_dsl.message) then needs only ``name in table``,
+``table.take(name)`` (→ the record, removed from the table; ``record.load()`` → the
+element list, which becomes the field) and ``table.first_name()``; it never looks
+inside a record. Everything that looks at a message's fields wholesale (``ListFields``,
+copies, pickling, the encoder) loads pending fields first.
+
+**Reading without keeping.** :func:`peek` iterates a field's elements, decoding waiting
+ones one at a time and dropping them, and can skip waiting elements whose bytes
+contain none of some needles (load's look for external data).
 
 Elements are decoded on first read with ``depth=TRUSTED``: they were validated already
 (nesting limit included), so nested small elements skip validation (``depth >= CHECKED``).
@@ -25,39 +37,53 @@ import contextlib
 import itertools
 from array import array
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Message
-from wirecodec.errors import DecodeError
 from wirecodec.protobuf.gcpause import gc_paused
-from wirecodec.protobuf.runtime import enter_field
-from wirecodec.protobuf.wire import read_tag, read_varint, skip_field
+from wirecodec.protobuf.wire import read_varint
 
 __all__ = [
     "CHECKED",
-    "EAGER_FIRST",
-    "SLOT",
-    "SMALL",
+    "DEFAULT",
+    "EVERY_ELEMENT",
     "TRUSTED",
+    "DeferredFields",
     "Pending",
+    "Thresholds",
     "check_packed_varints",
+    "elements_so_far",
     "peek",
     "pending",
-    "validator_where",
 ]
 
-# Payloads below this many bytes wait. An object and its field costs ~100-400 bytes,
-# so waiting elements are where memory would otherwise grow 40-80 times the input.
-SMALL: Final = 32
-# The first few elements of a field are decoded at once whatever their size: most
-# fields that hold small messages (a node's attributes, a shape's dims) are short, and
-# a pending record costs about as much as four small objects.
-EAGER_FIRST: Final = 4
 # Depths at or above CHECKED mean "already validated"; no user max_depth gets there.
 CHECKED: Final = 1 << 61
 TRUSTED: Final = 1 << 62
 # Stands for the next waiting element in Pending.order.
-SLOT: Final = object()
+_SLOT: Final = object()
+# A waiting record is at most this long: a payload under ``small`` bytes plus a tag
+# (up to 5 bytes) and a length (1 byte, since the payload is small).
+_MAX_HEADER: Final = 6
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Which elements of repeated message fields a lazy decoder leaves waiting."""
+
+    small: int  # payloads below this many bytes wait...
+    eager_first: int  # ...unless among the first this many elements of their field
+    checked: int = CHECKED
+
+
+# An object and its field cost ~100-400 bytes, so waiting elements are where memory
+# would otherwise grow 40-80 times the input. Most fields that hold small messages (a
+# node's attributes, a shape's dims) are short, and a pending record costs about as
+# much as four small objects, so the first four are decoded at once.
+DEFAULT: Final = Thresholds(small=32, eager_first=4)
+# For tests and fuzzing: every element waits, so small inputs reach the validators.
+EVERY_ELEMENT: Final = Thresholds(small=1 << 62, eager_first=0)
 
 
 class Pending:
@@ -65,8 +91,8 @@ class Pending:
 
     While every decoded element came before the first waiting one, the order is
     ``head`` then ``starts``. A decoded element after a waiting one switches to
-    ``order``: the decoded elements and a :data:`SLOT` for each waiting one, whose
-    positions ``slots`` lists (so loading touches only the waiting ones).
+    ``order``: the decoded elements and a slot for each waiting one, whose positions
+    ``slots`` lists (so loading touches only the waiting ones).
     """
 
     __slots__ = ("buf", "decode", "head", "mv", "order", "slots", "starts")
@@ -87,10 +113,10 @@ class Pending:
         return len(self.head) + len(self.starts)
 
     def add_decoded(self, element: Message) -> list[Any]:
-        """Append an element decoded at once; returns ``order`` for the decoder to append SLOTs to."""
+        """Append an element decoded at once; returns ``order`` for the decoder to append to."""
         if self.order is None:
             first = len(self.head)
-            self.order = self.head + [SLOT] * len(self.starts)
+            self.order = self.head + [_SLOT] * len(self.starts)
             self.slots = array("Q", range(first, len(self.order)))
             self.head = []
         self.order.append(element)
@@ -101,28 +127,49 @@ class Pending:
         assert self.order is not None and self.slots is not None
         self.starts.append(start)
         self.slots.append(len(self.order))
-        self.order.append(SLOT)
+        self.order.append(_SLOT)
 
     def _payload_at(self, start: int) -> tuple[int, int]:
         return _payload(self.buf, start, len(self.mv))
 
+    def _waiting_bytes_hold(self, needles: tuple[bytes, ...]) -> bool:
+        """Whether any waiting element's record may contain one of ``needles``.
+
+        Only the waiting records are searched, never the bytes between them (which may
+        be megabytes of a decoded element's tensor payload): when they lie close
+        together one search covers them all, else each contiguous run is searched.
+        """
+        starts = self.starts
+        if not starts:
+            return False
+        first, last_end = starts[0], self._payload_at(starts[-1])[1]
+        if last_end - first <= len(starts) * (DEFAULT.small + _MAX_HEADER):
+            return _holds_any(self.buf, needles, first, last_end)
+        run_start = run_end = -1
+        for start in starts:
+            end = self._payload_at(start)[1]
+            if start != run_end:
+                if run_end >= 0 and _holds_any(self.buf, needles, run_start, run_end):
+                    return True
+                run_start = start
+            run_end = end
+        return _holds_any(self.buf, needles, run_start, run_end)
+
     def iterate(self, needles: tuple[bytes, ...] = ()) -> Iterator[Message]:
         """Every element in order, decoding waiting ones one at a time and keeping none.
 
-        With ``needles``, a waiting element whose encoded payload contains none of them
+        With ``needles``, a waiting element whose encoded record contains none of them
         is skipped undecoded (first checked for all waiting elements at once).
         """
         starts = iter(self.starts)
-        skip_all = False
-        if needles and self.starts:
-            skip_all = not _holds_any(self.buf, needles, self.starts[0], self._payload_at(self.starts[-1])[1])
+        skip_all = bool(needles) and not self._waiting_bytes_hold(needles)
         items: Iterable[Any]
         if self.order is not None:
             items = self.order
         else:
-            items = itertools.chain(self.head, itertools.repeat(SLOT, 0 if skip_all else len(self.starts)))
+            items = itertools.chain(self.head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
         for item in items:
-            if item is not SLOT:
+            if item is not _SLOT:
                 yield item
             elif not skip_all:
                 begin, end = self._payload_at(next(starts))
@@ -150,25 +197,64 @@ class Pending:
         return order
 
 
+class DeferredFields(list[Any]):
+    """A message's pending fields: ``[name, Pending, name, Pending, ...]``.
+
+    A list because the collector tracks it from creation (see :func:`pending`); its
+    layout is private to this module, and the message model uses only ``in``,
+    :meth:`take` and :meth:`first_name`.
+    """
+
+    __slots__ = ()
+
+    def record(self, name: str) -> Pending | None:
+        """The pending record of field ``name``, left in place (None if the field is not pending)."""
+        if name not in self:
+            return None
+        found: Pending = self[self.index(name) + 1]
+        return found
+
+    def take(self, name: str) -> Pending | None:
+        """Remove and return the pending record of field ``name`` (None if there is none)."""
+        if name not in self:
+            return None
+        at = self.index(name)
+        found: Pending = self[at + 1]
+        del self[at : at + 2]
+        return found
+
+    def first_name(self) -> str | None:
+        """The name of some pending field, or None when none is left."""
+        return self[0] if self else None
+
+
 def pending(
     owner: Message, name: str, buf: Any, mv: memoryview, decode: Any, head: list[Message] | None
 ) -> Pending:
-    """Turn ``owner.<name>`` lazy from here on; the elements decoded so far become the head."""
+    """Turn ``owner.<name>`` pending from here on; the elements decoded so far become the head."""
     # Attribute calls, not owner.__dict__: that would build a dict for every owner.
     if head is not None:
         object.__delattr__(owner, name)
     table = owner._lazy
-    if table is None:
-        # The table (a list: [name, record, ...]) is created before the record. The
-        # collector scans young objects in the order they became tracked, and a
-        # container tracked after what it holds makes it set aside, then rescan,
-        # everything below (every decoded element). An empty dict is not tracked until
-        # it holds a record, so it would come after; an empty list is tracked at once.
-        table = []
+    if not isinstance(table, DeferredFields):
+        # The table is created before the record. The collector scans young objects in
+        # the order they became tracked, and a container tracked after what it holds
+        # makes it set aside, then rescan, everything below (every decoded element). A
+        # list subclass is tracked at once, so it comes first.
+        table = DeferredFields()
         object.__setattr__(owner, "_lazy", table)
     record = Pending(buf, mv, decode, head if head is not None else [])
     table += (name, record)
     return record
+
+
+def elements_so_far(message: Message, name: str) -> int:
+    """How many elements field ``name`` holds, pending ones included (for error paths)."""
+    table = message._lazy
+    record = table.record(name) if isinstance(table, DeferredFields) else None
+    if record is not None:
+        return len(record)
+    return len(message.__dict__.get(name, ()))
 
 
 def _payload(buf: Any, start: int, end: int) -> tuple[int, int]:
@@ -193,14 +279,14 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
 
     For a look at every element that should not keep them all (load's check for
     external data): waiting elements are decoded one at a time and dropped, and with
-    ``needles``, those whose encoded payload contains none of them are not decoded
+    ``needles``, those whose encoded record contains none of them are not decoded
     (nor seen) at all.
     """
     table = message._lazy
-    if table is None or name not in table:
+    record = table.record(name) if isinstance(table, DeferredFields) else None
+    if record is None:
         elements: list[Message] = getattr(message, name)
         return elements
-    record: Pending = table[table.index(name) + 1]
     return record.iterate(needles)
 
 
@@ -211,23 +297,3 @@ def check_packed_varints(buf: Any, pos: int, end: int) -> None:
             pos += 1
         else:
             pos = read_varint(buf, pos, end)[1]
-
-
-def validator_where(exc: DecodeError, cls: type[Message], buf: Any, begin: int, start: int, tag: int) -> None:
-    """Add the step a validator was on to ``exc``'s path, as the decoder would name it.
-
-    The decoder numbers elements of repeated length-delimited fields by how many it
-    holds; a validator keeps no lists, so it counts the earlier records of the same
-    tag in ``buf[begin:start]`` (already validated, and only on this error path).
-    """
-
-    def earlier(spec: Any) -> int:
-        count = 0
-        pos = begin
-        while pos < start:
-            seen, pos = read_tag(buf, pos, start)
-            count += seen == tag
-            pos = skip_field(buf, seen, pos, start, TRUSTED)
-        return count
-
-    enter_field(exc, cls.__schema__, tag, earlier)

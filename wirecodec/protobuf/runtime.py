@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from wirecodec.errors import DecodeError
@@ -18,6 +18,7 @@ from wirecodec.protobuf.wire import (
     encode_varint,
     pack_f32,
     read_varint,
+    zigzag_encode,
 )
 
 _U64: Final = 1 << 64
@@ -55,35 +56,36 @@ def f32_bytes(value: float) -> bytes:
 
 
 def f32_run(values: Sequence[float]) -> bytes:
-    """Encode many float32 values (the packed body)."""
+    """Encode many float32 values (the packed body), keeping the bytes of NaNs read from the wire.
+
+    The values carry what they need (:class:`NaN32`), so a list that was copied,
+    merged or assembled by hand encodes the same as the one the decoder made.
+    """
     try:
-        return struct.pack(f"<{len(values)}f", *values)
+        body = struct.pack(f"<{len(values)}f", *values)
     except OverflowError:
-        pass
-    return b"".join(f32_bytes(v) for v in values)
-
-
-def f32_run_exact(values: Sequence[float]) -> bytes:
-    """Like :func:`f32_run`, restoring the bytes of NaNs that came from the wire."""
-    body = bytearray(f32_run(values))
+        return b"".join(f32_bytes(v) for v in values)
+    if not any(map(math.isnan, values)):  # a C-speed scan: the common case costs little
+        return body
+    patched = bytearray(body)
     for i, v in enumerate(values):
         if type(v) is NaN32:
-            body[4 * i : 4 * i + 4] = v.bits
-    return bytes(body)
+            patched[4 * i : 4 * i + 4] = v.bits
+    return bytes(patched)
 
 
-def unpack_f32_run(buf: Buffer, pos: int, count: int) -> tuple[list[float], bool]:
-    """Read ``count`` float32 values; the flag says whether any NaN needed its bytes kept."""
+def unpack_f32_run(buf: Buffer, pos: int, count: int) -> list[float]:
+    """Read ``count`` float32 values; NaNs become :class:`NaN32` holding their bytes."""
     values = list(struct.unpack_from(f"<{count}f", buf, pos))
     if any(map(math.isnan, values)):
         for i, v in enumerate(values):
             if v != v:
                 values[i] = nan32(buf, pos + 4 * i)
-        return values, True
-    return values, False
+    return values
 
 
-def unpack_run(fmt: str, size: int, buf: Buffer, pos: int, count: int) -> list[Any]:
+def unpack_run(fmt: str, buf: Buffer, pos: int, count: int) -> list[Any]:
+    """Read ``count`` fixed-width values of struct format ``fmt`` (a packed run)."""
     return list(struct.unpack_from(f"<{count}{fmt}", buf, pos))
 
 
@@ -101,10 +103,6 @@ def to_int32(v: int) -> int:
 
 def to_uint32(v: int) -> int:
     return v & (_U32 - 1)
-
-
-def to_sint(v: int) -> int:
-    return (v >> 1) ^ -(v & 1)
 
 
 def read_packed_varints(buf: Buffer, pos: int, end: int, convert: Any) -> list[int]:
@@ -152,13 +150,13 @@ def uint32_varint(v: int) -> bytes:
 def sint64_varint(v: int) -> bytes:
     if not _I64_MIN <= v < 1 << 63:
         raise OverflowError(f"{v} does not fit in sint64")
-    return encode_varint((v << 1) ^ (v >> 63))
+    return encode_varint(zigzag_encode(v, 64))
 
 
 def sint32_varint(v: int) -> bytes:
     if not _I32_MIN <= v <= _I32_MAX:
         raise OverflowError(f"{v} does not fit in sint32")
-    return encode_varint(((v << 1) ^ (v >> 31)) & (_U32 - 1))
+    return encode_varint(zigzag_encode(v, 32))
 
 
 def bool_varint(v: bool) -> bytes:
@@ -193,38 +191,6 @@ def bytes_view(value: Any) -> Any:
     if isinstance(value, str):
         raise TypeError("expected bytes, got str (encode it first)")
     return bytes_view(memoryview(value))
-
-
-def enter_field(exc: DecodeError, schema: Any, tag: int, count: Callable[[Any], int]) -> None:
-    """Add the field of ``tag`` to ``exc``'s path (innermost first).
-
-    An element of a repeated length-delimited field is numbered by ``count(spec)``, the
-    elements before it; called only then, since counting may cost a rescan.
-    """
-    number = tag >> 3
-    if number == 0:
-        return
-    spec = schema.by_number.get(number)
-    if spec is None:
-        exc._enter(f".<field {number}>")
-        return
-    step = f".{spec.name}"
-    if spec.repeated and spec.tag == tag and spec.kind.wire_type == 2:
-        step += f"[{count(spec)}]"
-    exc._enter(step)
-
-
-def where(exc: DecodeError, message: Any, tag: int) -> None:
-    """Add the field being read when ``exc`` was raised to its path (innermost first)."""
-
-    def held(spec: Any) -> int:
-        # Elements so far: in the list, or (lazy decoding) in the pending record.
-        table = message._lazy or ()
-        if spec.name in table:
-            return len(table[table.index(spec.name) + 1])
-        return len(message.__dict__.get(spec.name, ()))
-
-    enter_field(exc, message.__schema__, tag, held)
 
 
 def length_error(buf: Buffer, start: int, length: int, end: int) -> DecodeError:

@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from typing import Final
+from typing import Final, cast
 
 from schema_dsl import Kind, Message
+from wirecodec.errors import DecodeError
+from wirecodec.protobuf.wire import Buffer, read_varint
 
 MIN_PAYLOAD: Final = 1 << 16
 _WINDOW: Final = 1 << 12  # headers are small; a page at a time keeps cold reads cheap
@@ -33,14 +35,14 @@ class _UnsureError(Exception):
 
 
 class _Reader:
-    """Varints read through pread, one cached window at a time."""
+    """File bytes read through pread, one cached window at a time, indexable like a buffer."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.start = 0
         self.data = b""
 
-    def byte(self, pos: int) -> int:
+    def __getitem__(self, pos: int) -> int:
         offset = pos - self.start
         if not 0 <= offset < len(self.data):
             self.start = pos
@@ -51,17 +53,10 @@ class _Reader:
         return self.data[offset]
 
     def varint(self, pos: int, end: int) -> tuple[int, int]:
-        value = shift = 0
-        for _ in range(10):
-            if pos >= end:
-                raise _UnsureError
-            byte = self.byte(pos)
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value, pos
-            shift += 7
-        raise _UnsureError
+        try:
+            return read_varint(cast(Buffer, self), pos, end)
+        except DecodeError:
+            raise _UnsureError from None
 
 
 def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, int]] | None:
