@@ -17,22 +17,14 @@ import mmap
 import os
 import pathlib
 import stat
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from schema_dsl.message import Message
-from schema_dsl.onnx import (
-    AttributeProto,
-    FunctionProto,
-    GraphProto,
-    ModelProto,
-    NodeProto,
-    SparseTensorProto,
-    TensorProto,
-)
+from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.protobuf import lazy as _lazy
+from wirecodec.files.locations import relative_location_problem
+from wirecodec.files.walk import iter_tensors
 
 __all__ = [
     "ExternalDataStore",
@@ -91,16 +83,11 @@ def parse_ref(tensor: TensorProto) -> ExternalRef:
 def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
     label = _label(tensor)
-    if "\x00" in location:
-        raise ExternalDataError(f"{label}: location {location!r} contains a NUL byte")
-    candidate = pathlib.PurePath(location)
-    windows = pathlib.PureWindowsPath(location)
-    if candidate.is_absolute() or windows.is_absolute() or windows.drive or location.startswith("\\"):
-        raise ExternalDataError(f"{label}: location {location!r} is absolute; it must be relative")
-    if ".." in pathlib.PurePosixPath(location.replace("\\", "/")).parts:
-        raise ExternalDataError(f"{label}: location {location!r} contains '..'")
+    problem = relative_location_problem(location)
+    if problem is not None:
+        raise ExternalDataError(f"{label}: location {location!r} {problem}")
     root = base_dir.resolve()
-    path = root / candidate
+    path = root / pathlib.PurePath(location)
     try:
         real = path.resolve(strict=True)
     except FileNotFoundError:
@@ -164,64 +151,6 @@ class ExternalDataStore:
     def close(self) -> None:
         """Forget the maps (they close once no view of them remains)."""
         self._files.clear()
-
-
-def iter_tensors(
-    message: Message, *, peek: bool = False, needles: tuple[bytes, ...] = ()
-) -> Iterator[TensorProto]:
-    """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions.
-
-    ``peek=True`` is for looking only: elements still waiting to be decoded
-    (wirecodec.protobuf.lazy) are decoded one at a time and dropped instead of loaded, so a
-    model read lazily stays small; waiting elements whose bytes contain none of
-    ``needles`` are skipped. Tensors it yields may then be temporary copies.
-    """
-
-    def each(owner: Message, name: str) -> Iterable[Any]:
-        return _lazy.peek(owner, name, needles) if peek else getattr(owner, name)
-
-    def walk(message: Message) -> Iterator[TensorProto]:
-        if isinstance(message, TensorProto):
-            yield message
-        elif isinstance(message, ModelProto):
-            yield from walk(message.graph)
-            for function in each(message, "functions"):
-                yield from walk(function)
-            for info in each(message, "training_info"):
-                yield from walk(info.initialization)
-                yield from walk(info.algorithm)
-        elif isinstance(message, GraphProto):
-            yield from each(message, "initializer")
-            for sparse in each(message, "sparse_initializer"):
-                yield from walk(sparse)
-            for node in each(message, "node"):
-                yield from walk(node)
-        elif isinstance(message, (NodeProto, FunctionProto)):
-            name = "attribute" if isinstance(message, NodeProto) else "attribute_proto"
-            for attribute in each(message, name):
-                yield from walk(attribute)
-            if isinstance(message, FunctionProto):
-                for node in each(message, "node"):
-                    yield from walk(node)
-        elif isinstance(message, AttributeProto):
-            if message.HasField("t"):
-                yield message.t
-            yield from each(message, "tensors")
-            if message.HasField("sparse_tensor"):
-                yield from walk(message.sparse_tensor)
-            for sparse in each(message, "sparse_tensors"):
-                yield from walk(sparse)
-            if message.HasField("g"):
-                yield from walk(message.g)
-            for graph in each(message, "graphs"):
-                yield from walk(graph)
-        elif isinstance(message, SparseTensorProto):
-            if message.HasField("values"):
-                yield message.values
-            if message.HasField("indices"):
-                yield message.indices
-
-    return walk(message)
 
 
 def uses_external_data(tensor: TensorProto) -> bool:

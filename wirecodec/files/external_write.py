@@ -20,12 +20,13 @@ from schema_dsl.onnx import (
     AttributeProto,
     GraphProto,
     ModelProto,
-    NodeProto,
     StringStringEntryProto,
     TensorProto,
 )
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import uses_external_data
+from wirecodec.files.locations import relative_location_problem
+from wirecodec.files.walk import tensors
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
@@ -48,17 +49,10 @@ class Plan:
 
 def check_location(location: str) -> None:
     """A location we write must stay inside the model's directory (CVE-2025-51480)."""
-    path = pathlib.PurePosixPath(location.replace("\\", "/"))
-    if (
-        not location
-        or path.is_absolute()
-        or pathlib.PureWindowsPath(location).is_absolute()
-        or pathlib.PureWindowsPath(location).drive
-        or ".." in path.parts
-        or "\x00" in location
-    ):
+    problem = "is empty" if not location else relative_location_problem(location)
+    if problem is not None:
         raise ExternalDataError(
-            f"refusing to write external data to {location!r}: "
+            f"refusing to write external data to {location!r}: it {problem}; "
             "it must be a relative path inside the model's directory"
         )
 
@@ -110,35 +104,6 @@ def _payload(tensor: TensorProto) -> Any | None:
         return None  # a tensor whose typed data is not a valid array stays inline, as it was
 
 
-def _moved_tensors(model: ModelProto, convert_attribute: bool) -> Iterable[TensorProto]:
-    """The tensors onnx's own save would move, and no others: onnx.load resolves external
-    data only for these (initializers of every graph and subgraph; with
-    ``convert_attribute``, attribute tensors too, in functions as well). A sparse tensor's
-    values, or a training graph's initializer, written out would not load in onnx."""
-    yield from _graph_tensors(model.graph, convert_attribute)
-    if convert_attribute:
-        for function in model.functions:
-            yield from _node_tensors(function.node, True)
-
-
-def _graph_tensors(graph: GraphProto, attributes: bool) -> Iterable[TensorProto]:
-    yield from graph.initializer
-    yield from _node_tensors(graph.node, attributes)
-
-
-def _node_tensors(nodes: Iterable[NodeProto], attributes: bool) -> Iterable[TensorProto]:
-    for node in nodes:
-        for attribute in node.attribute:
-            if attributes:
-                if attribute.HasField("t"):
-                    yield attribute.t
-                yield from attribute.tensors
-            if attribute.HasField("g"):
-                yield from _graph_tensors(attribute.g, attributes)
-            for graph in attribute.graphs:
-                yield from _graph_tensors(graph, attributes)
-
-
 def plan(
     model: ModelProto,
     model_path: pathlib.Path,
@@ -165,7 +130,14 @@ def plan(
     used_names: set[str] = {model_path.name.lower(), *taken}
     current: DataFile | None = None
     shard = 0
-    for tensor in _moved_tensors(model, convert_attribute):
+    # Exactly the tensors onnx's own save moves, and no others: onnx.load resolves external
+    # data only for these (initializers of every graph and subgraph; with
+    # ``convert_attribute``, attribute tensors too, in functions as well). A sparse
+    # tensor's values, or a training graph's initializer, written out would not load in onnx.
+    moved_by_onnx = tensors(
+        model, attributes=convert_attribute, sparse=False, functions=convert_attribute, training=False
+    )
+    for tensor in moved_by_onnx:
         if id(tensor) in replacements:
             continue
         payload = _payload(tensor)

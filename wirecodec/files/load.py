@@ -17,8 +17,9 @@ import mmap
 import os
 import pathlib
 import stat
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
+from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.external import (
@@ -31,46 +32,47 @@ from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 
 __all__ = ["load", "load_external_data_into", "load_tensor"]
 
+M = TypeVar("M", bound=Message)
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
 
 
-def _read_source(source: Source, lazy: bool) -> tuple[Any, pathlib.Path | None]:
-    """The bytes to decode (a map of the file when lazy) and the file's path, if any."""
+def _read_source(source: Source, lazy: bool, cls: type[Message]) -> tuple[Any, pathlib.Path | None]:
+    """The bytes to decode as ``cls`` (a map of the file when lazy) and the file's path, if any."""
     if isinstance(source, (str, os.PathLike)):
         path = pathlib.Path(source)
         with path.open("rb") as file:
-            return _read_file(file, lazy), path
+            return _read_file(file, lazy, cls), path
     if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
         return source, None
     if hasattr(source, "read"):
         name = getattr(source, "name", None)
-        return _read_file(source, lazy), pathlib.Path(name) if isinstance(name, str) else None
+        return _read_file(source, lazy, cls), pathlib.Path(name) if isinstance(name, str) else None
     raise TypeError(f"load needs a path, a binary file or bytes, got {type(source).__name__}")
 
 
 class _Mapped:
-    """A mapped file, and (when it pays) a sparse copy of it without its big payloads."""
+    """A mapped ``cls`` file, and (when it pays) a sparse copy of it without its big payloads."""
 
-    def __init__(self, fileno: int) -> None:
+    def __init__(self, fileno: int, cls: type[Message]) -> None:
         size = os.fstat(fileno).st_size
         # The map is read-only and outlives the file object; views keep it alive.
         self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
         self.shadow: mmap.mmap | None = None
         if size >= 1 << 20:
-            payloads = _sparse.payload_ranges(fileno, size, ModelProto)
+            payloads = _sparse.payload_ranges(fileno, size, cls)
             if payloads and sum(end - start for start, end in payloads) >= size // 2:
                 self.shadow = _sparse.shadow_copy(fileno, size, payloads)
 
 
-def _read_file(file: IO[bytes], lazy: bool) -> Any:
+def _read_file(file: IO[bytes], lazy: bool, cls: type[Message]) -> Any:
     try:
         fileno = file.fileno()
         regular = stat.S_ISREG(os.fstat(fileno).st_mode)
     except (OSError, io.UnsupportedOperation, AttributeError):
         regular = False
     if lazy and regular and file.tell() == 0 and os.fstat(fileno).st_size > 0:
-        mapped = _Mapped(fileno)
+        mapped = _Mapped(fileno, cls)
         file.seek(0, os.SEEK_END)  # as if read, like onnx.load(file) leaves it
         return mapped
     return file.read()
@@ -95,8 +97,8 @@ def load(
     External data is resolved relative to ``base_dir`` (default: the model file's
     directory); ``load_external_data=False`` leaves the references as they are.
     """
-    data, path = _read_source(source, lazy)
-    model = _decode_mapped(data, max_depth, lazy)
+    data, path = _read_source(source, lazy, ModelProto)
+    model = _decode_mapped(ModelProto, data, max_depth, lazy)
     # A model without external data keeps its waiting elements waiting.
     if load_external_data and any_external_data(model):
         if base_dir is None:
@@ -109,7 +111,7 @@ def load(
     return model
 
 
-def _decode_mapped(data: Any, max_depth: int, lazy: bool) -> ModelProto:
+def _decode_mapped(cls: type[M], data: Any, max_depth: int, lazy: bool) -> M:
     """Decode; for a mapped file, touch as few of its pages as the structure needs.
 
     With a sparse copy (see wirecodec.protobuf.sparse) the decoder reads headers from the copy
@@ -118,17 +120,15 @@ def _decode_mapped(data: Any, max_depth: int, lazy: bool) -> ModelProto:
     header it faults on; afterwards the map reads ahead normally again.
     """
     if not isinstance(data, _Mapped):
-        return decode(ModelProto, data, max_depth=max_depth, lazy=lazy)
+        return decode(cls, data, max_depth=max_depth, lazy=lazy)
     if data.shadow is not None:
         # The sparse copy is ours alone and the map is read-only: safe to decode lazily.
-        return decode_split(
-            ModelProto, data.shadow, memoryview(data.map), "decode", max_depth=max_depth, lazy=True
-        )
+        return decode_split(cls, data.shadow, memoryview(data.map), "decode", max_depth=max_depth, lazy=True)
     if not hasattr(mmap, "MADV_RANDOM"):
-        return decode(ModelProto, data.map, max_depth=max_depth)
+        return decode(cls, data.map, max_depth=max_depth)
     data.map.madvise(mmap.MADV_RANDOM)
     try:
-        return decode(ModelProto, data.map, max_depth=max_depth)
+        return decode(cls, data.map, max_depth=max_depth)
     finally:
         data.map.madvise(mmap.MADV_NORMAL)
 
@@ -140,7 +140,7 @@ def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str],
 
 def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:
     """Load a single serialized TensorProto (the ``.pb`` files of onnx test data)."""
-    data, _ = _read_source(source, lazy)
-    return decode(TensorProto, data.map if isinstance(data, _Mapped) else data)
+    data, _ = _read_source(source, lazy, TensorProto)
+    return _decode_mapped(TensorProto, data, DEFAULT_MAX_DEPTH, lazy)
 
 

@@ -57,22 +57,11 @@ def save(
     renames) leaves the previous files intact.
     """
     target = pathlib.Path(path)
-    to_write = model
+    to_write: ModelProto = model
     files: list[_external_write.DataFile] = []
     replaced: set[str] = set()
-    if location is not None and not location:
-        raise ExternalDataError("location must not be empty (None picks the default name)")
-    # The files the model now at ``target`` uses: needed to pick what a default-location
-    # save cleans up, and which names per-tensor files may reuse. Reading it costs a load.
-    needs_on_disk = external_data and (location is None or not all_tensors_to_one_file)
-    on_disk = _referenced_files(target) if needs_on_disk else set()
-    if external_data and location is None:
-        # Never rewrite, in place, the data the model on disk now points at: a crash between
-        # the renames would pair the old model with new data. New data gets a fresh name.
-        replaced = {name for name in on_disk if _is_default_name(target, name)}
-        location = _fresh_location(target)
     if external_data:
-        planned = _external_write.plan(
+        to_write, files, replaced = _plan_external(
             model,
             target,
             location=location,
@@ -81,13 +70,16 @@ def save(
             align=align,
             max_shard_size=max_shard_size,
             convert_attribute=convert_attribute,
-            taken=() if all_tensors_to_one_file else _unrelated_files(target, on_disk),
         )
-        to_write, files = planned.model, planned.files
+    elif location is not None and not location:
+        raise ExternalDataError("location must not be empty (None picks the default name)")
     # Every destination is checked before anything is written.
     destinations = [_external_write.data_path(target.parent, f.location) for f in files]
-    if any(os.path.normpath(d) == os.path.normpath(target) for d in destinations):
-        raise ExternalDataError(f"refusing external data location {location!r}: it is the model file itself")
+    for data_file, destination in zip(files, destinations, strict=True):
+        if os.path.normpath(destination) == os.path.normpath(target):
+            raise ExternalDataError(
+                f"refusing external data location {data_file.location!r}: it is the model file itself"
+            )
     chunks, _ = encode_chunks(to_write)
     with AtomicFiles() as group:
         for data_file, destination in zip(files, destinations, strict=True):
@@ -103,6 +95,44 @@ def save(
         for name in replaced - _locations(to_write):
             with contextlib.suppress(OSError):
                 (target.parent / name).unlink()
+
+
+def _plan_external(
+    model: ModelProto,
+    target: pathlib.Path,
+    *,
+    location: str | None,
+    size_threshold: int,
+    all_tensors_to_one_file: bool,
+    align: int,
+    max_shard_size: int | None,
+    convert_attribute: bool,
+) -> tuple[ModelProto, list[_external_write.DataFile], set[str]]:
+    """The model to write, its data files, and the previous default-named data it replaces."""
+    if location is not None and not location:
+        raise ExternalDataError("location must not be empty (None picks the default name)")
+    replaced: set[str] = set()
+    # The files the model now at ``target`` uses: needed to pick what a default-location
+    # save cleans up, and which names per-tensor files may reuse. Reading it costs a load.
+    needs_on_disk = location is None or not all_tensors_to_one_file
+    on_disk = _referenced_files(target) if needs_on_disk else set()
+    if location is None:
+        # Never rewrite, in place, the data the model on disk now points at: a crash between
+        # the renames would pair the old model with new data. New data gets a fresh name.
+        replaced = {name for name in on_disk if _is_default_name(target, name)}
+        location = _fresh_location(target)
+    planned = _external_write.plan(
+        model,
+        target,
+        location=location,
+        size_threshold=size_threshold,
+        all_tensors_to_one_file=all_tensors_to_one_file,
+        align=align,
+        max_shard_size=max_shard_size,
+        convert_attribute=convert_attribute,
+        taken=() if all_tensors_to_one_file else _unrelated_files(target, on_disk),
+    )
+    return planned.model, planned.files, replaced
 
 
 def _locations(model: ModelProto) -> set[str]:
