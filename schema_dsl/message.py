@@ -4,11 +4,13 @@ Representation (chosen for decode speed, see docs/format.md):
 
 * a field that is set lives in the instance ``__dict__``; presence is "the name is there";
 * an unset singular scalar reads as its default through a plain class attribute;
-* an unset message field reads as a *detached* empty instance, and an unset repeated
-  field as a detached empty list: reading stores nothing, and the first write into
-  either attaches it (and every detached parent above it) to its owner. This is
-  protobuf's behaviour, and it keeps reads free of allocations that would outlive them
-  (which, on large trees, would set off full garbage collections);
+* an unset message field reads as a *detached* empty instance, remembered by its owner
+  (in ``_stubs``) so that every read returns the same one, and the first write into it
+  attaches it (and every detached parent above it) to its owner, as in protobuf: every
+  reference a user holds sees every write. ``ClearField`` and ``Clear`` cut the link;
+* an unset repeated field reads as an empty list stored in the owner at once, so all
+  references share it; while the owner is itself detached, the first write into the
+  list attaches the owner;
 * unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim;
 * a decoder may leave a repeated message field *pending*: ``_lazy`` then holds a
   :class:`DeferredTable` (the codec's; see wirecodec.protobuf.lazy) whose
@@ -27,7 +29,7 @@ import sys
 import threading
 import types
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, Protocol
+from typing import Any, ClassVar, Final, Protocol, TypeVar
 
 from schema_dsl.fields import (
     MAX_FIELD_NUMBER,
@@ -37,11 +39,14 @@ from schema_dsl.fields import (
     SchemaError,
 )
 
-__all__ = ["DeferredTable", "Message", "MessageSchema", "resolve_message_type"]
+__all__ = ["Codec", "DeferredTable", "Message", "MessageSchema", "install_codec", "resolve_message_type"]
 
+_M = TypeVar("_M", bound="Message")
 _UNKNOWN: Final = "_unknown"
 _LAZY: Final = "_lazy"  # see the module docstring
 _OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
+_STUBS: Final = "_stubs"  # on a parent: {field name: detached child} handed out by reads
+_NOT_COPIED: Final = frozenset({_OWNER, _STUBS})  # links to an owner and to stubs stay behind
 _new_list: Final = list.__new__
 
 
@@ -61,6 +66,36 @@ class DeferredTable(Protocol):
     def take(self, name: str) -> PendingField | None: ...
 
     def first_name(self) -> str | None: ...
+
+
+class Codec(Protocol):
+    """What protobuf's serialization methods on a message need from a codec.
+
+    The schema layer knows nothing about bytes: the codec (``wirecodec``) installs itself
+    with :func:`install_codec` when it is imported, and ``SerializeToString`` and its
+    siblings call it.
+    """
+
+    def encode(self, message: Message) -> bytes: ...
+
+    def byte_size(self, message: Message) -> int: ...
+
+    def decode(self, cls: type[Message], data: Any) -> Message: ...
+
+
+_codec: Codec | None = None
+
+
+def install_codec(codec: Codec) -> None:
+    """Make ``codec`` the one protobuf's serialization methods use (wirecodec calls this)."""
+    global _codec
+    _codec = codec
+
+
+def _the_codec() -> Codec:
+    if _codec is None:
+        raise RuntimeError("no codec is installed for schema_dsl messages: import wirecodec first")
+    return _codec
 
 
 class MessageSchema:
@@ -99,11 +134,11 @@ class _DetachedList(list[Any]):
     _name: str
 
     def _attach(self) -> None:
+        # The list is already the owner's field; a write makes a detached owner present.
         owner = self._owner
         if owner is not None:
-            _attach(owner)
-            owner.__dict__.setdefault(self._name, self)
             self._owner = None
+            _attach(owner)
 
     def append(self, value: Any, /) -> None:
         self._attach()
@@ -127,7 +162,7 @@ class _DetachedList(list[Any]):
 
 
 class _RepeatedDefault:
-    """Unset repeated field: reading it gives a detached empty list."""
+    """Unset repeated field: reading it stores an empty list in the owner and returns it."""
 
     __slots__ = ("name",)
 
@@ -137,11 +172,17 @@ class _RepeatedDefault:
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        # Built without a Python-level __init__: this runs on every read of an unset field.
-        detached = _new_list(_DetachedList)
-        detached._owner = obj
-        detached._name = self.name
-        return detached
+        return _store_empty_list(obj, self.name)
+
+
+def _store_empty_list(obj: Message, name: str) -> list[Any]:
+    # Built without a Python-level __init__: this runs on the first read of an unset field.
+    empty = _new_list(_DetachedList)
+    # Only a detached owner needs to hear of the first write.
+    empty._owner = obj if _OWNER in obj.__dict__ else None
+    empty._name = name
+    object.__setattr__(obj, name, empty)
+    return empty
 
 
 class _MessageListDefault(_RepeatedDefault):
@@ -156,11 +197,7 @@ class _MessageListDefault(_RepeatedDefault):
         pending = obj._lazy
         if pending is not None and self.name in pending:
             return _load_pending(obj, self.name, absent=True)
-        # As in _RepeatedDefault.__get__, inlined: this runs on every read of an unset field.
-        detached = _new_list(_DetachedList)
-        detached._owner = obj
-        detached._name = self.name
-        return detached
+        return _store_empty_list(obj, self.name)
 
 
 _load_lock: Final = threading.RLock()
@@ -202,9 +239,17 @@ class _MessageDefault:
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
+        name = self.spec.name
+        stubs: dict[str, Message] | None = obj._stubs
+        if stubs is not None and name in stubs:
+            return stubs[name]
         cls = self.spec.message_type
         child = cls.__new__(cls.__schema__.detached)
-        child.__dict__[_OWNER] = (obj, self.spec.name)
+        child.__dict__[_OWNER] = (obj, name)
+        if stubs is None:
+            stubs = {}
+            object.__setattr__(obj, _STUBS, stubs)
+        stubs[name] = child
         return child
 
 
@@ -216,8 +261,24 @@ def _attach(message: Message) -> None:
     parent, name = link
     _attach(parent)
     object.__setattr__(message, "__class__", message.__schema__.cls)
+    stubs = parent._stubs
+    if stubs is not None and stubs.get(name) is message:
+        del stubs[name]
     if name not in parent.__dict__:
         setattr(parent, name, message)
+
+
+def _sever(message: Message, name: str | None) -> None:
+    """Forget the stubs handed out for field ``name`` (all fields when None): later writes
+    into them no longer reach ``message``, as after protobuf's ClearField/Clear."""
+    stubs = message._stubs
+    if not stubs:
+        return
+    for field_name in [name] if name is not None else list(stubs):
+        child = stubs.pop(field_name, None)
+        if child is not None:
+            child.__dict__.pop(_OWNER, None)
+            object.__setattr__(child, "__class__", child.__schema__.cls)
 
 
 def _detached_setattr(self: Message, name: str, value: Any) -> None:
@@ -263,6 +324,7 @@ class Message:
     __schema__: ClassVar[MessageSchema]
     _unknown: ClassVar[tuple[Any, ...]] = ()
     _lazy: ClassVar[DeferredTable | None] = None  # pending repeated fields (see the module docstring)
+    _stubs: ClassVar[dict[str, Message] | None] = None  # detached children handed out by reads
 
     def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -333,7 +395,9 @@ class Message:
     def ClearField(self, name: str) -> None:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
+        _attach(self)  # clearing counts as a write, as in protobuf
         self.__dict__.pop(name, None)
+        _sever(self, name)
         with _load_lock:
             _take_pending(self, name)
 
@@ -371,6 +435,53 @@ class Message:
                 out.append((spec, value))
         return out
 
+    # -- serialization (through the installed codec) --------------------------------------
+
+    def SerializeToString(self, *, deterministic: bool | None = None) -> bytes:
+        """The message's encoding, exactly as protobuf writes it (``deterministic`` is accepted
+        for compatibility: the encoding is always deterministic)."""
+        return _the_codec().encode(self)
+
+    def SerializePartialToString(self, *, deterministic: bool | None = None) -> bytes:
+        """The same as :meth:`SerializeToString` (ONNX declares no required fields)."""
+        return _the_codec().encode(self)
+
+    def ByteSize(self) -> int:
+        """The length of :meth:`SerializeToString`'s result, computed without joining the bytes."""
+        return _the_codec().byte_size(self)
+
+    def MergeFromString(self, data: Any) -> int:
+        """Parse ``data`` and merge it into this message (protobuf's merge); returns its length.
+
+        ``bytes`` fields of the result are views of ``data``.
+        """
+        self.MergeFrom(_the_codec().decode(self.__schema__.cls, data))
+        return len(memoryview(data))
+
+    def ParseFromString(self, data: Any) -> int:
+        """Replace this message's content with ``data`` parsed; returns its length."""
+        self.Clear()
+        return self.MergeFromString(data)
+
+    @classmethod
+    def FromString(cls: type[_M], data: Any) -> _M:
+        """A new message parsed from ``data`` (its ``bytes`` fields are views of ``data``)."""
+        message = _the_codec().decode(cls.__schema__.cls, data)
+        assert isinstance(message, cls)
+        return message
+
+    def IsInitialized(self) -> bool:
+        """Always True: the ONNX schema (proto2) declares no required fields."""
+        return True
+
+    def DiscardUnknownFields(self) -> None:
+        """Drop unknown fields here and in every sub-message, as protobuf does."""
+        self.__dict__.pop(_UNKNOWN, None)
+        for spec, value in self.ListFields():
+            if spec.kind is Kind.MESSAGE:
+                for child in value if spec.repeated else (value,):
+                    child.DiscardUnknownFields()
+
     def UnknownFields(self) -> list[Any]:
         """Raw wire records (tag and value) of fields the schema does not know, in order."""
         return list(self._unknown)
@@ -384,11 +495,14 @@ class Message:
     # -- whole-message operations ----------------------------------------------------------
 
     def Clear(self) -> None:
-        """Remove every field, known and unknown."""
-        link = self.__dict__.get(_OWNER)
+        """Remove every field, known and unknown (a detached child becomes present, as in protobuf)."""
+        _attach(self)
+        _sever(self, None)
         self.__dict__.clear()
-        if link is not None:
-            self.__dict__[_OWNER] = link
+
+    def SetInParent(self) -> None:
+        """Make this (possibly still detached) child a present field of its parent."""
+        _attach(self)
 
     def MergeFrom(self, other: Message) -> None:
         """protobuf's merge: scalars overwrite, repeated fields extend, messages merge."""
@@ -422,7 +536,7 @@ class Message:
         cls = self.__schema__.cls
         clone = cls.__new__(cls)
         for key, value in self.__dict__.items():
-            if key != _OWNER:
+            if key not in _NOT_COPIED:
                 clone.__dict__[key] = _deep(value, memo)
         return clone
 
@@ -431,13 +545,14 @@ class Message:
         cls = self.__schema__.cls
         clone = cls.__new__(cls)
         clone.__dict__.update(self.__dict__)
-        clone.__dict__.pop(_OWNER, None)
+        for key in _NOT_COPIED:
+            clone.__dict__.pop(key, None)
         return clone
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
         self._load_lazy()
-        state = {key: _deep(value, {}) for key, value in self.__dict__.items() if key != _OWNER}
+        state = {key: _deep(value, {}) for key, value in self.__dict__.items() if key not in _NOT_COPIED}
         return (_rebuild, (self.__schema__.cls, state))
 
     # -- comparison and display -------------------------------------------------------------

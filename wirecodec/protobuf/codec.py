@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
+from schema_dsl.message import install_codec
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
@@ -184,11 +185,26 @@ _INT_RANGES: Final = {
 }
 
 
+def _describe_type(value: object) -> str:
+    """A value's type, with its module when that is not ours, and what to do with a protobuf message."""
+    cls = type(value)
+    if isinstance(value, Message) or cls.__module__ == "builtins":
+        return cls.__qualname__
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if hasattr(value, "SerializeToString"):
+        # A message of the protobuf runtime (e.g. onnx.ModelProto): bytes are the bridge.
+        return (
+            f"{name} (a protobuf message, not a wirecodec one: convert it with "
+            f"wirecodec.decode(<the schema_dsl.onnx class>, message.SerializeToString()))"
+        )
+    return name
+
+
 def _value_problem(kind: Kind, value: Any, expected: type | None) -> str | None:
     if kind is Kind.MESSAGE:
         if not isinstance(value, Message) or value.__schema__.cls is not expected:
             assert expected is not None
-            return f"expected {expected.__qualname__}, got {type(value).__qualname__}"
+            return f"expected {expected.__module__}.{expected.__qualname__}, got {_describe_type(value)}"
         return None
     if kind is Kind.STRING:
         if not isinstance(value, str):
@@ -220,7 +236,7 @@ def _value_problem(kind: Kind, value: Any, expected: type | None) -> str | None:
 
 def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | None:
     if not isinstance(message, Message):
-        return EncodeError(f"expected a message, got {type(message).__qualname__}", path)
+        return EncodeError(f"expected a wirecodec message, got {_describe_type(message)}", path)
     if id(message) in active:
         return EncodeError("message contains itself (a cycle)", path)
     active.add(id(message))
@@ -256,3 +272,19 @@ def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | 
     finally:
         active.discard(id(message))
     return None
+
+
+class _InstalledCodec:
+    """What schema_dsl's protobuf-style methods (SerializeToString, ...) call."""
+
+    def encode(self, message: Message) -> bytes:
+        return encode(message)
+
+    def byte_size(self, message: Message) -> int:
+        return encode_chunks(message)[1]
+
+    def decode(self, cls: type[Message], data: Any) -> Message:
+        return decode(cls, data)
+
+
+install_codec(_InstalledCodec())

@@ -1,0 +1,86 @@
+"""protobuf's message methods on our classes, side by side with the onnx package's."""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import pytest
+
+import schema_dsl.onnx as ours
+import wirecodec
+from schema_dsl import Message
+from tests.reference import backend_corpus, message_class, pb_class
+
+onnx = pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
+
+
+@pytest.fixture(scope="module")
+def corpus(request: pytest.FixtureRequest) -> list[Any]:
+    cache_plugin = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache = pathlib.Path(str(cache_plugin.mkdir("onnx-corpus"))) if cache_plugin else None
+    # Every tenth item, all kinds of message: the full corpus is covered by test_corpus.
+    return backend_corpus(cache)[::10]
+
+
+def _pair(item: Any) -> tuple[Message, Any]:
+    cls = message_class(item.message)
+    return cls.FromString(item.data), pb_class(cls).FromString(item.data)
+
+
+def test_serialize_and_bytesize_agree_with_protobuf(corpus: list[Any]) -> None:
+    assert len(corpus) > 100
+    for item in corpus:
+        mine, theirs = _pair(item)
+        assert mine.SerializeToString() == theirs.SerializeToString() == item.data, item.name
+        assert mine.SerializePartialToString(deterministic=True) == item.data
+        assert mine.ByteSize() == theirs.ByteSize(), item.name
+        assert mine.IsInitialized() and theirs.IsInitialized()
+
+
+def test_merge_from_string_merges_like_protobuf(corpus: list[Any]) -> None:
+    for item in corpus[:80]:
+        cls = message_class(item.message)
+        mine, theirs = cls(), pb_class(cls)()
+        for _ in range(2):  # the second merge extends repeated fields and merges messages
+            assert mine.MergeFromString(item.data) == theirs.MergeFromString(item.data)
+        assert mine.SerializeToString() == theirs.SerializeToString(), item.name
+        assert mine.ParseFromString(item.data) == theirs.ParseFromString(item.data)
+        assert mine.SerializeToString() == theirs.SerializeToString() == item.data
+
+
+def test_parse_into_a_detached_child_makes_it_present() -> None:
+    data = ours.TypeProto(denotation="IMAGE").SerializeToString()
+    mine, theirs = ours.ValueInfoProto(), onnx.ValueInfoProto()
+    mine.type.ParseFromString(data)
+    theirs.type.ParseFromString(data)
+    assert mine.SerializeToString() == theirs.SerializeToString()
+    mine, theirs = ours.ValueInfoProto(), onnx.ValueInfoProto()
+    mine.type.SetInParent()
+    theirs.type.SetInParent()
+    assert mine.HasField("type") and mine.SerializeToString() == theirs.SerializeToString()
+    mine, theirs = ours.ValueInfoProto(), onnx.ValueInfoProto()
+    mine.type.Clear()
+    theirs.type.Clear()
+    assert mine.SerializeToString() == theirs.SerializeToString()
+
+
+def test_discard_unknown_fields_like_protobuf() -> None:
+    unknown = b"\xa8\x1f\x05"  # field 501, varint 5: unknown to NodeProto and GraphProto
+    node = ours.NodeProto(op_type="Relu").SerializeToString() + unknown
+    graph = b"\x0a" + bytes([len(node)]) + node + unknown
+    mine, theirs = ours.GraphProto.FromString(graph), onnx.GraphProto.FromString(graph)
+    assert mine.SerializeToString() == theirs.SerializeToString() == graph
+    mine.DiscardUnknownFields()
+    theirs.DiscardUnknownFields()
+    assert mine.SerializeToString() == theirs.SerializeToString()
+    assert len(mine.SerializeToString()) == len(graph) - 2 * len(unknown)
+
+
+def test_a_protobuf_message_given_to_encode_is_named_with_what_to_do() -> None:
+    with pytest.raises(wirecodec.EncodeError, match=r"onnx\.onnx_ml_pb2\.ModelProto.*SerializeToString"):
+        wirecodec.encode(onnx.ModelProto())  # type: ignore[arg-type]
+    node = ours.NodeProto()
+    node.attribute.append(onnx.AttributeProto(name="a"))
+    with pytest.raises(wirecodec.EncodeError, match=r"expected schema_dsl\.onnx\.AttributeProto, got onnx\."):
+        wirecodec.encode(node)
