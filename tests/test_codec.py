@@ -519,12 +519,14 @@ def test_repr_shows_set_fields() -> None:
 # -- detached defaults: reads store nothing, the first write attaches --------------------------
 
 
-def test_reading_unset_fields_stores_nothing() -> None:
+def test_reading_unset_fields_makes_nothing_present() -> None:
     msg = All()
-    before = dict(msg.__dict__)
     _ = (msg.child.child.r_i64, msg.r_child, msg.one_m.a, msg.r_st)
-    assert msg.__dict__ == before
-    assert msg.r_child is not msg.r_child  # each read is a fresh, detached empty list
+    assert msg.ListFields() == [] and not msg.HasField("child") and msg.WhichOneof("choice") is None
+    assert encode(msg) == b""
+    # As in protobuf, every read hands out the same objects, so every reference sees every write.
+    assert msg.r_child is msg.r_child
+    assert msg.child is msg.child and msg.child.child is msg.child.child
 
 
 def test_a_list_taken_before_the_write_is_the_field_afterwards() -> None:
