@@ -26,7 +26,8 @@ ATTRIBUTE_VALUE = Rule(
 ATTRIBUTE_REF = Rule(
     "attribute-ref",
     "onnx.proto: AttributeProto.ref_attr_name",
-    "ref_attr_name appears only inside function bodies, names an attribute of the function, and carries no value",
+    "ref_attr_name appears only inside function bodies, names an attribute of the function "
+    "and carries no value",
 )
 
 RULES = (ATTRIBUTE_NAME, ATTRIBUTE_UNIQUE, ATTRIBUTE_TYPE, ATTRIBUTE_VALUE, ATTRIBUTE_REF)
@@ -49,7 +50,9 @@ VALUE_FIELDS: Final[dict[int, str]] = {
     int(_Type.SPARSE_TENSORS): "sparse_tensors",
     int(_Type.TYPE_PROTOS): "type_protos",
 }
-_REPEATED: Final = frozenset(name for name in VALUE_FIELDS.values() if AttributeProto.__schema__.by_name[name].repeated)
+_REPEATED: Final = frozenset(
+    name for name in VALUE_FIELDS.values() if AttributeProto.__schema__.by_name[name].repeated
+)
 
 
 def check_attributes(sites: ModelSites, report: Report) -> None:
@@ -87,20 +90,31 @@ def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
     label = f"attribute {attribute.name!r}"
     if attribute.ref_attr_name:
         if site.function is None:
-            report.add(f"{path}.ref_attr_name", ATTRIBUTE_REF, f"{label} refers to a function attribute outside a function")
+            report.add(
+                f"{path}.ref_attr_name",
+                ATTRIBUTE_REF,
+                f"{label} refers to a function attribute outside a function",
+            )
         elif attribute.ref_attr_name not in function_attributes(site.function):
             report.add(
                 f"{path}.ref_attr_name",
                 ATTRIBUTE_REF,
-                f"{label} refers to {attribute.ref_attr_name!r}, which function {site.function.name!r} does not declare",
+                f"{label} refers to {attribute.ref_attr_name!r}, "
+                f"which function {site.function.name!r} does not declare",
             )
         if present:
-            report.add(f"{path}.{present[0]}", ATTRIBUTE_REF, f"{label} is a reference but also carries {', '.join(present)}")
+            report.add(
+                f"{path}.{present[0]}",
+                ATTRIBUTE_REF,
+                f"{label} is a reference but also carries {', '.join(present)}",
+            )
     if not attribute.HasField("type") or attribute.type == _Type.UNDEFINED:
         if ir is None or ir >= 2:
             report.add(f"{path}.type", ATTRIBUTE_TYPE, f"{label} has no type")
         elif len(present) > 1:
-            report.add(f"{path}.{present[1]}", ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most")
+            report.add(
+                f"{path}.{present[1]}", ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
+            )
         return
     expected = VALUE_FIELDS.get(attribute.type)
     if expected is None:

@@ -1,4 +1,4 @@
-"""External tensor data: well-formed references to files inside the model's directory (IR.md, "External Tensor Data").
+"""External tensor data: sound references to files in the model's directory (IR.md, "External Tensor Data").
 
 Without a ``base_dir`` only the references themselves are checked. With one, each data
 file is found (through the loader's own resolver, so the checker refuses exactly what
@@ -47,9 +47,13 @@ EXTERNAL_LENGTH = Rule(
     "external-length", _SECTION, "the external byte range holds exactly the elements dims count"
 )
 EXTERNAL_FILE = Rule(
-    "external-file", _SECTION, "(with base_dir) the data file exists as a regular file inside the model's directory"
+    "external-file",
+    _SECTION,
+    "(with base_dir) the data file exists as a regular file inside the model's directory",
 )
-EXTERNAL_RANGE = Rule("external-range", _SECTION, "(with base_dir) offset and length lie within the data file")
+EXTERNAL_RANGE = Rule(
+    "external-range", _SECTION, "(with base_dir) offset and length lie within the data file"
+)
 EXTERNAL_CHECKSUM = Rule(
     "external-checksum", _SECTION, "(full=True) a checksum, when given, is the SHA1 digest of the data file"
 )
@@ -97,9 +101,7 @@ class _Files:
         return self.digests[path]
 
 
-def check_external(
-    sites: ModelSites, report: Report, *, base_dir: pathlib.Path | None, full: bool
-) -> None:
+def check_external(sites: ModelSites, report: Report, *, base_dir: pathlib.Path | None, full: bool) -> None:
     """Report every external-data violation; files are consulted only with ``base_dir``."""
     files = _Files(base_dir, full)
     for site in sites.tensors:
@@ -125,18 +127,28 @@ def _count(report: Report, path: str, key: str, text: str) -> int | None:
 
 def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> None:
     if not tensor.external_data:
-        report.add(f"{path}.external_data", EXTERNAL_FLAG, "data_location is EXTERNAL but external_data is empty")
+        report.add(
+            f"{path}.external_data", EXTERNAL_FLAG, "data_location is EXTERNAL but external_data is empty"
+        )
         return
-    inline = (["raw_data"] if tensor.HasField("raw_data") else []) + [n for n in TYPED_FIELDS if len(getattr(tensor, n))]
+    inline = (["raw_data"] if tensor.HasField("raw_data") else []) + [
+        n for n in TYPED_FIELDS if len(getattr(tensor, n))
+    ]
     for name in inline:
-        report.add(f"{path}.{name}", EXTERNAL_INLINE_DATA, f"the tensor is stored externally but also has {name}")
+        report.add(
+            f"{path}.{name}", EXTERNAL_INLINE_DATA, f"the tensor is stored externally but also has {name}"
+        )
     entries: dict[str, tuple[int, str]] = {}
     for i, entry in enumerate(tensor.external_data):
         where = f"{path}.external_data[{i}].key"
         if entry.key not in _KEYS:
             report.add(where, EXTERNAL_KEYS, f"unknown external_data key {entry.key!r}")
         elif entry.key in entries:
-            report.add(where, EXTERNAL_KEYS, f"key {entry.key!r} is already given at external_data[{entries[entry.key][0]}]")
+            report.add(
+                where,
+                EXTERNAL_KEYS,
+                f"key {entry.key!r} is already given at external_data[{entries[entry.key][0]}]",
+            )
         else:
             entries[entry.key] = (i, entry.value)
     if "location" not in entries or not entries["location"][1]:

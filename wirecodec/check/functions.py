@@ -1,4 +1,4 @@
-"""Model-local functions: named, unique by (domain, name, overload), attributes declared once, no recursion (onnx.proto, FunctionProto)."""
+"""Model-local functions (onnx.proto, FunctionProto): named, unique, attributes once, no recursion."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ __all__ = ["RULES", "check_functions", "function_attributes"]
 
 FUNCTION_NAME = Rule("function-name", "onnx.proto: FunctionProto.name", "every function has a name")
 FUNCTION_UNIQUE = Rule(
-    "function-unique", "onnx.proto: ModelProto.functions", "(domain, name, overload) is unique among the functions"
+    "function-unique",
+    "onnx.proto: ModelProto.functions",
+    "(domain, name, overload) is unique among the functions",
 )
 FUNCTION_ATTRIBUTE = Rule(
     "function-attribute",
@@ -18,7 +20,9 @@ FUNCTION_ATTRIBUTE = Rule(
     "a function declares each attribute once, in attribute or in attribute_proto, not both",
 )
 FUNCTION_RECURSION = Rule(
-    "function-recursion", "onnx.proto: ModelProto.functions", "no function calls itself, directly or through others"
+    "function-recursion",
+    "onnx.proto: ModelProto.functions",
+    "no function calls itself, directly or through others",
 )
 
 RULES = (FUNCTION_NAME, FUNCTION_UNIQUE, FUNCTION_ATTRIBUTE, FUNCTION_RECURSION)
@@ -41,7 +45,9 @@ def check_functions(sites: ModelSites, report: Report) -> None:
             report.add(f"{path}.name", FUNCTION_NAME, "the function has no name")
         key = (function.domain, function.name, function.overload)
         if key in index:
-            report.add(f"{path}.name", FUNCTION_UNIQUE, f"{_show(key)} is already defined at functions[{index[key]}]")
+            report.add(
+                f"{path}.name", FUNCTION_UNIQUE, f"{_show(key)} is already defined at functions[{index[key]}]"
+            )
         else:
             index[key] = i
         _attributes(report, path, function)
@@ -56,7 +62,9 @@ def _show(key: _Key) -> str:
 def _attributes(report: Report, path: str, function: FunctionProto) -> None:
     seen: dict[str, str] = {}
     declared = [(f"{path}.attribute[{j}]", name) for j, name in enumerate(function.attribute)]
-    declared += [(f"{path}.attribute_proto[{j}].name", a.name) for j, a in enumerate(function.attribute_proto)]
+    declared += [
+        (f"{path}.attribute_proto[{j}].name", a.name) for j, a in enumerate(function.attribute_proto)
+    ]
     for where, name in declared:
         if name in seen:
             report.add(where, FUNCTION_ATTRIBUTE, f"attribute {name!r} is already declared at {seen[name]}")
@@ -90,5 +98,7 @@ def _recursion(sites: ModelSites, report: Report, index: dict[_Key, int]) -> Non
         for path, callee in calls[caller]:
             if reaches(callee, caller):
                 name = sites.model.functions[callee].name
-                report.add(path, FUNCTION_RECURSION, f"this call of {name!r} leads back to the function itself")
+                report.add(
+                    path, FUNCTION_RECURSION, f"this call of {name!r} leads back to the function itself"
+                )
                 break

@@ -1,4 +1,4 @@
-"""Value names: single assignment, topological order, defined inputs and outputs (IR.md, "Names Within a Graph").
+"""Value names (IR.md, "Names Within a Graph"): single assignment, topological order, defined uses.
 
 Walks each graph with its lexical scope: a nested subgraph sees the names its
 enclosing graphs defined before the node that holds it; a training algorithm sees
@@ -24,13 +24,19 @@ SSA = Rule(
     "(a main-graph input MAY share its name with an initializer)",
 )
 SSA_OUTER = Rule(
-    "ssa-outer-scope", _NAMES, "a node output in a nested subgraph does not reuse a name visible from an outer scope"
+    "ssa-outer-scope",
+    _NAMES,
+    "a node output in a nested subgraph does not reuse a name visible from an outer scope",
 )
 SUBGRAPH_INPUT_INITIALIZER = Rule(
-    "subgraph-input-initializer", _NAMES, "a nested subgraph does not use one name as both an input and an initializer"
+    "subgraph-input-initializer",
+    _NAMES,
+    "a nested subgraph does not use one name as both an input and an initializer",
 )
 TOPOLOGICAL_ORDER = Rule(
-    "topological-order", "IR.md: Graphs", "nodes are sorted topologically: a node's inputs are produced before it"
+    "topological-order",
+    "IR.md: Graphs",
+    "nodes are sorted topologically: a node's inputs are produced before it",
 )
 UNDEFINED_INPUT = Rule(
     "undefined-input",
@@ -39,7 +45,9 @@ UNDEFINED_INPUT = Rule(
     "('' omits an optional input)",
 )
 UNDEFINED_OUTPUT = Rule(
-    "undefined-output", _NAMES, "a graph (or function) output names a value defined in it or in an outer scope"
+    "undefined-output",
+    _NAMES,
+    "a graph (or function) output names a value defined in it or in an outer scope",
 )
 INITIALIZER_UNIQUE = Rule(
     "initializer-unique",
@@ -52,7 +60,9 @@ INITIALIZER_NOT_INPUT = Rule(
     "before IR version 4 every initializer of the main graph is also a graph input",
 )
 VALUE_INFO_UNIQUE = Rule(
-    "value-info-unique", "onnx.proto: GraphProto.value_info, FunctionProto.value_info", "value_info names are distinct"
+    "value-info-unique",
+    "onnx.proto: GraphProto.value_info, FunctionProto.value_info",
+    "value_info names are distinct",
 )
 
 RULES = (
@@ -128,12 +138,14 @@ class _NameChecker:
         if node_output:
             earlier = scope.outer(name)
             if earlier is not None:
-                self.report.add(path, SSA_OUTER, f"{name!r} is already defined in an outer scope at {earlier}")
+                self.report.add(
+                    path, SSA_OUTER, f"{name!r} is already defined in an outer scope at {earlier}"
+                )
         scope.defined[name] = path
 
     def graph(self, path: str, graph: GraphProto, parent: _Scope | None, *, main: bool) -> _Scope:
         scope = _Scope(parent)
-        inputs = {}
+        inputs: dict[str, str] = {}
         for i, value in enumerate(graph.input):
             self.define(scope, value.name, f"{path}.input[{i}].name", node_output=False)
             inputs.setdefault(value.name, f"{path}.input[{i}]")
@@ -158,7 +170,9 @@ class _NameChecker:
             if not name:
                 continue
             if name in seen:
-                self.report.add(f"{where}.name", INITIALIZER_UNIQUE, f"{name!r} is already an initializer at {seen[name]}")
+                self.report.add(
+                    f"{where}.name", INITIALIZER_UNIQUE, f"{name!r} is already an initializer at {seen[name]}"
+                )
                 continue
             seen[name] = where
             if name in inputs:
@@ -182,7 +196,9 @@ class _NameChecker:
         for i, value in enumerate(values):
             where = f"{path}.{field_name}[{i}].name"
             if value.name in seen:
-                self.report.add(where, VALUE_INFO_UNIQUE, f"{value.name!r} already has value_info at {seen[value.name]}")
+                self.report.add(
+                    where, VALUE_INFO_UNIQUE, f"{value.name!r} already has value_info at {seen[value.name]}"
+                )
             elif value.name:
                 seen[value.name] = where
 

@@ -29,7 +29,9 @@ OPSET_IMPORT_REQUIRED = Rule(
     "a model of IR version 3 or later imports at least one operator set",
 )
 OPSET_VERSION = Rule(
-    "opset-version", "onnx.proto: OperatorSetIdProto.version", "every imported operator set has a version >= 1"
+    "opset-version",
+    "onnx.proto: OperatorSetIdProto.version",
+    "every imported operator set has a version >= 1",
 )
 OPSET_DUPLICATE_DOMAIN = Rule(
     "opset-duplicate-domain",
@@ -80,12 +82,19 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
     model = sites.model
     ir = model.ir_version if model.HasField("ir_version") else None
     if ir is not None and not 1 <= ir <= IR_VERSION:
-        report.add("ir_version", IR_VERSION_KNOWN, f"ir_version {ir} is not a published IR version (1..{IR_VERSION})")
+        report.add(
+            "ir_version", IR_VERSION_KNOWN, f"ir_version {ir} is not a published IR version (1..{IR_VERSION})"
+        )
     if ir is not None and ir >= 3 and not model.opset_import:
-        report.add("opset_import", OPSET_IMPORT_REQUIRED, f"IR version {ir} requires opset_import; the model has none")
+        report.add(
+            "opset_import",
+            OPSET_IMPORT_REQUIRED,
+            f"IR version {ir} requires opset_import; the model has none",
+        )
     model_domains = _imports(report, "opset_import", model.opset_import)
     function_domains = [
-        _imports(report, f"functions[{i}].opset_import", f.opset_import) for i, f in enumerate(model.functions)
+        _imports(report, f"functions[{i}].opset_import", f.opset_import)
+        for i, f in enumerate(model.functions)
     ]
     if ir is None or ir >= 3:
         by_function = {id(f): domains for f, domains in zip(model.functions, function_domains, strict=True)}
@@ -112,7 +121,9 @@ def _imports(report: Report, path: str, imports: Iterable[OperatorSetIdProto]) -
         key = _domain_key(opset.domain)
         if key in seen:
             report.add(
-                f"{where}.domain", OPSET_DUPLICATE_DOMAIN, f"domain {opset.domain!r} is already imported at {seen[key]}"
+                f"{where}.domain",
+                OPSET_DUPLICATE_DOMAIN,
+                f"domain {opset.domain!r} is already imported at {seen[key]}",
             )
         else:
             seen[key] = where

@@ -13,7 +13,9 @@ MODEL_GRAPH = Rule("model-graph", "IR.md: Models", "a model has a graph")
 GRAPH_NAME = Rule("graph-name", "IR.md: Graphs", "every graph has a name")
 NODE_OP_TYPE = Rule("node-op-type", "IR.md: Nodes", "every node names its operator (op_type)")
 NODE_OUTPUT = Rule("node-output", "IR.md: Graphs", "every node has one or more outputs")
-VALUE_INFO_NAME = Rule("value-info-name", "onnx.proto: ValueInfoProto.name", "every value_info, input and output has a name")
+VALUE_INFO_NAME = Rule(
+    "value-info-name", "onnx.proto: ValueInfoProto.name", "every value_info, input and output has a name"
+)
 INITIALIZER_NAME = Rule(
     "initializer-name", "onnx.proto: GraphProto.initializer", "every initializer (dense or sparse) has a name"
 )
@@ -99,9 +101,13 @@ def _value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bo
 def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
     which = type_proto.WhichOneof("value")
     if which is None:
-        report.add(path, IO_TYPE, "the type says neither tensor, sequence, map, optional, sparse tensor nor opaque")
+        report.add(
+            path, IO_TYPE, "the type says neither tensor, sequence, map, optional, sparse tensor nor opaque"
+        )
     elif which in ("tensor_type", "sparse_tensor_type") and not getattr(type_proto, which).HasField("shape"):
-        report.add(f"{path}.{which}.shape", IO_TYPE, "an input or output of the main graph has no shape (rank)")
+        report.add(
+            f"{path}.{which}.shape", IO_TYPE, "an input or output of the main graph has no shape (rank)"
+        )
 
 
 def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
@@ -112,7 +118,9 @@ def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
             report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, "the tensor type has no elem_type")
         elif holder.elem_type not in _ELEMENT_TYPES:
             report.add(
-                f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, f"elem_type {holder.elem_type} is not a valid element type"
+                f"{path}.{which}.elem_type",
+                TYPE_ELEM_TYPE,
+                f"elem_type {holder.elem_type} is not a valid element type",
             )
     elif which in ("sequence_type", "optional_type"):
         holder = getattr(type_proto, which)

@@ -1,8 +1,9 @@
-"""Sparse tensors: values of shape [NNZ], indices [NNZ] or [NNZ, rank], in bounds, ascending (onnx.proto, SparseTensorProto)."""
+"""Sparse tensors (onnx.proto, SparseTensorProto): values [NNZ], indices [NNZ] or [NNZ, rank], in order."""
 
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -56,7 +57,9 @@ def _sparse(report: Report, path: str, sparse: SparseTensorProto) -> None:
         report.add(f"{path}.values", SPARSE_VALUES, "the sparse tensor has no values")
         return
     if len(sparse.values.dims) != 1 or sparse.values.dims[0] < 0:
-        report.add(f"{path}.values.dims", SPARSE_VALUES, f"values have dims {list(sparse.values.dims)}, not [NNZ]")
+        report.add(
+            f"{path}.values.dims", SPARSE_VALUES, f"values have dims {list(sparse.values.dims)}, not [NNZ]"
+        )
         return
     nnz = sparse.values.dims[0]
     if not sparse.HasField("indices"):
@@ -69,11 +72,16 @@ def _sparse(report: Report, path: str, sparse: SparseTensorProto) -> None:
         report.add(
             f"{path}.indices.dims",
             SPARSE_INDICES_SHAPE,
-            f"indices have dims {shape}; {nnz} values in rank {len(dims)} need [{nnz}] or [{nnz}, {len(dims)}]",
+            f"indices have dims {shape}; {nnz} values in rank {len(dims)} "
+            f"need [{nnz}] or [{nnz}, {len(dims)}]",
         )
         return
     if indices.data_type not in _INTEGRAL:
-        report.add(f"{path}.indices.data_type", SPARSE_INDICES_SHAPE, f"indices have data_type {indices.data_type}, not an integer type")
+        report.add(
+            f"{path}.indices.data_type",
+            SPARSE_INDICES_SHAPE,
+            f"indices have data_type {indices.data_type}, not an integer type",
+        )
         return
     if not dims_ok:
         return
@@ -116,7 +124,7 @@ def _linear(report: Report, path: str, values: npt.NDArray[np.int64], dims: list
 
 def _coordinates(report: Report, path: str, values: npt.NDArray[np.int64], dims: list[int]) -> None:
     limits = np.array(dims, dtype=np.int64)
-    outside = ((values < 0) | (values >= limits)).any(axis=1)
+    outside: npt.NDArray[np.bool_] = np.asarray(((values < 0) | (values >= limits)).any(axis=1))
     k = _first(outside)
     if k is not None:
         report.add(
@@ -128,7 +136,7 @@ def _coordinates(report: Report, path: str, values: npt.NDArray[np.int64], dims:
         return
     before, after = values[:-1], values[1:]
     if values.shape[1] == 0:
-        k: int | None = 0  # rank 0: every index is (), so the second repeats the first
+        k = 0  # rank 0: every index is (), so the second repeats the first
     else:
         changed = after != before
         column = changed.argmax(axis=1)  # the first coordinate that differs

@@ -1,4 +1,4 @@
-"""Tensor contents: element type, dims, and data in the right field with the right size (onnx.proto, TensorProto).
+"""Tensor contents (onnx.proto, TensorProto): element type, dims, data in the right field, of the right size.
 
 Sizes follow the packing rules of onnx.proto: ``raw_data`` holds ``ceil(bits * count / 8)``
 bytes (:func:`wirecodec.tensors.dtypes.raw_size`), a typed field one entry per element,
@@ -79,16 +79,24 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     has_raw = tensor.HasField("raw_data")
     used = (["raw_data"] if has_raw else []) + typed
     if len(used) > 1:
-        report.add(f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only")
+        report.add(
+            f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only"
+        )
     if info is not None and info.bits == 0 and is_external(tensor):
-        report.add(f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally")
+        report.add(
+            f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally"
+        )
     if info is None or is_external(tensor):
         return
     if has_raw and info.bits == 0:
         report.add(f"{path}.raw_data", TENSOR_DATA_FIELD, f"{info.name} elements cannot be in raw_data")
     for name in typed:
         if name != info.field:
-            report.add(f"{path}.{name}", TENSOR_DATA_FIELD, f"{info.name} elements belong in {info.field}, not {name}")
+            report.add(
+                f"{path}.{name}",
+                TENSOR_DATA_FIELD,
+                f"{info.name} elements belong in {info.field}, not {name}",
+            )
     if count is None or tensor.HasField("segment") or len(used) > 1:
         return
     if has_raw and info.bits:
