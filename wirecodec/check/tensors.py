@@ -79,27 +79,22 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     has_raw = tensor.HasField("raw_data")
     used = (["raw_data"] if has_raw else []) + typed
     if len(used) > 1:
-        report.add(
-            f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only"
-        )
+        report.add(f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only")
+        return
     if info is not None and info.bits == 0 and is_external(tensor):
-        report.add(
-            f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally"
-        )
-    if info is None or is_external(tensor):
+        report.add(f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally")
+    if info is None or is_external(tensor) or count is None:
         return
     if has_raw and info.bits == 0:
         report.add(f"{path}.raw_data", TENSOR_DATA_FIELD, f"{info.name} elements cannot be in raw_data")
-    for name in typed:
-        if name != info.field:
-            report.add(
-                f"{path}.{name}",
-                TENSOR_DATA_FIELD,
-                f"{info.name} elements belong in {info.field}, not {name}",
-            )
-    if count is None or tensor.HasField("segment") or len(used) > 1:
         return
-    if has_raw and info.bits:
+    if typed and typed[0] != info.field:
+        where = f"{path}.{typed[0]}"
+        report.add(where, TENSOR_DATA_FIELD, f"{info.name} elements belong in {info.field}, not {typed[0]}")
+        return
+    if tensor.HasField("segment"):
+        return
+    if has_raw:
         size, expected = memoryview(tensor.raw_data).nbytes, raw_size(info.code, count)
         if size != expected:
             report.add(
@@ -107,7 +102,7 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
                 TENSOR_SIZE,
                 f"raw_data has {size} bytes; dims {list(tensor.dims)} of {info.name} need {expected}",
             )
-    elif not has_raw and (not typed or typed[0] == info.field):
+    else:
         held, expected = len(getattr(tensor, info.field)), typed_length(info, count)
         if held != expected:
             where = f"{path}.{info.field}" if typed else path
