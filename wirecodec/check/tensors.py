@@ -79,10 +79,14 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     has_raw = tensor.HasField("raw_data")
     used = (["raw_data"] if has_raw else []) + typed
     if len(used) > 1:
-        report.add(f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only")
+        report.add(
+            f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only"
+        )
         return
     if info is not None and info.bits == 0 and is_external(tensor):
-        report.add(f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally")
+        report.add(
+            f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally"
+        )
     if info is None or is_external(tensor) or count is None:
         return
     if has_raw and info.bits == 0:
