@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pathlib
+import random
 from collections.abc import Callable
 
 import pytest
@@ -629,3 +630,20 @@ def test_the_docs_list_every_rule_with_its_source() -> None:
     rows = [line.split(" | ") for line in page.read_text().splitlines() if line.startswith("| `")]
     listed = {row[0].strip("| `"): row[1] for row in rows}
     assert listed == {rule.id: rule.source for rule in RULES.values()}
+
+
+def test_mangled_models_get_violations_never_a_crash(bases: dict[str, bytes]) -> None:
+    """Bytes flipped at random: whatever still decodes is checked without any exception escaping."""
+    rng = random.Random(20261123)
+    checked = flagged = 0
+    for _ in range(1500):
+        data = bytearray(rng.choice(list(bases.values())))
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            model = decode(ModelProto, bytes(data))
+        except WireCodecError:
+            continue
+        checked += 1
+        flagged += bool(violations(model))
+    assert checked > 300 and flagged > checked // 10, (checked, flagged)

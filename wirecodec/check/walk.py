@@ -9,7 +9,7 @@ same tree but yields no paths, which every violation needs.)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from schema_dsl.onnx import (
     AttributeProto,
@@ -27,8 +27,7 @@ GraphRole = Literal["main", "subgraph", "initialization", "algorithm"]
 TensorRole = Literal["initializer", "attribute", "sparse values", "sparse indices"]
 
 
-@dataclass(frozen=True, slots=True)
-class GraphSite:
+class GraphSite(NamedTuple):
     """A graph: the model's, a subgraph in an attribute, or a training graph."""
 
     path: str
@@ -36,8 +35,7 @@ class GraphSite:
     role: GraphRole
 
 
-@dataclass(frozen=True, slots=True)
-class NodeSite:
+class NodeSite(NamedTuple):
     """A node; ``function`` is the model-local function whose body holds it (or None)."""
 
     path: str
@@ -45,8 +43,7 @@ class NodeSite:
     function: FunctionProto | None
 
 
-@dataclass(frozen=True, slots=True)
-class AttributeSite:
+class AttributeSite(NamedTuple):
     """An attribute of a node, or a default in ``FunctionProto.attribute_proto``."""
 
     path: str
@@ -54,15 +51,13 @@ class AttributeSite:
     function: FunctionProto | None
 
 
-@dataclass(frozen=True, slots=True)
-class TensorSite:
+class TensorSite(NamedTuple):
     path: str
     tensor: TensorProto
     role: TensorRole
 
 
-@dataclass(frozen=True, slots=True)
-class SparseSite:
+class SparseSite(NamedTuple):
     path: str
     sparse: SparseTensorProto
     initializer: bool
