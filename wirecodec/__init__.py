@@ -7,6 +7,7 @@
 ('demo', [])
 """
 
+from wirecodec.check import check
 from wirecodec.errors import (
     CheckError,
     DecodeError,
@@ -44,6 +45,7 @@ __all__ = [
     "TensorError",
     "WireCodecError",
     "array_from_raw",
+    "check",
     "data_type_of",
     "decode",
     "encode",

@@ -8,6 +8,12 @@ Each error also derives from the builtin a caller would naturally catch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only for the annotation: wirecodec.check imports this module
+    from wirecodec.check.violation import Violation
+
 __all__ = [
     "CheckError",
     "DecodeError",
@@ -83,7 +89,17 @@ class ExternalDataError(WireCodecError, OSError):
 
 
 class CheckError(WireCodecError, ValueError):
-    """A model violates the ONNX IR specification."""
+    """A model violates the ONNX IR specification.
+
+    ``violations`` lists every problem found (each a ``wirecodec.check.Violation`` with
+    ``path``, ``rule`` and ``message``); ``str()`` shows them all, one per line.
+    """
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        self.violations: list[Violation] = list(violations)
+        count = len(self.violations)
+        head = f"the model breaks the ONNX IR specification in {count} place{'s' if count != 1 else ''}"
+        super().__init__("\n".join([head + ":", *(f"  {v}" for v in self.violations)]))
 
 
 class ParseError(WireCodecError, ValueError):

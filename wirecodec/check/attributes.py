@@ -1,0 +1,130 @@
+"""Attributes: a name, a type, and exactly the one value field the type names (IR.md, "Attributes")."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from schema_dsl.onnx import AttributeProto
+from wirecodec.check.functions import function_attributes
+from wirecodec.check.violation import Report, Rule
+from wirecodec.check.walk import AttributeSite, ModelSites
+
+__all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
+
+ATTRIBUTE_NAME = Rule("attribute-name", "onnx.proto: AttributeProto.name", "every attribute has a name")
+ATTRIBUTE_UNIQUE = Rule("attribute-unique", "IR.md: Attributes", "attribute names are unique within a node")
+ATTRIBUTE_TYPE = Rule(
+    "attribute-type",
+    "onnx.proto: AttributeProto.type",
+    "from IR version 2 on every attribute has a type, a defined AttributeType other than UNDEFINED",
+)
+ATTRIBUTE_VALUE = Rule(
+    "attribute-value",
+    "IR.md: Attributes",
+    "an attribute carries exactly one value, in the field its type names (a list may be empty)",
+)
+ATTRIBUTE_REF = Rule(
+    "attribute-ref",
+    "onnx.proto: AttributeProto.ref_attr_name",
+    "ref_attr_name appears only inside function bodies, names an attribute of the function "
+    "and carries no value",
+)
+
+RULES = (ATTRIBUTE_NAME, ATTRIBUTE_UNIQUE, ATTRIBUTE_TYPE, ATTRIBUTE_VALUE, ATTRIBUTE_REF)
+
+_Type = AttributeProto.AttributeType
+# The field holding each type's value; the list types are the repeated fields.
+VALUE_FIELDS: Final[dict[int, str]] = {
+    int(_Type.FLOAT): "f",
+    int(_Type.INT): "i",
+    int(_Type.STRING): "s",
+    int(_Type.TENSOR): "t",
+    int(_Type.GRAPH): "g",
+    int(_Type.SPARSE_TENSOR): "sparse_tensor",
+    int(_Type.TYPE_PROTO): "tp",
+    int(_Type.FLOATS): "floats",
+    int(_Type.INTS): "ints",
+    int(_Type.STRINGS): "strings",
+    int(_Type.TENSORS): "tensors",
+    int(_Type.GRAPHS): "graphs",
+    int(_Type.SPARSE_TENSORS): "sparse_tensors",
+    int(_Type.TYPE_PROTOS): "type_protos",
+}
+_REPEATED: Final = frozenset(
+    name for name in VALUE_FIELDS.values() if AttributeProto.__schema__.by_name[name].repeated
+)
+
+
+def check_attributes(sites: ModelSites, report: Report) -> None:
+    """Report attribute violations: names, types, values and references."""
+    model = sites.model
+    ir = model.ir_version if model.HasField("ir_version") else None
+    for site in sites.attributes:
+        _attribute(report, site, ir)
+    for node_site in sites.nodes:
+        seen: dict[str, int] = {}
+        for i, attribute in enumerate(node_site.node.attribute):
+            if attribute.name in seen:
+                report.add(
+                    f"{node_site.path}.attribute[{i}].name",
+                    ATTRIBUTE_UNIQUE,
+                    f"attribute {attribute.name!r} is already given at attribute[{seen[attribute.name]}]",
+                )
+            elif attribute.name:
+                seen[attribute.name] = i
+
+
+def _present(attribute: AttributeProto) -> list[str]:
+    return [
+        name
+        for name in VALUE_FIELDS.values()
+        if (getattr(attribute, name) if name in _REPEATED else attribute.HasField(name))
+    ]
+
+
+def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
+    attribute, path = site.attribute, site.path
+    if not attribute.name:
+        report.add(f"{path}.name", ATTRIBUTE_NAME, "the attribute has no name")
+    present = _present(attribute)
+    label = f"attribute {attribute.name!r}"
+    if attribute.ref_attr_name:
+        if site.function is None:
+            report.add(
+                f"{path}.ref_attr_name",
+                ATTRIBUTE_REF,
+                f"{label} refers to a function attribute outside a function",
+            )
+        elif attribute.ref_attr_name not in function_attributes(site.function):
+            report.add(
+                f"{path}.ref_attr_name",
+                ATTRIBUTE_REF,
+                f"{label} refers to {attribute.ref_attr_name!r}, "
+                f"which function {site.function.name!r} does not declare",
+            )
+        if present:
+            report.add(
+                f"{path}.{present[0]}",
+                ATTRIBUTE_REF,
+                f"{label} is a reference but also carries {', '.join(present)}",
+            )
+    if not attribute.HasField("type") or attribute.type == _Type.UNDEFINED:
+        if ir is None or ir >= 2:
+            report.add(f"{path}.type", ATTRIBUTE_TYPE, f"{label} has no type")
+        elif len(present) > 1:
+            report.add(
+                f"{path}.{present[1]}", ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
+            )
+        return
+    expected = VALUE_FIELDS.get(attribute.type)
+    if expected is None:
+        report.add(f"{path}.type", ATTRIBUTE_TYPE, f"{label} has type {attribute.type}, not an AttributeType")
+        return
+    if attribute.ref_attr_name:
+        return
+    type_name = _Type(attribute.type).name
+    for name in present:
+        if name != expected:
+            report.add(f"{path}.{name}", ATTRIBUTE_VALUE, f"{label} of type {type_name} also carries {name}")
+    if expected not in _REPEATED and expected not in present:
+        report.add(f"{path}.{expected}", ATTRIBUTE_VALUE, f"{label} of type {type_name} has no {expected}")

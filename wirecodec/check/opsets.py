@@ -1,0 +1,191 @@
+"""IR versions and operator set imports (IR.md, "Operator Sets"; onnx.proto, ``Version``).
+
+A model may use only what its ``ir_version`` defines: the history in onnx.proto's
+``Version`` enum says which IR version introduced each field and element type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
+from wirecodec.check.violation import Report, Rule
+from wirecodec.check.walk import ModelSites
+
+__all__ = ["RULES", "check_opsets"]
+
+IR_VERSION_KNOWN = Rule(
+    "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
+)
+IR_VERSION_FEATURE = Rule(
+    "ir-version-feature",
+    "onnx.proto: Version",
+    "the model uses only fields and element types its ir_version defines",
+)
+OPSET_IMPORT_REQUIRED = Rule(
+    "opset-import-required",
+    "onnx.proto: ModelProto.opset_import",
+    "a model of IR version 3 or later imports at least one operator set",
+)
+OPSET_VERSION = Rule(
+    "opset-version",
+    "onnx.proto: OperatorSetIdProto.version",
+    "every imported operator set has a version >= 1",
+)
+OPSET_DUPLICATE_DOMAIN = Rule(
+    "opset-duplicate-domain",
+    "IR.md: Operator Sets",
+    "a domain is imported once per model or function ('' and 'ai.onnx' are the same domain)",
+)
+OPSET_UNDECLARED_DOMAIN = Rule(
+    "opset-undeclared-domain",
+    "IR.md: Operator Sets",
+    "every node's domain is imported by the model (or, in a function body, by the function)",
+)
+
+RULES = (
+    IR_VERSION_KNOWN,
+    IR_VERSION_FEATURE,
+    OPSET_IMPORT_REQUIRED,
+    OPSET_VERSION,
+    OPSET_DUPLICATE_DOMAIN,
+    OPSET_UNDECLARED_DOMAIN,
+)
+
+_DataType = TensorProto.DataType
+# The IR version that introduced each element type (onnx.proto, Version).
+_TYPE_SINCE: Final[dict[int, int]] = {
+    int(_DataType.BFLOAT16): 4,
+    int(_DataType.FLOAT8E4M3FN): 9,
+    int(_DataType.FLOAT8E4M3FNUZ): 9,
+    int(_DataType.FLOAT8E5M2): 9,
+    int(_DataType.FLOAT8E5M2FNUZ): 9,
+    int(_DataType.UINT4): 10,
+    int(_DataType.INT4): 10,
+    int(_DataType.FLOAT4E2M1): 11,
+    int(_DataType.FLOAT8E8M0): 12,
+    int(_DataType.UINT2): 13,
+    int(_DataType.INT2): 13,
+    int(_DataType.FLOAT6E2M3): 14,
+    int(_DataType.FLOAT6E3M2): 14,
+}
+_DEFAULT_DOMAINS: Final = ("", "ai.onnx")
+
+
+def _domain_key(domain: str) -> str:
+    return "" if domain in _DEFAULT_DOMAINS else domain
+
+
+def check_opsets(sites: ModelSites, report: Report) -> None:
+    """Report IR-version and opset-import violations."""
+    model = sites.model
+    ir = model.ir_version if model.HasField("ir_version") else None
+    if ir is not None and not 1 <= ir <= IR_VERSION:
+        report.add(
+            "ir_version", IR_VERSION_KNOWN, f"ir_version {ir} is not a published IR version (1..{IR_VERSION})"
+        )
+    if ir is not None and ir >= 3 and not model.opset_import:
+        report.add(
+            "opset_import",
+            OPSET_IMPORT_REQUIRED,
+            f"IR version {ir} requires opset_import; the model has none",
+        )
+    model_domains = _imports(report, "opset_import", model.opset_import)
+    function_domains = [
+        _imports(report, f"functions[{i}].opset_import", f.opset_import)
+        for i, f in enumerate(model.functions)
+    ]
+    if ir is None or ir >= 3:
+        by_function = {id(f): domains for f, domains in zip(model.functions, function_domains, strict=True)}
+        for site in sites.nodes:
+            if site.function is None and not model.opset_import:
+                continue  # one finding (opset-import-required), not one per node
+            domains = model_domains if site.function is None else by_function[id(site.function)]
+            if _domain_key(site.node.domain) not in domains:
+                where = "model" if site.function is None else "function"
+                report.add(
+                    f"{site.path}.domain",
+                    OPSET_UNDECLARED_DOMAIN,
+                    f"domain {site.node.domain!r} (of {site.node.op_type!r}) is not imported by the {where}",
+                )
+    if ir is not None and ir >= 1:
+        _features(sites, report, ir)
+
+
+def _imports(report: Report, path: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
+    seen: dict[str, str] = {}
+    for i, opset in enumerate(imports):
+        where = f"{path}[{i}]"
+        if not opset.HasField("version") or opset.version < 1:
+            shown = opset.version if opset.HasField("version") else "no version"
+            report.add(f"{where}.version", OPSET_VERSION, f"operator set {opset.domain!r} has {shown}")
+        key = _domain_key(opset.domain)
+        if key in seen:
+            report.add(
+                f"{where}.domain",
+                OPSET_DUPLICATE_DOMAIN,
+                f"domain {opset.domain!r} is already imported at {seen[key]}",
+            )
+        else:
+            seen[key] = where
+    return set(seen)
+
+
+def _features(sites: ModelSites, report: Report, ir: int) -> None:
+    def since(version: int, path: str, what: str) -> None:
+        if ir < version:
+            report.add(path, IR_VERSION_FEATURE, f"{what} needs IR version {version}; the model has {ir}")
+
+    model = sites.model
+    if model.opset_import:
+        since(3, "opset_import", "opset_import")
+    if model.training_info:
+        since(7, "training_info", "training_info")
+    if model.functions:
+        since(8, "functions", "model-local functions")
+    if model.configuration:
+        since(11, "configuration", "configuration")
+    for i, function in enumerate(model.functions):
+        if function.attribute_proto:
+            since(9, f"functions[{i}].attribute_proto", "attribute defaults (attribute_proto)")
+        if function.overload:
+            since(10, f"functions[{i}].overload", "overload")
+        if function.metadata_props:
+            since(10, f"functions[{i}].metadata_props", "metadata_props on a function")
+    for graph_site in sites.graphs:
+        graph, path = graph_site.graph, graph_site.path
+        if graph.quantization_annotation:
+            since(5, f"{path}.quantization_annotation", "quantization_annotation")
+        if graph.sparse_initializer:
+            since(6, f"{path}.sparse_initializer", "sparse_initializer")
+        if graph.metadata_props:
+            since(10, f"{path}.metadata_props", "metadata_props on a graph")
+        for field_name in ("input", "output", "value_info"):
+            for i, value in enumerate(getattr(graph, field_name)):
+                which = value.type.WhichOneof("value") if value.HasField("type") else None
+                if which in ("optional_type", "sparse_tensor_type"):
+                    since(8, f"{path}.{field_name}[{i}].type.{which}", which)
+                if value.metadata_props:
+                    since(10, f"{path}.{field_name}[{i}].metadata_props", "metadata_props on a value")
+    for node_site in sites.nodes:
+        node, path = node_site.node, node_site.path
+        if node.domain:
+            since(3, f"{path}.domain", "a node domain")
+        if node.overload:
+            since(10, f"{path}.overload", "overload")
+        if node.metadata_props:
+            since(10, f"{path}.metadata_props", "metadata_props on a node")
+        if node.device_configurations:
+            since(11, f"{path}.device_configurations", "device_configurations")
+    for attribute_site in sites.attributes:
+        attribute, path = attribute_site.attribute, attribute_site.path
+        if attribute.HasField("sparse_tensor") or attribute.sparse_tensors:
+            since(6, path, "a sparse tensor attribute")
+    for tensor_site in sites.tensors:
+        tensor, path = tensor_site.tensor, tensor_site.path
+        version = _TYPE_SINCE.get(tensor.data_type)
+        if version is not None:
+            since(version, f"{path}.data_type", f"element type {_DataType(tensor.data_type).name}")
+        if tensor.metadata_props:
+            since(10, f"{path}.metadata_props", "metadata_props on a tensor")

@@ -1,0 +1,144 @@
+"""Fields the IR requires: ir_version, graph and node names, value names and types (IR.md, onnx.proto)."""
+
+from __future__ import annotations
+
+from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
+from wirecodec.check.violation import Report, Rule
+from wirecodec.check.walk import ModelSites
+
+__all__ = ["RULES", "check_required"]
+
+MODEL_IR_VERSION = Rule("model-ir-version", "onnx.proto: ModelProto.ir_version", "a model has an ir_version")
+MODEL_GRAPH = Rule("model-graph", "IR.md: Models", "a model has a graph")
+GRAPH_NAME = Rule("graph-name", "IR.md: Graphs", "every graph has a name")
+NODE_OP_TYPE = Rule("node-op-type", "IR.md: Nodes", "every node names its operator (op_type)")
+NODE_OUTPUT = Rule("node-output", "IR.md: Graphs", "every node has one or more outputs")
+VALUE_INFO_NAME = Rule(
+    "value-info-name", "onnx.proto: ValueInfoProto.name", "every value_info, input and output has a name"
+)
+INITIALIZER_NAME = Rule(
+    "initializer-name", "onnx.proto: GraphProto.initializer", "every initializer (dense or sparse) has a name"
+)
+IO_TYPE = Rule(
+    "io-type",
+    "IR.md: Graphs",
+    "the main graph's inputs and outputs have a type, and tensor types a shape (the rank)",
+)
+TYPE_ELEM_TYPE = Rule(
+    "type-elem-type",
+    "onnx.proto: TypeProto",
+    "a type is complete: tensor element types valid and not UNDEFINED; sequence, optional and map types "
+    "name what they hold; map keys integral or STRING",
+)
+
+RULES = (
+    MODEL_IR_VERSION,
+    MODEL_GRAPH,
+    GRAPH_NAME,
+    NODE_OP_TYPE,
+    NODE_OUTPUT,
+    VALUE_INFO_NAME,
+    INITIALIZER_NAME,
+    IO_TYPE,
+    TYPE_ELEM_TYPE,
+)
+
+_DataType = TensorProto.DataType
+_MAP_KEYS = frozenset(
+    int(t)
+    for t in (
+        _DataType.INT8, _DataType.INT16, _DataType.INT32, _DataType.INT64,
+        _DataType.UINT8, _DataType.UINT16, _DataType.UINT32, _DataType.UINT64, _DataType.STRING,
+    )
+)  # fmt: skip
+_ELEMENT_TYPES = frozenset(int(t) for t in _DataType if t != _DataType.UNDEFINED)
+
+
+def check_required(sites: ModelSites, report: Report) -> None:
+    """Report every required field that is missing or empty."""
+    model = sites.model
+    if not model.HasField("ir_version"):
+        report.add("ir_version", MODEL_IR_VERSION, "the model has no ir_version")
+    if not model.HasField("graph"):
+        report.add("graph", MODEL_GRAPH, "the model has no graph")
+    for site in sites.graphs:
+        graph, path = site.graph, site.path
+        if not graph.name:
+            report.add(f"{path}.name", GRAPH_NAME, "the graph has no name")
+        for field_name in ("input", "output", "value_info"):
+            for i, value in enumerate(getattr(graph, field_name)):
+                where = f"{path}.{field_name}[{i}]"
+                _value_info(report, where, value, main_io=site.role == "main" and field_name != "value_info")
+        for i, tensor in enumerate(graph.initializer):
+            if not tensor.name:
+                report.add(f"{path}.initializer[{i}].name", INITIALIZER_NAME, "the initializer has no name")
+        for i, sparse in enumerate(graph.sparse_initializer):
+            if not sparse.values.name:
+                where = f"{path}.sparse_initializer[{i}].values.name"
+                report.add(where, INITIALIZER_NAME, "the sparse initializer's values have no name")
+    for i, function in enumerate(model.functions):
+        for j, value in enumerate(function.value_info):
+            _value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)
+    for node_site in sites.nodes:
+        node = node_site.node
+        if not node.op_type:
+            report.add(f"{node_site.path}.op_type", NODE_OP_TYPE, "the node has no op_type")
+        if not node.output:
+            report.add(f"{node_site.path}.output", NODE_OUTPUT, "the node has no outputs")
+
+
+def _value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:
+    if not value.name:
+        report.add(f"{path}.name", VALUE_INFO_NAME, "the value has no name")
+    if value.HasField("type"):
+        if main_io:
+            _main_io_type(report, f"{path}.type", value.type)
+        _complete_type(report, f"{path}.type", value.type)
+    elif main_io:
+        report.add(f"{path}.type", IO_TYPE, "an input or output of the main graph has no type")
+
+
+def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
+    which = type_proto.WhichOneof("value")
+    if which is None:
+        report.add(
+            path, IO_TYPE, "the type says neither tensor, sequence, map, optional, sparse tensor nor opaque"
+        )
+    elif which in ("tensor_type", "sparse_tensor_type") and not getattr(type_proto, which).HasField("shape"):
+        report.add(
+            f"{path}.{which}.shape", IO_TYPE, "an input or output of the main graph has no shape (rank)"
+        )
+
+
+def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
+    which = type_proto.WhichOneof("value")
+    if which in ("tensor_type", "sparse_tensor_type"):
+        holder = getattr(type_proto, which)
+        if not holder.HasField("elem_type"):
+            report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, "the tensor type has no elem_type")
+        elif holder.elem_type not in _ELEMENT_TYPES:
+            report.add(
+                f"{path}.{which}.elem_type",
+                TYPE_ELEM_TYPE,
+                f"elem_type {holder.elem_type} is not a valid element type",
+            )
+    elif which in ("sequence_type", "optional_type"):
+        holder = getattr(type_proto, which)
+        if holder.HasField("elem_type"):
+            _complete_type(report, f"{path}.{which}.elem_type", holder.elem_type)
+        else:
+            report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, f"the {which[:-5]} type has no elem_type")
+    elif which == "map_type":
+        map_type = type_proto.map_type
+        if not map_type.HasField("key_type"):
+            report.add(f"{path}.map_type.key_type", TYPE_ELEM_TYPE, "the map type has no key_type")
+        elif map_type.key_type not in _MAP_KEYS:
+            report.add(
+                f"{path}.map_type.key_type",
+                TYPE_ELEM_TYPE,
+                f"key_type {map_type.key_type} is neither an integral type nor STRING",
+            )
+        if map_type.HasField("value_type"):
+            _complete_type(report, f"{path}.map_type.value_type", map_type.value_type)
+        else:
+            report.add(f"{path}.map_type.value_type", TYPE_ELEM_TYPE, "the map type has no value_type")
