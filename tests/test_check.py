@@ -29,7 +29,7 @@ from tests import check_models
 from tests.exports import Export
 from tests.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import CheckError, WireCodecError, decode, encode, load
-from wirecodec.check import RULES, Violation, check, violations
+from wirecodec.checker import RULES, Violation, check, violations
 from wirecodec.examples.build_mlp import build
 
 Mutation = Callable[[ModelProto], None]

@@ -7,7 +7,7 @@
 ('demo', [])
 """
 
-from wirecodec.check import check
+from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
     DecodeError,

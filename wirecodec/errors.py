@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # only for the annotation: wirecodec.check imports this module
-    from wirecodec.check.violation import Violation
+if TYPE_CHECKING:  # only for the annotation: wirecodec.checker imports this module
+    from wirecodec.checker.violation import Violation
 
 __all__ = [
     "CheckError",
@@ -91,7 +91,7 @@ class ExternalDataError(WireCodecError, OSError):
 class CheckError(WireCodecError, ValueError):
     """A model violates the ONNX IR specification.
 
-    ``violations`` lists every problem found (each a ``wirecodec.check.Violation`` with
+    ``violations`` lists every problem found (each a ``wirecodec.checker.Violation`` with
     ``path``, ``rule`` and ``message``); ``str()`` shows them all, one per line.
     """
 

@@ -12,7 +12,7 @@ import argparse
 import json
 import pathlib
 
-from wirecodec.check import violations
+from wirecodec.checker import violations
 
 HELP = "check a model against the ONNX IR specification"
 

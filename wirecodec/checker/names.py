@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
-from wirecodec.check.violation import Report, Rule
+from wirecodec.checker.violation import Report, Rule
 
 __all__ = ["RULES", "check_names"]
 

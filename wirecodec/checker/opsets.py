@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from typing import Final
 
 from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 
 __all__ = ["RULES", "check_opsets"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from schema_dsl.onnx import FunctionProto
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 
 __all__ = ["RULES", "check_functions", "function_attributes"]
 

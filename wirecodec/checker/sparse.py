@@ -8,8 +8,8 @@ import numpy as np
 import numpy.typing as npt
 
 from schema_dsl.onnx import SparseTensorProto, TensorProto
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 from wirecodec.errors import TensorError
 from wirecodec.tensors.reading import to_array
 

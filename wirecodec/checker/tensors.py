@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, Info, raw_size
 
 __all__ = ["RULES", "check_tensors", "element_count", "is_external"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 
 __all__ = ["RULES", "check_required"]
 

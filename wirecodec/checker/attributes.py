@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto
-from wirecodec.check.functions import function_attributes
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import AttributeSite, ModelSites
+from wirecodec.checker.functions import function_attributes
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import AttributeSite, ModelSites
 
 __all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
 

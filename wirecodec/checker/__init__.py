@@ -26,9 +26,9 @@ import pathlib
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
-from wirecodec.check import attributes, external, functions, names, opsets, required, sparse, tensors
-from wirecodec.check.violation import Report, Rule, Violation
-from wirecodec.check.walk import walk
+from wirecodec.checker import attributes, external, functions, names, opsets, required, sparse, tensors
+from wirecodec.checker.violation import Report, Rule, Violation
+from wirecodec.checker.walk import walk
 from wirecodec.errors import CheckError
 from wirecodec.files.load import load
 

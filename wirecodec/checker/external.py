@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.check.tensors import element_count, is_external
-from wirecodec.check.violation import Report, Rule
-from wirecodec.check.walk import ModelSites
+from wirecodec.checker.tensors import element_count, is_external
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.external import resolve
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, raw_size
