@@ -8,10 +8,12 @@ payloads by reading headers with ``pread``; everything else is copied into a spa
 anonymous map at the same offsets, the decoder reads that, and ``bytes`` fields are
 still sliced from the file's map, so they stay zero-copy views.
 
-The walk follows exactly the fields the decoder descends into (a known message field
-with wire type LEN) and marks only known ``bytes`` fields with wire type LEN, so the
-decoder never reads inside a region the walk left out. On anything unusual (groups,
-errors, too many fields) it gives up and the caller decodes the map directly.
+The walk follows the fields the decoder descends into (a known message field with wire
+type LEN) where they are long enough to hold a large payload — a smaller message is
+copied whole, so structure-heavy graphs cost one hop per record — and marks only known
+``bytes`` fields with wire type LEN, so the decoder never reads inside a region the walk
+left out. On anything unusual (groups, errors, too many records) it gives up and the
+caller decodes the map directly.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from wirecodec.errors import DecodeError
 from wirecodec.protobuf.wire import Buffer, read_varint
 
 MIN_PAYLOAD: Final = 1 << 16
-_WINDOW: Final = 1 << 12  # headers are small; a page at a time keeps cold reads cheap
-_MAX_FIELDS: Final = 50_000
+_WINDOW: Final = 1 << 14  # headers are small: a few pages at a time keep cold reads cheap
+# Past this many records the walk costs about what copying the structure would save.
+_MAX_FIELDS: Final = 2_000_000
 
 
 class _UnsureError(Exception):
@@ -54,6 +57,11 @@ class _Reader:
 
     def varint(self, pos: int, end: int) -> tuple[int, int]:
         try:
+            offset = pos - self.start
+            if 0 <= offset and offset + 10 <= len(self.data) and pos + 10 <= end:
+                # The whole varint is in the window: read it from the bytes directly.
+                value, after = read_varint(self.data, offset, offset + 10)
+                return value, after + self.start
             return read_varint(cast(Buffer, self), pos, end)
         except DecodeError:
             raise _UnsureError from None
@@ -90,7 +98,8 @@ def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, in
                     if stop > end:
                         raise _UnsureError
                     spec = by_number.get(tag >> 3)
-                    if spec is not None and spec.kind is Kind.MESSAGE:
+                    if spec is not None and spec.kind is Kind.MESSAGE and length >= MIN_PAYLOAD:
+                        # A smaller message cannot hold a large payload: it is copied whole.
                         todo.append((spec.message_type, pos, stop))
                     elif spec is not None and spec.kind is Kind.BYTES and length >= MIN_PAYLOAD:
                         ranges.append((pos, stop))
