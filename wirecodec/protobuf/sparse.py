@@ -58,7 +58,7 @@ class _Reader:
     def varint(self, pos: int, end: int) -> tuple[int, int]:
         try:
             offset = pos - self.start
-            if 0 <= offset and offset + 10 <= len(self.data) and pos + 10 <= end:
+            if offset >= 0 and offset + 10 <= len(self.data) and pos + 10 <= end:
                 # The whole varint is in the window: read it from the bytes directly.
                 value, after = read_varint(self.data, offset, offset + 10)
                 return value, after + self.start
