@@ -22,6 +22,7 @@ Representation (chosen for decode speed, see docs/format.md):
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import inspect
@@ -31,6 +32,7 @@ import types
 from collections.abc import Iterator
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
+from schema_dsl.assign import Converter, FieldNameError, converter
 from schema_dsl.fields import (
     MAX_FIELD_NUMBER,
     RESERVED_NUMBERS,
@@ -105,11 +107,22 @@ class MessageSchema:
     by its own names); the schema never reads it, and it goes away with the class.
     """
 
-    __slots__ = ("by_name", "by_number", "cls", "codecs", "detached", "fields", "full_name", "oneofs")
+    __slots__ = (
+        "by_name",
+        "by_number",
+        "cls",
+        "codecs",
+        "converters",
+        "detached",
+        "fields",
+        "full_name",
+        "oneofs",
+    )
 
     def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
         self.codecs: dict[str, Any] = {}
+        self.converters: dict[str, Converter] = {}  # filled on first assignment (types resolve late)
         self.detached: type[Message] = cls
         self.full_name = full_name
         self.fields = tuple(sorted(fields, key=lambda f: f.number))
@@ -281,11 +294,6 @@ def _sever(message: Message, name: str | None) -> None:
             object.__setattr__(child, "__class__", child.__schema__.cls)
 
 
-def _detached_setattr(self: Message, name: str, value: Any) -> None:
-    _attach(self)
-    setattr(self, name, value)
-
-
 def _check_field(cls: type, spec: FieldSpec) -> None:
     where = f"{cls.__qualname__}.{spec.name}"
     if not 1 <= spec.number <= MAX_FIELD_NUMBER:
@@ -364,24 +372,45 @@ class Message:
             dup = sorted({n for n in numbers if numbers.count(n) > 1})
             raise SchemaError(f"{cls.__qualname__}: field numbers used twice: {dup}")
         cls.__schema__ = MessageSchema(cls, _full_name(cls), tuple(specs))
-        if cls.__schema__.oneofs:
-            cls.__setattr__ = _set_with_oneof  # type: ignore[method-assign,assignment]
-        # Same layout, one difference: the first write attaches it to its parent.
+        # Same layout and behaviour; being of this class marks a child not yet attached.
         cls.__schema__.detached = types.new_class(
             cls.__name__,
             (cls,),
             {"detached": True},
-            lambda ns: ns.update(
-                __slots__=(), __qualname__=cls.__qualname__, __setattr__=_detached_setattr
-            ),
+            lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__),
         )
 
     def __init__(self, **fields: Any) -> None:
         by_name = self.__schema__.by_name
         for name, value in fields.items():
             if name not in by_name:
-                raise TypeError(f"{type(self).__qualname__} has no field {name!r}")
+                raise FieldNameError(f"{type(self).__qualname__} has no field {name!r}")
             setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Assign a field, checked and converted as protobuf does (see schema_dsl.assign).
+
+        A name that is not a field is an AttributeError; setting a oneof member clears
+        the others; the first write into a detached child attaches it to its parent.
+        """
+        schema = self.__schema__
+        convert = schema.converters.get(name)
+        if convert is None:
+            spec = schema.by_name.get(name)
+            if spec is None:
+                raise FieldNameError(f'Protocol message {type(self).__qualname__} has no "{name}" field.')
+            convert = schema.converters[name] = converter(spec)
+        value = convert(value)
+        if type(self) is not schema.cls:
+            _attach(self)
+        spec = schema.by_name[name]
+        if spec.oneof is not None:
+            for other in schema.oneofs[spec.oneof]:
+                if other is not spec:
+                    # Not self.__dict__: reading it would give every written message a dict.
+                    with contextlib.suppress(AttributeError):
+                        object.__delattr__(self, other.name)
+        object.__setattr__(self, name, value)
 
     # -- presence -------------------------------------------------------------------------
 
@@ -496,6 +525,9 @@ class Message:
 
     def Clear(self) -> None:
         """Remove every field, known and unknown (a detached child becomes present, as in protobuf)."""
+        # References to this message's unset children stop writing into it, as in protobuf.
+        # (upb keeps them for a detached parent in some cases, depending on which of its
+        # wrapper objects are still alive; one rule here.)
         _attach(self)
         _sever(self, None)
         self.__dict__.clear()
@@ -603,16 +635,6 @@ def _expose_enum_values(cls: type, field_names: set[str]) -> None:
                 )
             taken[member.name] = enum_name
             setattr(cls, member.name, int(member))
-
-
-def _set_with_oneof(self: Message, name: str, value: Any) -> None:
-    # Setting one member of a oneof clears the others, as in protobuf.
-    spec = self.__schema__.by_name.get(name)
-    if spec is not None and spec.oneof is not None:
-        for other in self.__schema__.oneofs[spec.oneof]:
-            if other is not spec:
-                self.__dict__.pop(other.name, None)
-    object.__setattr__(self, name, value)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -27,6 +27,7 @@ from hypothesis.extra import numpy as hnp
 from schema_dsl import Message
 from schema_dsl.onnx import TensorProto
 from tests.reference import CorpusItem, backend_corpus, iter_messages, message_class
+from tests.unchecked import unchecked
 from wirecodec import TensorError, WireCodecError, decode, encode, tensors
 from wirecodec.tensors import (
     array_from_raw,
@@ -703,11 +704,19 @@ def test_data_in_the_wrong_place() -> None:
 
 
 def test_typed_values_out_of_range() -> None:
-    expect_error(TensorProto(name="t", dims=[1], data_type=DT.INT32, int32_data=[2**40]), "out of range")
-    expect_error(TensorProto(name="t", dims=[1], data_type=DT.INT64, int64_data=[2**64]), "out of range")
-    expect_error(TensorProto(name="t", dims=[1], data_type=DT.UINT64, uint64_data=[-1]), "out of range")
-    expect_error(TensorProto(name="t", dims=[1], data_type=DT.DOUBLE, double_data=["x"]), "not a number")
-    expect_error(TensorProto(name="t", dims=[1], data_type=DT.STRING, string_data=[5]), "not bytes")
+    # Assignment refuses these (as protobuf does); to_array must still refuse them if they get in.
+    for field, value in (("int32_data", 2**40), ("int64_data", 2**64), ("uint64_data", -1)):
+        with pytest.raises(ValueError, match=field):
+            TensorProto(**{field: [value]})
+
+    def typed(data_type: int, **field: Any) -> TensorProto:
+        return unchecked(TensorProto, name="t", dims=[1], data_type=data_type, **field)
+
+    expect_error(typed(DT.INT32, int32_data=[2**40]), "out of range")
+    expect_error(typed(DT.INT64, int64_data=[2**64]), "out of range")
+    expect_error(typed(DT.UINT64, uint64_data=[-1]), "out of range")
+    expect_error(typed(DT.DOUBLE, double_data=["x"]), "not a number")
+    expect_error(typed(DT.STRING, string_data=[5]), "not bytes")
     # a float beyond float32 saturates, like C (and without a warning)
     assert to_array(TensorProto(dims=[1], data_type=DT.FLOAT, float_data=[1e300])).tolist() == [math.inf]
 

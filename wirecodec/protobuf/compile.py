@@ -72,6 +72,8 @@ def _not_a_list(value: object) -> None:
 # What generated code may call, by the names it uses.
 _HELPERS: Final[dict[str, Any]] = {
     "_new": object.__new__,
+    "_osa": object.__setattr__,
+    "_odel": object.__delattr__,
     "_rv": read_varint,
     "_read_tag": read_tag,
     "_skip": skip_field,

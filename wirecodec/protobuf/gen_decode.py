@@ -55,40 +55,36 @@ class DecoderSource:
         self.schema = schema
         self.flavor = flavor
         self.thresholds = thresholds  # None: decode every element at once
-        self.uses_dict = bool(schema.oneofs)
         self.constants: dict[str, object] = {}
 
+    # Stores go through ``_osa`` (object.__setattr__): the message classes check user
+    # assignments in their own __setattr__, which decoded values do not need.
+
     def _store(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
-        """Set a singular field, clearing the other members of its oneof."""
+        """Set a singular field; a oneof member first clears the member set before it."""
         if spec.oneof is not None:
-            for other in self.schema.oneofs[spec.oneof]:
-                if other is not spec:
-                    w(ind, f"d.pop({other.name!r}, None)")
-        if self.uses_dict:
-            w(ind, f"d[{spec.name!r}] = {value}")
-        else:
-            w(ind, f"o.{spec.name} = {value}")
+            g = f"g_{spec.oneof}"
+            w(ind, f"if {g} is not None and {g} != {spec.name!r}:\n    _odel(o, {g})\n{g} = {spec.name!r}")
+        w(ind, f"_osa(o, {spec.name!r}, {value})")
 
     def _append(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         r = f"r_{spec.name}"
-        target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
         w(
             ind,
             f"""
 if {r} is None:
-    {r} = {target} = [{value}]
+    {r} = [{value}]
+    _osa(o, {spec.name!r}, {r})
 else:
     {r}.append({value})""",
         )
 
     def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         r = f"r_{spec.name}"
-        target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
-        w(ind, f"if {r} is None:\n    {r} = {target} = []")
+        w(ind, f"if {r} is None:\n    {r} = []\n    _osa(o, {spec.name!r}, {r})")
 
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
-        target = "d['_unknown']" if self.uses_dict else "o._unknown"
-        w(ind, f"if unk is None:\n    unk = {target} = []\nunk.append({record})")
+        w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})")
 
     # -- one branch per accepted tag -------------------------------------------------------
 
@@ -125,13 +121,13 @@ except UnicodeDecodeError:
                 self._append(w, ind, spec, "v")
             elif spec.oneof is not None:
                 # A repeated occurrence merges, unless another member took the oneof since.
-                w(ind, f"cur = d.get({spec.name!r})\nif cur is None:")
+                m = f"m_{spec.name}"
+                w(ind, f"if g_{spec.oneof} == {spec.name!r}:\n    {m}.MergeFrom(v)\nelse:\n    {m} = v")
                 self._store(w, ind + 1, spec, "v")
-                w(ind, "else:\n    cur.MergeFrom(v)")
             else:
                 m = f"m_{spec.name}"
-                target = f"d[{spec.name!r}]" if self.uses_dict else f"o.{spec.name}"
-                w(ind, f"if {m} is None:\n    {m} = {target} = v\nelse:\n    {m}.MergeFrom(v)")
+                w(ind, f"if {m} is None:\n    {m} = v\n    _osa(o, {spec.name!r}, v)")
+                w(ind, f"else:\n    {m}.MergeFrom(v)")
         elif kind in FIXED_KINDS:
             size, unpack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].unpack
             w(
@@ -246,8 +242,8 @@ if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
 o = _new(_C)""",
         )
-        if self.uses_dict:
-            w(1, "d = o.__dict__")
+        for group in self.schema.oneofs:
+            w(1, f"g_{group} = None")
         w(1, "unk = None")
         for spec in self.schema.fields:
             if spec.repeated:
