@@ -18,7 +18,18 @@ from schema_dsl.onnx import ModelProto
 from wirecodec.errors import WireCodecError
 from wirecodec.files.load import load
 
-__all__ = ["EXAMPLE", "STDIN", "CliError", "Opened", "UsageError", "open_model", "print_json", "split_pair"]
+__all__ = [
+    "EXAMPLE",
+    "STDIN",
+    "CliError",
+    "Opened",
+    "UsageError",
+    "describe_error",
+    "open_model",
+    "print_json",
+    "read_stdin",
+    "split_pair",
+]
 
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
 STDIN: Final = "-"
@@ -43,12 +54,13 @@ class UsageError(CliError):
 
 @dataclass
 class Opened:
-    """A model as a verb opened it: ``label`` names it in messages, ``data`` is its bytes."""
+    """A model as a verb opened it: ``label`` names it in messages, ``size`` counts its bytes."""
 
     model: ModelProto
     label: str
     path: pathlib.Path | None  # None when read from standard input
     size: int
+    data: bytes | None = None  # what standard input held (a file is not read into memory)
 
 
 def describe_error(label: str, exc: BaseException) -> str:
@@ -79,7 +91,7 @@ def open_model(source: str | pathlib.Path, *, load_external_data: bool = True) -
             if not data:
                 raise CliError(f"{label}: DecodeError: empty input: not an ONNX model")
             model = load(data, load_external_data=load_external_data)
-            return Opened(model, "<stdin>", None, len(data))
+            return Opened(model, "<stdin>", None, len(data), data)
         path = pathlib.Path(source)
         size = path.stat().st_size
         if size == 0:
