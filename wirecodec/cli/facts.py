@@ -28,6 +28,7 @@ __all__ = [
     "tensor_sites",
     "type_text",
     "value_info_json",
+    "walk",
 ]
 
 EXTERNAL = int(TensorProto.DataLocation.EXTERNAL)
@@ -157,14 +158,15 @@ def _typed_size(tensor: TensorProto, elements: int) -> int:
         return 0  # an unknown data_type: no size to speak of
 
 
-def tensor_sites(message: Message, path: str = "") -> Iterator[tuple[str, TensorProto]]:
-    """Every TensorProto under ``message`` with its field path (``graph.node[3].attribute[0].t``).
+def walk(message: Message, path: str = "") -> Iterator[tuple[str, Message]]:
+    """Every message under ``message`` (itself first), depth first, with its field path.
 
     Walks the schema, so nothing is missed: initializers, sparse tensors, attributes,
-    subgraphs at any depth, functions, training info. Tensors are not looked into.
+    subgraphs at any depth, functions, training info. TensorProtos are yielded but not
+    looked into (their payload stays untouched).
     """
+    yield path, message
     if isinstance(message, TensorProto):
-        yield path, message
         return
     for spec, value in message.ListFields():
         if spec.kind is not Kind.MESSAGE:
@@ -172,6 +174,13 @@ def tensor_sites(message: Message, path: str = "") -> Iterator[tuple[str, Tensor
         where = f"{path}.{spec.name}" if path else spec.name
         if spec.repeated:
             for i, item in enumerate(value):
-                yield from tensor_sites(item, f"{where}[{i}]")
+                yield from walk(item, f"{where}[{i}]")
         else:
-            yield from tensor_sites(value, where)
+            yield from walk(value, where)
+
+
+def tensor_sites(message: Message) -> Iterator[tuple[str, TensorProto]]:
+    """Every TensorProto under ``message`` with its field path (``graph.node[3].attribute[0].t``)."""
+    for path, found in walk(message):
+        if isinstance(found, TensorProto):
+            yield path, found
