@@ -41,8 +41,17 @@ HELP = "show the fields where two models differ (tensors by value, with a tolera
 
 # Where a tensor keeps its elements: compared through the values, not field by field.
 _STORAGE: Final = frozenset(
-    {"raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data",
-     "external_data", "data_location"}
+    {
+        "raw_data",
+        "float_data",
+        "int32_data",
+        "string_data",
+        "int64_data",
+        "double_data",
+        "uint64_data",
+        "external_data",
+        "data_location",
+    }
 )
 _FLOATS: Final = frozenset({Kind.FLOAT, Kind.DOUBLE})
 _SHOWN_ELEMENTS: Final = 8
@@ -130,9 +139,9 @@ def _same_scalar(kind: Kind, a: Any, b: Any, tolerance: Tolerance) -> bool:
     return bool(a == b)
 
 
-def _fields(a: Message, b: Message, path: str, tolerance: Tolerance, skip: frozenset[str]) -> Iterator[
-    Difference
-]:
+def _fields(
+    a: Message, b: Message, path: str, tolerance: Tolerance, skip: frozenset[str]
+) -> Iterator[Difference]:
     for spec in type(a).__schema__.fields:
         if spec.name in skip:
             continue
@@ -154,7 +163,9 @@ def _fields(a: Message, b: Message, path: str, tolerance: Tolerance, skip: froze
             yield Difference(where, _plain(value_a) if has_a else None, _plain(value_b) if has_b else None)
 
 
-def _repeated(kind: Kind, a: list[Any], b: list[Any], where: str, tolerance: Tolerance) -> Iterator[Difference]:
+def _repeated(
+    kind: Kind, a: list[Any], b: list[Any], where: str, tolerance: Tolerance
+) -> Iterator[Difference]:
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if kind is Kind.MESSAGE:
             yield from compare(x, y, f"{where}[{i}]", tolerance)
@@ -205,10 +216,15 @@ def _values(a: TensorProto, b: TensorProto, where: str, tolerance: Tolerance) ->
     first = int(np.argmax(unequal))
     flat_a, flat_b = left.reshape(-1), right.reshape(-1)
     at = _index(first, left.shape)
-    message = f"values differ in {count} of {left.size} elements (first at {at}: {flat_a[first]!r} != {flat_b[first]!r}"
-    if left.dtype.kind in "fciu" and left.dtype != np.object_:
-        gap = np.abs(flat_a[unequal].astype(np.float64) - flat_b[unequal].astype(np.float64))
-        message += f"; largest difference {float(np.nanmax(gap)) if not np.all(np.isnan(gap)) else math.nan:g}"
+    message = (
+        f"values differ in {count} of {left.size} elements "
+        f"(first at {at}: {flat_a[first]!r} != {flat_b[first]!r}"
+    )
+    if left.dtype.kind in "fciu":
+        gap = np.abs(flat_a[unequal].astype(np.complex128) - flat_b[unequal].astype(np.complex128))
+        finite = gap[np.isfinite(gap)]
+        if finite.size:
+            message += f"; largest difference {float(finite.max()):g}"
     message += ")"
     shown_a = flat_a[:_SHOWN_ELEMENTS].tolist() if left.size <= _SHOWN_ELEMENTS else None
     shown_b = flat_b[:_SHOWN_ELEMENTS].tolist() if right.size <= _SHOWN_ELEMENTS else None
@@ -235,7 +251,9 @@ def _tensors(a: TensorProto, b: TensorProto, where: str, tolerance: Tolerance) -
         yield from _values(a, b, where, tolerance)
 
 
-def compare(a: Message, b: Message, path: str = "", tolerance: Tolerance | None = None) -> Iterator[Difference]:
+def compare(
+    a: Message, b: Message, path: str = "", tolerance: Tolerance | None = None
+) -> Iterator[Difference]:
     """Every difference between two messages of the same class, in schema order."""
     tolerance = tolerance or Tolerance()
     if isinstance(a, TensorProto) and isinstance(b, TensorProto):

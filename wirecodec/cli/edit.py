@@ -95,7 +95,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="give an axis a fixed size",
     )
     parser.add_argument(
-        "--set-metadata", action="append", default=[], type=_metadata, metavar="KEY=VALUE",
+        "--set-metadata",
+        action="append",
+        default=[],
+        type=_metadata,
+        metavar="KEY=VALUE",
         help="add or replace a metadata_props entry",
     )
 

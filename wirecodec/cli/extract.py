@@ -11,7 +11,7 @@ the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to u
 
   wirecodec extract --list model.onnx
   wirecodec extract model.onnx fc.weight -o fc_weight.npy
-  wirecodec extract model.onnx fc.weight -o - | python -c "import numpy, sys; print(numpy.load(sys.stdin.buffer))"
+  wirecodec extract model.onnx fc.weight -o - > fc_weight.npy
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy.typing as npt
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
 from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
-from wirecodec.cli.facts import dtype_name, is_external, tensor_facts, walk
+from wirecodec.cli.facts import is_external, tensor_facts, walk
 from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import ExternalDataStore, load_external_data
 from wirecodec.tensors import to_array, to_float32
@@ -47,7 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="an .onnx file, or - for standard input")
     parser.add_argument("tensor", nargs="?", metavar="TENSOR_NAME", help="a tensor's name or field path")
     parser.add_argument(
-        "-o", "--output", metavar="OUT", help="the .npy file to write, - for standard output (default: NAME.npy)"
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="the .npy file to write, - for standard output (default: NAME.npy)",
     )
     parser.add_argument("--list", action="store_true", help="list the model's tensors instead")
     parser.add_argument("--json", action="store_true", help="with --list: print the list as JSON")
@@ -68,8 +71,14 @@ class Found:
     def describe(self) -> dict[str, Any]:
         """Name, field path, element type, shape and stored bytes (payloads are not read)."""
         dtype, shape, nbytes = _header(self.source)
-        return {"name": self.names[0] if self.names else "", "names": list(self.names),
-                "path": self.path, "dtype": dtype, "shape": shape, "bytes": nbytes}
+        return {
+            "name": self.names[0] if self.names else "",
+            "names": list(self.names),
+            "path": self.path,
+            "dtype": dtype,
+            "shape": shape,
+            "bytes": nbytes,
+        }
 
 
 def _header(source: Message) -> tuple[str, list[int], int]:
@@ -85,9 +94,12 @@ def _header(source: Message) -> tuple[str, list[int], int]:
         return _header(source.t)
     if kind == Attr.SPARSE_TENSOR:
         return _header(source.sparse_tensor)
-    scalar = {Attr.FLOAT: ("FLOAT", 4), Attr.INT: ("INT64", 8), Attr.STRING: ("STRING", len(source.s))}
-    if kind in scalar:
-        return scalar[kind][0], [], scalar[kind][1]
+    if kind == Attr.FLOAT:
+        return "FLOAT", [], 4
+    if kind == Attr.INT:
+        return "INT64", [], 8
+    if kind == Attr.STRING:
+        return "STRING", [], len(source.s)
     if kind == Attr.FLOATS:
         return "FLOAT", [len(source.floats)], 4 * len(source.floats)
     if kind == Attr.INTS:
@@ -97,8 +109,16 @@ def _header(source: Message) -> tuple[str, list[int], int]:
 
 # The attributes of Constant that hold its value (one of them is set).
 _CONSTANT_VALUES = frozenset(
-    {"value", "sparse_value", "value_float", "value_floats", "value_int", "value_ints", "value_string",
-     "value_strings"}
+    {
+        "value",
+        "sparse_value",
+        "value_float",
+        "value_floats",
+        "value_int",
+        "value_ints",
+        "value_string",
+        "value_strings",
+    }
 )
 
 
@@ -169,7 +189,7 @@ def _densify(sparse: SparseTensorProto) -> npt.NDArray[Any]:
     return dense.reshape(shape)
 
 
-def _strings(values: list[bytes], where: str) -> npt.NDArray[Any]:
+def _strings(values: list[Any], where: str) -> npt.NDArray[Any]:
     try:
         return np.array([bytes(v).decode("utf-8") for v in values], dtype=np.str_)
     except UnicodeDecodeError:
@@ -230,7 +250,7 @@ def _resolve_external(found: Found, opened: Opened) -> None:
     if not holders:
         return
     if opened.path is None:
-        raise CliError(f"{found.path}: its data is in an external file, which a model read from - cannot name")
+        raise CliError(f"{found.path}: its data is in an external file: cannot locate it from stdin")
     store = ExternalDataStore(opened.path.parent)
     for tensor in holders:
         load_external_data(tensor, store)
@@ -259,7 +279,8 @@ def _list(opened: Opened, as_json: bool) -> int:
         return 0
     for e in entries:
         shape = "[" + ",".join(str(d) for d in e["shape"]) + "]"
-        print(f"{' | '.join(e['names']) or '(unnamed)'}\t{e['dtype']}{shape}\t{e['bytes']:,} bytes\t{e['path']}")
+        names = " | ".join(e["names"]) or "(unnamed)"
+        print(f"{names}\t{e['dtype']}{shape}\t{e['bytes']:,} bytes\t{e['path']}")
     return 0
 
 

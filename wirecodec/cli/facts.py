@@ -144,7 +144,7 @@ def tensor_facts(tensor: TensorProto) -> TensorFacts:
         nbytes = ref.length if ref.length is not None else _typed_size(tensor, elements)
     elif tensor.HasField("raw_data"):
         nbytes = len(memoryview(tensor.raw_data).cast("B"))
-    elif tensor.data_type == TensorProto.STRING:
+    elif tensor.data_type == TensorProto.DataType.STRING:
         nbytes = sum(len(s) for s in tensor.string_data)
     else:
         nbytes = _typed_size(tensor, elements)

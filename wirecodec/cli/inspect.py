@@ -26,7 +26,7 @@ from typing import Any
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, open_model, print_json
-from wirecodec.cli.facts import TensorFacts, is_external, tensor_facts, tensor_sites, value_info_json
+from wirecodec.cli.facts import TensorFacts, tensor_facts, tensor_sites, value_info_json
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.external import resolve
 from wirecodec.protobuf.codec import encode
@@ -97,9 +97,9 @@ def _parameters(graph: GraphProto) -> dict[str, Any]:
     return {**total, "by_dtype": dict(sorted(by_dtype.items()))}
 
 
-def _external_files(sites: list[tuple[str, TensorProto, TensorFacts]], base: pathlib.Path | None) -> list[
-    dict[str, Any]
-]:
+def _external_files(
+    sites: list[tuple[str, TensorProto, TensorFacts]], base: pathlib.Path | None
+) -> list[dict[str, Any]]:
     """Each external data file: how many tensors and bytes point into it, and its size on disk."""
     files: dict[str, dict[str, Any]] = {}
     for _, tensor, facts in sites:
@@ -211,7 +211,8 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
         f"parameters    {params['count']:,} in {params['tensors']} tensors, {_mib(params['bytes'])}",
     ]
     for dtype, entry in params["by_dtype"].items():
-        lines.append(f"  {dtype:<11} {entry['count']:,} in {entry['tensors']} tensors, {_mib(entry['bytes'])}")
+        count, tensors, size = entry["count"], entry["tensors"], _mib(entry["bytes"])
+        lines.append(f"  {dtype:<11} {count:,} in {tensors} tensors, {size}")
     for put in s["external_data"]:
         on_disk = f"file {_mib(put['file_size'])}" if put["file_size"] is not None else put["error"]
         lines.append(
