@@ -2,8 +2,9 @@
 
 Every field of every message is compared, in schema order; repeated fields (nodes,
 initializers, inputs, ...) are matched by position, and items past the end of the
-shorter list are reported as only in A or only in B. Presence counts: a field set to
-its default differs from an unset one.
+shorter list are reported as only in A or only in B. An unset field reads as its
+default (``''`` equals an unset name), except in a oneof, where which member is set
+is part of the value (``dim_value: 0`` is not an unknown dimension).
 
 Tensors are compared by value, not by storage: ``raw_data`` against ``float_data``,
 inline against external data are equal when the elements are. Their name, element
@@ -159,7 +160,9 @@ def _fields(
             else:
                 side = "A" if has_a else "B"
                 yield Difference(where, has_a or None, has_b or None, f"only in {side}")
-        elif has_a != has_b or not _same_scalar(spec.kind, value_a, value_b, tolerance):
+        elif (spec.oneof is not None and has_a != has_b) or not _same_scalar(
+            spec.kind, value_a, value_b, tolerance
+        ):
             yield Difference(where, _plain(value_a) if has_a else None, _plain(value_b) if has_b else None)
 
 
