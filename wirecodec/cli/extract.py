@@ -238,6 +238,8 @@ def _for_npy(array: npt.NDArray[Any], data_type: int | None) -> npt.NDArray[Any]
 def _data_type(found: Found) -> int | None:
     source = found.source
     if isinstance(source, AttributeProto):
+        if source.type not in (Attr.TENSOR, Attr.SPARSE_TENSOR):
+            return None  # value_float(s), value_int(s), value_string(s): plain numpy types
         source = source.t if source.type == Attr.TENSOR else source.sparse_tensor
     if isinstance(source, SparseTensorProto):
         source = source.values
