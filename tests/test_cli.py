@@ -114,6 +114,8 @@ def test_usage_errors_exit_2_and_write_nothing(
         ["diff", str(EXAMPLE), "{missing}"],
         ["edit", "{bad}", "-o", "{out}"],
         ["edit", "{missing}", "-o", "{out}"],
+        ["edit", str(EXAMPLE), "-o", "{missing}/out.onnx"],
+        ["extract", str(EXAMPLE), "w1", "-o", "{missing}/w1.npy"],
     ],
 )
 def test_bad_or_missing_models_exit_1_with_one_line(

@@ -353,3 +353,33 @@ def test_edit_refuses_stdin_model_with_external_data(
     assert main(["edit", "-", "-o", str(tmp_path / "out.onnx"), "--set-metadata", "a=b"]) == 1
     assert "external data" in capsys.readouterr().err
     assert not (tmp_path / "out.onnx").exists()
+
+
+# -- inspect: the round-trip verdict ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weights", [4, 300_000], ids=["small", "payload-over-64KiB"])
+def test_inspect_says_when_a_file_is_not_byte_identical(
+    weights: int, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = _weights([0.5] * weights)
+    canonical = model.SerializeToString()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(canonical)
+    code, summary = _json(capsys, ["inspect", "--json", str(path)])
+    assert code == 0 and summary["byte_identical"] is True
+
+    # The same model with ir_version (field 1) written last: protobuf reads it the same,
+    # but no encoder writes it that way, so the re-encoding differs (the size does not).
+    ir_field = bytes([0x08, model.ir_version])
+    assert canonical.startswith(ir_field)
+    reordered = canonical[len(ir_field) :] + ir_field
+    again = onnx.ModelProto()
+    again.ParseFromString(reordered)
+    assert again == model
+    path.write_bytes(reordered)
+    code, summary = _json(capsys, ["inspect", "--json", str(path)])
+    assert code == 1 and summary["byte_identical"] is False
+    assert summary["parameters"]["count"] == weights
+    assert main(["inspect", str(path)]) == 1
+    assert "round trip    DIFFERS" in capsys.readouterr().out

@@ -23,7 +23,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, ValueInfoProto
-from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.errors import WireCodecError
 from wirecodec.files.external import any_external_data
 from wirecodec.files.load import load_external_data_into
 from wirecodec.files.save import save
@@ -268,7 +269,10 @@ def run(args: argparse.Namespace) -> int:
         # files (and the model, which stays mapped) are replaced only after that.
         load_external_data_into(model, opened.path.parent)
     done = apply(model, args)
-    save(model, args.output, external_data=external)
+    try:
+        save(model, args.output, external_data=external)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error(args.output, exc)) from None
     for line in done:
         print(line)
     print(f"wrote {args.output}" + (" (with external data)" if external else ""))

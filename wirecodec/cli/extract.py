@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
-from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
+from wirecodec.cli.common import CliError, Opened, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.facts import is_external, tensor_facts, walk
 from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import ExternalDataStore, load_external_data
@@ -300,7 +300,10 @@ def run(args: argparse.Namespace) -> int:
     _resolve_external(found, opened)
     array = _for_npy(array_of(found), _data_type(found))
     output = args.output or _default_output(found.names[0] if found.names else args.tensor)
-    _write(array, output)
+    try:
+        _write(array, output)
+    except OSError as exc:
+        raise CliError(describe_error(output, exc)) from None
     if output != "-":
         print(f"{found.path} -> {output}: {array.dtype}{list(array.shape)}")
     return 0

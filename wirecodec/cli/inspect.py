@@ -19,19 +19,22 @@ from __future__ import annotations
 
 import argparse
 import collections
+import mmap
 import pathlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
+
+import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, tensor_sites, value_info_json
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.external import resolve
-from wirecodec.protobuf.codec import encode
+from wirecodec.protobuf.codec import encode_chunks
 
-__all__ = ["HELP", "add_arguments", "describe", "run", "summarise", "text_lines"]
+__all__ = ["HELP", "add_arguments", "describe", "run", "same_bytes", "summarise", "text_lines"]
 
 HELP = "summarise a model (default: the bundled example; - reads standard input)"
 
@@ -121,6 +124,41 @@ def _external_files(
     return list(files.values())
 
 
+# Chunks of the encoding at least this big (tensor payloads) are compared where they lie;
+# smaller ones (headers, names) are gathered first, so numpy is called rarely.
+_BIG_CHUNK: Final = 1 << 16
+
+
+def same_bytes(model: ModelProto, original: Any) -> bool:
+    """Whether encoding ``model`` gives exactly ``original`` (any buffer), without a second copy.
+
+    The encoding's chunks are compared in order against the original's bytes; payload
+    chunks are views of the mapped file, so a large model is never held twice.
+    """
+    chunks, size = encode_chunks(model)
+    whole = np.frombuffer(original, dtype=np.uint8)
+    if size != whole.size:
+        return False
+    position = 0
+    pending = bytearray()
+
+    def matches(piece: Any) -> bool:
+        nonlocal position
+        got = np.frombuffer(piece, dtype=np.uint8)
+        same = bool(np.array_equal(whole[position : position + got.size], got))
+        position += got.size
+        return same
+
+    for chunk in chunks:
+        if memoryview(chunk).nbytes < _BIG_CHUNK:
+            pending += chunk
+            continue
+        if (pending and not matches(pending)) or not matches(chunk):
+            return False
+        pending = bytearray()
+    return not pending or matches(pending)
+
+
 def _where(path: str) -> str:
     if path.startswith("graph.initializer["):
         return "initializer"
@@ -131,10 +169,10 @@ def _where(path: str) -> str:
     return "other"
 
 
-def summarise(opened: Opened, original: bytes, *, top: int = 5) -> dict[str, Any]:
+def summarise(opened: Opened, original: Any, *, top: int = 5) -> dict[str, Any]:
     """Everything ``inspect`` reports about a model, as JSON-ready values.
 
-    ``original`` is the file's bytes, for the round-trip verdict; ``opened.model`` was
+    ``original`` is the file's bytes (any buffer), for the round-trip verdict; ``opened.model`` was
     loaded without its external data.
     """
     model: ModelProto = opened.model
@@ -179,7 +217,7 @@ def summarise(opened: Opened, original: bytes, *, top: int = 5) -> dict[str, Any
             for f in model.functions
         ],
         "metadata_props": {p.key: p.value for p in model.metadata_props},
-        "byte_identical": encode(model) == original,
+        "byte_identical": same_bytes(model, original),
     }
 
 
@@ -247,12 +285,15 @@ def _ok(summary: dict[str, Any]) -> bool:
     return bool(summary["byte_identical"]) and not any(f["error"] for f in summary["external_data"])
 
 
-def _open(source: str) -> tuple[Opened, bytes, float]:
+def _open(source: str) -> tuple[Opened, Any, float]:
+    """The model (external data left on disk), its bytes (mapped, for a file) and the load time."""
     started = time.perf_counter()
     opened = open_model(source, load_external_data=False)
     seconds = time.perf_counter() - started
-    original = opened.data if opened.data is not None else pathlib.Path(source).read_bytes()
-    return opened, original, seconds
+    if opened.data is not None:
+        return opened, opened.data, seconds
+    with pathlib.Path(source).open("rb") as file:
+        return opened, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), seconds
 
 
 def describe(path: pathlib.Path) -> tuple[list[str], bool]:
