@@ -173,7 +173,11 @@ def test_diff_finds_what_onnx_changed(
         assert code == 1, item.name
         (difference,) = result["differences"]
         assert difference["path"] == f"graph.initializer[{k}].values"
-        assert "1 of" in difference["message"]
+        assert "values differ in 1 of" in difference["message"]
+        details = difference["details"]
+        assert (details["differing"], details["elements"]) == (1, nudged.size)
+        assert details["first_index"] == [int(i) for i in np.unravel_index(7, nudged.shape)]
+        assert details["largest_difference"] == pytest.approx(1e-3, rel=1e-2)
         code, result = _json(capsys, ["diff", "--json", "--atol", "1e-2", original, other])
         assert (code, result["equal"]) == (0, True), item.name
 

@@ -28,7 +28,6 @@ __all__ = [
     "open_model",
     "print_json",
     "read_stdin",
-    "split_pair",
 ]
 
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
@@ -107,11 +106,3 @@ def print_json(value: Any, stream: IO[str] | None = None) -> None:
     out = stream or sys.stdout
     json.dump(value, out, indent=2, ensure_ascii=False)
     out.write("\n")
-
-
-def split_pair(text: str, separator: str, what: str) -> tuple[str, str]:
-    """``"KEY=VALUE"`` -> ``("KEY", "VALUE")``; a :class:`UsageError` when ``separator`` is missing."""
-    key, found, value = text.partition(separator)
-    if not found or not key:
-        raise UsageError(f"expected {what}, got {text!r}")
-    return key, value

@@ -93,12 +93,17 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class Difference:
-    """One place where the models differ: ``a``/``b`` are the values (None: absent in that model)."""
+    """One place where the models differ: ``a``/``b`` are the values (None: absent in that model).
+
+    ``details`` (tensor values only): ``differing`` and ``elements`` counts, the
+    ``first_index`` that differs and the ``largest_difference`` (None if not numeric).
+    """
 
     path: str
     a: Any
     b: Any
     message: str = ""
+    details: dict[str, Any] | None = None
 
     def text(self) -> str:
         if self.message:
@@ -106,7 +111,7 @@ class Difference:
         return f"{self.path}: {_show(self.a)} != {_show(self.b)}"
 
     def json(self) -> dict[str, Any]:
-        return {"path": self.path, "a": self.a, "b": self.b, "message": self.text()}
+        return {"path": self.path, "a": self.a, "b": self.b, "message": self.text(), "details": self.details}
 
 
 def _show(value: Any) -> str:
@@ -195,6 +200,11 @@ def _comparable(tensor: TensorProto, values: npt.NDArray[Any]) -> npt.NDArray[An
     return values
 
 
+def _element(value: Any) -> str:
+    # numpy's str() is the shortest form that reads back (2.001, not 2.000999927520752).
+    return repr(value) if isinstance(value, (str, bytes)) else str(value)
+
+
 def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
@@ -221,17 +231,25 @@ def _values(a: TensorProto, b: TensorProto, where: str, tolerance: Tolerance) ->
     at = _index(first, left.shape)
     message = (
         f"values differ in {count} of {left.size} elements "
-        f"(first at {at}: {flat_a[first]!r} != {flat_b[first]!r}"
+        f"(first at {at}: {_element(flat_a[first])} != {_element(flat_b[first])}"
     )
+    largest = None
     if left.dtype.kind in "fciu":
         gap = np.abs(flat_a[unequal].astype(np.complex128) - flat_b[unequal].astype(np.complex128))
         finite = gap[np.isfinite(gap)]
         if finite.size:
-            message += f"; largest difference {float(finite.max()):g}"
+            largest = float(finite.max())
+            message += f"; largest difference {largest:g}"
     message += ")"
     shown_a = flat_a[:_SHOWN_ELEMENTS].tolist() if left.size <= _SHOWN_ELEMENTS else None
     shown_b = flat_b[:_SHOWN_ELEMENTS].tolist() if right.size <= _SHOWN_ELEMENTS else None
-    yield Difference(f"{where}.values", _json_list(shown_a), _json_list(shown_b), message)
+    details = {
+        "differing": count,
+        "elements": int(left.size),
+        "first_index": at,
+        "largest_difference": largest,
+    }
+    yield Difference(f"{where}.values", _json_list(shown_a), _json_list(shown_b), message, details)
 
 
 def _json_list(values: list[Any] | None) -> Any:
