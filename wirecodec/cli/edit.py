@@ -73,12 +73,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", help="an .onnx file (- for standard input)")
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write (may be MODEL)")
     parser.add_argument("--set-producer", metavar="NAME[:VERSION]", help="producer_name and producer_version")
-    parser.add_argument(
-        "--rename-input", action="append", default=[], type=_pair("OLD=NEW"), metavar="OLD=NEW"
-    )
-    parser.add_argument(
-        "--rename-output", action="append", default=[], type=_pair("OLD=NEW"), metavar="OLD=NEW"
-    )
+    for role in ("input", "output"):
+        parser.add_argument(
+            f"--rename-{role}",
+            action="append",
+            default=[],
+            type=_pair("OLD=NEW"),
+            metavar="OLD=NEW",
+            help=f"rename a graph {role} everywhere it is used",
+        )
     parser.add_argument(
         "--set-dim-param",
         action="append",
