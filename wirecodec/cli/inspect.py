@@ -4,8 +4,9 @@ inputs and outputs, functions, metadata, and whether it re-encodes to the same b
 The model is opened as any user would (``wirecodec.load``, mapped) but its external
 data is not loaded: tensor sizes come from their headers (``dims``, ``data_type``,
 ``external_data``), so the data files are never read. The round-trip check compares
-the re-encoding with the model file chunk by chunk, without a second copy of it. MODEL ``-`` reads the model from standard input; without MODEL the example
-bundled with the package is summarised.
+the re-encoding with the model file chunk by chunk, without a second copy of it.
+MODEL ``-`` reads the model from standard input; without MODEL the example bundled
+with the package is summarised.
 
 Exit code 0 when the model re-encodes byte for byte and every external data file is
 found; 1 otherwise (or when the model cannot be read).
