@@ -9,6 +9,7 @@ for something the model does not have). Verbs raise :class:`CliError` (or
 from __future__ import annotations
 
 import json
+import mmap
 import pathlib
 import sys
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ class Opened:
     label: str
     path: pathlib.Path | None  # None when read from standard input
     size: int
-    data: bytes | None = None  # what standard input held (a file is not read into memory)
+    data: Any = None  # what standard input held, or the file's map (``keep_bytes``)
 
 
 def describe_error(label: str, exc: BaseException) -> str:
@@ -76,11 +77,15 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
     return (stream or sys.stdin.buffer).read()
 
 
-def open_model(source: str | pathlib.Path, *, load_external_data: bool = True) -> Opened:
+def open_model(
+    source: str | pathlib.Path, *, load_external_data: bool = True, keep_bytes: bool = False
+) -> Opened:
     """Load the model at ``source`` (a path, or ``-`` for standard input) as any user would.
 
     Files are mapped and decoded in place (``wirecodec.load``); external data is
-    resolved next to the file unless ``load_external_data`` is false. Any failure is a
+    resolved next to the file unless ``load_external_data`` is false. With
+    ``keep_bytes`` the model is decoded from a map of the file that ``Opened.data``
+    then holds, so its payloads are views of that very buffer. Any failure is a
     :class:`CliError` naming the model, never a traceback.
     """
     label = str(source)
@@ -96,7 +101,12 @@ def open_model(source: str | pathlib.Path, *, load_external_data: bool = True) -
         if size == 0:
             # Zero bytes decode as an empty ModelProto; nobody means that by a model file.
             raise CliError(f"{label}: DecodeError: empty file: not an ONNX model")
-        return Opened(load(path, load_external_data=load_external_data), label, path, size)
+        if not keep_bytes:
+            return Opened(load(path, load_external_data=load_external_data), label, path, size)
+        with path.open("rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        model = load(mapped, load_external_data=load_external_data, base_dir=path.parent)
+        return Opened(model, label, path, size, mapped)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(label, exc)) from None
 

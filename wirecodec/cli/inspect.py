@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import mmap
 import pathlib
 import time
 from collections.abc import Iterator
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, open_model, print_json
@@ -130,23 +130,32 @@ def _external_files(
 _BIG_CHUNK: Final = 1 << 16
 
 
+def _address(array: npt.NDArray[Any]) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
 def same_bytes(model: ModelProto, original: Any) -> bool:
     """Whether encoding ``model`` gives exactly ``original`` (any buffer), without a second copy.
 
-    The encoding's chunks are compared in order against the original's bytes; payload
-    chunks are views of the mapped file, so a large model is never held twice.
+    The encoding's chunks are compared in order against the original's bytes. A payload
+    chunk that is a view of ``original`` at the very offset it would be written to
+    holds those bytes by definition, so it is skipped: for a model decoded from a
+    mapped file, the weights are never read.
     """
     chunks, size = encode_chunks(model)
     whole = np.frombuffer(original, dtype=np.uint8)
     if size != whole.size:
         return False
+    start = _address(whole)
     position = 0
     pending = bytearray()
 
     def matches(piece: Any) -> bool:
         nonlocal position
         got = np.frombuffer(piece, dtype=np.uint8)
-        same = bool(np.array_equal(whole[position : position + got.size], got))
+        same = _address(got) == start + position or bool(
+            np.array_equal(whole[position : position + got.size], got)
+        )
         position += got.size
         return same
 
@@ -287,14 +296,10 @@ def _ok(summary: dict[str, Any]) -> bool:
 
 
 def _open(source: str) -> tuple[Opened, Any, float]:
-    """The model (external data left on disk), its bytes (mapped, for a file) and the load time."""
+    """The model (external data left on disk), the bytes it was decoded from, and the load time."""
     started = time.perf_counter()
-    opened = open_model(source, load_external_data=False)
-    seconds = time.perf_counter() - started
-    if opened.data is not None:
-        return opened, opened.data, seconds
-    with pathlib.Path(source).open("rb") as file:
-        return opened, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ), seconds
+    opened = open_model(source, load_external_data=False, keep_bytes=True)
+    return opened, opened.data, time.perf_counter() - started
 
 
 def describe(path: pathlib.Path) -> tuple[list[str], bool]:
