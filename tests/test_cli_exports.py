@@ -244,7 +244,11 @@ def test_edit_in_place_keeps_external_data_working(
     external = _external_copy(item, tmp_path / "m")
     before = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(external)).graph.initializer}
     assert main(["edit", str(external), "-o", str(external), "--set-metadata", "k=v"]) == 0
-    assert "with external data" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "with external data" in out
+    # The new data went to a new file; the old one is left alone, and the user is told.
+    assert "note: weights.bin is no longer used by" in out
+    assert (external.parent / "weights.bin").exists()
     after = onnx.load(str(external))
     stored = onnx.load(str(external), load_external_data=False).graph.initializer
     assert any(t.data_location == onnx.TensorProto.EXTERNAL for t in stored)

@@ -9,7 +9,8 @@ it is called after any renames of the same command.
 
 Every option may be given several times. The model is written with ``wirecodec.save``
 (atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
-external data is written with external data next to OUT (``OUT.data``).
+external data is written with external data in a new file next to OUT (``OUT.data``);
+a data file the edited model no longer uses is named, never deleted.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels --rename-output 191=logits
@@ -19,14 +20,16 @@ external data is written with external data next to OUT (``OUT.data``).
 from __future__ import annotations
 
 import argparse
+import pathlib
 import re
 from collections.abc import Callable, Iterator
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, ValueInfoProto
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.facts import is_external
 from wirecodec.errors import WireCodecError
-from wirecodec.files.external import any_external_data
-from wirecodec.files.load import load_external_data_into
+from wirecodec.files.external import any_external_data, iter_tensors, parse_ref
+from wirecodec.files.load import load, load_external_data_into
 from wirecodec.files.save import save
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]
@@ -265,9 +268,11 @@ def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False)
     model = opened.model
     external = any_external_data(model)
+    old_files: set[str] = set()
     if external:
         if opened.path is None:
             raise CliError(f"{opened.label}: the model refers to external data files, which - cannot locate")
+        old_files = _data_files(model)
         # Mapped views of the data files; save copies them into the new data file. The old
         # files (and the model, which stays mapped) are replaced only after that.
         load_external_data_into(model, opened.path.parent)
@@ -279,4 +284,22 @@ def run(args: argparse.Namespace) -> int:
     for line in done:
         print(line)
     print(f"wrote {args.output}" + (" (with external data)" if external else ""))
+    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
+        # Never deleted here: the user may keep other models that point into them.
+        unused = old_files - _data_files(load(args.output, load_external_data=False))
+        for name in sorted(unused):
+            if (opened.path.parent / name).exists():
+                print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
     return 0
+
+
+def _data_files(model: ModelProto) -> set[str]:
+    """The external data files a model (loaded without its external data) points into."""
+    return {parse_ref(t).location for t in iter_tensors(model) if is_external(t)}
+
+
+def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
