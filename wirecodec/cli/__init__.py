@@ -2,11 +2,12 @@
 
 Each verb module defines ``HELP`` (one line), ``add_arguments(parser)`` and
 ``run(args) -> int``. Exit codes: 0 ok, 1 a problem was found (bad model, failed
-check, files differ), 2 a usage error. Errors go to standard error.
+check, files differ), 2 a usage error. Errors go to standard error, one line each,
+never a traceback for a bad model or a missing file.
 
 Without a verb the first argument is a model to ``inspect`` (and without any argument,
 the example model bundled with the package), so ``python -m wirecodec model.onnx``
-keeps working.
+and ``python -m wirecodec - < model.onnx`` keep working.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from wirecodec.cli.common import EXAMPLE
+from wirecodec.cli.common import EXAMPLE, CliError, describe_error
 from wirecodec.errors import WireCodecError
 
 __all__ = ["EXAMPLE", "VERBS", "main"]
@@ -27,7 +28,13 @@ __all__ = ["EXAMPLE", "VERBS", "main"]
 VERBS: dict[str, str] = {
     "inspect": "wirecodec.cli.inspect",
     "check": "wirecodec.cli.check",
+    "extract": "wirecodec.cli.extract",
+    "diff": "wirecodec.cli.diff",
+    "edit": "wirecodec.cli.edit",
 }
+
+# Options of the program itself; any other first argument starting with "-" belongs to inspect.
+_OWN_OPTIONS = ("-h", "--help", "--version")
 
 
 def _version() -> str:
@@ -43,18 +50,34 @@ def _parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     for verb, module_name in VERBS.items():
         module = importlib.import_module(module_name)
-        sub = verbs.add_parser(verb, help=module.HELP, description=module.__doc__)
+        sub = verbs.add_parser(
+            verb,
+            help=module.HELP,
+            description=module.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
 
 
+def _with_verb(args: list[str]) -> list[str]:
+    """The arguments with ``inspect`` put in front when no verb is named."""
+    if not args:
+        return ["inspect"]
+    first = args[0]
+    if first in VERBS or first in _OWN_OPTIONS:
+        return args
+    return ["inspect", *args]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list or (args_list[0] not in VERBS and not args_list[0].startswith("-")):
-        args_list.insert(0, "inspect")
-    args = _parser().parse_args(args_list)
+    """Run the command line; returns the exit code (0 ok, 1 problem found, 2 usage error)."""
+    args_list = _with_verb(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = _parser().parse_args(args_list)
+    except SystemExit as exc:  # argparse: usage errors (2), --help and --version (0)
+        return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "run", None) is None:
         _parser().print_usage(sys.stderr)
         return 2
@@ -65,9 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `| head`); stop quietly, like other CLI tools.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except WireCodecError as exc:
-        print(f"{getattr(args, 'model', '')}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"{getattr(args, 'model', '')}: {exc.strerror or exc}", file=sys.stderr)
+    except CliError as exc:
+        print(f"wirecodec {args.verb}: {exc.message}", file=sys.stderr)
+        return exc.code
+    except (WireCodecError, OSError) as exc:
+        label = getattr(args, "model", None)
+        message = describe_error(str(label), exc) if label is not None else describe_error("", exc)[2:]
+        print(f"wirecodec {args.verb}: {message}", file=sys.stderr)
         return 1

@@ -1,0 +1,305 @@
+"""Change a model's producer, input and output names, dimensions or metadata, and save it.
+
+Renames reach every place the name is used: graph inputs and outputs, value_info,
+node inputs and outputs, initializers of the same name, quantization annotations, and
+subgraphs (If/Loop/Scan bodies) that read the value from the enclosing graph. The new
+name must not already name a value. ``--set-dim-*`` change one axis of a graph input's
+(or output's) shape; AXIS counts from 0, negative from the end; they name the input as
+it is called after any renames of the same command.
+
+Every option may be given several times. The model is written with ``wirecodec.save``
+(atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
+external data is written with external data in a new file next to OUT (``OUT.data``);
+a data file the edited model no longer uses is named, never deleted.
+
+  wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
+  wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels --rename-output 191=logits
+  wirecodec edit model.onnx -o tagged.onnx --set-producer mytool:1.2 --set-metadata license=MIT
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import re
+from collections.abc import Callable, Iterator
+
+from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, ValueInfoProto
+from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.facts import is_external
+from wirecodec.errors import WireCodecError
+from wirecodec.files.external import any_external_data, iter_tensors, parse_ref
+from wirecodec.files.load import load, load_external_data_into
+from wirecodec.files.save import save
+
+__all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]
+
+HELP = "rename inputs/outputs, set dimensions, producer or metadata, and save (atomically)"
+
+
+def _pair(what: str) -> Callable[[str], tuple[str, str]]:
+    def parse(text: str) -> tuple[str, str]:
+        old, found, new = text.partition("=")
+        if not found or not old or not new:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return old, new
+
+    return parse
+
+
+def _metadata(text: str) -> tuple[str, str]:
+    key, found, value = text.partition("=")
+    if not found or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+_DIM = re.compile(r"(?P<name>.+):(?P<axis>-?\d+)=(?P<value>.*)", re.DOTALL)
+
+
+def _dim(what: str, number: bool) -> Callable[[str], tuple[str, int, str | int]]:
+    def parse(text: str) -> tuple[str, int, str | int]:
+        match = _DIM.fullmatch(text)
+        if match is None or not match["value"]:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        value: str | int = match["value"]
+        if number:
+            if not match["value"].isdigit():
+                raise argparse.ArgumentTypeError(f"{text!r}: the size must be a whole number >= 0")
+            value = int(match["value"])
+        return match["name"], int(match["axis"]), value
+
+    return parse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="an .onnx file (- for standard input)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write (may be MODEL)")
+    parser.add_argument("--set-producer", metavar="NAME[:VERSION]", help="producer_name and producer_version")
+    for role in ("input", "output"):
+        parser.add_argument(
+            f"--rename-{role}",
+            action="append",
+            default=[],
+            type=_pair("OLD=NEW"),
+            metavar="OLD=NEW",
+            help=f"rename a graph {role} everywhere it is used",
+        )
+    parser.add_argument(
+        "--set-dim-param",
+        action="append",
+        default=[],
+        type=_dim("INPUT:AXIS=NAME", number=False),
+        metavar="INPUT:AXIS=NAME",
+        help="make an axis symbolic",
+    )
+    parser.add_argument(
+        "--set-dim-value",
+        action="append",
+        default=[],
+        type=_dim("INPUT:AXIS=N", number=True),
+        metavar="INPUT:AXIS=N",
+        help="give an axis a fixed size",
+    )
+    parser.add_argument(
+        "--set-metadata",
+        action="append",
+        default=[],
+        type=_metadata,
+        metavar="KEY=VALUE",
+        help="add or replace a metadata_props entry",
+    )
+
+
+def _graphs_in(graph: GraphProto) -> Iterator[GraphProto]:
+    """The subgraphs held directly by ``graph``'s nodes."""
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                yield attribute.g
+            yield from attribute.graphs
+
+
+def _defined_in(graph: GraphProto) -> set[str]:
+    """The names a graph defines itself: inputs, initializers, node outputs."""
+    names = {v.name for v in graph.input}
+    names.update(t.name for t in graph.initializer)
+    names.update(s.values.name for s in graph.sparse_initializer)
+    for node in graph.node:
+        names.update(node.output)
+    return names
+
+
+def value_names(graph: GraphProto) -> set[str]:
+    """Every value name ``graph`` and its subgraphs use (the empty name of an omitted input is not one)."""
+    names = _defined_in(graph)
+    names.update(v.name for v in graph.output)
+    names.update(v.name for v in graph.value_info)
+    for node in graph.node:
+        names.update(node.input)
+    for sub in _graphs_in(graph):
+        names.update(value_names(sub))
+    names.discard("")
+    return names
+
+
+def rename_value(graph: GraphProto, old: str, new: str) -> int:
+    """Rename the value ``old`` to ``new`` wherever ``graph`` and its subgraphs use it; returns the count.
+
+    A subgraph that defines ``old`` itself (shadowing, which the IR forbids but
+    exporters have written) keeps its own value untouched.
+    """
+    count = 0
+
+    def swap(names: list[str]) -> None:
+        nonlocal count
+        for i, name in enumerate(names):
+            if name == old:
+                names[i] = new
+                count += 1
+
+    for infos in (graph.input, graph.output, graph.value_info):
+        for info in infos:
+            if info.name == old:
+                info.name = new
+                count += 1
+    for tensor in graph.initializer:
+        if tensor.name == old:
+            tensor.name = new
+            count += 1
+    for sparse in graph.sparse_initializer:
+        if sparse.values.name == old:
+            sparse.values.name = new
+            count += 1
+    for node in graph.node:
+        swap(node.input)
+        swap(node.output)
+    for annotation in graph.quantization_annotation:
+        if annotation.tensor_name == old:
+            annotation.tensor_name = new
+            count += 1
+    for sub in _graphs_in(graph):
+        if old not in _defined_in(sub):
+            count += rename_value(sub, old, new)
+    return count
+
+
+def _rename(graph: GraphProto, old: str, new: str, role: str) -> str:
+    infos = graph.input if role == "input" else graph.output
+    if not any(v.name == old for v in infos):
+        names = ", ".join(repr(v.name) for v in infos) or "none"
+        raise UsageError(f"--rename-{role}: the graph has no {role} {old!r} ({role}s: {names})")
+    if old == new:
+        return f"{role} {old!r} keeps its name"
+    if new in value_names(graph):
+        raise UsageError(f"--rename-{role}: {new!r} already names a value in the graph")
+    count = rename_value(graph, old, new)
+    return f"renamed {role} {old!r} to {new!r} ({count} places)"
+
+
+def _find_value(graph: GraphProto, name: str, renamed: dict[str, str]) -> ValueInfoProto:
+    for candidate in (name, renamed.get(name)):
+        for info in [*graph.input, *graph.output]:
+            if candidate is not None and info.name == candidate:
+                return info
+    raise UsageError(f"the graph has no input or output {name!r}")
+
+
+def set_dim(info: ValueInfoProto, axis: int, value: str | int) -> str:
+    """Set one axis of a tensor input's shape to a size (int) or a symbolic name (str)."""
+    kind = info.type.WhichOneof("value")
+    if kind not in ("tensor_type", "sparse_tensor_type"):
+        raise UsageError(f"{info.name!r} is not a tensor (its type is {kind or 'unset'})")
+    holder = info.type.tensor_type if kind == "tensor_type" else info.type.sparse_tensor_type
+    if not holder.HasField("shape"):
+        raise UsageError(f"{info.name!r} has no shape (its rank is unknown)")
+    dims = holder.shape.dim
+    if not -len(dims) <= axis < len(dims):
+        raise UsageError(f"{info.name!r} has {len(dims)} axes; there is no axis {axis}")
+    dim = dims[axis]
+    if isinstance(value, int):
+        dim.dim_value = value
+    else:
+        dim.dim_param = value
+    return f"{info.name!r} axis {axis % len(dims)} = {value!r}"
+
+
+def set_metadata(model: ModelProto, key: str, value: str) -> str:
+    """Add a metadata_props entry, or replace the value of the entry with that key."""
+    for entry in model.metadata_props:
+        if entry.key == key:
+            entry.value = value
+            return f"metadata {key!r} = {value!r} (replaced)"
+    model.metadata_props.append(StringStringEntryProto(key=key, value=value))
+    return f"metadata {key!r} = {value!r}"
+
+
+def _producer(model: ModelProto, text: str) -> str:
+    name, _, version = text.partition(":")
+    if not name:
+        raise UsageError(f"--set-producer: expected NAME[:VERSION], got {text!r}")
+    model.producer_name = name
+    if version:
+        model.producer_version = version
+    else:
+        model.ClearField("producer_version")  # the old version belongs to the old producer
+    return f"producer {name!r}" + (f" version {version!r}" if version else "")
+
+
+def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
+    """Make every change the arguments ask for, in a fixed order; returns what was done."""
+    done = []
+    if args.set_producer is not None:
+        done.append(_producer(model, args.set_producer))
+    graph = model.graph
+    renamed: dict[str, str] = {}
+    for role, pairs in (("input", args.rename_input), ("output", args.rename_output)):
+        for old, new in pairs:
+            done.append(_rename(graph, old, new, role))
+            renamed[old] = new
+    for name, axis, value in [*args.set_dim_param, *args.set_dim_value]:
+        done.append(set_dim(_find_value(graph, name, renamed), axis, value))
+    for key, value in args.set_metadata:
+        done.append(set_metadata(model, key, value))
+    return done
+
+
+def run(args: argparse.Namespace) -> int:
+    opened = open_model(args.model, load_external_data=False)
+    model = opened.model
+    external = any_external_data(model)
+    old_files: set[str] = set()
+    if external:
+        if opened.path is None:
+            raise CliError(f"{opened.label}: the model refers to external data files, which - cannot locate")
+        old_files = _data_files(model)
+        # Mapped views of the data files; save copies them into the new data file. The old
+        # files (and the model, which stays mapped) are replaced only after that.
+        load_external_data_into(model, opened.path.parent)
+    done = apply(model, args)
+    try:
+        save(model, args.output, external_data=external)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error(args.output, exc)) from None
+    for line in done:
+        print(line)
+    print(f"wrote {args.output}" + (" (with external data)" if external else ""))
+    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
+        # Never deleted here: the user may keep other models that point into them.
+        unused = old_files - _data_files(load(args.output, load_external_data=False))
+        for name in sorted(unused):
+            if (opened.path.parent / name).exists():
+                print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
+    return 0
+
+
+def _data_files(model: ModelProto) -> set[str]:
+    """The external data files a model (loaded without its external data) points into."""
+    return {parse_ref(t).location for t in iter_tensors(model) if is_external(t)}
+
+
+def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

@@ -1,0 +1,309 @@
+"""Write one tensor of a model to a ``.npy`` file, or list the tensors a model holds.
+
+TENSOR_NAME is looked up among every tensor in the model: initializers (external data
+included), sparse initializers (written dense), tensors in attributes at any depth
+(If/Loop/Scan bodies, functions), and the values of ``Constant`` nodes, which are also
+found by the name of the node's output. A field path printed by ``--list``
+(``graph.node[3].attribute[0].t``) picks one tensor when a name is used twice.
+
+Element types a ``.npy`` file cannot describe are widened without loss: bfloat16 and
+the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to uint8.
+
+  wirecodec extract --list model.onnx
+  wirecodec extract model.onnx fc.weight -o fc_weight.npy
+  wirecodec extract model.onnx fc.weight -o - > fc_weight.npy
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from schema_dsl import Message
+from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
+from wirecodec.cli.common import CliError, Opened, UsageError, describe_error, open_model, print_json
+from wirecodec.cli.facts import is_external, tensor_facts, walk
+from wirecodec.files.atomic import AtomicFiles
+from wirecodec.files.external import ExternalDataStore, load_external_data
+from wirecodec.tensors import to_array, to_float32
+from wirecodec.tensors.dtypes import info_of
+
+__all__ = ["HELP", "Found", "add_arguments", "array_of", "find_all", "run"]
+
+HELP = "write a tensor to a .npy file (--list: the tensors a model holds)"
+
+Attr = AttributeProto.AttributeType
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", help="an .onnx file, or - for standard input")
+    parser.add_argument("tensor", nargs="?", metavar="TENSOR_NAME", help="a tensor's name or field path")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="the .npy file to write, - for standard output (default: NAME.npy)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the model's tensors instead")
+    parser.add_argument("--json", action="store_true", help="with --list: print the list as JSON")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A tensor the model holds: the names it answers to, where it is, and what holds it.
+
+    ``source`` is a TensorProto, a SparseTensorProto, or (for a ``Constant`` node) the
+    attribute that holds the value.
+    """
+
+    names: tuple[str, ...]
+    path: str
+    source: Message
+
+    def describe(self) -> dict[str, Any]:
+        """Name, field path, element type, shape and stored bytes (payloads are not read)."""
+        dtype, shape, nbytes = _header(self.source)
+        return {
+            "name": self.names[0] if self.names else "",
+            "names": list(self.names),
+            "path": self.path,
+            "dtype": dtype,
+            "shape": shape,
+            "bytes": nbytes,
+        }
+
+
+def _header(source: Message) -> tuple[str, list[int], int]:
+    if isinstance(source, TensorProto):
+        facts = tensor_facts(source)
+        return facts.dtype, list(facts.dims), facts.nbytes
+    if isinstance(source, SparseTensorProto):
+        values, indices = tensor_facts(source.values), tensor_facts(source.indices)
+        return values.dtype, [int(d) for d in source.dims], values.nbytes + indices.nbytes
+    assert isinstance(source, AttributeProto)
+    kind = source.type
+    if kind == Attr.TENSOR:
+        return _header(source.t)
+    if kind == Attr.SPARSE_TENSOR:
+        return _header(source.sparse_tensor)
+    if kind == Attr.FLOAT:
+        return "FLOAT", [], 4
+    if kind == Attr.INT:
+        return "INT64", [], 8
+    if kind == Attr.STRING:
+        return "STRING", [], len(source.s)
+    if kind == Attr.FLOATS:
+        return "FLOAT", [len(source.floats)], 4 * len(source.floats)
+    if kind == Attr.INTS:
+        return "INT64", [len(source.ints)], 8 * len(source.ints)
+    return "STRING", [len(source.strings)], sum(len(s) for s in source.strings)
+
+
+# The attributes of Constant that hold its value (one of them is set).
+_CONSTANT_VALUES = frozenset(
+    {
+        "value",
+        "sparse_value",
+        "value_float",
+        "value_floats",
+        "value_int",
+        "value_ints",
+        "value_string",
+        "value_strings",
+    }
+)
+
+
+def _constant_value(node: NodeProto) -> tuple[int, AttributeProto] | None:
+    if node.op_type != "Constant" or node.domain not in ("", "ai.onnx") or not node.output:
+        return None
+    for i, attribute in enumerate(node.attribute):
+        if attribute.name in _CONSTANT_VALUES:
+            return i, attribute
+    return None
+
+
+def find_all(model: ModelProto) -> Iterator[Found]:
+    """Every tensor in ``model``, in the order the file holds them."""
+    claimed: set[str] = set()  # paths already covered by their Constant node or sparse tensor
+    for path, message in walk(model):
+        if path in claimed:
+            continue
+        if isinstance(message, NodeProto):
+            held = _constant_value(message)
+            if held is not None:
+                i, attribute = held
+                at = f"{path}.attribute[{i}]"
+                inner = attribute.t.name if attribute.HasField("t") else ""
+                names = tuple(dict.fromkeys(n for n in (message.output[0], inner) if n))
+                claimed.update({f"{at}.t", f"{at}.sparse_tensor"})
+                yield Found(names, at, attribute)
+        elif isinstance(message, SparseTensorProto):
+            claimed.update({f"{path}.values", f"{path}.indices"})
+            yield Found((message.values.name,) if message.values.name else (), path, message)
+        elif isinstance(message, TensorProto):
+            yield Found((message.name,) if message.name else (), path, message)
+
+
+def find(model: ModelProto, wanted: str) -> Found:
+    """The one tensor named (or at the field path) ``wanted``; a UsageError if none or several."""
+    everything = list(find_all(model))
+    matches = [f for f in everything if f.path == wanted] or [f for f in everything if wanted in f.names]
+    if not matches:
+        raise UsageError(f"no tensor named {wanted!r} (--list shows the tensors)")
+    if len(matches) > 1:
+        paths = ", ".join(f.path for f in matches)
+        raise UsageError(f"{len(matches)} tensors are named {wanted!r}; give one of their paths: {paths}")
+    return matches[0]
+
+
+def _densify(sparse: SparseTensorProto) -> npt.NDArray[Any]:
+    """The dense array a SparseTensorProto stands for (indices: [NNZ] linear, or [NNZ, rank])."""
+    shape = tuple(int(d) for d in sparse.dims)
+    values = to_array(sparse.values).reshape(-1)
+    indices = to_array(sparse.indices).astype(np.int64)
+    size = math.prod(shape)
+    if indices.ndim == 2 and indices.shape == (len(values), len(shape)):
+        if np.any(indices < 0) or np.any(indices >= np.array(shape, dtype=np.int64)):
+            raise CliError(f"sparse tensor {sparse.values.name!r}: an index lies outside dims {list(shape)}")
+        linear = np.ravel_multi_index(tuple(indices.T), shape) if len(values) else indices[:, 0]
+    elif indices.ndim == 1 and len(indices) == len(values):
+        if np.any(indices < 0) or np.any(indices >= size):
+            raise CliError(f"sparse tensor {sparse.values.name!r}: an index lies outside {size} elements")
+        linear = indices
+    else:
+        raise CliError(
+            f"sparse tensor {sparse.values.name!r}: indices of shape {list(indices.shape)} do not fit "
+            f"{len(values)} values of a {len(shape)}-d tensor"
+        )
+    dense = np.zeros(size, dtype=values.dtype)
+    dense[linear] = values
+    return dense.reshape(shape)
+
+
+def _strings(values: list[Any], where: str) -> npt.NDArray[Any]:
+    try:
+        return np.array([bytes(v).decode("utf-8") for v in values], dtype=np.str_)
+    except UnicodeDecodeError:
+        raise CliError(f"{where}: a string is not valid UTF-8") from None
+
+
+def array_of(found: Found) -> npt.NDArray[Any]:
+    """The tensor's elements (external data must already be resolved)."""
+    source = found.source
+    if isinstance(source, TensorProto):
+        return to_array(source)
+    if isinstance(source, SparseTensorProto):
+        return _densify(source)
+    assert isinstance(source, AttributeProto)
+    kind = source.type
+    if kind == Attr.TENSOR:
+        return to_array(source.t)
+    if kind == Attr.SPARSE_TENSOR:
+        return _densify(source.sparse_tensor)
+    if kind in (Attr.FLOAT, Attr.FLOATS):
+        return np.array(source.f if kind == Attr.FLOAT else list(source.floats), dtype=np.float32)
+    if kind in (Attr.INT, Attr.INTS):
+        return np.array(source.i if kind == Attr.INT else list(source.ints), dtype=np.int64)
+    if kind == Attr.STRING:
+        return _strings([source.s], found.path).reshape(())
+    return _strings(list(source.strings), found.path)
+
+
+def _for_npy(array: npt.NDArray[Any], data_type: int | None) -> npt.NDArray[Any]:
+    """``array`` in a dtype ``.npy`` describes: strings as unicode, small types widened losslessly."""
+    if array.dtype == np.object_:
+        return array.astype(np.str_) if array.size else np.zeros(array.shape, dtype=np.str_)
+    if data_type is None:
+        return array
+    info = info_of(data_type, "tensor")
+    if info.native is not None:
+        return array
+    widened = to_float32(array, data_type)
+    if info.ml_name and info.ml_name.startswith("uint"):
+        return widened.astype(np.uint8)
+    if info.ml_name and info.ml_name.startswith("int"):
+        return widened.astype(np.int8)
+    return widened
+
+
+def _data_type(found: Found) -> int | None:
+    source = found.source
+    if isinstance(source, AttributeProto):
+        if source.type not in (Attr.TENSOR, Attr.SPARSE_TENSOR):
+            return None  # value_float(s), value_int(s), value_string(s): plain numpy types
+        source = source.t if source.type == Attr.TENSOR else source.sparse_tensor
+    if isinstance(source, SparseTensorProto):
+        source = source.values
+    return int(source.data_type) if isinstance(source, TensorProto) else None
+
+
+def _resolve_external(found: Found, opened: Opened) -> None:
+    """Read only this tensor's external data (the rest of the model's stays on disk)."""
+    holders = [m for _, m in walk(found.source) if isinstance(m, TensorProto) and is_external(m)]
+    if not holders:
+        return
+    if opened.path is None:
+        raise CliError(f"{found.path}: its data is in an external file: cannot locate it from stdin")
+    store = ExternalDataStore(opened.path.parent)
+    for tensor in holders:
+        load_external_data(tensor, store)
+
+
+def _default_output(name: str) -> str:
+    # Tensor names hold '/', ':' and '.' (PyTorch: "encoder.layers.0/attn:0"): keep a plain file name.
+    return (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "tensor") + ".npy"
+
+
+def _write(array: npt.NDArray[Any], output: str) -> None:
+    if output == "-":
+        np.save(sys.stdout.buffer, array, allow_pickle=False)
+        sys.stdout.buffer.flush()
+        return
+    with AtomicFiles() as files:
+        with files.open(output) as file:
+            np.save(file, array, allow_pickle=False)
+        files.commit()
+
+
+def _list(opened: Opened, as_json: bool) -> int:
+    entries = [found.describe() for found in find_all(opened.model)]
+    if as_json:
+        print_json(entries)
+        return 0
+    for e in entries:
+        shape = "[" + ",".join(str(d) for d in e["shape"]) + "]"
+        names = " | ".join(e["names"]) or "(unnamed)"
+        print(f"{names}\t{e['dtype']}{shape}\t{e['bytes']:,} bytes\t{e['path']}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        if args.tensor is not None or args.output is not None:
+            raise UsageError("--list takes only MODEL")
+        return _list(open_model(args.model, load_external_data=False), args.json)
+    if args.tensor is None:
+        raise UsageError("name the tensor to extract (or use --list)")
+    if args.json:
+        raise UsageError("--json goes with --list")
+    opened = open_model(args.model, load_external_data=False)
+    found = find(opened.model, args.tensor)
+    _resolve_external(found, opened)
+    array = _for_npy(array_of(found), _data_type(found))
+    output = args.output or _default_output(found.names[0] if found.names else args.tensor)
+    try:
+        _write(array, output)
+    except OSError as exc:
+        raise CliError(describe_error(output, exc)) from None
+    if output != "-":
+        print(f"{found.path} -> {output}: {array.dtype}{list(array.shape)}")
+    return 0
