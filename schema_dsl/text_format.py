@@ -90,7 +90,7 @@ def shortest_float32(value: float) -> float:
 
 
 def format_float(value: float, *, style: Literal["python", "upb"] = "python") -> str:
-    """A float field's value as ``text_format`` (``style="python"``) or upb's ``str()`` (``"upb"``) writes it."""
+    """A float field's value as ``text_format`` (``style="python"``) or upb (``"upb"``) writes it."""
     value = to_float32(value)
     if math.isnan(value):
         return "nan"
@@ -101,7 +101,7 @@ def format_float(value: float, *, style: Literal["python", "upb"] = "python") ->
 
 
 def format_double(value: float, *, style: Literal["python", "upb"] = "python") -> str:
-    """A double field's value as ``text_format`` (``style="python"``) or upb's ``str()`` (``"upb"``) writes it."""
+    """A double field's value as ``text_format`` (``style="python"``) or upb (``"upb"``) writes it."""
     if math.isnan(value):
         return "nan"
     if style == "python":
@@ -215,8 +215,16 @@ def _int(spec: FieldSpec, value: Any) -> str:
 def _formatters(style: Literal["python", "upb"]) -> dict[Kind, _Formatter]:
     table: dict[Kind, _Formatter] = dict.fromkeys(
         (
-            Kind.INT32, Kind.INT64, Kind.UINT32, Kind.UINT64, Kind.SINT32, Kind.SINT64,
-            Kind.FIXED32, Kind.FIXED64, Kind.SFIXED32, Kind.SFIXED64,
+            Kind.INT32,
+            Kind.INT64,
+            Kind.UINT32,
+            Kind.UINT64,
+            Kind.SINT32,
+            Kind.SINT64,
+            Kind.FIXED32,
+            Kind.FIXED64,
+            Kind.SFIXED32,
+            Kind.SFIXED64,
         ),
         _int,
     )
