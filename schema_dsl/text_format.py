@@ -49,7 +49,7 @@ __all__ = [
     "quote_bytes",
     "quote_string",
     "shortest_float32",
-    "to_float32",
+    "round_to_float32",
     "to_str",
     "to_text",
 ]
@@ -61,7 +61,7 @@ _SMALLEST_SUBNORMAL: Final = 2.0**-149
 # -- numbers --------------------------------------------------------------------------------
 
 
-def to_float32(value: float) -> float:
+def round_to_float32(value: float) -> float:
     """``value`` rounded to the nearest float32 (overflowing to an infinity), as a float field stores it."""
     try:
         result: float = _F32.unpack(_F32.pack(value))[0]
@@ -78,20 +78,20 @@ def shortest_float32(value: float) -> float:
     double) as the same float32, read as a double: float32 0.1 gives 0.1, not
     0.10000000149011612. NaN and infinities come back unchanged.
     """
-    value = to_float32(value)
+    value = round_to_float32(value)
     if not math.isfinite(value):
         return value
     precision = 6
     while True:
         rounded = float(f"{value:.{precision}g}")
-        if to_float32(rounded) == value:
+        if round_to_float32(rounded) == value:
             return rounded
         precision += 1
 
 
 def format_float(value: float, *, style: Literal["python", "upb"] = "python") -> str:
     """A float field's value as ``text_format`` (``style="python"``) or upb (``"upb"``) writes it."""
-    value = to_float32(value)
+    value = round_to_float32(value)
     if math.isnan(value):
         return "nan"
     if style == "python":
@@ -118,7 +118,7 @@ def _strtof(text: str) -> float:
     with exact fractions.
     """
     wide = float(text)
-    narrow = to_float32(wide)
+    narrow = round_to_float32(wide)
     if narrow == wide or not math.isfinite(narrow):
         return narrow
     other = _next_float32(narrow, toward=wide)

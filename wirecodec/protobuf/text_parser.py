@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from schema_dsl import FieldSpec, Kind, Message
-from schema_dsl.text_format import to_float32
+from schema_dsl.text_format import round_to_float32
 from wirecodec.errors import ParseError
 from wirecodec.protobuf.text_lexer import Lexer, Token, TokenKind
 
@@ -220,7 +220,7 @@ class _Parser:
         if kind is Kind.FLOAT or kind is Kind.DOUBLE:
             value = self._float(token, path)
             value = -value if negative is not None else value
-            return to_float32(value) if kind is Kind.FLOAT else value
+            return round_to_float32(value) if kind is Kind.FLOAT else value
         if kind is Kind.BOOL:
             if negative is None and token.kind is not TokenKind.STRING:
                 if token.text in _TRUE:
