@@ -24,7 +24,7 @@ and the field path.
   "name": "w",
   "rawData": "AACAPw=="
 }
->>> from_json(TensorProto, '{"dims": [2], "data_type": 1, "rawData": "AACAPw"}') == tensor
+>>> from_json(TensorProto, '{"dims": [2], "data_type": 1, "name": "w", "rawData": "AACAPw"}') == tensor
 True
 """
 
