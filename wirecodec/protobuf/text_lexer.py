@@ -71,6 +71,7 @@ class Lexer:
     """Turns text into tokens on demand; ``peek`` looks ahead one, ``next`` consumes it."""
 
     def __init__(self, text: str) -> None:
+        self.path = ""  # the field path the parser is reading, named in lexical errors
         self._text = text
         self._pos = 0
         self._line = 1
@@ -86,6 +87,9 @@ class Lexer:
         token = self.peek()
         self._ahead = None
         return token
+
+    def _error(self, reason: str, line: int, column: int) -> ParseError:
+        return ParseError(f"{self.path}: {reason}" if self.path else reason, line, column)
 
     # -- scanning -----------------------------------------------------------------------
 
@@ -116,7 +120,7 @@ class Lexer:
         if match is not None:
             word = match.group()
             if _VALID_NUMBER.match(word) is None:
-                raise ParseError(f"invalid number {word!r}", line, column)
+                raise self._error(f"invalid number {word!r}", line, column)
             self._pos = match.end()
             return Token(TokenKind.NUMBER, word, line, column)
         if char in _STRING_BODY:
@@ -124,8 +128,11 @@ class Lexer:
             assert body is not None  # the pattern matches the empty string
             end = body.end()
             if end >= len(text) or text[end] != char:
-                raise ParseError("string literal is not closed on its line", line, column)
-            data = unescape(body.group(), line, column + 1)
+                raise self._error("string literal is not closed on its line", line, column)
+            try:
+                data = unescape(body.group(), line, column + 1)
+            except ParseError as exc:
+                raise self._error(exc.reason, exc.line, exc.column) from None
             self._pos = end + 1
             return Token(TokenKind.STRING, text[start : end + 1], line, column, data)
         self._pos = start + 1

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from schema_dsl import FieldSpec, Kind, Message
@@ -112,6 +111,7 @@ class _Parser:
         end = _OPENERS[closer.text] if closer is not None else ""
         lexer = self.lexer
         while True:
+            lexer.path = path
             token = lexer.next()
             if token.kind is TokenKind.END:
                 if closer is None:
@@ -125,6 +125,7 @@ class _Parser:
             if token.kind is TokenKind.PUNCT and token.text == end:
                 return
             self.parse_field(message, path, token, depth)
+            lexer.path = path
             separator = lexer.peek()
             if separator.kind is TokenKind.PUNCT and separator.text in ",;":
                 lexer.next()
@@ -139,30 +140,24 @@ class _Parser:
         if spec is None:
             raise _error(path, f"{schema.full_name} has no field named {name.text!r}", name)
         where = f"{path}.{spec.name}"
+        self.lexer.path = where
         if spec.oneof is not None:
             other = message.WhichOneof(spec.oneof)
             if other is not None and other != spec.name:
                 raise _error(where, f"{other!r} is already set, another member of oneof {spec.oneof!r}", name)
         if not spec.repeated and message.HasField(spec.name):
             raise _error(where, "a singular field may be given only once", name)
-        is_message = spec.kind is Kind.MESSAGE
         colon = self._take(":")
-        if not is_message and colon is None:
-            raise _error(where, f"expected ':' after a {spec.kind.value} field", self.lexer.peek())
-        read: Callable[[str], Any]
-        if is_message:
-
-            def read(item_path: str) -> Any:
-                return self.parse_message_value(spec, item_path, depth)
-
-        else:
-
-            def read(item_path: str) -> Any:
-                return self.parse_scalar(spec, item_path)
-
+        if spec.kind is not Kind.MESSAGE and colon is None:
+            after = self.lexer.peek()
+            if after.kind is TokenKind.PUNCT and after.text in _OPENERS:
+                raise _error(where, f"a field of type {spec.kind.value} takes a value, not a message", after)
+            raise _error(where, f"expected ':' after field name {spec.name!r}, got {after.describe()}", after)
         opening = self._take("[")
         if opening is None:
-            value = read(f"{where}[{len(getattr(message, spec.name))}]" if spec.repeated else where)
+            value = self.parse_value(
+                spec, f"{where}[{len(getattr(message, spec.name))}]" if spec.repeated else where, depth
+            )
             if spec.repeated:
                 getattr(message, spec.name).append(value)
             else:
@@ -174,7 +169,7 @@ class _Parser:
         if self._take("]") is not None:
             return
         while True:
-            items.append(read(f"{where}[{len(items)}]"))
+            items.append(self.parse_value(spec, f"{where}[{len(items)}]", depth))
             if self._take("]") is not None:
                 return
             if self._take(",") is None:
@@ -183,6 +178,13 @@ class _Parser:
                     f"expected ',' or ']' in a list, got {self.lexer.peek().describe()}",
                     self.lexer.peek(),
                 )
+
+    def parse_value(self, spec: FieldSpec, path: str, depth: int) -> Any:
+        """One value of field ``spec``: a message in brackets or a scalar."""
+        self.lexer.path = path
+        if spec.kind is Kind.MESSAGE:
+            return self.parse_message_value(spec, path, depth)
+        return self.parse_scalar(spec, path)
 
     def parse_message_value(self, spec: FieldSpec, path: str, depth: int) -> Message:
         opening = self.lexer.next()
@@ -204,7 +206,7 @@ class _Parser:
         kind = spec.kind
         first = self.lexer.peek()
         if first.kind is TokenKind.PUNCT and first.text in _OPENERS:
-            raise _error(path, f"a {kind.value} field takes a value, not a message", first)
+            raise _error(path, f"a field of type {kind.value} takes a value, not a message", first)
         if kind is Kind.STRING or kind is Kind.BYTES:
             data = self._strings(path)
             return data if kind is Kind.BYTES else data.decode("utf-8", "surrogateescape")
