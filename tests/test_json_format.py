@@ -28,7 +28,7 @@ from tests.reference import CorpusItem, message_class, pb_class
 from tests.strategies import messages
 from tests.test_all_kinds_vs_protobuf import PB
 from tests.test_codec import All
-from tests.test_text_format import decoded_pair, extreme_messages, load_corpus
+from tests.test_text_format import decoded_pair, extreme_messages, load_corpus, mutated
 from wirecodec import EncodeError, ParseError, decode, encode, from_json, to_json
 from wirecodec.protobuf.json_format import json_name
 
@@ -236,8 +236,9 @@ def test_malformed_json(text: str, line: int, column: int, words: str) -> None:
 
 def test_what_protobuf_accepts_and_we_do_not() -> None:
     # json_format's leniencies beyond the ProtoJSON mapping, which we refuse: a JSON array
-    # as a message, '+' signs, and characters outside the base64 alphabets.
-    for text, line, column in (("[]", 1, 1), ('{"i32": "+1"}', 1, 9), ('{"by": "AP8*"}', 1, 8)):
+    # as a message, '+' signs and '_' in numeric strings, characters outside base64.
+    cases = [("[]", 1, 1), ('{"i32": "+1"}', 1, 9), ('{"i32": "1_0"}', 1, 9), ('{"by": "AP8*"}', 1, 8)]
+    for text, line, column in cases:
         assert _pb_parse(All, text) is not None
         with pytest.raises(ParseError) as info:
             from_json(All, text)
@@ -264,3 +265,19 @@ def test_special_floats() -> None:
     back = from_json(All, text)
     assert back.fl == math.inf and math.isnan(back.db) and back.r_db[0] == -math.inf
     assert math.copysign(1.0, back.r_db[1]) == -1.0
+
+
+@_SETTINGS
+@given(mutated(messages(All, depth=2).map(lambda m: to_json(m, indent=None)), '{}[]:,"\\-+.0e1 nul'))
+def test_mutated_json_parses_or_fails_cleanly(text: str) -> None:
+    try:
+        mine = encode(from_json(All, text))
+    except ParseError as exc:
+        assert exc.line >= 1 and exc.column >= 1
+        return
+    try:
+        theirs = _pb_parse(All, text)
+    except Exception:  # protobuf lets other exception types out on odd input; a refusal too
+        return
+    if theirs is not None:
+        assert mine == theirs

@@ -324,6 +324,19 @@ def test_what_the_specification_allows_and_python_protobuf_does_not() -> None:
     # "\?" is '?', a sign may stand apart from its number, \u surrogate pairs make one code point.
     msg = from_text(All, 'st: "\\?" i32: - 5 fl: -\n  # comment\n  inf r_st: "\\ud83d\\ude00"')
     assert (msg.st, msg.i32, msg.fl, msg.r_st) == ("?", -5, -math.inf, ["😀"])
+    assert encode(from_text(All, 'st: "\\377"')) == b"\x72\x01\xff"  # invalid UTF-8 kept as written
+    for text in ("i32: - 5", 'st: "\\ud83d\\ude00"', 'st: "\\377"'):
+        assert _pb_text_parse(text) is None, text
+
+
+@pytest.mark.parametrize(
+    "text", ["i32: +5", "i32: 1_000", "i32: 0b101", "i32: 0o17", "fl: 1.5ff", "fl: inff", "i32:\u00a01"]
+)
+def test_python_protobufs_leniencies_are_refused(text: str) -> None:
+    # docs/text-format.md lists these: Python's parser accepts them, the specification does not.
+    assert _pb_text_parse(text) is not None
+    with pytest.raises(ParseError):
+        from_text(All, text)
 
 
 def test_bytes_input_and_unicode() -> None:
@@ -465,3 +478,44 @@ def test_errors_in_onnx_messages_name_the_path() -> None:
 
 def test_every_kind_is_exercised_by_the_test_schema() -> None:
     assert {spec.kind for spec in All.__schema__.fields} == set(Kind)
+
+
+# -- mutated text: only ParseError escapes, and wherever both parsers accept, they agree -----
+
+
+@st.composite
+def mutated(draw: st.DrawFn, printed: st.SearchStrategy[str], alphabet: str) -> str:
+    """Valid printed text with a few characters deleted, inserted or duplicated."""
+    chars = list(draw(printed))
+    for _ in range(draw(st.integers(1, 3))):
+        if not chars:
+            break
+        at = draw(st.integers(0, len(chars) - 1))
+        action = draw(st.sampled_from(["delete", "insert", "duplicate"]))
+        if action == "delete":
+            del chars[at]
+        elif action == "insert":
+            chars.insert(at, draw(st.sampled_from(alphabet)))
+        else:
+            chars[at:at] = chars[at : at + draw(st.integers(1, 6))]
+    return "".join(chars)
+
+
+def _pb_text_parse(text: str) -> bytes | None:
+    try:
+        return bytes(text_format.Parse(text, PB[All]()).SerializeToString())
+    except Exception:  # protobuf's parser lets several exception types out; any is a refusal
+        return None
+
+
+@_SETTINGS
+@given(mutated(messages(All, depth=2).map(to_text), "{}<>[]:;,#\"'\\-+.0x1eEfn \n"))
+def test_mutated_text_parses_or_fails_cleanly(text: str) -> None:
+    try:
+        mine = encode(from_text(All, text))
+    except ParseError as exc:
+        assert exc.line >= 1 and exc.column >= 1
+        return
+    theirs = _pb_text_parse(text)
+    if theirs is not None:
+        assert mine == theirs

@@ -258,6 +258,8 @@ def _integer(node: JsonValue, path: str, *, allow_string: bool = True) -> int:
         raise _error(path, f"expected an integer, got {node.describe()}", node)
     text = node.text
     if text.lstrip("-").isdigit():
+        if len(text) > 40:  # beyond every 64-bit value; spares int() a huge conversion
+            raise _error(path, f"{len(text)}-digit integer is out of range for an integer field", node)
         return int(text)
     value = Decimal(text)
     if value.is_zero():

@@ -60,6 +60,7 @@ _TRUE: Final = frozenset({"true", "True", "t", "1"})
 _FALSE: Final = frozenset({"false", "False", "f", "0"})
 _INFINITY: Final = frozenset({"inf", "infinity"})
 _OPENERS: Final = {"{": "}", "<": ">"}
+_MAX_DECIMAL_DIGITS: Final = 40  # beyond every 64-bit value; spares int() a huge conversion
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -217,7 +218,8 @@ class _Parser:
             number = self._integer(token, negative is not None, path)
             low, high = _INT_RANGES[kind]
             if not low <= number <= high:
-                raise _error(path, f"{number} is out of range for {kind.value} ({low}..{high})", start)
+                written = _written(negative, token)
+                raise _error(path, f"{written} is out of range for {kind.value} ({low}..{high})", start)
             return number
         if kind is Kind.FLOAT or kind is Kind.DOUBLE:
             value = self._float(token, path)
@@ -238,7 +240,7 @@ class _Parser:
             return int(member)
         number = self._integer(token, negative is not None, path)
         if number not in spec.enum_values:
-            raise _error(path, f"{spec.enum_type.__qualname__} has no value {number}", start)
+            raise _error(path, f"{spec.enum_type.__qualname__} has no value {_written(negative, token)}", start)
         return number
 
     def _strings(self, path: str) -> bytes:
@@ -260,6 +262,8 @@ class _Parser:
             if not set(text) <= set("01234567"):
                 raise _error(path, f"invalid octal integer {text!r}", token)
             number = int(text, 8)
+        elif len(text) > _MAX_DECIMAL_DIGITS:
+            raise _error(path, f"{len(text)}-digit integer is out of range for any integer field", token)
         else:
             number = int(text)
         return -number if negative else number
@@ -285,6 +289,12 @@ def _is_integer_literal(text: str) -> bool:
     if text[:2] in ("0x", "0X"):
         return True
     return text.isdigit()
+
+
+def _written(negative: Token | None, token: Token) -> str:
+    """A number as the text wrote it, shortened if long."""
+    text = ("-" if negative is not None else "") + token.text
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _shown(start: Token, token: Token) -> str:
