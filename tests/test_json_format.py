@@ -32,7 +32,7 @@ from tests.test_text_format import decoded_pair, extreme_messages, load_corpus, 
 from wirecodec import EncodeError, ParseError, decode, encode, from_json, to_json
 from wirecodec.protobuf.json_format import json_name
 
-_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
 

@@ -34,7 +34,7 @@ from tests.test_codec import All
 from wirecodec import ParseError, decode, encode, from_text, to_text
 from wirecodec.protobuf.text_lexer import unescape
 
-_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _FLT_TRUE_MIN = struct.unpack("<f", b"\x01\x00\x00\x00")[0]
 

@@ -240,7 +240,8 @@ class _Parser:
             return int(member)
         number = self._integer(token, negative is not None, path)
         if number not in spec.enum_values:
-            raise _error(path, f"{spec.enum_type.__qualname__} has no value {_written(negative, token)}", start)
+            written = _written(negative, token)
+            raise _error(path, f"{spec.enum_type.__qualname__} has no value {written}", start)
         return number
 
     def _strings(self, path: str) -> bytes:
