@@ -373,3 +373,4 @@ o = _new(_C_{name})""",
         self._unknown(w, 4, "mv[start:pos]")
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise\nreturn o")
         return "\n".join(w.lines) + "\n"
+
