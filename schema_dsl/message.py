@@ -605,6 +605,12 @@ class Message:
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
+    def __str__(self) -> str:
+        """The message as ``str()`` shows a message of the onnx package (protobuf text format)."""
+        from schema_dsl.text_format import to_str  # imports this module: a cycle at import time
+
+        return to_str(self)
+
     def __repr__(self) -> str:
         parts = []
         for spec, value in self.ListFields():

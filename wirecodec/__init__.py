@@ -7,6 +7,7 @@
 ('demo', [])
 """
 
+from schema_dsl.text_format import to_text
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
@@ -22,6 +23,8 @@ from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
+from wirecodec.protobuf.json_format import from_json, to_json
+from wirecodec.protobuf.text_parser import from_text
 from wirecodec.tensors import (
     array_from_raw,
     data_type_of,
@@ -53,8 +56,10 @@ __all__ = [
     "encode_into",
     "from_array",
     "from_dict",
+    "from_json",
     "from_list",
     "from_optional",
+    "from_text",
     "load",
     "load_external_data_into",
     "load_tensor",
@@ -67,6 +72,8 @@ __all__ = [
     "to_array",
     "to_dict",
     "to_float32",
+    "to_json",
     "to_list",
     "to_optional",
+    "to_text",
 ]
