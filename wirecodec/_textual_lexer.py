@@ -62,9 +62,12 @@ class Scanner:
     """A cursor over the text; each method skips white space and comments first."""
 
     def __init__(self, text: str) -> None:
-        # The reference reads a C string, so a NUL character ends the text.
-        self.text = text.split("\0", 1)[0]
+        self.text = text
         self.pos = 0
+        # The reference reads a C string and would stop at a NUL; refuse it instead.
+        nul = text.find("\0")
+        if nul >= 0:
+            self.fail("the text contains a NUL character", nul)
 
     # -- positions and errors ---------------------------------------------------------
 
@@ -94,6 +97,11 @@ class Scanner:
             else:
                 break
         self.pos = pos
+
+    def mark(self) -> int:
+        """The position of the next token (after white space and comments)."""
+        self.skip_space()
+        return self.pos
 
     def peek(self) -> str:
         """The next significant character, or '' at the end."""
