@@ -26,8 +26,8 @@ from wirecodec._textual_numbers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MI
 
 __all__ = ["ValueReader"]
 
-_T = TensorProto
-_A = AttributeProto
+_T = TensorProto.DataType
+_A = AttributeProto.AttributeType
 
 # Element types whose values the syntax writes as integers in int32_data.
 _INT32_DATA = frozenset(
@@ -39,7 +39,7 @@ _INT32_DATA = frozenset(
 )  # fmt: skip
 
 # A list attribute's element type, and the attribute types that cannot be lists.
-_SINGULAR = {
+_SINGULAR: dict[int, int] = {
     _A.FLOATS: _A.FLOAT,
     _A.INTS: _A.INT,
     _A.STRINGS: _A.STRING,
@@ -74,7 +74,8 @@ class ValueReader(Scanner):
         start = self.mark()
         word = self.identifier("a type")
         if word in ELEMENT_TYPES:
-            return TypeProto(tensor_type=TypeProto.Tensor(elem_type=ELEMENT_TYPES[word], **self._shape_part()))
+            tensor = TypeProto.Tensor(elem_type=ELEMENT_TYPES[word], **self._shape_part())
+            return TypeProto(tensor_type=tensor)
         if word == "seq" or word == "optional":
             self.expect("(")
             inner = self.type_proto()
@@ -170,7 +171,7 @@ class ValueReader(Scanner):
                         break
                 self.expect("}")
         elif self.accept("["):
-            tensor.data_location = _T.EXTERNAL
+            tensor.data_location = TensorProto.DataLocation.EXTERNAL
             tensor.external_data.extend(self.string_pairs())
             self.expect("]")
 

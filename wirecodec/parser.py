@@ -149,13 +149,12 @@ class _Reader(ValueReader):
         self.expect("=")
         self.expect(">", skip=False)
         self._function_signature(fn.output, fn.value_info)
-        if self.accept("<"):
-            if not self.accept(">"):
-                while True:
-                    fn.value_info.append(self.value_info())
-                    if not self.accept(","):
-                        break
-                self.expect(">")
+        if self.accept("<") and not self.accept(">"):
+            while True:
+                fn.value_info.append(self.value_info())
+                if not self.accept(","):
+                    break
+            self.expect(">")
         fn.node.extend(self.node_list())
         return fn
 

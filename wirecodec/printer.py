@@ -24,7 +24,7 @@ three more spaces, and tensor data the syntax cannot write (4-bit, complex, stri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -48,8 +48,8 @@ from wirecodec.errors import TensorError
 
 __all__ = ["to_text"]
 
-_T = TensorProto
-_A = AttributeProto
+_T = TensorProto.DataType
+_A = AttributeProto.AttributeType
 
 # raw_data the printer can show: the little-endian element dtype, and how to write one.
 # Small floats and bool print their unsigned bit patterns, as the typed fields hold them.
@@ -99,7 +99,8 @@ def to_text(proto: ModelProto | GraphProto | FunctionProto | NodeProto) -> str:
     elif isinstance(proto, NodeProto):
         printer.node(proto)
     else:
-        raise TypeError(f"to_text prints ModelProto, GraphProto, FunctionProto or NodeProto, not {type(proto)}")
+        kinds = "ModelProto, GraphProto, FunctionProto or NodeProto"
+        raise TypeError(f"to_text prints a {kinds}, not {type(proto).__name__}")
     return "".join(printer.out)
 
 
@@ -116,6 +117,13 @@ def name_text(name: str) -> str:
 def _bytes_text(value: bytes | memoryview) -> str:
     # Bytes that are not UTF-8 survive as lone surrogates, as our string fields keep them.
     return bytes(value).decode("utf-8", "surrogateescape")
+
+
+def _quoted_list(opening: str, items: list[bytes | memoryview], closing: str) -> str:
+    """Quoted strings, comma-separated; the reference writes ``opening`` as the first
+    item's separator, so an empty list prints as ``closing`` alone."""
+    parts = [(opening if i == 0 else ", ") + quoted(_bytes_text(s)) for i, s in enumerate(items)]
+    return "".join(parts) + closing
 
 
 def _numbers(values: Iterable[float], kind: str) -> list[str]:
@@ -139,7 +147,10 @@ class _Printer:
     # -- model and function headers ---------------------------------------------------
 
     def model(self, model: ModelProto) -> None:
-        entries = [f"ir_version: {model.ir_version}", f"opset_import: {self._opsets(model.opset_import, ', ')}"]
+        entries = [
+            f"ir_version: {model.ir_version}",
+            f"opset_import: {self._opsets(model.opset_import, ', ')}",
+        ]
         for key in ("producer_name", "producer_version", "domain"):
             if model.HasField(key):
                 entries.append(f"{key}: {quoted(getattr(model, key))}")
@@ -261,8 +272,7 @@ class _Printer:
         if kind == _A.STRING:
             return quoted(_bytes_text(attr.s))
         if kind == _A.STRINGS:
-            # The reference opens the list with its first item, so an empty list is just ']'.
-            return "".join(("[" if i == 0 else ", ") + quoted(_bytes_text(s)) for i, s in enumerate(attr.strings)) + "]"
+            return _quoted_list("[", attr.strings, "]")
         if kind == _A.TENSOR:
             return self.tensor(attr.t)
         if kind == _A.TENSORS:
@@ -323,14 +333,14 @@ class _Printer:
 
     def _tensor_data(self, tensor: TensorProto) -> str:
         dtype = tensor.data_type
-        if tensor.HasField("data_location") and tensor.data_location == _T.EXTERNAL:
+        if tensor.HasField("data_location") and tensor.data_location == TensorProto.DataLocation.EXTERNAL:
             return self._string_pairs(tensor.external_data)
         if tensor.HasField("raw_data"):
             layout = _RAW_LAYOUT.get(dtype)
             if layout is None:
                 return "..."
-            values = _raw_values(tensor, np.dtype(layout[0]))
-            return " {" + ",".join(_numbers(values, layout[1])) + "}"
+            return " {" + ",".join(_numbers(_raw_values(tensor, np.dtype(layout[0])), layout[1])) + "}"
+        values: Sequence[float]
         if dtype in _INT32_TYPES:
             values, kind = tensor.int32_data, "int"
         elif dtype == _T.INT64:
@@ -342,9 +352,7 @@ class _Printer:
         elif dtype == _T.DOUBLE:
             values, kind = tensor.double_data, "float64"
         elif dtype == _T.STRING:
-            # Like a strings attribute, the list opens with its first item: empty is '}'.
-            items = tensor.string_data
-            return "".join(("{" if i == 0 else ", ") + quoted(_bytes_text(s)) for i, s in enumerate(items)) + "}"
+            return _quoted_list("{", tensor.string_data, "}")
         else:
             return "..."
         return " {" + ",".join(_numbers(values, kind)) + "}"
@@ -362,7 +370,8 @@ def _raw_values(tensor: TensorProto, dtype: np.dtype[np.generic]) -> list[float]
     raw = tensor.raw_data
     if len(raw) != count * dtype.itemsize:
         raise TensorError(
-            f"tensor {tensor.name!r}: {len(raw)} bytes of raw_data for {count} elements of {dtype.itemsize} bytes"
+            f"tensor {tensor.name!r}: {len(raw)} bytes of raw_data "
+            f"for {count} elements of {dtype.itemsize} bytes"
         )
     # tolist() widens float32 exactly, NaN signs included.
     values: list[float] = np.frombuffer(raw, dtype=dtype).tolist()
