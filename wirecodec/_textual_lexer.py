@@ -188,7 +188,9 @@ class Scanner:
         if pos < len(text) and text[pos] in _ALPHA:
             self.pos = pos
             if not self.next_is_float_word():
-                self.fail("expected a number (inf, infinity or nan are the only words allowed)")
+                if pos == start:
+                    return Literal(LiteralKind.NONE, "", start)  # a word, not a literal
+                self.fail("expected a number after '-' (inf, infinity and nan are the words allowed)")
             while self.pos < len(text) and text[self.pos] in _ALPHA:
                 self.pos += 1
             return Literal(LiteralKind.FLOAT, text[start : self.pos], start)

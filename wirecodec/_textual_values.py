@@ -240,7 +240,7 @@ class ValueReader(Scanner):
             if attr.type == _A.UNDEFINED:
                 self.fail("an empty list needs a type annotation (name: ints = [])", bracket)
             if attr.type in _SINGLETONS:
-                self.fail(f"a {attribute_type_name(attr.type)} attribute cannot be a list", bracket)
+                self.fail(f"an attribute of type {attribute_type_name(attr.type)} cannot be a list", bracket)
         else:
             while True:
                 self._list_item(attr)
