@@ -208,7 +208,8 @@ agraph(float[N]X)=>(float[N]Y){# after brace
     (
         "value-info-only-block-and-typeless-outputs",
         "graph",
-        "g (float X) => (Y, float Z) <float T, seq(float) S> { T = Neg(X)\n Y = Identity(T)\n Z = Identity(T) }",
+        "g (float X) => (Y, float Z) <float T, seq(float) S>\n"
+        "{ T = Neg(X)\n Y = Identity(T)\n Z = Identity(T) }",
     ),
     (
         "type-proto-attributes",
@@ -229,7 +230,7 @@ agraph(float[N]X)=>(float[N]Y){# after brace
     (
         "list-then-typed-singular",
         "node",
-        "Y = Op <a: int = [1, 2], b: float = [1, 2.5], c: string = [\"x\"]> ()",
+        'Y = Op <a: int = [1, 2], b: float = [1, 2.5], c: string = ["x"]> ()',
     ),
 ]
 

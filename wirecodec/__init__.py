@@ -7,6 +7,7 @@
 ('demo', [])
 """
 
+from wirecodec import parser, printer
 from wirecodec.errors import (
     CheckError,
     DecodeError,
@@ -58,6 +59,8 @@ __all__ = [
     "load_tensor",
     "ml_dtypes_available",
     "numpy_dtype",
+    "parser",
+    "printer",
     "raw_size",
     "save",
     "save_tensor",

@@ -104,22 +104,24 @@ def format_float32(value: float) -> str:
     if special is not None:
         return special
     magnitude = abs(value)
-    exact = Decimal(magnitude)
     for precision in range(1, 10):
-        nearest = Decimal(f"{magnitude:.{precision - 1}e}")
+        text = f"{magnitude:.{precision - 1}e}"  # correctly rounded: the nearest candidate
+        if float32_from_text(text) == magnitude:
+            best = Decimal(text)
+            break
         # Next to a power of two the round-trip interval is lopsided, so a decimal one
         # step further away may read back where the nearest one does not.
+        nearest = Decimal(text)
         step = Decimal((0, (1,), nearest.adjusted() - precision + 1))
-        fits = [c for c in (nearest, nearest - step, nearest + step) if _reads_back(c, magnitude)]
+        fits = [
+            c for c in (nearest - step, nearest + step) if c > 0 and float32_from_text(str(c)) == magnitude
+        ]
         if fits:
+            exact = Decimal(magnitude)
             best = min(fits, key=lambda c: abs(c - exact))
             break
     digits, exponent = _digits_of(best)
     return _layout(digits, exponent, value)
-
-
-def _reads_back(candidate: Decimal, magnitude: float) -> bool:
-    return candidate > 0 and float32_from_text(str(candidate)) == magnitude
 
 
 def float64_from_text(text: str) -> float | None:
@@ -158,7 +160,8 @@ def float32_from_text(text: str) -> float | None:
 
 def _is_float32_midpoint(value: float) -> bool:
     below, above = _float32_neighbours(value)
-    return Fraction(value) * 2 == Fraction(below) + Fraction(above)
+    # Both differences are exact in float64: the operands are within a factor of two.
+    return value - below == above - value
 
 
 def _float32_neighbours(value: float) -> tuple[float, float]:
