@@ -213,9 +213,11 @@ def test_integer_literals_as_onnx_reads_them() -> None:
 
 # -- mutated texts -----------------------------------------------------------------------
 
-_PIECES = list('()[]{}<>,=:."@-?#\\ \n') + [
-    "float", "int64", "seq", "map", "x", "1", "2.5", "e", "inf", "=>", '""', "ints", "[]", "0", "-1", "g () => () {}",
-]  # fmt: skip
+_PIECES = [
+    *'()[]{}<>,=:."@-?#\\ \n',
+    *("float", "int64", "seq", "map", "x", "1", "2.5", "e", "inf", "=>", '""', "ints", "[]", "0", "-1"),
+    "g () => () {}",
+]
 
 
 def _mutate(text: str, rng: random.Random) -> str:
