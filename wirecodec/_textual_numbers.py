@@ -18,6 +18,8 @@ import struct
 from decimal import Decimal
 from fractions import Fraction
 
+import numpy as np
+
 __all__ = [
     "FLOAT32_MAX",
     "INT32_MAX",
@@ -104,7 +106,11 @@ def format_float32(value: float) -> str:
     if special is not None:
         return special
     magnitude = abs(value)
-    for precision in range(1, 10):
+    # numpy's Dragon4 knows how many digits the shortest form has; starting one short of
+    # that keeps the exact search below to two rounds instead of up to nine.
+    hint = np.format_float_scientific(np.float32(magnitude), unique=True, trim="-")
+    digit_count = len(hint.partition("e")[0].replace(".", ""))
+    for precision in range(max(1, digit_count - 1), 10):
         text = f"{magnitude:.{precision - 1}e}"  # correctly rounded: the nearest candidate
         if float32_from_text(text) == magnitude:
             best = Decimal(text)
