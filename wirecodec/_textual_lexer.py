@@ -10,8 +10,9 @@ offending token. Letters, digits and white space are ASCII only, as in the refer
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from wirecodec._textual_numbers import (
     INT64_MAX,
@@ -23,6 +24,8 @@ from wirecodec._textual_numbers import (
 from wirecodec.errors import ParseError
 
 __all__ = ["Literal", "LiteralKind", "Scanner", "is_identifier"]
+
+_Item = TypeVar("_Item")
 
 _SPACE = frozenset(" \t\n\v\f\r")
 _ALPHA = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -126,6 +129,13 @@ class Scanner:
         if not self.accept(ch, skip):
             found = self.text[self.pos] if self.pos < len(self.text) else "end of text"
             self.fail(f"expected '{ch}', found {found!r}" if found != "end of text" else f"expected '{ch}'")
+
+    def separated(self, read: Callable[[], _Item]) -> list[_Item]:
+        """``read()`` once, then again after each comma."""
+        items = [read()]
+        while self.accept(","):
+            items.append(read())
+        return items
 
     # -- words ------------------------------------------------------------------------
 

@@ -118,20 +118,18 @@ class ValueReader(Scanner):
         return {"shape": shape}
 
     def _dims(self) -> TensorShapeProto:
-        dims: list[TensorShapeProto.Dimension] = []
-        while True:
-            if self.accept("?"):
-                dims.append(TensorShapeProto.Dimension())
-            elif self.peek() == '"':
-                dims.append(TensorShapeProto.Dimension(dim_param=self.string()))
-            else:
-                symbol = self.optional_identifier()
-                if symbol:
-                    dims.append(TensorShapeProto.Dimension(dim_param=symbol))
-                else:
-                    dims.append(TensorShapeProto.Dimension(dim_value=self.int64("a dimension")))
-            if not self.accept(","):
-                return TensorShapeProto(dim=dims)
+        return TensorShapeProto(dim=self.separated(self._dim))
+
+    def _dim(self) -> TensorShapeProto.Dimension:
+        """``?`` (unknown), a symbol (identifier or string), or a size."""
+        if self.accept("?"):
+            return TensorShapeProto.Dimension()
+        if self.peek() == '"':
+            return TensorShapeProto.Dimension(dim_param=self.string())
+        symbol = self.optional_identifier()
+        if symbol:
+            return TensorShapeProto.Dimension(dim_param=symbol)
+        return TensorShapeProto.Dimension(dim_value=self.int64("a dimension"))
 
     def _opaque(self) -> TypeProto.Opaque:
         """``opaque()``, ``opaque(name)`` or ``opaque(domain, name)``; a dotted word is a name."""
@@ -165,10 +163,7 @@ class ValueReader(Scanner):
             tensor.dims.append(dim.dim_value)
         if self.accept("{"):
             if not self.accept("}"):
-                while True:
-                    self._element(tensor)
-                    if not self.accept(","):
-                        break
+                self.separated(lambda: self._element(tensor))
                 self.expect("}")
         elif self.accept("["):
             tensor.data_location = TensorProto.DataLocation.EXTERNAL
@@ -198,28 +193,27 @@ class ValueReader(Scanner):
 
     def string_pairs(self) -> list[StringStringEntryProto]:
         """``"key": "value"`` entries separated by commas (at least one)."""
-        pairs = []
-        while True:
-            key = self.string("a key in double quotes")
-            self.expect(":")
-            pairs.append(StringStringEntryProto(key=key, value=self.string("a value in double quotes")))
-            if not self.accept(","):
-                return pairs
+        return self.separated(self._string_pair)
+
+    def _string_pair(self) -> StringStringEntryProto:
+        key = self.string("a key in double quotes")
+        self.expect(":")
+        return StringStringEntryProto(key=key, value=self.string("a value in double quotes"))
 
     # -- attributes -------------------------------------------------------------------
 
     def attribute_list(self) -> list[AttributeProto]:
         """``<attr, attr, ...>``, or nothing (an empty list) when no ``<`` comes next."""
-        attributes: list[AttributeProto] = []
-        if self.accept("<"):
-            while True:
-                attr = AttributeProto()
-                self.attribute_body(attr, self.identifier("an attribute name"))
-                attributes.append(attr)
-                if not self.accept(","):
-                    break
-            self.expect(">")
+        if not self.accept("<"):
+            return []
+        attributes = self.separated(self._attribute)
+        self.expect(">")
         return attributes
+
+    def _attribute(self) -> AttributeProto:
+        attr = AttributeProto()
+        self.attribute_body(attr, self.identifier("an attribute name"))
+        return attr
 
     def attribute_body(self, attr: AttributeProto, name: str) -> None:
         """What follows an attribute's name: ``[: type] = value`` or ``= [values]``."""
@@ -242,10 +236,7 @@ class ValueReader(Scanner):
             if attr.type in _SINGLETONS:
                 self.fail(f"an attribute of type {attribute_type_name(attr.type)} cannot be a list", bracket)
         else:
-            while True:
-                self._list_item(attr)
-                if not self.accept(","):
-                    break
+            self.separated(lambda: self._list_item(attr))
         self.expect("]")
 
     def _list_item(self, attr: AttributeProto) -> None:

@@ -81,10 +81,7 @@ class _Reader(ValueReader):
     def model(self) -> ModelProto:
         model = ModelProto()
         if self.accept("<"):
-            while True:
-                self._model_entry(model)
-                if not self.accept(","):
-                    break
+            self.separated(lambda: self._model_entry(model))
             self.expect(">")
         model.graph = self.graph()
         while not self.at_end():
@@ -110,53 +107,47 @@ class _Reader(ValueReader):
             self.fail(f"unknown model header key {key!r}", start)
 
     def _opsets(self) -> list[OperatorSetIdProto]:
-        opsets: list[OperatorSetIdProto] = []
+        """``["domain" : version, ...]``."""
         self.expect("[")
         if self.accept("]"):
-            return opsets
-        while True:
-            domain = self.string("an opset domain in double quotes")
-            self.expect(":")
-            opsets.append(OperatorSetIdProto(domain=domain, version=self.int64("an opset version")))
-            if not self.accept(","):
-                break
+            return []
+        opsets = self.separated(self._opset)
         self.expect("]")
         return opsets
+
+    def _opset(self) -> OperatorSetIdProto:
+        domain = self.string("an opset domain in double quotes")
+        self.expect(":")
+        return OperatorSetIdProto(domain=domain, version=self.int64("an opset version"))
 
     def function(self) -> FunctionProto:
         fn = FunctionProto()
         if self.accept("<"):
-            while True:
-                self._function_entry(fn)
-                if not self.accept(","):
-                    break
+            self.separated(lambda: self._function_entry(fn))
             self.expect(">")
         fn.name = self.quotable_identifier("a function name")
         if self.accept("<"):
-            while True:
-                name = self.quotable_identifier("an attribute name")
-                if self.peek() in (":", "="):
-                    # An attribute with a default value.
-                    default = AttributeProto()
-                    self.attribute_body(default, name)
-                    fn.attribute_proto.append(default)
-                else:
-                    fn.attribute.append(name)
-                if not self.accept(","):
-                    break
+            self.separated(lambda: self._function_attribute(fn))
             self.expect(">")
         self._function_signature(fn.input, fn.value_info)
         self.expect("=")
         self.expect(">", skip=False)
         self._function_signature(fn.output, fn.value_info)
         if self.accept("<") and not self.accept(">"):
-            while True:
-                fn.value_info.append(self.value_info())
-                if not self.accept(","):
-                    break
+            fn.value_info.extend(self.separated(self.value_info))
             self.expect(">")
         fn.node.extend(self.node_list())
         return fn
+
+    def _function_attribute(self, fn: FunctionProto) -> None:
+        """An attribute's name, or a name with a default value (``beta: float = 0.5``)."""
+        name = self.quotable_identifier("an attribute name")
+        if self.peek() in (":", "="):
+            default = AttributeProto()
+            self.attribute_body(default, name)
+            fn.attribute_proto.append(default)
+        else:
+            fn.attribute.append(name)
 
     def _function_entry(self, fn: FunctionProto) -> None:
         start = self.mark()
@@ -174,14 +165,10 @@ class _Reader(ValueReader):
         self.expect("(")
         if self.accept(")"):
             return
-        while True:
-            tp = self.type_proto() if self.next_is_type() else None
-            name = self.quotable_identifier("an input or output name")
-            names.append(name)
-            if tp is not None:
-                infos.append(ValueInfoProto(name=name, type=tp))
-            if not self.accept(","):
-                break
+        for info in self.separated(self.value_info):
+            names.append(info.name)
+            if info.HasField("type"):
+                infos.append(info)
         self.expect(")")
 
     # -- graphs -----------------------------------------------------------------------
@@ -189,28 +176,17 @@ class _Reader(ValueReader):
     def graph(self) -> GraphProto:
         graph = GraphProto(name=self.quotable_identifier("a graph name"))
         if self.accept("(") and not self.accept(")"):
-            while True:
-                info, _ = self._value_or_initializer(graph.initializer)
-                graph.input.append(info)
-                if not self.accept(","):
-                    break
+            graph.input.extend(info for info, _ in self.separated(lambda: self._value_or_initializer(graph)))
             self.expect(")")
         self.expect("=")
         self.expect(">", skip=False)
         self.expect("(")
         if not self.accept(")"):
-            while True:
-                graph.output.append(self.value_info())
-                if not self.accept(","):
-                    break
+            graph.output.extend(self.separated(self.value_info))
             self.expect(")")
         if self.accept("<") and not self.accept(">"):
-            while True:
-                info, has_value = self._value_or_initializer(graph.initializer)
-                if not has_value:
-                    graph.value_info.append(info)
-                if not self.accept(","):
-                    break
+            entries = self.separated(lambda: self._value_or_initializer(graph))
+            graph.value_info.extend(info for info, is_initializer in entries if not is_initializer)
             self.expect(">")
         graph.node.extend(self.node_list())
         return graph
@@ -223,14 +199,14 @@ class _Reader(ValueReader):
         info.name = self.quotable_identifier("a value name")
         return info
 
-    def _value_or_initializer(self, initializers: list[TensorProto]) -> tuple[ValueInfoProto, bool]:
-        """``type name`` or ``type name = value``; a value goes to ``initializers`` (True)."""
+    def _value_or_initializer(self, graph: GraphProto) -> tuple[ValueInfoProto, bool]:
+        """``type name``, or ``type name = value`` which also adds an initializer (True)."""
         start = self.mark()
         info = self.value_info()
         if not self.accept("="):
             return info, False
         tensor = TensorProto(name=info.name)
-        initializers.append(tensor)
+        graph.initializer.append(tensor)
         self.tensor_data(tensor, info.type, start)
         return info, True
 
