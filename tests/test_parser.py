@@ -184,7 +184,14 @@ def _float32_midpoint_literals(count: int, seed: int) -> list[str]:
 
 def test_float_literals_round_as_onnx_does() -> None:
     literals = _float32_midpoint_literals(300, seed=3)
-    literals += ["3.4028235e38", "3.40282356779733661637539395458142568448e38", "1e-46", "7.006e-46", "-0"]
+    literals += [
+        "3.4028235e38",
+        "3.40282356779733661637539395458142568448e38",
+        "-3.40282356779733661637539395458142568447e38",
+        "1e-46",
+        "7.006e-46",
+        "-0",
+    ]
     literals += ["1.7976931348623157e308", "1.7976931348623159e308", "2.4703282292062328e-324", "1e-400"]
     for literal in literals:
         for template in (

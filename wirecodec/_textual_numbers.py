@@ -149,8 +149,6 @@ def float32_from_text(text: str) -> float | None:
     if math.isnan(value) or math.isinf(value):
         return round_to_float32(value)
     single = round_to_float32(value)
-    if math.isinf(single):
-        return None
     if single != value and _is_float32_midpoint(value):
         # The float64 reading landed exactly between two float32 values; decide from the
         # exact decimal, so a literal is never rounded twice.
@@ -159,9 +157,8 @@ def float32_from_text(text: str) -> float | None:
         from_below, to_above = exact - Fraction(below), Fraction(above) - exact
         if from_below != to_above:
             single = below if from_below < to_above else above
-        if math.isinf(single):
-            return None
-    return single
+    # 2**128 stands for the step past FLT_MAX: reaching it is overflow.
+    return None if math.isinf(single) or abs(single) == 2.0**128 else single
 
 
 def _is_float32_midpoint(value: float) -> bool:
