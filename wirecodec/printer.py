@@ -104,14 +104,14 @@ def to_text(proto: ModelProto | GraphProto | FunctionProto | NodeProto) -> str:
     return "".join(printer.out)
 
 
-def quoted(text: str) -> str:
+def _quoted(text: str) -> str:
     """``text`` in double quotes, with backslash before each backslash and quote."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def name_text(name: str) -> str:
+def _name_text(name: str) -> str:
     """A name as written: bare when it is an identifier, quoted otherwise."""
-    return name if is_identifier(name) else quoted(name)
+    return name if is_identifier(name) else _quoted(name)
 
 
 def _bytes_text(value: bytes | memoryview) -> str:
@@ -122,7 +122,7 @@ def _bytes_text(value: bytes | memoryview) -> str:
 def _quoted_list(opening: str, items: list[bytes | memoryview], closing: str) -> str:
     """Quoted strings, comma-separated; the reference writes ``opening`` as the first
     item's separator, so an empty list prints as ``closing`` alone."""
-    parts = [(opening if i == 0 else ", ") + quoted(_bytes_text(s)) for i, s in enumerate(items)]
+    parts = [(opening if i == 0 else ", ") + _quoted(_bytes_text(s)) for i, s in enumerate(items)]
     return "".join(parts) + closing
 
 
@@ -153,11 +153,11 @@ class _Printer:
         ]
         for key in ("producer_name", "producer_version", "domain"):
             if model.HasField(key):
-                entries.append(f"{key}: {quoted(getattr(model, key))}")
+                entries.append(f"{key}: {_quoted(getattr(model, key))}")
         if model.HasField("model_version"):
             entries.append(f"model_version: {model.model_version}")
         if model.HasField("doc_string"):
-            entries.append(f"doc_string: {quoted(model.doc_string)}")
+            entries.append(f"doc_string: {_quoted(model.doc_string)}")
         if model.metadata_props:
             entries.append(f"metadata_props: {self._string_pairs(model.metadata_props)}")
         pad = " " * self.indent
@@ -169,29 +169,29 @@ class _Printer:
 
     @staticmethod
     def _opsets(opsets: list[OperatorSetIdProto], separator: str) -> str:
-        return "[" + separator.join(f"{quoted(o.domain)} : {o.version}" for o in opsets) + "]"
+        return "[" + separator.join(f"{_quoted(o.domain)} : {o.version}" for o in opsets) + "]"
 
     @staticmethod
     def _string_pairs(entries: list[StringStringEntryProto]) -> str:
-        return "[" + ", ".join(f"{quoted(e.key)}: {quoted(e.value)}" for e in entries) + "]"
+        return "[" + ", ".join(f"{_quoted(e.key)}: {_quoted(e.value)}" for e in entries) + "]"
 
     def function(self, fn: FunctionProto) -> None:
-        header = f"<\n  domain: {quoted(fn.domain)},\n"
+        header = f"<\n  domain: {_quoted(fn.domain)},\n"
         if fn.overload:
-            header += f"  overload: {quoted(fn.overload)},\n"
+            header += f"  overload: {_quoted(fn.overload)},\n"
         header += f"  opset_import: {self._opsets(fn.opset_import, ',')}\n>\n"
-        self.write(header + name_text(fn.name) + " ")
+        self.write(header + _name_text(fn.name) + " ")
         if fn.attribute:
             self.write("<" + ",".join(fn.attribute) + ">")
-        inputs = ", ".join(name_text(n) for n in fn.input)
-        outputs = ", ".join(name_text(n) for n in fn.output)
+        inputs = ", ".join(_name_text(n) for n in fn.input)
+        outputs = ", ".join(_name_text(n) for n in fn.output)
         self.write(f"({inputs}) => ({outputs})\n")
         self.nodes(fn.node)
 
     # -- graphs and nodes -------------------------------------------------------------
 
     def graph(self, graph: GraphProto) -> None:
-        self.write(f"{name_text(graph.name)} {self._value_infos(graph.input)} => ")
+        self.write(f"{_name_text(graph.name)} {self._value_infos(graph.input)} => ")
         self.write(f"{self._value_infos(graph.output)} ")
         if graph.initializer or graph.value_info:
             items = [self.tensor(t, initializer=True) for t in graph.initializer]
@@ -203,7 +203,7 @@ class _Printer:
         return "(" + ", ".join(self.value_info(v) for v in infos) + ")"
 
     def value_info(self, info: ValueInfoProto) -> str:
-        return f"{self.type(info.type)} {name_text(info.name)}"
+        return f"{self.type(info.type)} {_name_text(info.name)}"
 
     def nodes(self, nodes: list[NodeProto]) -> None:
         self.write("{\n")
@@ -214,8 +214,8 @@ class _Printer:
     def node(self, node: NodeProto) -> None:
         self.write(" " * self.indent)
         if node.HasField("name"):
-            self.write(f"[{name_text(node.name)}] ")
-        self.write(", ".join(name_text(n) for n in node.output) + " = ")
+            self.write(f"[{_name_text(node.name)}] ")
+        self.write(", ".join(_name_text(n) for n in node.output) + " = ")
         if node.domain:
             self.write(node.domain + ".")
         self.write(node.op_type)
@@ -225,7 +225,7 @@ class _Printer:
         graphs_last = any(a.HasField("g") or a.graphs for a in node.attribute)
         if node.attribute and not graphs_last:
             self._attributes(node.attribute)
-        self.write(" (" + ", ".join(name_text(n) for n in node.input) + ")")
+        self.write(" (" + ", ".join(_name_text(n) for n in node.input) + ")")
         if node.attribute and graphs_last:
             self._attributes(node.attribute)
         self.write("\n")
@@ -270,7 +270,7 @@ class _Printer:
         if kind == _A.FLOATS:
             return "[" + ", ".join(map(format_float32, attr.floats)) + "]"
         if kind == _A.STRING:
-            return quoted(_bytes_text(attr.s))
+            return _quoted(_bytes_text(attr.s))
         if kind == _A.STRINGS:
             return _quoted_list("[", attr.strings, "]")
         if kind == _A.TENSOR:
@@ -314,7 +314,7 @@ class _Printer:
             if dim.HasField("dim_value"):
                 dims.append(str(dim.dim_value))
             elif dim.HasField("dim_param"):
-                dims.append(name_text(dim.dim_param))
+                dims.append(_name_text(dim.dim_param))
             else:
                 dims.append("?")
         return "[" + ",".join(dims) + "]"
@@ -326,7 +326,7 @@ class _Printer:
         if tensor.dims:
             text += "[" + ",".join(map(str, tensor.dims)) + "]"
         if tensor.name:
-            text += " " + name_text(tensor.name)
+            text += " " + _name_text(tensor.name)
         if initializer:
             text += " = "
         return text + self._tensor_data(tensor)
