@@ -25,11 +25,13 @@ from schema_dsl.onnx import AttributeProto, FunctionProto, GraphProto, ModelProt
 from tests.exports import Export
 from tests.reference import CorpusItem, backend_corpus, pb_class
 from tests.strategies import messages
+from tests.textual_cases import VALID
 from wirecodec._textual_numbers import format_float32, format_float64
 from wirecodec.printer import to_text
 
 onnx = pytest.importorskip("onnx", reason="onnx.printer is the reference (test extra)")
 from onnx import helper, numpy_helper  # noqa: E402
+from onnx import parser as reference_parser  # noqa: E402
 from onnx import printer as reference  # noqa: E402
 
 
@@ -203,6 +205,15 @@ def test_hand_built_model_and_function_print_as_onnx_does() -> None:
     for message, cls in ((model, ModelProto), (function, FunctionProto), (onnx.ModelProto(), ModelProto)):
         ours, theirs = _ours_and_theirs(cls, message.SerializeToString())
         assert ours == theirs
+
+
+def test_hand_written_texts_print_as_onnx_does() -> None:
+    """Everything the parser tests read (functions with defaults and typed signatures too)."""
+    classes = {"model": ModelProto, "graph": GraphProto, "function": FunctionProto, "node": NodeProto}
+    for case_id, kind, text in VALID:
+        theirs = getattr(reference_parser, f"parse_{kind}")(text)
+        ours, expected = _ours_and_theirs(classes[kind], theirs.SerializeToString())
+        assert ours == expected, case_id
 
 
 # -- random messages from the schema -----------------------------------------------------
