@@ -8,6 +8,7 @@
 """
 
 from schema_dsl.text_format import to_text
+from wirecodec import parser, printer
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
@@ -65,6 +66,8 @@ __all__ = [
     "load_tensor",
     "ml_dtypes_available",
     "numpy_dtype",
+    "parser",
+    "printer",
     "raw_size",
     "save",
     "save_tensor",
