@@ -7,6 +7,7 @@
 ('demo', [])
 """
 
+from wirecodec import helper, numpy_helper
 from wirecodec.errors import (
     CheckError,
     DecodeError,
@@ -19,6 +20,7 @@ from wirecodec.errors import (
 )
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
+from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
 from wirecodec.tensors import (
@@ -53,13 +55,19 @@ __all__ = [
     "from_dict",
     "from_list",
     "from_optional",
+    "helper",
     "load",
     "load_external_data_into",
+    "load_model",
+    "load_model_from_string",
     "load_tensor",
+    "load_tensor_from_string",
     "ml_dtypes_available",
     "numpy_dtype",
+    "numpy_helper",
     "raw_size",
     "save",
+    "save_model",
     "save_tensor",
     "source",
     "to_array",

@@ -64,7 +64,9 @@ def as_text(value: object, where: str) -> str:
         try:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{where}: bytes given for a string are not valid UTF-8 ({exc.reason})") from None
+            raise ValueError(
+                f"{where}: bytes given for a string are not valid UTF-8 ({exc.reason})"
+            ) from None
     raise TypeError(f"{where} must be a str, got {_kind(value)}")
 
 
