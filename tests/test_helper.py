@@ -141,9 +141,11 @@ def tensors(draw: st.DrawFn, code: int | None = None) -> Call:
                 vals = vals.astype(vals.dtype.newbyteorder(">"))
         return Call("make_tensor", (name, code, dims, vals, True))
     if code == DT.STRING:
-        items = draw(st.lists(st.text(max_size=4), min_size=count, max_size=count)) if draw(
-            st.booleans()
-        ) else draw(st.lists(st.binary(max_size=4), min_size=count, max_size=count))
+        items = (
+            draw(st.lists(st.text(max_size=4), min_size=count, max_size=count))
+            if draw(st.booleans())
+            else draw(st.lists(st.binary(max_size=4), min_size=count, max_size=count))
+        )
     else:
         items = draw(st.lists(element_values(code), min_size=count, max_size=count))
     shaped: Any = items
@@ -249,7 +251,10 @@ _NODE_PARAMETERS = frozenset({"op_type", "inputs", "outputs", "name", "doc_strin
 def nodes(draw: st.DrawFn, depth: int = 1) -> Call:
     """A ``make_node`` call: attributes as keyword arguments (``None`` ones are skipped)."""
     keys = st.text(min_size=1, max_size=4).filter(lambda k: k not in _NODE_PARAMETERS)
-    kwargs = [(key, draw(st.none() | attribute_values(depth))) for key in draw(st.lists(keys, max_size=3, unique=True))]
+    kwargs = [
+        (key, draw(st.none() | attribute_values(depth)))
+        for key in draw(st.lists(keys, max_size=3, unique=True))
+    ]
     for field in ("name", "doc_string", "domain", "overload"):
         if draw(st.booleans()):
             kwargs.append((field, draw(maybe_text)))
@@ -390,9 +395,17 @@ def test_types_and_value_infos_match_onnx(recipe: Call) -> None:
 
 @st.composite
 def sequences(draw: st.DrawFn, depth: int = 1) -> Call:
-    kinds = [SequenceProto.DataType.UNDEFINED, SequenceProto.DataType.TENSOR, SequenceProto.DataType.SPARSE_TENSOR]
+    kinds = [
+        SequenceProto.DataType.UNDEFINED,
+        SequenceProto.DataType.TENSOR,
+        SequenceProto.DataType.SPARSE_TENSOR,
+    ]
     if depth > 0:
-        kinds += [SequenceProto.DataType.SEQUENCE, SequenceProto.DataType.MAP, SequenceProto.DataType.OPTIONAL]
+        kinds += [
+            SequenceProto.DataType.SEQUENCE,
+            SequenceProto.DataType.MAP,
+            SequenceProto.DataType.OPTIONAL,
+        ]
     kind = draw(st.sampled_from(kinds))
     element = {
         SequenceProto.DataType.UNDEFINED: tensors(),
@@ -417,9 +430,17 @@ def maps(draw: st.DrawFn, depth: int = 1) -> Call:
 
 @st.composite
 def optionals(draw: st.DrawFn, depth: int = 1) -> Call:
-    kinds = [OptionalProto.DataType.UNDEFINED, OptionalProto.DataType.TENSOR, OptionalProto.DataType.SPARSE_TENSOR]
+    kinds = [
+        OptionalProto.DataType.UNDEFINED,
+        OptionalProto.DataType.TENSOR,
+        OptionalProto.DataType.SPARSE_TENSOR,
+    ]
     if depth > 0:
-        kinds += [OptionalProto.DataType.SEQUENCE, OptionalProto.DataType.MAP, OptionalProto.DataType.OPTIONAL]
+        kinds += [
+            OptionalProto.DataType.SEQUENCE,
+            OptionalProto.DataType.MAP,
+            OptionalProto.DataType.OPTIONAL,
+        ]
     kind = draw(st.sampled_from(kinds))
     value = {
         OptionalProto.DataType.UNDEFINED: st.none(),
@@ -445,7 +466,9 @@ def test_sequences_maps_optionals_match_onnx(recipe: Call) -> None:
     st.none() | graphs(depth=0),
     st.none() | st.lists(st.tuples(names, names), max_size=2),
 )
-def test_make_training_info_matches_onnx(algorithm: Call, bindings: Any, init: Any, init_bindings: Any) -> None:
+def test_make_training_info_matches_onnx(
+    algorithm: Call, bindings: Any, init: Any, init_bindings: Any
+) -> None:
     assert_builds_same(Call("make_training_info", (algorithm, bindings, init, init_bindings)))
 
 
@@ -491,7 +514,7 @@ def test_version_table_and_defaults_match_onnx() -> None:
     assert ours.OP_SET_ID_VERSION_MAP == theirs.OP_SET_ID_VERSION_MAP
     if onnx.IR_VERSION != ours.IR_VERSION:
         pytest.skip(f"installed onnx is at IR version {onnx.IR_VERSION}, ours at {ours.IR_VERSION}")
-    assert ours.DEFAULT_OPSET_VERSION == onnx.defs.onnx_opset_version()
+    assert onnx.defs.onnx_opset_version() == ours.DEFAULT_OPSET_VERSION
 
 
 def test_builders_store_what_they_are_given() -> None:
@@ -556,7 +579,9 @@ def test_make_tensor_without_ml_dtypes_matches_onnx(code: int, data: st.DataObje
     assert wirecodec.encode(got) == expected.SerializeToString()
 
 
-def test_make_tensor_without_ml_dtypes_refuses_what_it_cannot_convert(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_make_tensor_without_ml_dtypes_refuses_what_it_cannot_convert(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(dtypes_module, "_ml_dtypes", lambda: None)
     with pytest.raises(ValueError, match="FLOAT4E2M1 has no NaN"):
         ours.make_tensor("t", DT.FLOAT4E2M1, [1], [float("nan")])
@@ -571,7 +596,9 @@ def test_make_tensor_without_ml_dtypes_refuses_what_it_cannot_convert(monkeypatc
 def test_dtype_mappings_match_onnx(code: int) -> None:
     np_dtype = theirs.tensor_dtype_to_np_dtype(code)
     assert ours.tensor_dtype_to_np_dtype(code) == np_dtype
-    assert ours.tensor_dtype_to_storage_tensor_dtype(code) == theirs.tensor_dtype_to_storage_tensor_dtype(code)
+    assert ours.tensor_dtype_to_storage_tensor_dtype(code) == theirs.tensor_dtype_to_storage_tensor_dtype(
+        code
+    )
     assert ours.tensor_dtype_to_string(code) == theirs.tensor_dtype_to_string(code)
     assert ours.tensor_dtype_to_field(code) == theirs.tensor_dtype_to_field(code)
     assert ours.np_dtype_to_tensor_dtype(np_dtype) == theirs.np_dtype_to_tensor_dtype(np_dtype)
@@ -638,26 +665,58 @@ _BAD_CALLS: list[tuple[Callable[[], Any], type[Exception], str]] = [
     (lambda: ours.make_attribute("a", []), ValueError, "empty list; pass attr_type"),
     (lambda: ours.make_attribute("a", [1, "x"]), ValueError, "cannot infer one attribute type"),
     (lambda: ours.make_attribute("a", [True]), TypeError, r"value\[0\] must be an int"),
-    (lambda: ours.make_attribute("a", 1, attr_type=A.FLOAT), TypeError, "INT attribute, but attr_type is FLOAT"),
+    (
+        lambda: ours.make_attribute("a", 1, attr_type=A.FLOAT),
+        TypeError,
+        "INT attribute, but attr_type is FLOAT",
+    ),
     (lambda: ours.make_attribute("a", [1], attr_type=A.INT), TypeError, "list value cannot make .* INT"),
     (lambda: ours.make_attribute("a", 2**63), ValueError, "out of range"),
-    (lambda: ours.make_attribute_ref("a", A.INT, ref_attr_name=""), ValueError, "ref_attr_name must not be empty"),
-    (lambda: ours.make_graph([], "g", [ours.make_node("A", [], [])], []), TypeError, r"inputs\[0\] must be a Val"),
+    (
+        lambda: ours.make_attribute_ref("a", A.INT, ref_attr_name=""),
+        ValueError,
+        "ref_attr_name must not be empty",
+    ),
+    (
+        lambda: ours.make_graph([], "g", [ours.make_node("A", [], [])], []),
+        TypeError,
+        r"inputs\[0\] must be a Val",
+    ),
     (lambda: ours.make_model("graph"), TypeError, "make_model: graph must be a GraphProto"),
     (lambda: ours.make_model(ours.make_graph([], "g", [], []), bogus=1), TypeError, "no field 'bogus'"),
-    (lambda: ours.make_model(ours.make_graph([], "g", [], []), ir_version="9"), TypeError, "ir_version must be"),
+    (
+        lambda: ours.make_model(ours.make_graph([], "g", [], []), ir_version="9"),
+        TypeError,
+        "ir_version must be",
+    ),
     (lambda: ours.make_opsetid("", "1"), TypeError, "make_opsetid: version must be an int"),
     (lambda: ours.make_tensor("t", 0, [1], [1]), ValueError, "data_type 0 is not an element type"),
     (lambda: ours.make_tensor("t", DT.FLOAT, [2], [1.0]), ValueError, "holds 1 values but dims"),
     (lambda: ours.make_tensor("t", DT.FLOAT, [2], b"abc", raw=True), ValueError, "holds 3 bytes"),
-    (lambda: ours.make_tensor("t", DT.FLOAT, [1], [1.0], raw=True), TypeError, "must be bytes or a numpy array"),
-    (lambda: ours.make_tensor("t", DT.STRING, [1], b"a", raw=True), TypeError, "STRING tensors cannot use raw"),
+    (
+        lambda: ours.make_tensor("t", DT.FLOAT, [1], [1.0], raw=True),
+        TypeError,
+        "must be bytes or a numpy array",
+    ),
+    (
+        lambda: ours.make_tensor("t", DT.STRING, [1], b"a", raw=True),
+        TypeError,
+        "STRING tensors cannot use raw",
+    ),
     (lambda: ours.make_tensor("t", DT.STRING, [1], [1]), TypeError, "STRING tensors hold str or bytes"),
-    (lambda: ours.make_tensor_value_info("x", 1, [1.5]), ValueError, r"shape\[0\] must be an int, a str or None"),
+    (
+        lambda: ours.make_tensor_value_info("x", 1, [1.5]),
+        ValueError,
+        r"shape\[0\] must be an int, a str or None",
+    ),
     (lambda: ours.make_tensor_value_info("x", 1, [1], shape_denotation=["a", "b"]), ValueError, "2 entries"),
     (lambda: ours.make_optional("o", OptionalProto.DataType.TENSOR, None), ValueError, "value is None"),
     (lambda: ours.make_sequence("s", 99, []), TypeError, "elem_type 99"),
-    (lambda: ours.make_map("m", DT.STRING, ["k"], ours.make_sequence("s", 1, [])), TypeError, "must be bytes"),
+    (
+        lambda: ours.make_map("m", DT.STRING, ["k"], ours.make_sequence("s", 1, [])),
+        TypeError,
+        "must be bytes",
+    ),
     (lambda: ours.set_model_props(ours.make_graph([], "g", [], []), {}), TypeError, "must be a ModelProto"),
 ]
 

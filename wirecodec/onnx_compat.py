@@ -11,6 +11,11 @@ functions take what their onnx namesakes take and build on :func:`wirecodec.load
 >>> load_model_from_string(buffer.getvalue()).producer_name
 'demo'
 
+The module also carries the other top-level names onnx code reaches for — the message
+classes, ``IR_VERSION``, and the ``helper`` and ``numpy_helper`` modules — so
+``import wirecodec.onnx_compat as onnx`` stands in for ``import onnx`` in code that
+builds, loads and saves models (``docs/coming-from-onnx.md`` lists what is not there).
+
 Differences from onnx:
 
 * Only the binary protobuf format is read and written. ``format="textproto"``, ``"json"``
@@ -36,22 +41,88 @@ import pathlib
 import tempfile
 from typing import IO, Final
 
-from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.onnx import (
+    EXPERIMENTAL,
+    IR_VERSION,
+    STABLE,
+    AttributeProto,
+    DeviceConfigurationProto,
+    FunctionProto,
+    GraphProto,
+    IntIntListEntryProto,
+    MapProto,
+    ModelProto,
+    NodeDeviceConfigurationProto,
+    NodeProto,
+    OperatorProto,
+    OperatorSetIdProto,
+    OperatorSetProto,
+    OperatorStatus,
+    OptionalProto,
+    SequenceProto,
+    ShardedDimProto,
+    ShardingSpecProto,
+    SimpleShardedDimProto,
+    SparseTensorProto,
+    StringStringEntryProto,
+    TensorAnnotation,
+    TensorProto,
+    TensorShapeProto,
+    TrainingInfoProto,
+    TypeProto,
+    ValueInfoProto,
+    Version,
+)
+from wirecodec import helper, numpy_helper
 from wirecodec._args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.load import load as _load
+from wirecodec.files.load import load_external_data_into
 from wirecodec.files.load import load_tensor as _load_tensor
 from wirecodec.files.save import save as _save
 from wirecodec.files.save import save_tensor as _save_tensor
 from wirecodec.protobuf.codec import decode, encode_into
 
 __all__ = [
+    "EXPERIMENTAL",
+    "IR_VERSION",
+    "STABLE",
+    "AttributeProto",
+    "DeviceConfigurationProto",
+    "FunctionProto",
+    "GraphProto",
+    "IntIntListEntryProto",
+    "MapProto",
+    "ModelProto",
+    "NodeDeviceConfigurationProto",
+    "NodeProto",
+    "OperatorProto",
+    "OperatorSetIdProto",
+    "OperatorSetProto",
+    "OperatorStatus",
+    "OptionalProto",
+    "SequenceProto",
+    "ShardedDimProto",
+    "ShardingSpecProto",
+    "SimpleShardedDimProto",
+    "SparseTensorProto",
+    "StringStringEntryProto",
+    "TensorAnnotation",
+    "TensorProto",
+    "TensorShapeProto",
+    "TrainingInfoProto",
+    "TypeProto",
+    "ValueInfoProto",
+    "Version",
+    "helper",
     "load",
+    "load_external_data_for_model",
     "load_from_string",
     "load_model",
     "load_model_from_string",
     "load_tensor",
     "load_tensor_from_string",
+    "numpy_helper",
     "save",
     "save_model",
     "save_tensor",
@@ -200,6 +271,15 @@ def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> Non
         _save_tensor(tensor, f)
     else:
         encode_into(tensor, f)
+
+
+def load_external_data_for_model(model: ModelProto, base_dir: str | os.PathLike[str]) -> None:
+    """Resolve the external tensors of a model loaded with ``load_external_data=False``.
+
+    As in onnx, each such tensor then reads as an ordinary one; its ``raw_data`` is a view
+    of the mapped data file rather than a copy.
+    """
+    load_external_data_into(as_message(model, ModelProto, "load_external_data_for_model: model"), base_dir)
 
 
 # onnx's short names for the model functions.
