@@ -19,24 +19,26 @@ Differences from onnx:
   the tensor (onnx loads the data into it).
 * :func:`to_optional` returns ``None`` for an optional whose ``elem_type`` is set but
   whose value is absent (onnx fails); sequences and optionals of optionals convert.
+* :func:`from_array` also takes big-endian arrays (onnx refuses them).
 * ``saturate_cast``, ``to_float8e8m0`` and ``create_random_int`` are not provided.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from schema_dsl.onnx import TensorProto
+from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec._args import as_message
 from wirecodec.files.external import ExternalDataStore, uses_external_data
 from wirecodec.tensors import array_from_raw
 from wirecodec.tensors import from_array as _from_array
 from wirecodec.tensors import to_array as _to_array
-from wirecodec.tensors.values import from_dict, from_list, from_optional, to_dict, to_list, to_optional
+from wirecodec.tensors import values as _values
 
 __all__ = [
     "from_array",
@@ -86,3 +88,37 @@ def tobytes_little_endian(array: npt.NDArray[Any]) -> bytes:
     if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and not np.little_endian):
         array = array.astype(array.dtype.newbyteorder("<"))
     return array.tobytes()
+
+
+def to_list(sequence: SequenceProto, *, copy: bool = False) -> list[Any]:
+    """The elements of a SequenceProto as a list (arrays, lists, dicts or optionals)."""
+    return _values.to_list(sequence, copy=copy)
+
+
+def from_list(lst: Sequence[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:
+    """A SequenceProto holding ``lst`` (element kind ``dtype`` or inferred from the first value).
+
+    >>> from_list([np.array([1], dtype=np.int64)], "s").elem_type
+    1
+    """
+    return _values.from_list(lst, name, dtype)
+
+
+def to_dict(map_proto: MapProto, *, copy: bool = False) -> dict[Any, Any]:
+    """The entries of a MapProto as a dict (string keys as ``bytes``, as onnx returns them)."""
+    return _values.to_dict(map_proto, copy=copy)
+
+
+def from_dict(dict_: Mapping[Any, Any], name: str | None = None) -> MapProto:
+    """A MapProto holding ``dict_`` (keys all integers of one type, or all strings)."""
+    return _values.from_dict(dict_, name)
+
+
+def to_optional(optional: OptionalProto, *, copy: bool = False) -> Any:
+    """The value of an OptionalProto, or ``None``."""
+    return _values.to_optional(optional, copy=copy)
+
+
+def from_optional(opt: Any, name: str | None = None, dtype: int | None = None) -> OptionalProto:
+    """An OptionalProto holding ``opt`` (``None``: an empty optional)."""
+    return _values.from_optional(opt, name, dtype)
