@@ -8,8 +8,8 @@ checks it on generated arguments):
 >>> from schema_dsl.onnx import TensorProto
 >>> from wirecodec import encode
 >>> from wirecodec.helper import make_graph, make_model, make_node, make_tensor_value_info
->>> X = make_tensor_value_info("X", TensorProto.DataType.FLOAT, [None, 3])
->>> Y = make_tensor_value_info("Y", TensorProto.DataType.FLOAT, [None, 3])
+>>> X = make_tensor_value_info("X", TensorProto.FLOAT, [None, 3])
+>>> Y = make_tensor_value_info("Y", TensorProto.FLOAT, [None, 3])
 >>> model = make_model(make_graph([make_node("Relu", ["X"], ["Y"])], "g", [X], [Y]))
 >>> model.ir_version, model.opset_import[0].version, len(encode(model))
 (14, 28, 81)
@@ -41,12 +41,10 @@ Differences from onnx, all deliberate:
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Iterable, KeysView, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
 from schema_dsl import Kind, Message
 from schema_dsl.onnx import (
@@ -68,10 +66,9 @@ from schema_dsl.onnx import (
     TypeProto,
     ValueInfoProto,
 )
-from wirecodec._args import (
+from wirecodec._helper.args import (
     INT32_RANGE,
     as_bytes,
-    as_float32,
     as_int,
     as_list,
     as_message,
@@ -80,8 +77,21 @@ from wirecodec._args import (
     as_texts,
     field_value,
 )
-from wirecodec._make_tensor import make_tensor
-from wirecodec._printable import (
+from wirecodec._helper.attributes import (
+    get_attribute_value,
+    get_node_attr_value,
+    make_attribute,
+    make_attribute_ref,
+)
+from wirecodec._helper.element_types import (
+    get_all_tensor_dtypes,
+    np_dtype_to_tensor_dtype,
+    tensor_dtype_to_field,
+    tensor_dtype_to_np_dtype,
+    tensor_dtype_to_storage_tensor_dtype,
+    tensor_dtype_to_string,
+)
+from wirecodec._helper.printable import (
     printable_attribute,
     printable_dim,
     printable_graph,
@@ -90,7 +100,13 @@ from wirecodec._printable import (
     printable_type,
     printable_value_info,
 )
-from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype
+from wirecodec._helper.tensor import make_tensor
+from wirecodec._helper.versions import (
+    DEFAULT_OPSET_VERSION,
+    OP_SET_ID_VERSION_MAP,
+    VERSION_TABLE,
+    find_min_ir_version_for,
+)
 
 __all__ = [
     "DEFAULT_OPSET_VERSION",
@@ -156,94 +172,6 @@ __all__ = [
     "tensor_dtype_to_storage_tensor_dtype",
     "tensor_dtype_to_string",
 ]
-
-# -- versions --------------------------------------------------------------------------------
-
-# onnx releases: (release, IR version, ai.onnx opset, ai.onnx.ml opset[, ai.onnx.training opset]),
-# from onnx's docs/Versioning.md ("Released Versions").
-VERSION_TABLE: Final[list[tuple[str, int, int, int] | tuple[str, int, int, int, int]]] = [
-    ("1.0", 3, 1, 1),
-    ("1.1", 3, 5, 1),
-    ("1.1.2", 3, 6, 1),
-    ("1.2", 3, 7, 1),
-    ("1.3", 3, 8, 1),
-    ("1.4.1", 4, 9, 1),
-    ("1.5.0", 5, 10, 1),
-    ("1.6.0", 6, 11, 2),
-    ("1.7.0", 7, 12, 2, 1),
-    ("1.8.0", 7, 13, 2, 1),
-    ("1.8.1", 7, 13, 2, 1),
-    ("1.9.0", 7, 14, 2, 1),
-    ("1.10.0", 8, 15, 2, 1),
-    ("1.10.1", 8, 15, 2, 1),
-    ("1.10.2", 8, 15, 2, 1),
-    ("1.11.0", 8, 16, 3, 1),
-    ("1.12.0", 8, 17, 3, 1),
-    ("1.13.0", 8, 18, 3, 1),
-    ("1.13.1", 8, 18, 3, 1),
-    ("1.14.0", 9, 19, 3, 1),
-    ("1.14.1", 9, 19, 3, 1),
-    ("1.15.0", 9, 20, 4, 1),
-    ("1.16.0", 10, 21, 5, 1),
-    ("1.16.1", 10, 21, 5, 1),
-    ("1.16.2", 10, 21, 5, 1),
-    ("1.17.0", 10, 22, 5, 1),
-    ("1.18.0", 11, 23, 5, 1),
-    ("1.19.0", 12, 24, 5, 1),
-    ("1.19.1", 12, 24, 5, 1),
-    ("1.20.0", 13, 25, 5, 1),
-    ("1.20.1", 13, 25, 5, 1),
-    ("1.21.0", 13, 26, 5, 1),
-    ("1.22.0", 13, 27, 5, 1),
-    ("1.23.0", 14, 28, 5, 1),
-]
-
-#: The default-domain opset ``make_model`` imports when given no ``opset_imports``: the
-#: latest opset of the onnx release that introduced IR version 14.
-DEFAULT_OPSET_VERSION: Final = 28
-
-
-def _first_ir_versions() -> dict[tuple[str, int], int]:
-    """(domain, opset version) → the first IR version released with it."""
-    first: dict[tuple[str, int], int] = {}
-    domains = ("ai.onnx", "ai.onnx.ml", "ai.onnx.training")
-    previews = {"ai.onnx": "ai.onnx.preview", "ai.onnx.training": "ai.onnx.preview.training"}
-    for row in VERSION_TABLE:
-        ir_version = row[1]
-        for domain, version in zip(domains, row[2:], strict=False):
-            if (domain, version) not in first:
-                first[domain, version] = ir_version
-                if domain in previews:
-                    first[previews[domain], version] = ir_version
-    return first
-
-
-#: (domain, opset version) → the lowest IR version that can import it.
-OP_SET_ID_VERSION_MAP: Final = _first_ir_versions()
-
-
-def find_min_ir_version_for(opsetidlist: Sequence[OperatorSetIdProto], ignore_unknown: bool = False) -> int:
-    """The lowest IR version that can import every opset in ``opsetidlist`` (3 if none).
-
-    An opset no onnx release has shipped is a ``ValueError``, or counts as IR version 3
-    with ``ignore_unknown=True``.
-
-    >>> find_min_ir_version_for([make_opsetid("", 21), make_opsetid("ai.onnx.ml", 3)])
-    10
-    """
-    result = 3
-    for i, opset in enumerate(
-        as_messages(opsetidlist, OperatorSetIdProto, "find_min_ir_version_for: opsetidlist")
-    ):
-        key = (opset.domain or "ai.onnx", opset.version)
-        if key in OP_SET_ID_VERSION_MAP:
-            result = max(result, OP_SET_ID_VERSION_MAP[key])
-        elif not ignore_unknown:
-            raise ValueError(
-                f"find_min_ir_version_for: opsetidlist[{i}]: unsupported opset {key[0]!r} {key[1]}"
-            )
-    return result
-
 
 # -- nodes, graphs, functions, models ---------------------------------------------------------
 
@@ -476,191 +404,6 @@ def strip_doc_string(proto: Message) -> None:
                     strip_doc_string(item)
             elif proto.HasField(spec.name):
                 strip_doc_string(getattr(proto, spec.name))
-
-
-# -- attributes ------------------------------------------------------------------------------
-
-_A = AttributeProto.AttributeType
-
-# The order onnx tries when it infers a list attribute's type from its elements.
-_LIST_KINDS: Final[tuple[tuple[type | tuple[type, ...], int], ...]] = (
-    (numbers.Integral, _A.INTS),
-    (numbers.Real, _A.FLOATS),
-    ((str, bytes), _A.STRINGS),
-    (TensorProto, _A.TENSORS),
-    (SparseTensorProto, _A.SPARSE_TENSORS),
-    (GraphProto, _A.GRAPHS),
-    (TypeProto, _A.TYPE_PROTOS),
-)
-_MESSAGE_LISTS: Final[dict[int, tuple[str, type[Message]]]] = {
-    _A.TENSORS: ("tensors", TensorProto),
-    _A.SPARSE_TENSORS: ("sparse_tensors", SparseTensorProto),
-    _A.GRAPHS: ("graphs", GraphProto),
-    _A.TYPE_PROTOS: ("type_protos", TypeProto),
-}
-_MESSAGE_SINGLES: Final[tuple[tuple[type[Message], str, int], ...]] = (
-    (TensorProto, "t", _A.TENSOR),
-    (SparseTensorProto, "sparse_tensor", _A.SPARSE_TENSOR),
-    (GraphProto, "g", _A.GRAPH),
-    (TypeProto, "tp", _A.TYPE_PROTO),
-)
-
-
-def _type_name(attr_type: int) -> str:
-    try:
-        return _A(attr_type).name
-    except ValueError:
-        return str(attr_type)
-
-
-def _utf8(value: object, where: str) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else as_bytes(value, where)
-
-
-def _set_list(attr: AttributeProto, attr_type: int, items: list[Any], where: str) -> None:
-    if attr_type == _A.INTS:
-        attr.ints = [as_int(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type == _A.FLOATS:
-        attr.floats = [as_float32(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type == _A.STRINGS:
-        attr.strings = [_utf8(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type in _MESSAGE_LISTS:
-        field, cls = _MESSAGE_LISTS[attr_type]
-        setattr(attr, field, as_messages(items, cls, where))
-    else:
-        raise TypeError(f"{where}: a list value cannot make an attribute of type {_type_name(attr_type)}")
-    attr.type = attr_type
-
-
-def make_attribute(
-    key: str, value: Any, doc_string: str | None = None, attr_type: int | None = None
-) -> AttributeProto:
-    """An AttributeProto named ``key`` whose type is inferred from ``value``.
-
-    An integer is INT, another real number FLOAT (stored as float32), ``str``/``bytes``
-    STRING (UTF-8), a TensorProto / SparseTensorProto / GraphProto / TypeProto the
-    matching kind; a list (any iterable) is the list kind of its elements (all of one
-    kind; integers among floats make FLOATS). An empty list needs ``attr_type``; a given
-    ``attr_type`` that differs from the inferred one is a ``TypeError``.
-
-    >>> make_attribute("alpha", 0.5).type == AttributeProto.FLOAT
-    True
-    >>> make_attribute("pads", [], attr_type=AttributeProto.INTS).type == AttributeProto.INTS
-    True
-    """
-    where = f"make_attribute({key!r})" if isinstance(key, str) else "make_attribute"
-    attr = AttributeProto()
-    attr.name = as_text(key, "make_attribute: key")
-    if doc_string:
-        attr.doc_string = as_text(doc_string, f"{where}: doc_string")
-    if attr_type is not None:
-        attr_type = as_int(attr_type, f"{where}: attr_type", INT32_RANGE)
-    if isinstance(value, numbers.Integral):
-        attr.i = as_int(int(value), f"{where}: value")
-        attr.type = _A.INT
-    elif isinstance(value, numbers.Real):
-        attr.f = as_float32(value, f"{where}: value")
-        attr.type = _A.FLOAT
-    elif isinstance(value, (str, bytes)):
-        attr.s = _utf8(value, f"{where}: value")
-        attr.type = _A.STRING
-    elif isinstance(value, (TensorProto, SparseTensorProto, GraphProto, TypeProto)):
-        for cls, field, kind in _MESSAGE_SINGLES:
-            if isinstance(value, cls):
-                setattr(attr, field, value)
-                attr.type = kind
-                break
-    elif isinstance(value, Iterable):
-        items = list(value)
-        if attr_type is None:
-            if not items:
-                raise ValueError(f"{where}: cannot infer the attribute type of an empty list; pass attr_type")
-            kinds = {type(v) for v in items}
-            for element_type, list_type in _LIST_KINDS:
-                if all(issubclass(k, element_type) for k in kinds):
-                    attr_type = list_type
-                    break
-            else:
-                names = ", ".join(sorted(k.__name__ for k in kinds))
-                raise ValueError(f"{where}: cannot infer one attribute type for elements of types {names}")
-        _set_list(attr, attr_type, items, f"{where}: value")
-    else:
-        raise TypeError(f"{where}: a {type(value).__name__} is not an accepted attribute value")
-    if attr_type is not None and attr.type != attr_type:
-        raise TypeError(
-            f"{where}: the value makes a {_type_name(attr.type)} attribute, "
-            f"but attr_type is {_type_name(attr_type)}"
-        )
-    return attr
-
-
-def make_attribute_ref(
-    name: str, attr_type: int, doc_string: str | None = None, *, ref_attr_name: str | None = None
-) -> AttributeProto:
-    """An attribute of a function body that takes the value of the calling node's attribute.
-
-    ``ref_attr_name`` (default: ``name``) names the function's attribute it refers to.
-
-    >>> make_attribute_ref("alpha", AttributeProto.FLOAT).ref_attr_name
-    'alpha'
-    """
-    attr = AttributeProto()
-    attr.name = as_text(name, "make_attribute_ref: name")
-    attr.type = as_int(attr_type, "make_attribute_ref: attr_type", INT32_RANGE)
-    reference = (
-        attr.name if ref_attr_name is None else as_text(ref_attr_name, "make_attribute_ref: ref_attr_name")
-    )
-    if not reference:
-        raise ValueError("make_attribute_ref: ref_attr_name must not be empty")
-    attr.ref_attr_name = reference
-    if doc_string:
-        attr.doc_string = as_text(doc_string, "make_attribute_ref: doc_string")
-    return attr
-
-
-def get_attribute_value(attr: AttributeProto) -> Any:
-    """The value an attribute holds, as onnx returns it (``bytes`` for strings, lists for lists).
-
-    A reference attribute (``ref_attr_name`` set) has no value: ``ValueError``.
-
-    >>> get_attribute_value(make_attribute("mode", "constant"))
-    b'constant'
-    """
-    attr = as_message(attr, AttributeProto, "get_attribute_value: attr")
-    if attr.ref_attr_name:
-        raise ValueError(
-            f"get_attribute_value: attribute {attr.name!r} refers to {attr.ref_attr_name!r}; it has no value"
-        )
-    kind = attr.type
-    if kind == _A.FLOAT:
-        return attr.f
-    if kind == _A.INT:
-        return attr.i
-    if kind == _A.STRING:
-        return bytes(attr.s)
-    if kind == _A.STRINGS:
-        return [bytes(s) for s in attr.strings]
-    for single in _MESSAGE_SINGLES:
-        if kind == single[2]:
-            return getattr(attr, single[1])
-    lists = {_A.FLOATS: "floats", _A.INTS: "ints", **{k: v[0] for k, v in _MESSAGE_LISTS.items()}}
-    if kind in lists:
-        return list(getattr(attr, lists[kind]))
-    if kind == _A.UNDEFINED:
-        return None
-    raise ValueError(f"get_attribute_value: attribute {attr.name!r} has unknown type {kind}")
-
-
-def get_node_attr_value(node: NodeProto, attr_name: str) -> Any:
-    """The value of the node's one attribute named ``attr_name`` (``ValueError`` if none or several)."""
-    node = as_message(node, NodeProto, "get_node_attr_value: node")
-    matching = [a for a in node.attribute if a.name == attr_name]
-    if len(matching) != 1:
-        how = "no attribute" if not matching else f"{len(matching)} attributes"
-        raise ValueError(
-            f"get_node_attr_value: node {node.name or node.op_type!r} has {how} named {attr_name!r}"
-        )
-    return get_attribute_value(matching[0])
 
 
 # -- tensors and values ----------------------------------------------------------------------
@@ -897,82 +640,3 @@ def make_value_info(name: str, type_proto: TypeProto, doc_string: str = "") -> V
 def make_empty_tensor_value_info(name: str) -> ValueInfoProto:
     """A ValueInfoProto with only a name (an omitted optional input or output)."""
     return ValueInfoProto(name=as_text(name, "make_empty_tensor_value_info: name"))
-
-
-# -- element types ---------------------------------------------------------------------------
-
-_FIELD_STORAGE: Final = {
-    "float_data": TensorProto.DataType.FLOAT,
-    "int32_data": TensorProto.DataType.INT32,
-    "int64_data": TensorProto.DataType.INT64,
-    "double_data": TensorProto.DataType.DOUBLE,
-    "uint64_data": TensorProto.DataType.UINT64,
-    "string_data": TensorProto.DataType.STRING,
-}
-
-
-def _code(tensor_dtype: object, where: str) -> int:
-    code = as_int(tensor_dtype, where, INT32_RANGE)
-    if code not in INFOS:
-        raise ValueError(f"{where}: {code} is not an element type of IR version 14")
-    return code
-
-
-def tensor_dtype_to_np_dtype(tensor_dtype: int) -> np.dtype[Any]:
-    """The numpy dtype of a ``TensorProto.DataType`` (an ``ml_dtypes`` type for those numpy lacks).
-
-    >>> tensor_dtype_to_np_dtype(TensorProto.FLOAT16)
-    dtype('float16')
-    """
-    return numpy_dtype(_code(tensor_dtype, "tensor_dtype_to_np_dtype: tensor_dtype"))
-
-
-def tensor_dtype_to_storage_tensor_dtype(tensor_dtype: int) -> int:
-    """The data type whose typed field stores ``tensor_dtype`` elements (FLOAT16 → INT32, ...)."""
-    code = _code(tensor_dtype, "tensor_dtype_to_storage_tensor_dtype: tensor_dtype")
-    return _FIELD_STORAGE[INFOS[code].field]
-
-
-def tensor_dtype_to_string(tensor_dtype: int) -> str:
-    """``"TensorProto.<NAME>"`` for a ``TensorProto.DataType``.
-
-    >>> tensor_dtype_to_string(TensorProto.BFLOAT16)
-    'TensorProto.BFLOAT16'
-    """
-    code = _code(tensor_dtype, "tensor_dtype_to_string: tensor_dtype")
-    return f"TensorProto.{TensorProto.DataType(code).name}"
-
-
-def tensor_dtype_to_field(tensor_dtype: int) -> str:
-    """The typed field that holds ``tensor_dtype`` elements when ``raw_data`` is not used.
-
-    >>> tensor_dtype_to_field(TensorProto.UINT32)
-    'uint64_data'
-    """
-    return INFOS[_code(tensor_dtype, "tensor_dtype_to_field: tensor_dtype")].field
-
-
-def np_dtype_to_tensor_dtype(np_dtype: npt.DTypeLike) -> int:
-    """The ``TensorProto.DataType`` of a numpy dtype (str and object dtypes are STRING).
-
-    Only the dtypes :func:`tensor_dtype_to_np_dtype` returns, in native byte order, map to
-    a type (plus any str dtype); anything else is a ``ValueError``, as in onnx.
-
-    >>> np_dtype_to_tensor_dtype(np.dtype("int8"))
-    3
-    """
-    dtype = np.dtype(np_dtype)
-    if dtype.kind in "OU":
-        return int(TensorProto.DataType.STRING)
-    try:
-        code = data_type_of(dtype)
-    except ValueError:
-        code = None
-    if code is None or numpy_dtype(code) != dtype or not dtype.isnative:
-        raise ValueError(f"np_dtype_to_tensor_dtype: numpy dtype {dtype!r} has no ONNX element type")
-    return code
-
-
-def get_all_tensor_dtypes() -> KeysView[int]:
-    """Every ``TensorProto.DataType`` that is an element type (all but UNDEFINED)."""
-    return INFOS.keys()

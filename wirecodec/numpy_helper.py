@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
-from wirecodec._args import as_message
+from wirecodec._helper.args import as_message
 from wirecodec.files.external import ExternalDataStore, uses_external_data
 from wirecodec.tensors import array_from_raw
 from wirecodec.tensors import from_array as _from_array

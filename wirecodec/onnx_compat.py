@@ -74,7 +74,7 @@ from schema_dsl.onnx import (
     Version,
 )
 from wirecodec import helper, numpy_helper
-from wirecodec._args import as_message
+from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.load import load as _load
 from wirecodec.files.load import load_external_data_into

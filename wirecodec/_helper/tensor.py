@@ -9,7 +9,7 @@ packing) are the ones :mod:`wirecodec.tensors.dtypes` records.
 
 Types numpy lacks are converted with ``ml_dtypes`` when it is installed (exactly as
 onnx does, since onnx needs it too). Without it, integer and float8 values are
-converted by :mod:`wirecodec._minifloat_encode` (round to nearest, ties to even, float8
+converted by :mod:`wirecodec._helper.minifloat_encode` (round to nearest, ties to even, float8
 saturating like onnx); values those formats cannot hold (NaN in float4/float6, integers
 out of range) are a ``ValueError`` there instead of ml_dtypes' silent choice.
 """
@@ -24,8 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto
-from wirecodec import _minifloat_encode
-from wirecodec._args import INT32_RANGE, as_int, as_list, as_text
+from wirecodec._helper import minifloat_encode as _minifloat_encode
+from wirecodec._helper.args import INT32_RANGE, as_int, as_list, as_text
 from wirecodec.tensors.dtypes import INFOS, Info, ml_dtype
 from wirecodec.tensors.packing import pack_bits
 
