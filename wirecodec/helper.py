@@ -12,7 +12,7 @@ checks it on generated arguments):
 >>> Y = make_tensor_value_info("Y", TensorProto.FLOAT, [None, 3])
 >>> model = make_model(make_graph([make_node("Relu", ["X"], ["Y"])], "g", [X], [Y]))
 >>> model.ir_version, model.opset_import[0].version, len(encode(model))
-(14, 28, 81)
+(14, 28, 63)
 
 Differences from onnx, all deliberate:
 
