@@ -186,6 +186,18 @@ def test_save_model_with_external_data_into_a_named_file_object(tmp_path: pathli
     )
 
 
+def test_external_data_into_a_file_object_with_a_location_in_a_subfolder(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "other.bin").write_bytes(b"kept")
+    with (tmp_path / "m.onnx").open("wb") as f:
+        compat.save_model(model_with_weights(), f, save_as_external_data=True, location="data/w.bin")
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["other.bin", "w.bin"]
+    loaded = compat.load_model(tmp_path / "m.onnx").graph.initializer[0]
+    assert (
+        numpy_helper.to_array(loaded).tolist() == np.arange(2048, dtype=np.float32).reshape(32, 64).tolist()
+    )
+
+
 def test_save_model_with_external_data_into_an_unnamed_file_object_is_refused() -> None:
     buffer = io.BytesIO()
     with pytest.raises(ExternalDataError, match="needs a path, or a file object whose name is one"):

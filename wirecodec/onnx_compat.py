@@ -247,18 +247,24 @@ def save_model(
         # directory next to the target, move the data files out, copy the model into ``f``.
         with tempfile.TemporaryDirectory(dir=path.parent, prefix=".wirecodec-") as scratch:
             staged = pathlib.Path(scratch) / path.name
+            location = f"{path.name}.data" if location is None else location
+            folder = (pathlib.Path(scratch) / location).parent.resolve()
+            if folder.is_relative_to(pathlib.Path(scratch).resolve()):
+                folder.mkdir(parents=True, exist_ok=True)  # mirrors the subfolder beside the model
             _save(
                 model,
                 staged,
                 external_data=True,
-                location=f"{path.name}.data" if location is None else location,
+                location=location,
                 size_threshold=size_threshold,
                 all_tensors_to_one_file=all_tensors_to_one_file,
                 convert_attribute=convert_attribute,
             )
-            for produced in pathlib.Path(scratch).iterdir():
-                if produced != staged:
-                    os.replace(produced, path.parent / produced.name)
+            for produced in sorted(pathlib.Path(scratch).rglob("*")):
+                if produced.is_file() and produced != staged:
+                    destination = path.parent / produced.relative_to(scratch)
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(produced, destination)
             f.write(staged.read_bytes())
 
 
