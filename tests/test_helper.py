@@ -151,7 +151,8 @@ def tensors(draw: st.DrawFn, code: int | None = None) -> Call:
     shaped: Any = items
     # (onnx's float8e8m0 conversion fails on a 0-d array: give it a list for scalars.)
     if draw(st.booleans()) and code != DT.STRING and items and (dims or code != DT.FLOAT8E8M0):
-        shaped = np.asarray(items).reshape(dims)
+        # (UINT64 values above int64 would make numpy choose float64.)
+        shaped = np.asarray(items, dtype=np.uint64 if code == DT.UINT64 else None).reshape(dims)
     return Call("make_tensor", (name, code, dims, shaped), (("raw", False),) if draw(st.booleans()) else ())
 
 
