@@ -8,7 +8,7 @@
 """
 
 from schema_dsl.text_format import to_text
-from wirecodec import parser, printer
+from wirecodec import helper, numpy_helper, parser, printer
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
@@ -22,6 +22,7 @@ from wirecodec.errors import (
 )
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
+from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
 from wirecodec.protobuf.json_format import from_json, to_json
@@ -61,15 +62,21 @@ __all__ = [
     "from_list",
     "from_optional",
     "from_text",
+    "helper",
     "load",
     "load_external_data_into",
+    "load_model",
+    "load_model_from_string",
     "load_tensor",
+    "load_tensor_from_string",
     "ml_dtypes_available",
     "numpy_dtype",
     "parser",
     "printer",
+    "numpy_helper",
     "raw_size",
     "save",
+    "save_model",
     "save_tensor",
     "source",
     "to_array",

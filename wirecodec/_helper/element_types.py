@@ -1,0 +1,99 @@
+"""Element types: ``TensorProto.DataType`` ↔ numpy dtypes, names and typed fields, as onnx maps them."""
+
+from __future__ import annotations
+
+from collections.abc import KeysView
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from schema_dsl.onnx import TensorProto
+from wirecodec._helper.args import INT32_RANGE, as_int
+from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype
+
+__all__ = [
+    "get_all_tensor_dtypes",
+    "np_dtype_to_tensor_dtype",
+    "tensor_dtype_to_field",
+    "tensor_dtype_to_np_dtype",
+    "tensor_dtype_to_storage_tensor_dtype",
+    "tensor_dtype_to_string",
+]
+
+
+_FIELD_STORAGE: Final = {
+    "float_data": TensorProto.DataType.FLOAT,
+    "int32_data": TensorProto.DataType.INT32,
+    "int64_data": TensorProto.DataType.INT64,
+    "double_data": TensorProto.DataType.DOUBLE,
+    "uint64_data": TensorProto.DataType.UINT64,
+    "string_data": TensorProto.DataType.STRING,
+}
+
+
+def _code(tensor_dtype: object, where: str) -> int:
+    code = as_int(tensor_dtype, where, INT32_RANGE)
+    if code not in INFOS:
+        raise ValueError(f"{where}: {code} is not an element type of IR version 14")
+    return code
+
+
+def tensor_dtype_to_np_dtype(tensor_dtype: int) -> np.dtype[Any]:
+    """The numpy dtype of a ``TensorProto.DataType`` (an ``ml_dtypes`` type for those numpy lacks).
+
+    >>> tensor_dtype_to_np_dtype(TensorProto.FLOAT16)
+    dtype('float16')
+    """
+    return numpy_dtype(_code(tensor_dtype, "tensor_dtype_to_np_dtype: tensor_dtype"))
+
+
+def tensor_dtype_to_storage_tensor_dtype(tensor_dtype: int) -> int:
+    """The data type whose typed field stores ``tensor_dtype`` elements (FLOAT16 → INT32, ...)."""
+    code = _code(tensor_dtype, "tensor_dtype_to_storage_tensor_dtype: tensor_dtype")
+    return _FIELD_STORAGE[INFOS[code].field]
+
+
+def tensor_dtype_to_string(tensor_dtype: int) -> str:
+    """``"TensorProto.<NAME>"`` for a ``TensorProto.DataType``.
+
+    >>> tensor_dtype_to_string(TensorProto.BFLOAT16)
+    'TensorProto.BFLOAT16'
+    """
+    code = _code(tensor_dtype, "tensor_dtype_to_string: tensor_dtype")
+    return f"TensorProto.{TensorProto.DataType(code).name}"
+
+
+def tensor_dtype_to_field(tensor_dtype: int) -> str:
+    """The typed field that holds ``tensor_dtype`` elements when ``raw_data`` is not used.
+
+    >>> tensor_dtype_to_field(TensorProto.UINT32)
+    'uint64_data'
+    """
+    return INFOS[_code(tensor_dtype, "tensor_dtype_to_field: tensor_dtype")].field
+
+
+def np_dtype_to_tensor_dtype(np_dtype: npt.DTypeLike) -> int:
+    """The ``TensorProto.DataType`` of a numpy dtype (str and object dtypes are STRING).
+
+    Only the dtypes :func:`tensor_dtype_to_np_dtype` returns, in native byte order, map to
+    a type (plus any str dtype); anything else is a ``ValueError``, as in onnx.
+
+    >>> np_dtype_to_tensor_dtype(np.dtype("int8"))
+    3
+    """
+    dtype = np.dtype(np_dtype)
+    if dtype.kind in "OU":
+        return int(TensorProto.DataType.STRING)
+    try:
+        code = data_type_of(dtype)
+    except ValueError:
+        code = None
+    if code is None or numpy_dtype(code) != dtype or not dtype.isnative:
+        raise ValueError(f"np_dtype_to_tensor_dtype: numpy dtype {dtype!r} has no ONNX element type")
+    return code
+
+
+def get_all_tensor_dtypes() -> KeysView[int]:
+    """Every ``TensorProto.DataType`` that is an element type (all but UNDEFINED)."""
+    return INFOS.keys()
