@@ -19,6 +19,7 @@ from wirecodec.errors import (
 )
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
+from wirecodec.files.stream import stream
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
 from wirecodec.tensors import (
@@ -62,6 +63,7 @@ __all__ = [
     "save",
     "save_tensor",
     "source",
+    "stream",
     "to_array",
     "to_dict",
     "to_float32",

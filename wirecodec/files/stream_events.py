@@ -35,6 +35,7 @@ __all__ = [
     "Event",
     "Function",
     "GraphField",
+    "GraphStart",
     "Initializer",
     "LazyTensor",
     "ModelField",
@@ -113,6 +114,15 @@ class GraphField(Event):
 
 
 @dataclass(frozen=True)
+class GraphStart(Event):
+    """A record of the main graph begins (``length`` covers all of it).
+
+    Its fields follow as events until ``offset + length``. A model may hold more than
+    one graph record; decoding merges them into one graph.
+    """
+
+
+@dataclass(frozen=True)
 class Node(Event):
     """One node of the main graph, decoded whole (its subgraphs included)."""
 
@@ -148,13 +158,15 @@ class SparseInitializer(Event):
 @dataclass(frozen=True)
 class UnknownField(Event):
     """A record of ModelProto (``owner="ModelProto"``) or of the main graph
-    (``owner="GraphProto"``) that its schema does not know, or an enum value out of
-    range, kept verbatim in ``data`` (tag included) as decoding keeps it."""
+    (``owner="GraphProto"``) that its schema does not know (or a known field number
+    with another wire type), kept verbatim in ``data`` (tag included) as decoding keeps
+    it. ``record`` is the one-record message, for ``MergeFrom``."""
 
     owner: Literal["ModelProto", "GraphProto"]
     number: int
     wire_type: int
     data: bytes
+    record: Any = field(repr=False, compare=False)
 
 
 @dataclass(eq=False)

@@ -1,0 +1,661 @@
+"""``stream``: the top-level pieces of a ModelProto, one at a time, in bounded memory.
+
+A model is read front to back; only the record in hand is in memory. Each record of
+ModelProto and of its main graph is cut out of the input and given to the ordinary
+decoder (:func:`wirecodec.decode`) as a message of its own, so every piece is checked
+exactly as a whole-model decode checks it; initializers are decoded without their
+``raw_data`` bytes, which are located (or, from a pipe, read once) instead.
+
+The error contract is :func:`wirecodec.decode`'s: a :class:`~wirecodec.DecodeError` (or
+:class:`~wirecodec.LimitError`) with the absolute byte offset and field path decoding the
+whole model would report, raised when iteration reaches the bad record (the events
+before it have been delivered by then). From a non-seekable stream, an error inside the
+graph first reads to the end of the input, since a graph longer than the input is the
+error decoding would report.
+
+>>> import wirecodec
+>>> from schema_dsl.onnx import ModelProto
+>>> from wirecodec.examples.build_mlp import build
+>>> data = wirecodec.encode(build())
+>>> with wirecodec.stream(data) as events:
+...     kinds = [type(event).__name__ for event in events]
+>>> kinds[:5]
+['ModelField', 'ModelField', 'ModelField', 'GraphStart', 'Node']
+>>> wirecodec.files.stream.assemble(wirecodec.stream(data)) == wirecodec.decode(ModelProto, data)
+True
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import stat
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import IO, Any, Final
+
+from schema_dsl import Message
+from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
+from wirecodec.errors import DecodeError, LimitError
+from wirecodec.files.stream_events import (
+    Event,
+    Function,
+    GraphField,
+    GraphStart,
+    Initializer,
+    LazyTensor,
+    ModelField,
+    Node,
+    OpsetImport,
+    SparseInitializer,
+    UnknownField,
+    ValueInfo,
+)
+from wirecodec.files.stream_input import BufferInput, FileInput, Input, StreamInput
+from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode
+from wirecodec.protobuf.lazy import CHECKED
+from wirecodec.protobuf.wire import MAX_VARINT_BYTES, read_tag, read_varint, skip_field
+
+__all__ = ["ModelStream", "assemble", "stream"]
+
+Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+
+_GRAPH_TAG: Final = (7 << 3) | 2
+_INITIALIZER_TAG: Final = (5 << 3) | 2
+_RAW_DATA_TAG: Final = (9 << 3) | 2
+_MAX_TAG: Final = (1 << 32) - 1
+# Up to this size an initializer is read whole; above it, only its headers are.
+_SMALL_TENSOR: Final = 1 << 20
+# Zero padding up to this size is plain bytes; above it, an untouched anonymous map.
+_SMALL_PADDING: Final = 1 << 20
+
+
+class _Eof(Exception):
+    """The input ended inside a record (internal; turned into a DecodeError)."""
+
+
+# -- walking one record's structure (the shape skip_field accepts) ---------------------
+
+
+def _look(inp: Input, end: int | None) -> bytes:
+    """The bytes a varint at the position may use, within ``end``."""
+    limit = MAX_VARINT_BYTES if end is None else max(0, min(MAX_VARINT_BYTES, end - inp.pos))
+    return inp.peek(limit)
+
+
+def _move(inp: Input, n: int, out: bytearray | None) -> bool:
+    """Consume ``n`` bytes into ``out`` (or past them); False if the input ended first."""
+    if out is None:
+        return inp.skip(n) == n
+    data = inp.take(n)
+    out += data
+    return len(data) == n
+
+
+def _copy_record(inp: Input, end: int | None, depth: int, out: bytearray | None) -> bool:
+    """Consume one record (tag and value) into ``out``; False where it is malformed.
+
+    On False, ``out`` holds every byte looked at, so a decoder given them (and the
+    level's true end) finds the same problem. ``depth`` bounds groups as in skip_field.
+    """
+    look = _look(inp, end)
+    try:
+        tag, n = read_tag(look, 0, len(look))
+    except DecodeError:
+        if out is not None:
+            out += look
+        return False
+    _move(inp, n, out)
+    return _copy_value(inp, tag, end, depth, out)
+
+
+def _copy_value(inp: Input, tag: int, end: int | None, depth: int, out: bytearray | None) -> bool:
+    wire_type = tag & 7
+    if wire_type in (0, 2):
+        look = _look(inp, end)
+        try:
+            value, n = read_varint(look, 0, len(look))
+        except DecodeError:
+            if out is not None:
+                out += look
+            return False
+        _move(inp, n, out)
+        if wire_type == 0:
+            return True
+        if end is not None and value > end - inp.pos:
+            return False
+        return _move(inp, value, out)
+    if wire_type in (1, 5):
+        need = 8 if wire_type == 1 else 4
+        available = need if end is None else max(0, min(need, end - inp.pos))
+        return _move(inp, available, out) and available == need
+    if wire_type == 3:
+        if depth <= 0:
+            return False
+        while end is None or inp.pos < end:
+            look = _look(inp, end)
+            if not look:
+                return False
+            try:
+                inner, n = read_varint(look, 0, len(look))
+            except DecodeError:
+                if out is not None:
+                    out += look
+                return False
+            if inner > _MAX_TAG:
+                if out is not None:
+                    out += look
+                return False
+            _move(inp, n, out)
+            if inner & 7 == 4:
+                return inner >> 3 == tag >> 3
+            if not _copy_value(inp, inner, end, depth - 1, out):
+                return False
+        return False
+    return False  # an end-group tag out of place, or wire types 6 and 7
+
+
+def _raw_data_at(data: Any, depth: int) -> tuple[int, int] | None:
+    """Where the (last) ``raw_data`` payload of a valid encoded TensorProto lies."""
+    pos, end = 0, len(data)
+    found = None
+    while pos < end:
+        tag, pos = read_tag(data, pos, end)
+        if tag == _RAW_DATA_TAG:
+            length, pos = read_varint(data, pos, end)
+            found = (pos, length)
+            pos += length
+        else:
+            pos = skip_field(data, tag, pos, end, depth)
+    return found
+
+
+# -- errors: what decoding the whole model would say ------------------------------------
+
+
+def _rebase(exc: DecodeError, cls: type[Message], base: int, prefix: str, fix: tuple[str, str] | None) -> DecodeError:
+    """``exc`` from decoding a piece alone, as decoding the whole model reports it."""
+    rest = exc.path
+    if rest.startswith(cls.__qualname__):
+        rest = rest[len(cls.__qualname__) :]
+    if fix is not None and rest.startswith(fix[0]):
+        rest = fix[1] + rest[len(fix[0]) :]
+    return type(exc)(exc.reason, exc.offset + base, prefix + rest)
+
+
+def _index_fix(cls: type[Message], tag: int | None, index: int) -> tuple[str, str] | None:
+    """A piece decoded alone numbers its element 0; the whole model numbers it ``index``."""
+    if tag is None:
+        return None
+    spec = cls.__schema__.by_number.get(tag >> 3)
+    if spec is None or not spec.repeated or tag != spec.tag or spec.kind.wire_type != 2:
+        return None
+    return f".{spec.name}[0]", f".{spec.name}[{index}]"
+
+
+def _padded(examined: Any, size: int) -> Any:
+    """``examined`` followed by zeros up to ``size`` bytes (a lazily zeroed map when big)."""
+    if size <= _SMALL_PADDING:
+        return bytes(examined[:size]) + bytes(size - min(size, len(examined)))
+    padded = mmap.mmap(-1, size)
+    padded[: len(examined)] = bytes(examined)
+    return padded
+
+
+def _decode_piece(
+    cls: type[Message],
+    data: Any,
+    depth: int,
+    base: int,
+    prefix: str,
+    fix: tuple[str, str] | None = None,
+) -> Any:
+    try:
+        return decode(cls, data, max_depth=depth)
+    except DecodeError as exc:
+        failure = _rebase(exc, cls, base, prefix, fix)
+    raise failure
+
+
+# -- the walk -------------------------------------------------------------------------
+
+
+class _Walker:
+    """Walks one model: ModelProto records, descending into graph records."""
+
+    def __init__(self, inp: Input, max_depth: int, skip_payloads: bool) -> None:
+        self.inp = inp
+        self.max_depth = max_depth
+        self.skip_payloads = skip_payloads
+        self.zero_copy = isinstance(inp, BufferInput)
+        self.model_counts: dict[str, int] = {}
+        self.graph_counts: dict[str, int] = {}  # over every graph record (event indices)
+
+    # reading records
+
+    def _record(self, start: int, end: int | None, depth: int) -> tuple[Any, bool]:
+        """The record at ``start``: its bytes (a view when zero-copy) and whether it is whole."""
+        if self.zero_copy:
+            ok = _copy_record(self.inp, end, depth, None)
+            return self.inp.read_at(start, self.inp.pos - start), ok
+        out = bytearray()
+        ok = _copy_record(self.inp, end, depth, out)
+        return bytes(out), ok
+
+    def _level_error(
+        self,
+        cls: type[Message],
+        depth: int,
+        start: int,
+        end: int,
+        examined: Any,
+        prefix: str,
+        fix: tuple[str, str] | None,
+    ) -> DecodeError:
+        """Decode a malformed record with the level's true end after it: that finds the
+        error, worded and placed as in a whole-model decode."""
+        if self.zero_copy:
+            data = self.inp.read_at(start, end - start)  # the real bytes, all of them
+        else:
+            data = _padded(examined, end - start)
+        try:
+            decode(cls, data, max_depth=depth)
+        except DecodeError as exc:
+            return _rebase(exc, cls, start, prefix, fix)
+        # Unreachable if this walk and the decoder agree; say what the walk saw.
+        return DecodeError("malformed record", start, prefix)
+
+    def _model_error(self, start: int, examined: Any, tag: int | None) -> DecodeError:
+        end = self.inp.size if self.inp.size is not None else self.inp.drain()
+        fix = _index_fix(ModelProto, tag, self._model_count(tag))
+        return self._level_error(ModelProto, self.max_depth, start, end, examined, "ModelProto", fix)
+
+    def _model_count(self, tag: int | None) -> int:
+        spec = ModelProto.__schema__.by_number.get(tag >> 3) if tag is not None else None
+        return self.model_counts.get(spec.name, 0) if spec is not None else 0
+
+    # the model
+
+    def events(self) -> Iterator[Event]:
+        inp = self.inp
+        while not (inp.pos >= inp.size if inp.size is not None else inp.at_end()):
+            start = inp.pos
+            look = _look(inp, inp.size)
+            try:
+                tag, n = read_tag(look, 0, len(look))
+            except DecodeError:
+                raise self._model_error(start, look, None) from None
+            if tag == _GRAPH_TAG:
+                yield from self._graph(start, look[:n])
+                continue
+            record, ok = self._record(start, inp.size, self.max_depth)
+            if not ok:
+                raise self._model_error(start, record, tag)
+            fix = _index_fix(ModelProto, tag, self._model_count(tag))
+            message = _decode_piece(ModelProto, record, self.max_depth, start, "ModelProto", fix)
+            yield self._model_event(message, start, len(record), tag, record)
+
+    def _model_event(self, message: ModelProto, start: int, length: int, tag: int, record: Any) -> Event:
+        fields = message.ListFields()
+        if not fields:
+            path = f"ModelProto.<field {tag >> 3}>"
+            return UnknownField(start, length, path, "ModelProto", tag >> 3, tag & 7, bytes(record), message)
+        spec, value = fields[0]
+        if not spec.repeated:
+            return ModelField(start, length, f"ModelProto.{spec.name}", spec.name, value, None, message)
+        index = self.model_counts.get(spec.name, 0)
+        self.model_counts[spec.name] = index + 1
+        path = f"ModelProto.{spec.name}[{index}]"
+        if spec.name == "opset_import":
+            return OpsetImport(start, length, path, index, value[0])
+        if spec.name == "functions":
+            return Function(start, length, path, index, value[0])
+        return ModelField(start, length, path, spec.name, value[0], index, message)
+
+    # the graph
+
+    def _graph(self, start: int, tag_bytes: bytes) -> Iterator[Event]:
+        inp = self.inp
+        inp.skip(len(tag_bytes))
+        header = bytearray(tag_bytes)
+        look = _look(inp, inp.size)
+        try:
+            length, n = read_varint(look, 0, len(look))
+        except DecodeError:
+            raise self._model_error(start, header + look, _GRAPH_TAG) from None
+        header += look[:n]
+        inp.skip(n)
+        begin = inp.pos
+        end = begin + length
+        if inp.size is not None and end > inp.size:
+            raise self._model_error(start, header, _GRAPH_TAG)
+        try:
+            if self.max_depth < 1:
+                raise LimitError("nesting deeper than max_depth", begin, "ModelProto.graph")
+            yield GraphStart(start, end - start, "ModelProto.graph")
+            yield from self._graph_records(end)
+        except (DecodeError, _Eof) as exc:
+            # Decoding checks the graph's length before anything inside it: a graph that
+            # runs past the end of the input is the error, wherever the walk stopped.
+            size = inp.size if inp.size is not None and inp.seekable else inp.drain()
+            if end > size:
+                raise self._model_error(start, header, _GRAPH_TAG) from None
+            if isinstance(exc, _Eof):  # pragma: no cover - the graph fits, so no record can end early
+                raise DecodeError("input ended inside the graph", inp.pos, "ModelProto.graph") from None
+            raise
+
+    def _graph_records(self, end: int) -> Iterator[Event]:
+        inp = self.inp
+        depth = self.max_depth - 1
+        local: dict[str, int] = {}  # elements per field in this graph record (error paths)
+
+        def fail(start: int, examined: Any, tag: int | None) -> DecodeError:
+            spec = GraphProto.__schema__.by_number.get(tag >> 3) if tag is not None else None
+            fix = _index_fix(GraphProto, tag, local.get(spec.name, 0) if spec else 0)
+            return self._level_error(GraphProto, depth, start, end, examined, "ModelProto.graph", fix)
+
+        while inp.pos < end:
+            start = inp.pos
+            look = _look(inp, end)
+            if not look:
+                raise _Eof
+            try:
+                tag, n = read_tag(look, 0, len(look))
+            except DecodeError:
+                raise fail(start, look, None) from None
+            if tag == _INITIALIZER_TAG:
+                yield self._initializer(start, look[:n], end, local, fail)
+                continue
+            record, ok = self._record(start, end, depth)
+            if not ok:
+                raise fail(start, record, tag)
+            spec = GraphProto.__schema__.by_number.get(tag >> 3)
+            name = spec.name if spec is not None else ""
+            fix = _index_fix(GraphProto, tag, local.get(name, 0))
+            message = _decode_piece(GraphProto, record, depth, start, "ModelProto.graph", fix)
+            if fix is not None:
+                local[name] = local.get(name, 0) + 1
+            yield self._graph_event(message, start, len(record), tag, record)
+
+    def _graph_event(self, message: GraphProto, start: int, length: int, tag: int, record: Any) -> Event:
+        fields = message.ListFields()
+        if not fields:
+            path = f"ModelProto.graph.<field {tag >> 3}>"
+            return UnknownField(start, length, path, "GraphProto", tag >> 3, tag & 7, bytes(record), message)
+        spec, value = fields[0]
+        if not spec.repeated:
+            return GraphField(start, length, f"ModelProto.graph.{spec.name}", spec.name, value, None, message)
+        index = self.graph_counts.get(spec.name, 0)
+        self.graph_counts[spec.name] = index + 1
+        path = f"ModelProto.graph.{spec.name}[{index}]"
+        element = value[0]
+        if spec.name == "node":
+            return Node(start, length, path, index, element)
+        if spec.name in ("input", "output", "value_info"):
+            return ValueInfo(start, length, path, spec.name, index, element)
+        if spec.name == "sparse_initializer":
+            return SparseInitializer(start, length, path, index, element)
+        return GraphField(start, length, path, spec.name, element, index, message)
+
+    # initializers
+
+    def _initializer(
+        self,
+        start: int,
+        tag_bytes: bytes,
+        end: int,
+        local: dict[str, int],
+        fail: Callable[[int, Any, int | None], DecodeError],
+    ) -> Initializer:
+        inp = self.inp
+        inp.skip(len(tag_bytes))
+        look = _look(inp, end)
+        try:
+            length, n = read_varint(look, 0, len(look))
+        except DecodeError:
+            raise fail(start, tag_bytes + look, _INITIALIZER_TAG) from None
+        if length > end - inp.pos - n:
+            raise fail(start, tag_bytes + look[:n], _INITIALIZER_TAG)
+        inp.skip(n)
+        begin = inp.pos
+        local_index = local.get("initializer", 0)
+        prefix = f"ModelProto.graph.initializer[{local_index}]"
+        depth = self.max_depth - 2
+        if depth < 0:
+            raise LimitError("nesting deeper than max_depth", begin, prefix)
+        if self.zero_copy or length <= _SMALL_TENSOR:
+            tensor = self._small_tensor(begin, length, depth, prefix)
+        else:
+            tensor = self._large_tensor(begin, length, depth, prefix)
+        local["initializer"] = local_index + 1
+        index = self.graph_counts.get("initializer", 0)
+        self.graph_counts["initializer"] = index + 1
+        path = f"ModelProto.graph.initializer[{index}]"
+        return Initializer(start, inp.pos - start, path, index, tensor)
+
+    def _reader(self) -> Input | None:
+        return self.inp if self.inp.seekable else None
+
+    def _small_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
+        data = self.inp.take(length)
+        if len(data) < length:
+            raise _Eof
+        header: TensorProto = _decode_piece(TensorProto, data, depth, begin, prefix)
+        raw = _raw_data_at(data, depth)
+        if raw is None:
+            return LazyTensor(header, None, 0, None, self._reader())
+        kept = header.raw_data if self.zero_copy or not (self.inp.seekable or self.skip_payloads) else None
+        header.ClearField("raw_data")
+        return LazyTensor(header, begin + raw[0], raw[1], kept, self._reader())
+
+    def _large_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
+        """Copy the tensor's records except its raw_data payloads into an untouched map
+        of the tensor's size, at their own offsets, and decode that: the decoder sees the
+        true layout (so its errors are the whole-model ones) but never the payload."""
+        inp = self.inp
+        end = begin + length
+        shadow = mmap.mmap(-1, length)
+        raw: tuple[int, int] | None = None
+        kept: Any = None
+        keep = not (inp.seekable or self.skip_payloads)
+        while inp.pos < end:
+            at = inp.pos - begin
+            look = _look(inp, end)
+            if not look:
+                raise _Eof
+            try:
+                tag, n = read_tag(look, 0, len(look))
+            except DecodeError:
+                shadow[at : at + len(look)] = look
+                break
+            if tag != _RAW_DATA_TAG:
+                out = bytearray()
+                ok = _copy_record(inp, end, depth, out)
+                shadow[at : at + len(out)] = bytes(out)
+                if not ok:
+                    break
+                continue
+            inp.skip(n)
+            size_look = _look(inp, end)
+            shadow[at : at + n + len(size_look)] = look[:n] + size_look
+            try:
+                payload_length, m = read_varint(size_look, 0, len(size_look))
+            except DecodeError:
+                break
+            inp.skip(m)
+            if payload_length > end - inp.pos:
+                break
+            raw = (inp.pos, payload_length)
+            if keep:
+                kept = inp.take(payload_length)
+                if len(kept) < payload_length:
+                    raise _Eof
+            elif inp.skip(payload_length) < payload_length:
+                raise _Eof
+        # Whatever stopped the loop early, the decoder now reports; it never reads a payload.
+        header: TensorProto = _decode_piece(TensorProto, shadow, depth, begin, prefix)
+        if inp.pos < end:
+            if inp.size is not None and inp.pos >= inp.size:
+                raise _Eof
+            raise DecodeError("malformed tensor record", inp.pos, prefix)  # pragma: no cover
+        header.ClearField("raw_data")
+        if raw is None:
+            return LazyTensor(header, None, 0, None, self._reader())
+        return LazyTensor(header, raw[0], raw[1], kept, self._reader())
+
+
+# -- the public iterator ---------------------------------------------------------------
+
+
+class ModelStream:
+    """An iterator of :mod:`events <wirecodec.files.stream_events>`; a context manager.
+
+    ``close()`` (or leaving the ``with`` block) stops the walk and releases the input:
+    the file it opened is closed and a lazy tensor's :meth:`~LazyTensor.read` raises
+    afterwards. ``position`` is how many bytes have been read so far and ``size`` the
+    model's size when known (for progress).
+    """
+
+    def __init__(self, inp: Input, events: Iterator[Event], on_close: Callable[[], None]) -> None:
+        self._inp = inp
+        self._events = events
+        self._on_close = on_close
+        self._closed = False
+
+    @property
+    def position(self) -> int:
+        return self._inp.pos
+
+    @property
+    def size(self) -> int | None:
+        return self._inp.size
+
+    def __iter__(self) -> ModelStream:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            close = getattr(self._events, "close", None)
+            if close is not None:
+                close()
+            self._on_close()
+
+    def __enter__(self) -> ModelStream:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _open(source: Source) -> tuple[Input, Callable[[], None]]:
+    """The input for ``source`` and what closing it means."""
+    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        buffer = BufferInput(source)
+        return buffer, buffer.close
+    if isinstance(source, (str, os.PathLike)):
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            owned = FileInput(fd, 0, owned=True)
+            # Tensors may outlive the stream object; the descriptor closes with the last of them.
+            weakref.finalize(owned, owned.close)
+            return owned, owned.close
+        pipe = StreamInput(os.fdopen(fd, "rb"))
+        file = pipe._file
+        assert file is not None
+
+        def close_pipe() -> None:
+            pipe.close()
+            file.close()
+
+        return pipe, close_pipe
+    if hasattr(source, "read"):
+        try:
+            fd = source.fileno()
+            regular = stat.S_ISREG(os.fstat(fd).st_mode) and source.seekable()
+        except (OSError, io.UnsupportedOperation, AttributeError, ValueError):
+            regular = False
+        if regular:
+            shared = FileInput(fd, source.tell(), owned=False)
+
+            def close_file() -> None:
+                if not source.closed:
+                    source.seek(shared.end_offset())  # like load(file): left after the model
+                shared.close()
+
+            return shared, close_file
+        other = StreamInput(source)
+        return other, other.close
+    raise TypeError(f"stream needs a path, a binary file or bytes, got {type(source).__name__}")
+
+
+def stream(
+    source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads: bool = False
+) -> ModelStream:
+    """Iterate the top-level pieces of a ModelProto in file order, in bounded memory.
+
+    ``source`` is a path, a binary file object (a regular file, or anything with
+    ``read``: a pipe, a socket's file, ``gzip.open(...)``, ``sys.stdin.buffer``), an
+    mmap or any bytes-like object. The events (wirecodec.files.stream_events):
+    :class:`ModelField` (ir_version, producer..., metadata_props, ...),
+    :class:`OpsetImport`, :class:`GraphStart`, :class:`Node` (decoded whole, subgraphs
+    included), :class:`ValueInfo` (graph inputs, outputs, value_info),
+    :class:`Initializer` (a :class:`LazyTensor`: header decoded, ``raw_data`` located),
+    :class:`SparseInitializer`, :class:`GraphField`, :class:`Function` and
+    :class:`UnknownField`. Memory holds the record in hand, not the model: a node, or
+    an initializer's headers. From a non-seekable stream a ``raw_data`` payload is read
+    as it goes by and kept on its tensor, unless ``skip_payloads=True``.
+
+    It accepts exactly what :func:`wirecodec.decode` accepts and reports the same
+    errors (see the module docstring). Close it (or use ``with``) to stop early.
+    """
+    if not 0 <= max_depth < CHECKED:
+        raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
+    inp, release = _open(source)
+    walker = _Walker(inp, max_depth, skip_payloads)
+
+    def events() -> Iterator[Event]:
+        yield from walker.events()
+        if isinstance(inp, FileInput) and not isinstance(source, (str, os.PathLike)):
+            release()  # a caller's file: put its position after the model now
+
+    return ModelStream(inp, events(), release)
+
+
+def assemble(
+    events: Iterable[Event], tensor: Callable[[LazyTensor], TensorProto] = LazyTensor.to_tensor
+) -> ModelProto:
+    """Build the ModelProto the events describe (what :func:`wirecodec.decode` returns).
+
+    ``tensor`` turns each lazy initializer into a TensorProto (by default reading its
+    payload); pass your own to put views or references there instead.
+    """
+    model = ModelProto()
+    for event in events:
+        if isinstance(event, (ModelField, UnknownField)) and isinstance(event.record, ModelProto):
+            model.MergeFrom(event.record)
+        elif isinstance(event, (GraphField, UnknownField)):
+            model.graph.MergeFrom(event.record)
+        elif isinstance(event, OpsetImport):
+            model.opset_import.append(event.opset)
+        elif isinstance(event, Function):
+            model.functions.append(event.function)
+        elif isinstance(event, GraphStart):
+            if not model.HasField("graph"):
+                model.graph = GraphProto()
+        elif isinstance(event, Node):
+            model.graph.node.append(event.node)
+        elif isinstance(event, ValueInfo):
+            getattr(model.graph, event.role).append(event.value_info)
+        elif isinstance(event, Initializer):
+            model.graph.initializer.append(tensor(event.tensor))
+        elif isinstance(event, SparseInitializer):
+            model.graph.sparse_initializer.append(event.sparse_tensor)
+    return model
