@@ -17,6 +17,7 @@ from wirecodec.errors import (
     TensorError,
     WireCodecError,
 )
+from wirecodec.files.convert import convert
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
 from wirecodec.files.stream import stream
@@ -45,6 +46,7 @@ __all__ = [
     "TensorError",
     "WireCodecError",
     "array_from_raw",
+    "convert",
     "data_type_of",
     "decode",
     "encode",

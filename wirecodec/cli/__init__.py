@@ -26,6 +26,7 @@ __all__ = ["EXAMPLE", "VERBS", "main"]
 # verb -> module (imported when the parser is built; each is small)
 VERBS: dict[str, str] = {
     "inspect": "wirecodec.cli.inspect",
+    "convert": "wirecodec.cli.convert",
 }
 
 
