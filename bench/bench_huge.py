@@ -68,7 +68,9 @@ CHUNK = 1 << 24
 
 
 def _value(name: str, dim: int) -> ValueInfoProto:
-    shape = TensorShapeProto(dim=[TensorShapeProto.Dimension(dim_param="N"), TensorShapeProto.Dimension(dim_value=dim)])
+    shape = TensorShapeProto(
+        dim=[TensorShapeProto.Dimension(dim_param="N"), TensorShapeProto.Dimension(dim_value=dim)]
+    )
     return ValueInfoProto(
         name=name, type=TypeProto(tensor_type=TypeProto.Tensor(elem_type=TensorProto.FLOAT, shape=shape))
     )
@@ -195,12 +197,16 @@ onnx.load(sys.argv[1])
 ONNX_TO_EXTERNAL = """
 import sys, onnx
 model = onnx.load(sys.argv[1])
-onnx.save(model, sys.argv[2], save_as_external_data=True, all_tensors_to_one_file=True, location="out.onnx.data")
+onnx.save(
+    model, sys.argv[2], save_as_external_data=True, all_tensors_to_one_file=True, location="out.onnx.data"
+)
 """
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dir", type=pathlib.Path, help="work directory (default: a fresh temporary one)")
     parser.add_argument("--layers", type=int, default=36)
     parser.add_argument("--dim", type=int, default=4096)
@@ -217,19 +223,32 @@ def main() -> int:
         source, single = work / "external" / "model.onnx", work / "single" / "model.onnx"
         back = work / "back" / "model.onnx"
         results = [
-            measure("wirecodec convert external -> single", python(CONVERT, str(source), str(single), "single"), work)
+            measure(
+                "wirecodec convert external -> single",
+                python(CONVERT, str(source), str(single), "single"),
+                work,
+            )
         ]
         print(f"    single file: {single.stat().st_size / 1e9:.2f} GB")
         piped = work / "piped.json"
         code = shlex.quote(textwrap.dedent(PIPE_STREAM))
-        pipe = f"cat {shlex.quote(str(single))} | {shlex.quote(sys.executable)} -c {code} {shlex.quote(str(piped))}"
+        reader = f"{shlex.quote(sys.executable)} -c {code} {shlex.quote(str(piped))}"
+        pipe = f"cat {shlex.quote(str(single))} | {reader}"
         results.append(measure("wirecodec stream through a pipe (payloads read)", ["sh", "-c", pipe], work))
-        results.append(measure("wirecodec stream a path (payloads located)", python(PATH_STREAM, str(single)), work))
         results.append(
-            measure("wirecodec convert single -> external", python(CONVERT, str(single), str(back), "external"), work)
+            measure("wirecodec stream a path (payloads located)", python(PATH_STREAM, str(single)), work)
+        )
+        results.append(
+            measure(
+                "wirecodec convert single -> external",
+                python(CONVERT, str(single), str(back), "external"),
+                work,
+            )
         )
         final = work / "final.json"
-        results.append(measure("hash the final tensors (pread)", python(HASH_EXTERNAL, str(back), str(final)), work))
+        results.append(
+            measure("hash the final tensors (pread)", python(HASH_EXTERNAL, str(back), str(final)), work)
+        )
         seen = json.loads(piped.read_text())
         same_pipe = seen["hashes"] == hashes and seen["nodes"] == 2 * args.layers
         same_final = json.loads(final.read_text()) == hashes
@@ -238,7 +257,11 @@ def main() -> int:
         if not args.no_onnx:
             onnx_single = work / "onnx" / "single.onnx"
             results.append(
-                measure("onnx load(external) + save single", python(ONNX_TO_SINGLE, str(source), str(onnx_single)), work)
+                measure(
+                    "onnx load(external) + save single",
+                    python(ONNX_TO_SINGLE, str(source), str(onnx_single)),
+                    work,
+                )
             )
             results.append(measure("onnx load(single over 2 GiB)", python(ONNX_LOAD, str(single)), work))
             results.append(

@@ -35,7 +35,9 @@ def byte_count(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="SRC", help="the model to read (.onnx file or zip container)")
     parser.add_argument("dst", metavar="DST", help="where to write the converted model")
-    parser.add_argument("--to", required=True, choices=("single", "external", "zip"), help="the layout to write")
+    parser.add_argument(
+        "--to", required=True, choices=("single", "external", "zip"), help="the layout to write"
+    )
     parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
     parser.add_argument(
         "--size-threshold",
@@ -54,10 +56,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     files.add_argument("--file-per-tensor", dest="one_file", action="store_false", help="one file per tensor")
     parser.add_argument(
-        "--max-shard-size", type=byte_count, metavar="N", help="split external data into files of at most N bytes"
+        "--max-shard-size",
+        type=byte_count,
+        metavar="N",
+        help="split external data into files of at most N bytes",
     )
     parser.add_argument(
-        "--align", type=byte_count, metavar="N", help="align payloads to N bytes (default 4096 external, 64 zip)"
+        "--align",
+        type=byte_count,
+        metavar="N",
+        help="align payloads to N bytes (default 4096 external, 64 zip)",
     )
 
 

@@ -23,6 +23,8 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import pathlib
 from collections.abc import Callable
@@ -50,20 +52,17 @@ class _Maps:
     def view(self, path: pathlib.Path) -> memoryview:
         whole = self._maps.get(path)
         if whole is None:
-            if path.stat().st_size == 0:
-                whole = memoryview(b"")
-            else:
-                whole = memoryview(SourceMap.open(path))
+            # mmap refuses empty files; an empty one holds no payload anyway.
+            whole = memoryview(b"") if path.stat().st_size == 0 else memoryview(SourceMap.open(path))
             self._maps[path] = whole
         return whole
 
 
 def _zip_module() -> Any | None:
     try:
-        from wirecodec.files import zip_container
+        return importlib.import_module("wirecodec.files.zip_container")
     except ImportError:
         return None
-    return zip_container
 
 
 def _require_zip() -> Any:
@@ -141,10 +140,8 @@ def _source_bytes(path: pathlib.Path) -> int:
     except (OSError, ValueError):
         return total
     for location in locations:
-        try:
+        with contextlib.suppress(OSError, ValueError):
             total += (path.parent / location).stat().st_size
-        except (OSError, ValueError):
-            pass
     return total
 
 

@@ -34,7 +34,7 @@ import stat
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Literal
 
 from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
@@ -72,7 +72,7 @@ _SMALL_TENSOR: Final = 1 << 20
 _SMALL_PADDING: Final = 1 << 20
 
 
-class _Eof(Exception):
+class _InputEndedError(Exception):
     """The input ended inside a record (internal; turned into a DecodeError)."""
 
 
@@ -175,7 +175,9 @@ def _raw_data_at(data: Any, depth: int) -> tuple[int, int] | None:
 # -- errors: what decoding the whole model would say ------------------------------------
 
 
-def _rebase(exc: DecodeError, cls: type[Message], base: int, prefix: str, fix: tuple[str, str] | None) -> DecodeError:
+def _rebase(
+    exc: DecodeError, cls: type[Message], base: int, prefix: str, fix: tuple[str, str] | None
+) -> DecodeError:
     """``exc`` from decoding a piece alone, as decoding the whole model reports it."""
     rest = exc.path
     if rest.startswith(cls.__qualname__):
@@ -256,10 +258,8 @@ class _Walker:
     ) -> DecodeError:
         """Decode a malformed record with the level's true end after it: that finds the
         error, worded and placed as in a whole-model decode."""
-        if self.zero_copy:
-            data = self.inp.read_at(start, end - start)  # the real bytes, all of them
-        else:
-            data = _padded(examined, end - start)
+        # Zero-copy inputs have the real bytes, all of them; others pad what was seen.
+        data = self.inp.read_at(start, end - start) if self.zero_copy else _padded(examined, end - start)
         try:
             decode(cls, data, max_depth=depth)
         except DecodeError as exc:
@@ -336,13 +336,14 @@ class _Walker:
                 raise LimitError("nesting deeper than max_depth", begin, "ModelProto.graph")
             yield GraphStart(start, end - start, "ModelProto.graph")
             yield from self._graph_records(end)
-        except (DecodeError, _Eof) as exc:
+        except (DecodeError, _InputEndedError) as exc:
             # Decoding checks the graph's length before anything inside it: a graph that
             # runs past the end of the input is the error, wherever the walk stopped.
             size = inp.size if inp.size is not None and inp.seekable else inp.drain()
             if end > size:
                 raise self._model_error(start, header, _GRAPH_TAG) from None
-            if isinstance(exc, _Eof):  # pragma: no cover - the graph fits, so no record can end early
+            # The graph fits in the input, so no record inside it can end early.
+            if isinstance(exc, _InputEndedError):  # pragma: no cover
                 raise DecodeError("input ended inside the graph", inp.pos, "ModelProto.graph") from None
             raise
 
@@ -360,7 +361,7 @@ class _Walker:
             start = inp.pos
             look = _look(inp, end)
             if not look:
-                raise _Eof
+                raise _InputEndedError
             try:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
@@ -394,7 +395,8 @@ class _Walker:
         if spec.name == "node":
             return Node(start, length, path, index, element)
         if spec.name in ("input", "output", "value_info"):
-            return ValueInfo(start, length, path, spec.name, index, element)
+            role: Literal["input", "output", "value_info"] = spec.name  # type: ignore[assignment]
+            return ValueInfo(start, length, path, role, index, element)
         if spec.name == "sparse_initializer":
             return SparseInitializer(start, length, path, index, element)
         return GraphField(start, length, path, spec.name, element, index, message)
@@ -441,7 +443,7 @@ class _Walker:
     def _small_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
         data = self.inp.take(length)
         if len(data) < length:
-            raise _Eof
+            raise _InputEndedError
         header: TensorProto = _decode_piece(TensorProto, data, depth, begin, prefix)
         raw = _raw_data_at(data, depth)
         if raw is None:
@@ -464,7 +466,7 @@ class _Walker:
             at = inp.pos - begin
             look = _look(inp, end)
             if not look:
-                raise _Eof
+                raise _InputEndedError
             try:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
@@ -491,14 +493,14 @@ class _Walker:
             if keep:
                 kept = inp.take(payload_length)
                 if len(kept) < payload_length:
-                    raise _Eof
+                    raise _InputEndedError
             elif inp.skip(payload_length) < payload_length:
-                raise _Eof
+                raise _InputEndedError
         # Whatever stopped the loop early, the decoder now reports; it never reads a payload.
         header: TensorProto = _decode_piece(TensorProto, shadow, depth, begin, prefix)
         if inp.pos < end:
             if inp.size is not None and inp.pos >= inp.size:
-                raise _Eof
+                raise _InputEndedError
             raise DecodeError("malformed tensor record", inp.pos, prefix)  # pragma: no cover
         header.ClearField("raw_data")
         if raw is None:
@@ -555,6 +557,19 @@ class ModelStream:
         self.close()
 
 
+def _plain_file(source: Any) -> bool:
+    """A file object whose bytes are its descriptor's (not gzip's, say), on a regular file."""
+    raw = getattr(source, "raw", source)
+    if not isinstance(raw, io.FileIO) or not isinstance(
+        source, (io.FileIO, io.BufferedReader, io.BufferedRandom)
+    ):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(source.fileno()).st_mode) and source.seekable()
+    except (OSError, ValueError):
+        return False
+
+
 def _open(source: Source) -> tuple[Input, Callable[[], None]]:
     """The input for ``source`` and what closing it means."""
     if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
@@ -577,28 +592,21 @@ def _open(source: Source) -> tuple[Input, Callable[[], None]]:
 
         return pipe, close_pipe
     if hasattr(source, "read"):
-        try:
-            fd = source.fileno()
-            regular = stat.S_ISREG(os.fstat(fd).st_mode) and source.seekable()
-        except (OSError, io.UnsupportedOperation, AttributeError, ValueError):
-            regular = False
-        if regular:
-            shared = FileInput(fd, source.tell(), owned=False)
+        if _plain_file(source):
+            shared = FileInput(source.fileno(), source.tell(), owned=False, owner=source)
 
-            def close_file() -> None:
+            def put_back() -> None:
                 if not source.closed:
                     source.seek(shared.end_offset())  # like load(file): left after the model
                 shared.close()
 
-            return shared, close_file
+            return shared, put_back
         other = StreamInput(source)
         return other, other.close
     raise TypeError(f"stream needs a path, a binary file or bytes, got {type(source).__name__}")
 
 
-def stream(
-    source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads: bool = False
-) -> ModelStream:
+def stream(source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads: bool = False) -> ModelStream:
     """Iterate the top-level pieces of a ModelProto in file order, in bounded memory.
 
     ``source`` is a path, a binary file object (a regular file, or anything with
@@ -624,7 +632,9 @@ def stream(
     def events() -> Iterator[Event]:
         yield from walker.events()
         if isinstance(inp, FileInput) and not isinstance(source, (str, os.PathLike)):
-            release()  # a caller's file: put its position after the model now
+            file: IO[bytes] = source  # type: ignore[assignment]  # _open made FileInput of a file
+            if not file.closed:
+                file.seek(inp.end_offset())  # a caller's file: left after the model, like load(file)
 
     return ModelStream(inp, events(), release)
 

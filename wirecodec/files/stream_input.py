@@ -15,7 +15,9 @@ from typing import IO, Any, Final
 __all__ = ["BufferInput", "FileInput", "Input", "StreamInput", "StreamClosedError"]
 
 _WINDOW: Final = 1 << 16  # read-ahead for headers and small records
-_CHUNK: Final = 1 << 24  # the most one read of a big payload asks for at a time
+_CHUNK: Final = 1 << 24  # the most one pread of a big payload asks for at a time
+# File objects may allocate what a read asks for before they know what they have.
+_STREAM_READ: Final = 1 << 18
 
 
 class StreamClosedError(ValueError):
@@ -46,7 +48,7 @@ class Input:
 
     def drain(self) -> int:
         """Consume everything left; returns the total size, now known."""
-        while self.skip(_CHUNK) == _CHUNK:
+        while self.skip(_STREAM_READ) == _STREAM_READ:
             pass
         self.size = self.pos
         return self.pos
@@ -103,9 +105,10 @@ class FileInput(Input):
     """A regular file read with ``pread`` from ``base``: payloads can be skipped and
     read back later without moving anybody's file position."""
 
-    def __init__(self, fd: int, base: int, *, owned: bool) -> None:
+    def __init__(self, fd: int, base: int, *, owned: bool, owner: IO[bytes] | None = None) -> None:
         self._fd: int | None = fd
         self._owned = owned
+        self._owner = owner  # a caller's file: once they close it, its descriptor is not ours to read
         self._base = base
         self.size = max(0, os.fstat(fd).st_size - base)
         self.seekable = True
@@ -114,7 +117,7 @@ class FileInput(Input):
         self._window_at = 0
 
     def _descriptor(self) -> int:
-        if self._fd is None:
+        if self._fd is None or (self._owner is not None and self._owner.closed):
             raise StreamClosedError("the stream was closed")
         return self._fd
 
@@ -133,17 +136,14 @@ class FileInput(Input):
 
     def peek(self, n: int) -> bytes:
         inside = self.pos - self._window_at
-        if 0 <= inside and inside + n <= len(self._window):
+        if inside >= 0 and inside + n <= len(self._window):
             return self._window[inside : inside + n]
         self._window = self._pread(max(n, _WINDOW), self.pos)
         self._window_at = self.pos
         return self._window[:n]
 
     def take(self, n: int) -> Any:
-        if n <= _WINDOW:
-            data = self.peek(n)
-        else:
-            data = self._pread(n, self.pos)
+        data = self.peek(n) if n <= _WINDOW else self._pread(n, self.pos)
         self.pos += len(data)
         return data
 
@@ -164,6 +164,7 @@ class FileInput(Input):
         if self._fd is not None and self._owned:
             os.close(self._fd)
         self._fd = None
+        self._owner = None
         self._window = b""
 
 
@@ -208,7 +209,7 @@ class StreamInput(Input):
         out = bytearray(self._pending[:n])
         del self._pending[: len(out)]
         while len(out) < n:
-            data = self._read(min(n - len(out), _CHUNK))
+            data = self._read(min(n - len(out), _STREAM_READ))
             if not data:
                 self.size = self.pos + len(out)
                 break
@@ -220,7 +221,7 @@ class StreamInput(Input):
         moved = min(n, len(self._pending))
         del self._pending[:moved]
         while moved < n:
-            data = self._read(min(n - moved, _CHUNK))
+            data = self._read(min(n - moved, _STREAM_READ))
             if not data:
                 self.size = self.pos + moved
                 break

@@ -51,7 +51,7 @@ class _Planner(list[Any]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.count = 0
+        self.chunks = 0
         # One entry per sub-message, in the order prefixes arrive (innermost first):
         # the chunk index of its slot, and where its prefix ends in ``prefixes``.
         self.slots = array("Q")
@@ -60,10 +60,10 @@ class _Planner(list[Any]):
         self.order = array("Q")  # after finish(): entries by slot, i.e. in output order
 
     def __len__(self) -> int:
-        return self.count
+        return self.chunks
 
     def append(self, chunk: Any, /) -> None:
-        self.count += 1
+        self.chunks += 1
 
     def __setitem__(self, index: Any, prefix: Any, /) -> None:
         self.slots.append(index)
@@ -73,7 +73,11 @@ class _Planner(list[Any]):
     def finish(self) -> None:
         slots = np.frombuffer(self.slots, dtype=np.uint64) if self.slots else np.zeros(0, np.uint64)
         self.order = array("Q", np.argsort(slots, kind="stable").astype(np.uint64).tobytes())
-        self.slots = array("Q", slots[np.frombuffer(self.order, dtype=np.uint64)].tobytes()) if self.slots else self.slots
+        self.slots = (
+            array("Q", slots[np.frombuffer(self.order, dtype=np.uint64)].tobytes())
+            if self.slots
+            else self.slots
+        )
 
 
 class _Emitter(list[Any]):
@@ -82,7 +86,7 @@ class _Emitter(list[Any]):
     def __init__(self, planned: _Planner, file: IO[bytes]) -> None:
         super().__init__()
         self.file = file
-        self.count = 0
+        self.chunks = 0
         self.slots = planned.slots  # sorted: the chunk indices that are prefixes
         self.order = planned.order
         self.ends = planned.ends
@@ -92,16 +96,16 @@ class _Emitter(list[Any]):
         self.pending_size = 0
 
     def __len__(self) -> int:
-        return self.count
+        return self.chunks
 
     def append(self, chunk: Any, /) -> None:
         k = self.next_slot
-        if k < len(self.slots) and self.slots[k] == self.count:
+        if k < len(self.slots) and self.slots[k] == self.chunks:
             entry = self.order[k]
             start = self.ends[entry - 1] if entry else 0
             chunk = self.prefixes[start : self.ends[entry]]
             self.next_slot = k + 1
-        self.count += 1
+        self.chunks += 1
         size = len(chunk)
         if size >= _BIG:
             self.flush()
