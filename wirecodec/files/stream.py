@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import bisect
 import io
 import mmap
 import os
@@ -198,11 +199,10 @@ def _index_fix(cls: type[Message], tag: int | None, index: int) -> tuple[str, st
 
 
 def _padded(examined: Any, size: int) -> Any:
-    """``examined`` followed by zeros up to ``size`` bytes (a lazily zeroed map when big)."""
-    if size <= _SMALL_PADDING:
-        return bytes(examined[:size]) + bytes(size - min(size, len(examined)))
-    padded = mmap.mmap(-1, size)
-    padded[: len(examined)] = bytes(examined)
+    """``examined`` followed by zeros up to ``size`` bytes, writable (a lazily zeroed
+    anonymous map when big: untouched pages cost nothing)."""
+    padded: Any = bytearray(size) if size <= _SMALL_PADDING else mmap.mmap(-1, size)
+    padded[: len(examined)] = bytes(examined[:size])
     return padded
 
 
@@ -258,8 +258,12 @@ class _Walker:
     ) -> DecodeError:
         """Decode a malformed record with the level's true end after it: that finds the
         error, worded and placed as in a whole-model decode."""
-        # Zero-copy inputs have the real bytes, all of them; others pad what was seen.
-        data = self.inp.read_at(start, end - start) if self.zero_copy else _padded(examined, end - start)
+        try:
+            # Zero-copy inputs have the real bytes, all of them; others pad what was seen.
+            data = self.inp.read_at(start, end - start) if self.zero_copy else _padded(examined, end - start)
+        except (MemoryError, OSError, ValueError):
+            # Too big to lay out even lazily (a strict overcommit policy): say where, at least.
+            return DecodeError("malformed record", start, prefix)
         try:
             decode(cls, data, max_depth=depth)
         except DecodeError as exc:
@@ -453,12 +457,12 @@ class _Walker:
         return LazyTensor(header, begin + raw[0], raw[1], kept, self._reader())
 
     def _large_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
-        """Copy the tensor's records except its raw_data payloads into an untouched map
-        of the tensor's size, at their own offsets, and decode that: the decoder sees the
-        true layout (so its errors are the whole-model ones) but never the payload."""
+        """Read the tensor's records except its raw_data payloads (located, or read once
+        from a pipe) and decode them as the tensor, each payload replaced by nothing."""
         inp = self.inp
         end = begin + length
-        shadow = mmap.mmap(-1, length)
+        parts: list[tuple[int, bytes]] = []  # (offset in the tensor, record bytes) in order
+        raw_records: dict[int, int] = {}  # part index -> tag size, for raw_data tag + length parts
         raw: tuple[int, int] | None = None
         kept: Any = None
         keep = not (inp.seekable or self.skip_payloads)
@@ -470,25 +474,27 @@ class _Walker:
             try:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
-                shadow[at : at + len(look)] = look
+                parts.append((at, look))
                 break
             if tag != _RAW_DATA_TAG:
                 out = bytearray()
                 ok = _copy_record(inp, end, depth, out)
-                shadow[at : at + len(out)] = bytes(out)
+                parts.append((at, bytes(out)))
                 if not ok:
                     break
                 continue
             inp.skip(n)
             size_look = _look(inp, end)
-            shadow[at : at + n + len(size_look)] = look[:n] + size_look
             try:
                 payload_length, m = read_varint(size_look, 0, len(size_look))
             except DecodeError:
+                parts.append((at, look[:n] + size_look))
                 break
             inp.skip(m)
+            parts.append((at, look[:n] + size_look[:m]))
             if payload_length > end - inp.pos:
                 break
+            raw_records[len(parts) - 1] = n
             raw = (inp.pos, payload_length)
             if keep:
                 kept = inp.take(payload_length)
@@ -496,16 +502,57 @@ class _Walker:
                     raise _InputEndedError
             elif inp.skip(payload_length) < payload_length:
                 raise _InputEndedError
-        # Whatever stopped the loop early, the decoder now reports; it never reads a payload.
-        header: TensorProto = _decode_piece(TensorProto, shadow, depth, begin, prefix)
         if inp.pos < end:
-            if inp.size is not None and inp.pos >= inp.size:
+            if inp.size is not None and inp.pos >= inp.size and not inp.seekable:
                 raise _InputEndedError
-            raise DecodeError("malformed tensor record", inp.pos, prefix)  # pragma: no cover
+            # Malformed: the decoder, given every byte looked at in place and the tensor's
+            # true end, reports it as decoding the whole model does.
+            failure = self._malformed_tensor(parts, length, depth, begin, prefix)
+            raise failure
+        header = self._compact_tensor(parts, raw_records, depth, begin, prefix)
         header.ClearField("raw_data")
         if raw is None:
             return LazyTensor(header, None, 0, None, self._reader())
         return LazyTensor(header, raw[0], raw[1], kept, self._reader())
+
+    @staticmethod
+    def _compact_tensor(
+        parts: list[tuple[int, bytes]], raw_records: dict[int, int], depth: int, begin: int, prefix: str
+    ) -> TensorProto:
+        """Decode the records back to back, each raw_data as an empty one: well formed,
+        so nothing the decoder can object to depends on where the tensor ends; an error's
+        offset is mapped back through the records."""
+        compact = bytearray()
+        starts: list[int] = []
+        for i, (_, record) in enumerate(parts):
+            starts.append(len(compact))
+            if i in raw_records:
+                compact += record[: raw_records[i]] + b"\x00"  # the tag, and length 0
+            else:
+                compact += record
+        try:
+            header: TensorProto = decode(TensorProto, bytes(compact), max_depth=depth)
+            return header
+        except DecodeError as exc:
+            failure = exc
+        i = max(0, bisect.bisect_right(starts, failure.offset) - 1)
+        original = parts[i][0] + failure.offset - starts[i] if parts else failure.offset
+        raise _rebase(failure, TensorProto, begin + original - failure.offset, prefix, None)
+
+    @staticmethod
+    def _malformed_tensor(parts: list[tuple[int, bytes]], length: int, depth: int, begin: int, prefix: str) -> DecodeError:
+        try:
+            layout = _padded(b"", length)
+            for at, record in parts:
+                layout[at : at + len(record)] = record
+        except (MemoryError, OSError, ValueError):
+            # A tensor too big to lay out even lazily (a strict overcommit policy): say where.
+            return DecodeError("malformed tensor record", begin + (parts[-1][0] if parts else 0), prefix)
+        try:
+            decode(TensorProto, layout, max_depth=depth)
+        except DecodeError as exc:
+            return _rebase(exc, TensorProto, begin, prefix, None)
+        return DecodeError("malformed tensor record", begin, prefix)  # pragma: no cover
 
 
 # -- the public iterator ---------------------------------------------------------------
