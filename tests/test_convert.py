@@ -76,7 +76,9 @@ def test_single_external_single(single: pathlib.Path, tmp_path: pathlib.Path) ->
     assert _structure(back) == _structure(single)
     external = wirecodec.load(split, load_external_data=False).graph.initializer
     # The four extra tensors reach the default 1024-byte threshold; the mlp's own do not.
-    assert [t.name for t in external if t.data_location == TensorProto.EXTERNAL] == [f"extra{i}" for i in range(4)]
+    assert [t.name for t in external if t.data_location == TensorProto.EXTERNAL] == [
+        f"extra{i}" for i in range(4)
+    ]
 
 
 def test_resharding_and_layout_options(single: pathlib.Path, tmp_path: pathlib.Path) -> None:

@@ -540,7 +540,9 @@ class _Walker:
         raise _rebase(failure, TensorProto, begin + original - failure.offset, prefix, None)
 
     @staticmethod
-    def _malformed_tensor(parts: list[tuple[int, bytes]], length: int, depth: int, begin: int, prefix: str) -> DecodeError:
+    def _malformed_tensor(
+        parts: list[tuple[int, bytes]], length: int, depth: int, begin: int, prefix: str
+    ) -> DecodeError:
         try:
             layout = _padded(b"", length)
             for at, record in parts:
