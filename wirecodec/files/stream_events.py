@@ -18,6 +18,7 @@ Gemm
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -216,6 +217,21 @@ class LazyTensor:
                 f"tensor {self.name!r}: its payload was skipped (skip_payloads=True on a non-seekable stream)"
             )
         return self._reader.read_at(self.raw_offset, self.raw_length)
+
+    def chunks(self, size: int = 1 << 24) -> Iterator[Any]:
+        """The ``raw_data`` bytes in pieces of at most ``size`` bytes, read one at a time
+        (so a tensor of any size can be hashed or copied in bounded memory)."""
+        if size < 1:
+            raise ValueError("size must be positive")
+        if self.raw_offset is None:
+            return
+        if self._data is not None or self._reader is None:
+            data = memoryview(self.read())
+            for start in range(0, data.nbytes, size):
+                yield data[start : start + size]
+            return
+        for start in range(0, self.raw_length, size):
+            yield self._reader.read_at(self.raw_offset + start, min(size, self.raw_length - start))
 
     def to_tensor(self) -> TensorProto:
         """The whole TensorProto, as :func:`wirecodec.decode` gives it (reads the payload)."""

@@ -121,18 +121,24 @@ class FileInput(Input):
             raise StreamClosedError("the stream was closed")
         return self._fd
 
-    def _pread(self, length: int, offset: int) -> bytes:
+    def _pread(self, length: int, offset: int) -> Any:
         """Exactly ``length`` bytes at ``offset`` unless the file ends first."""
         fd = self._descriptor()
-        parts: list[bytes] = []
+        if length <= _WINDOW:
+            return os.pread(fd, length, self._base + offset)
+        # One buffer, filled in place: no second copy of a big payload.
+        buffer = bytearray(length)
+        view = memoryview(buffer)
         got = 0
         while got < length:
-            part = os.pread(fd, min(length - got, _CHUNK), self._base + offset + got)
-            if not part:
+            n = os.preadv(fd, [view[got : got + _CHUNK]], self._base + offset + got)
+            if n <= 0:
                 break
-            parts.append(part)
-            got += len(part)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+            got += n
+        view.release()
+        if got < length:
+            del buffer[got:]
+        return memoryview(buffer).toreadonly()
 
     def peek(self, n: int) -> bytes:
         inside = self.pos - self._window_at
