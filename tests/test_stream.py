@@ -27,7 +27,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wirecodec
-import wirecodec.files.stream as stream_module
 from schema_dsl.onnx import (
     FunctionProto,
     GraphProto,
@@ -41,6 +40,7 @@ from tests.reference import CorpusItem, backend_corpus
 from tests.strategies import messages
 from wirecodec import DecodeError, EncodeError, LimitError, WireCodecError, decode, encode
 from wirecodec.examples.build_mlp import build
+from wirecodec.files import stream_records, stream_tensor
 from wirecodec.files.stream import assemble, stream
 from wirecodec.files.stream_events import (
     Function,
@@ -118,8 +118,8 @@ def models(request: pytest.FixtureRequest) -> list[CorpusItem]:
 @pytest.fixture
 def large_tensor_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every initializer takes the headers-only path meant for big tensors."""
-    monkeypatch.setattr(stream_module, "_SMALL_TENSOR", 0)
-    monkeypatch.setattr(stream_module, "_SMALL_PADDING", 0)
+    monkeypatch.setattr(stream_tensor, "SMALL_TENSOR", 0)
+    monkeypatch.setattr(stream_records, "SMALL_PADDING", 0)
 
 
 # -- agreement with decode ------------------------------------------------------------
@@ -545,6 +545,6 @@ def test_random_initializers_mutated_agree_with_decode(
         sources = _sources(pathlib.Path(folder))
         _check_agrees(model, sources, "random tensors")
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(stream_module, "_SMALL_TENSOR", 0)
-            patch.setattr(stream_module, "_SMALL_PADDING", 0)
+            patch.setattr(stream_tensor, "SMALL_TENSOR", 0)
+            patch.setattr(stream_records, "SMALL_PADDING", 0)
             _check_agrees(model, sources, "random tensors, headers only")

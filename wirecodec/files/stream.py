@@ -27,7 +27,6 @@ True
 
 from __future__ import annotations
 
-import bisect
 import io
 import mmap
 import os
@@ -55,9 +54,19 @@ from wirecodec.files.stream_events import (
     ValueInfo,
 )
 from wirecodec.files.stream_input import BufferInput, FileInput, Input, StreamInput
+from wirecodec.files.stream_records import (
+    InputEndedError,
+    copy_record,
+    decode_piece,
+    index_fix,
+    padded,
+    rebase,
+    varint_window,
+)
+from wirecodec.files.stream_tensor import read_initializer
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode
 from wirecodec.protobuf.lazy import CHECKED
-from wirecodec.protobuf.wire import MAX_VARINT_BYTES, read_tag, read_varint, skip_field
+from wirecodec.protobuf.wire import read_tag, read_varint
 
 __all__ = ["ModelStream", "assemble", "stream"]
 
@@ -65,160 +74,6 @@ Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | m
 
 _GRAPH_TAG: Final = (7 << 3) | 2
 _INITIALIZER_TAG: Final = (5 << 3) | 2
-_RAW_DATA_TAG: Final = (9 << 3) | 2
-_MAX_TAG: Final = (1 << 32) - 1
-# Up to this size an initializer is read whole; above it, only its headers are.
-_SMALL_TENSOR: Final = 1 << 20
-# Zero padding up to this size is plain bytes; above it, an untouched anonymous map.
-_SMALL_PADDING: Final = 1 << 20
-
-
-class _InputEndedError(Exception):
-    """The input ended inside a record (internal; turned into a DecodeError)."""
-
-
-# -- walking one record's structure (the shape skip_field accepts) ---------------------
-
-
-def _look(inp: Input, end: int | None) -> bytes:
-    """The bytes a varint at the position may use, within ``end``."""
-    limit = MAX_VARINT_BYTES if end is None else max(0, min(MAX_VARINT_BYTES, end - inp.pos))
-    return inp.peek(limit)
-
-
-def _move(inp: Input, n: int, out: bytearray | None) -> bool:
-    """Consume ``n`` bytes into ``out`` (or past them); False if the input ended first."""
-    if out is None:
-        return inp.skip(n) == n
-    data = inp.take(n)
-    out += data
-    return len(data) == n
-
-
-def _copy_record(inp: Input, end: int | None, depth: int, out: bytearray | None) -> bool:
-    """Consume one record (tag and value) into ``out``; False where it is malformed.
-
-    On False, ``out`` holds every byte looked at, so a decoder given them (and the
-    level's true end) finds the same problem. ``depth`` bounds groups as in skip_field.
-    """
-    look = _look(inp, end)
-    try:
-        tag, n = read_tag(look, 0, len(look))
-    except DecodeError:
-        if out is not None:
-            out += look
-        return False
-    _move(inp, n, out)
-    return _copy_value(inp, tag, end, depth, out)
-
-
-def _copy_value(inp: Input, tag: int, end: int | None, depth: int, out: bytearray | None) -> bool:
-    wire_type = tag & 7
-    if wire_type in (0, 2):
-        look = _look(inp, end)
-        try:
-            value, n = read_varint(look, 0, len(look))
-        except DecodeError:
-            if out is not None:
-                out += look
-            return False
-        _move(inp, n, out)
-        if wire_type == 0:
-            return True
-        if end is not None and value > end - inp.pos:
-            return False
-        return _move(inp, value, out)
-    if wire_type in (1, 5):
-        need = 8 if wire_type == 1 else 4
-        available = need if end is None else max(0, min(need, end - inp.pos))
-        return _move(inp, available, out) and available == need
-    if wire_type == 3:
-        if depth <= 0:
-            return False
-        while end is None or inp.pos < end:
-            look = _look(inp, end)
-            if not look:
-                return False
-            try:
-                inner, n = read_varint(look, 0, len(look))
-            except DecodeError:
-                if out is not None:
-                    out += look
-                return False
-            if inner > _MAX_TAG:
-                if out is not None:
-                    out += look
-                return False
-            _move(inp, n, out)
-            if inner & 7 == 4:
-                return inner >> 3 == tag >> 3
-            if not _copy_value(inp, inner, end, depth - 1, out):
-                return False
-        return False
-    return False  # an end-group tag out of place, or wire types 6 and 7
-
-
-def _raw_data_at(data: Any, depth: int) -> tuple[int, int] | None:
-    """Where the (last) ``raw_data`` payload of a valid encoded TensorProto lies."""
-    pos, end = 0, len(data)
-    found = None
-    while pos < end:
-        tag, pos = read_tag(data, pos, end)
-        if tag == _RAW_DATA_TAG:
-            length, pos = read_varint(data, pos, end)
-            found = (pos, length)
-            pos += length
-        else:
-            pos = skip_field(data, tag, pos, end, depth)
-    return found
-
-
-# -- errors: what decoding the whole model would say ------------------------------------
-
-
-def _rebase(
-    exc: DecodeError, cls: type[Message], base: int, prefix: str, fix: tuple[str, str] | None
-) -> DecodeError:
-    """``exc`` from decoding a piece alone, as decoding the whole model reports it."""
-    rest = exc.path
-    if rest.startswith(cls.__qualname__):
-        rest = rest[len(cls.__qualname__) :]
-    if fix is not None and rest.startswith(fix[0]):
-        rest = fix[1] + rest[len(fix[0]) :]
-    return type(exc)(exc.reason, exc.offset + base, prefix + rest)
-
-
-def _index_fix(cls: type[Message], tag: int | None, index: int) -> tuple[str, str] | None:
-    """A piece decoded alone numbers its element 0; the whole model numbers it ``index``."""
-    if tag is None:
-        return None
-    spec = cls.__schema__.by_number.get(tag >> 3)
-    if spec is None or not spec.repeated or tag != spec.tag or spec.kind.wire_type != 2:
-        return None
-    return f".{spec.name}[0]", f".{spec.name}[{index}]"
-
-
-def _padded(examined: Any, size: int) -> Any:
-    """``examined`` followed by zeros up to ``size`` bytes, writable (a lazily zeroed
-    anonymous map when big: untouched pages cost nothing)."""
-    padded: Any = bytearray(size) if size <= _SMALL_PADDING else mmap.mmap(-1, size)
-    padded[: len(examined)] = bytes(examined[:size])
-    return padded
-
-
-def _decode_piece(
-    cls: type[Message],
-    data: Any,
-    depth: int,
-    base: int,
-    prefix: str,
-    fix: tuple[str, str] | None = None,
-) -> Any:
-    try:
-        return decode(cls, data, max_depth=depth)
-    except DecodeError as exc:
-        failure = _rebase(exc, cls, base, prefix, fix)
-    raise failure
 
 
 # -- the walk -------------------------------------------------------------------------
@@ -240,10 +95,10 @@ class _Walker:
     def _record(self, start: int, end: int | None, depth: int) -> tuple[Any, bool]:
         """The record at ``start``: its bytes (a view when zero-copy) and whether it is whole."""
         if self.zero_copy:
-            ok = _copy_record(self.inp, end, depth, None)
+            ok = copy_record(self.inp, end, depth, None)
             return self.inp.read_at(start, self.inp.pos - start), ok
         out = bytearray()
-        ok = _copy_record(self.inp, end, depth, out)
+        ok = copy_record(self.inp, end, depth, out)
         return bytes(out), ok
 
     def _level_error(
@@ -260,20 +115,20 @@ class _Walker:
         error, worded and placed as in a whole-model decode."""
         try:
             # Zero-copy inputs have the real bytes, all of them; others pad what was seen.
-            data = self.inp.read_at(start, end - start) if self.zero_copy else _padded(examined, end - start)
+            data = self.inp.read_at(start, end - start) if self.zero_copy else padded(examined, end - start)
         except (MemoryError, OSError, ValueError):
             # Too big to lay out even lazily (a strict overcommit policy): say where, at least.
             return DecodeError("malformed record", start, prefix)
         try:
             decode(cls, data, max_depth=depth)
         except DecodeError as exc:
-            return _rebase(exc, cls, start, prefix, fix)
+            return rebase(exc, cls, start, prefix, fix)
         # Unreachable if this walk and the decoder agree; say what the walk saw.
         return DecodeError("malformed record", start, prefix)
 
     def _model_error(self, start: int, examined: Any, tag: int | None) -> DecodeError:
         end = self.inp.size if self.inp.size is not None else self.inp.drain()
-        fix = _index_fix(ModelProto, tag, self._model_count(tag))
+        fix = index_fix(ModelProto, tag, self._model_count(tag))
         return self._level_error(ModelProto, self.max_depth, start, end, examined, "ModelProto", fix)
 
     def _model_count(self, tag: int | None) -> int:
@@ -286,7 +141,7 @@ class _Walker:
         inp = self.inp
         while not (inp.pos >= inp.size if inp.size is not None else inp.at_end()):
             start = inp.pos
-            look = _look(inp, inp.size)
+            look = varint_window(inp, inp.size)
             try:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
@@ -297,8 +152,8 @@ class _Walker:
             record, ok = self._record(start, inp.size, self.max_depth)
             if not ok:
                 raise self._model_error(start, record, tag)
-            fix = _index_fix(ModelProto, tag, self._model_count(tag))
-            message = _decode_piece(ModelProto, record, self.max_depth, start, "ModelProto", fix)
+            fix = index_fix(ModelProto, tag, self._model_count(tag))
+            message = decode_piece(ModelProto, record, self.max_depth, start, "ModelProto", fix)
             yield self._model_event(message, start, len(record), tag, record)
 
     def _model_event(self, message: ModelProto, start: int, length: int, tag: int, record: Any) -> Event:
@@ -324,7 +179,7 @@ class _Walker:
         inp = self.inp
         inp.skip(len(tag_bytes))
         header = bytearray(tag_bytes)
-        look = _look(inp, inp.size)
+        look = varint_window(inp, inp.size)
         try:
             length, n = read_varint(look, 0, len(look))
         except DecodeError:
@@ -340,14 +195,14 @@ class _Walker:
                 raise LimitError("nesting deeper than max_depth", begin, "ModelProto.graph")
             yield GraphStart(start, end - start, "ModelProto.graph")
             yield from self._graph_records(end)
-        except (DecodeError, _InputEndedError) as exc:
+        except (DecodeError, InputEndedError) as exc:
             # Decoding checks the graph's length before anything inside it: a graph that
             # runs past the end of the input is the error, wherever the walk stopped.
             size = inp.size if inp.size is not None and inp.seekable else inp.drain()
             if end > size:
                 raise self._model_error(start, header, _GRAPH_TAG) from None
             # The graph fits in the input, so no record inside it can end early.
-            if isinstance(exc, _InputEndedError):  # pragma: no cover
+            if isinstance(exc, InputEndedError):  # pragma: no cover
                 raise DecodeError("input ended inside the graph", inp.pos, "ModelProto.graph") from None
             raise
 
@@ -358,14 +213,14 @@ class _Walker:
 
         def fail(start: int, examined: Any, tag: int | None) -> DecodeError:
             spec = GraphProto.__schema__.by_number.get(tag >> 3) if tag is not None else None
-            fix = _index_fix(GraphProto, tag, local.get(spec.name, 0) if spec else 0)
+            fix = index_fix(GraphProto, tag, local.get(spec.name, 0) if spec else 0)
             return self._level_error(GraphProto, depth, start, end, examined, "ModelProto.graph", fix)
 
         while inp.pos < end:
             start = inp.pos
-            look = _look(inp, end)
+            look = varint_window(inp, end)
             if not look:
-                raise _InputEndedError
+                raise InputEndedError
             try:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
@@ -378,8 +233,8 @@ class _Walker:
                 raise fail(start, record, tag)
             spec = GraphProto.__schema__.by_number.get(tag >> 3)
             name = spec.name if spec is not None else ""
-            fix = _index_fix(GraphProto, tag, local.get(name, 0))
-            message = _decode_piece(GraphProto, record, depth, start, "ModelProto.graph", fix)
+            fix = index_fix(GraphProto, tag, local.get(name, 0))
+            message = decode_piece(GraphProto, record, depth, start, "ModelProto.graph", fix)
             if fix is not None:
                 local[name] = local.get(name, 0) + 1
             yield self._graph_event(message, start, len(record), tag, record)
@@ -417,7 +272,7 @@ class _Walker:
     ) -> Initializer:
         inp = self.inp
         inp.skip(len(tag_bytes))
-        look = _look(inp, end)
+        look = varint_window(inp, end)
         try:
             length, n = read_varint(look, 0, len(look))
         except DecodeError:
@@ -431,130 +286,12 @@ class _Walker:
         depth = self.max_depth - 2
         if depth < 0:
             raise LimitError("nesting deeper than max_depth", begin, prefix)
-        if self.zero_copy or length <= _SMALL_TENSOR:
-            tensor = self._small_tensor(begin, length, depth, prefix)
-        else:
-            tensor = self._large_tensor(begin, length, depth, prefix)
+        tensor = read_initializer(inp, begin, length, depth, prefix, skip_payloads=self.skip_payloads)
         local["initializer"] = local_index + 1
         index = self.graph_counts.get("initializer", 0)
         self.graph_counts["initializer"] = index + 1
         path = f"ModelProto.graph.initializer[{index}]"
         return Initializer(start, inp.pos - start, path, index, tensor)
-
-    def _reader(self) -> Input | None:
-        return self.inp if self.inp.seekable else None
-
-    def _small_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
-        data = self.inp.take(length)
-        if len(data) < length:
-            raise _InputEndedError
-        header: TensorProto = _decode_piece(TensorProto, data, depth, begin, prefix)
-        raw = _raw_data_at(data, depth)
-        if raw is None:
-            return LazyTensor(header, None, 0, None, self._reader())
-        kept = header.raw_data if self.zero_copy or not (self.inp.seekable or self.skip_payloads) else None
-        header.ClearField("raw_data")
-        return LazyTensor(header, begin + raw[0], raw[1], kept, self._reader())
-
-    def _large_tensor(self, begin: int, length: int, depth: int, prefix: str) -> LazyTensor:
-        """Read the tensor's records except its raw_data payloads (located, or read once
-        from a pipe) and decode them as the tensor, each payload replaced by nothing."""
-        inp = self.inp
-        end = begin + length
-        parts: list[tuple[int, bytes]] = []  # (offset in the tensor, record bytes) in order
-        raw_records: dict[int, int] = {}  # part index -> tag size, for raw_data tag + length parts
-        raw: tuple[int, int] | None = None
-        kept: Any = None
-        keep = not (inp.seekable or self.skip_payloads)
-        while inp.pos < end:
-            at = inp.pos - begin
-            look = _look(inp, end)
-            if not look:
-                raise _InputEndedError
-            try:
-                tag, n = read_tag(look, 0, len(look))
-            except DecodeError:
-                parts.append((at, look))
-                break
-            if tag != _RAW_DATA_TAG:
-                out = bytearray()
-                ok = _copy_record(inp, end, depth, out)
-                parts.append((at, bytes(out)))
-                if not ok:
-                    break
-                continue
-            inp.skip(n)
-            size_look = _look(inp, end)
-            try:
-                payload_length, m = read_varint(size_look, 0, len(size_look))
-            except DecodeError:
-                parts.append((at, look[:n] + size_look))
-                break
-            inp.skip(m)
-            parts.append((at, look[:n] + size_look[:m]))
-            if payload_length > end - inp.pos:
-                break
-            raw_records[len(parts) - 1] = n
-            raw = (inp.pos, payload_length)
-            if keep:
-                kept = inp.take(payload_length)
-                if len(kept) < payload_length:
-                    raise _InputEndedError
-            elif inp.skip(payload_length) < payload_length:
-                raise _InputEndedError
-        if inp.pos < end:
-            if inp.size is not None and inp.pos >= inp.size and not inp.seekable:
-                raise _InputEndedError
-            # Malformed: the decoder, given every byte looked at in place and the tensor's
-            # true end, reports it as decoding the whole model does.
-            failure = self._malformed_tensor(parts, length, depth, begin, prefix)
-            raise failure
-        header = self._compact_tensor(parts, raw_records, depth, begin, prefix)
-        header.ClearField("raw_data")
-        if raw is None:
-            return LazyTensor(header, None, 0, None, self._reader())
-        return LazyTensor(header, raw[0], raw[1], kept, self._reader())
-
-    @staticmethod
-    def _compact_tensor(
-        parts: list[tuple[int, bytes]], raw_records: dict[int, int], depth: int, begin: int, prefix: str
-    ) -> TensorProto:
-        """Decode the records back to back, each raw_data as an empty one: well formed,
-        so nothing the decoder can object to depends on where the tensor ends; an error's
-        offset is mapped back through the records."""
-        compact = bytearray()
-        starts: list[int] = []
-        for i, (_, record) in enumerate(parts):
-            starts.append(len(compact))
-            if i in raw_records:
-                compact += record[: raw_records[i]] + b"\x00"  # the tag, and length 0
-            else:
-                compact += record
-        try:
-            header: TensorProto = decode(TensorProto, bytes(compact), max_depth=depth)
-            return header
-        except DecodeError as exc:
-            failure = exc
-        i = max(0, bisect.bisect_right(starts, failure.offset) - 1)
-        original = parts[i][0] + failure.offset - starts[i] if parts else failure.offset
-        raise _rebase(failure, TensorProto, begin + original - failure.offset, prefix, None)
-
-    @staticmethod
-    def _malformed_tensor(
-        parts: list[tuple[int, bytes]], length: int, depth: int, begin: int, prefix: str
-    ) -> DecodeError:
-        try:
-            layout = _padded(b"", length)
-            for at, record in parts:
-                layout[at : at + len(record)] = record
-        except (MemoryError, OSError, ValueError):
-            # A tensor too big to lay out even lazily (a strict overcommit policy): say where.
-            return DecodeError("malformed tensor record", begin + (parts[-1][0] if parts else 0), prefix)
-        try:
-            decode(TensorProto, layout, max_depth=depth)
-        except DecodeError as exc:
-            return _rebase(exc, TensorProto, begin, prefix, None)
-        return DecodeError("malformed tensor record", begin, prefix)  # pragma: no cover
 
 
 # -- the public iterator ---------------------------------------------------------------
