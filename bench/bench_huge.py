@@ -127,7 +127,8 @@ def build(folder: pathlib.Path, layers: int, dim: int) -> dict[str, str]:
 def measure(label: str, argv: list[str], work: pathlib.Path) -> dict[str, Any]:
     record = work / "measure.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-c", WRAPPER, str(record), *argv], env=env, check=True)
+    # Run from the work directory: ``python -c`` puts the current directory first on sys.path.
+    subprocess.run([sys.executable, "-c", WRAPPER, str(record), *argv], env=env, cwd=work, check=True)
     result: dict[str, Any] = json.loads(record.read_text())
     result["step"] = label
     status = "ok" if result["code"] == 0 else f"FAILED (exit {result['code']})"

@@ -63,7 +63,8 @@ def measured(label: str, argv: list[str], work: pathlib.Path) -> float:
     """Run ``argv`` as the only child of a fresh wrapper; its peak RSS in MB (it must succeed)."""
     record = work / "rss.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-c", WRAPPER, str(record), *argv], env=env, check=True)
+    # From the work directory: ``python -c`` puts the current directory first on sys.path.
+    subprocess.run([sys.executable, "-c", WRAPPER, str(record), *argv], env=env, cwd=work, check=True)
     result = json.loads(record.read_text())
     record.unlink()
     assert result["code"] == 0, f"{argv[:3]} failed"

@@ -73,7 +73,12 @@ __all__ = ["ModelStream", "assemble", "stream"]
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
 _GRAPH_TAG: Final = (7 << 3) | 2
-_INITIALIZER_TAG: Final = (5 << 3) | 2
+# The graph fields whose elements get events of their own: tag -> (field, element class).
+_ELEMENTS: Final[dict[int, tuple[str, type[Message]]]] = {
+    spec.tag: (spec.name, spec.message_type)
+    for spec in GraphProto.__schema__.fields
+    if spec.name in ("node", "initializer", "sparse_initializer", "input", "output", "value_info")
+}
 
 
 # -- the walk -------------------------------------------------------------------------
@@ -225,8 +230,8 @@ class _Walker:
                 tag, n = read_tag(look, 0, len(look))
             except DecodeError:
                 raise fail(start, look, None) from None
-            if tag == _INITIALIZER_TAG:
-                yield self._initializer(start, look[:n], end, local, fail)
+            if tag in _ELEMENTS:
+                yield self._element(start, tag, look[:n], end, local, fail)
                 continue
             record, ok = self._record(start, end, depth)
             if not ok:
@@ -240,6 +245,7 @@ class _Walker:
             yield self._graph_event(message, start, len(record), tag, record)
 
     def _graph_event(self, message: GraphProto, start: int, length: int, tag: int, record: Any) -> Event:
+        """The event for a graph record other than the elements :meth:`_element` reads."""
         fields = message.ListFields()
         if not fields:
             path = f"ModelProto.graph.<field {tag >> 3}>"
@@ -250,48 +256,58 @@ class _Walker:
         index = self.graph_counts.get(spec.name, 0)
         self.graph_counts[spec.name] = index + 1
         path = f"ModelProto.graph.{spec.name}[{index}]"
-        element = value[0]
-        if spec.name == "node":
-            return Node(start, length, path, index, element)
-        if spec.name in ("input", "output", "value_info"):
-            role: Literal["input", "output", "value_info"] = spec.name  # type: ignore[assignment]
-            return ValueInfo(start, length, path, role, index, element)
-        if spec.name == "sparse_initializer":
-            return SparseInitializer(start, length, path, index, element)
-        return GraphField(start, length, path, spec.name, element, index, message)
+        return GraphField(start, length, path, spec.name, value[0], index, message)
 
-    # initializers
+    # nodes, values, initializers: decoded as themselves
 
-    def _initializer(
+    def _element(
         self,
         start: int,
+        tag: int,
         tag_bytes: bytes,
         end: int,
         local: dict[str, int],
         fail: Callable[[int, Any, int | None], DecodeError],
-    ) -> Initializer:
+    ) -> Event:
+        """One element of a repeated message field of the graph, decoded alone (what the
+        graph's decoder would do with it), its errors named as the whole model names them."""
         inp = self.inp
         inp.skip(len(tag_bytes))
         look = varint_window(inp, end)
         try:
             length, n = read_varint(look, 0, len(look))
         except DecodeError:
-            raise fail(start, tag_bytes + look, _INITIALIZER_TAG) from None
+            raise fail(start, tag_bytes + look, tag) from None
         if length > end - inp.pos - n:
-            raise fail(start, tag_bytes + look[:n], _INITIALIZER_TAG)
+            raise fail(start, tag_bytes + look[:n], tag)
         inp.skip(n)
         begin = inp.pos
-        local_index = local.get("initializer", 0)
-        prefix = f"ModelProto.graph.initializer[{local_index}]"
+        name, cls = _ELEMENTS[tag]
+        local_index = local.get(name, 0)
+        prefix = f"ModelProto.graph.{name}[{local_index}]"
         depth = self.max_depth - 2
         if depth < 0:
             raise LimitError("nesting deeper than max_depth", begin, prefix)
-        tensor = read_initializer(inp, begin, length, depth, prefix, skip_payloads=self.skip_payloads)
-        local["initializer"] = local_index + 1
-        index = self.graph_counts.get("initializer", 0)
-        self.graph_counts["initializer"] = index + 1
-        path = f"ModelProto.graph.initializer[{index}]"
-        return Initializer(start, inp.pos - start, path, index, tensor)
+        if cls is TensorProto:
+            tensor = read_initializer(inp, begin, length, depth, prefix, skip_payloads=self.skip_payloads)
+        else:
+            payload = inp.take(length)
+            if len(payload) < length:
+                raise InputEndedError
+            element = decode_piece(cls, payload, depth, begin, prefix)
+        local[name] = local_index + 1
+        index = self.graph_counts.get(name, 0)
+        self.graph_counts[name] = index + 1
+        path = f"ModelProto.graph.{name}[{index}]"
+        size = inp.pos - start
+        if cls is TensorProto:
+            return Initializer(start, size, path, index, tensor)
+        if name == "node":
+            return Node(start, size, path, index, element)
+        if name == "sparse_initializer":
+            return SparseInitializer(start, size, path, index, element)
+        role: Literal["input", "output", "value_info"] = name  # type: ignore[assignment]
+        return ValueInfo(start, size, path, role, index, element)
 
 
 # -- the public iterator ---------------------------------------------------------------
