@@ -548,3 +548,17 @@ def test_random_initializers_mutated_agree_with_decode(
             patch.setattr(stream_tensor, "SMALL_TENSOR", 0)
             patch.setattr(stream_records, "SMALL_PADDING", 0)
             _check_agrees(model, sources, "random tensors, headers only")
+
+
+def test_release_hands_back_mapped_pages_only(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "data.bin").write_bytes(bytes(1 << 20))
+    source = payloads.SourceMap.open(tmp_path / "data.bin")
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(payloads, "_release", lambda whole, offset, length: calls.append((offset, length)))
+    payloads.release(memoryview(source)[4096:8192])
+    payloads.release(memoryview(bytearray(10)))  # not a map: nothing to hand back
+    with mmap.mmap(-1, 4096) as anonymous, memoryview(anonymous) as view:
+        payloads.release(view)  # writable: its pages may be all there is
+    assert calls == [(4096, 4096)]

@@ -24,7 +24,7 @@ from typing import IO, Any, Final
 
 import numpy as np
 
-__all__ = ["SourceMap", "address", "advance", "report_progress", "write_all", "write_payload"]
+__all__ = ["SourceMap", "address", "advance", "release", "report_progress", "write_all", "write_payload"]
 
 WINDOW: Final = 1 << 23  # bytes written (or copied) per step
 _PAGE: Final = mmap.PAGESIZE
@@ -125,6 +125,18 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
         write_all(file, piece)
         advance(piece.nbytes)
         _release(whole, offset + start, piece.nbytes)
+
+
+def release(chunk: Any) -> None:
+    """Hand back this process's pages of ``chunk`` if it views a read-only file map.
+
+    For writers that read a mapped payload a window at a time (a zip entry, a hash):
+    call it on each window once used, and the process's resident size stays at one
+    window however big the payload. Anything else is left alone.
+    """
+    mapped = _mapped_file(chunk)
+    if mapped is not None:
+        _release(mapped[0], mapped[1], chunk.nbytes)
 
 
 def _release(whole: mmap.mmap, offset: int, length: int) -> None:
