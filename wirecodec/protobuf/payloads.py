@@ -114,7 +114,7 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
     mapped = _mapped_file(chunk)
     if mapped is None:
         write_all(file, chunk)
-        advance(len(chunk))
+        advance(memoryview(chunk).nbytes)
         return
     whole, offset = mapped
     length = chunk.nbytes
