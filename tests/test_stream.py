@@ -277,10 +277,20 @@ def test_events_in_file_order_with_paths() -> None:
     assert [n.path for n in nodes] == [f"ModelProto.graph.node[{i}]" for i in range(3)]
     inputs = [e for e in events if isinstance(e, ValueInfo)]
     assert [(e.role, e.value_info.name) for e in inputs] == [("input", "x"), ("output", "y")]
+    # Each event's offset and length cut out exactly its record.
+    graph_start = next(e for e in events if isinstance(e, GraphStart))
     for event in events:
-        if not isinstance(event, GraphStart):
-            record = data[event.offset : event.offset + event.length]
-            assert record, event
+        record = data[event.offset : event.offset + event.length]
+        if isinstance(event, GraphStart):
+            assert decode(ModelProto, record) == ModelProto(graph=model.graph)
+        elif graph_start.offset < event.offset < graph_start.offset + graph_start.length:
+            graph = decode(GraphProto, record)
+            if isinstance(event, Node):
+                assert graph.node == [event.node]
+            elif isinstance(event, Initializer):
+                assert graph.initializer == [event.tensor.to_tensor()]
+        else:
+            assert len(decode(ModelProto, record).ListFields()) == 1
     names = [e for e in events if isinstance(e, GraphField)]
     assert names[0].name == "name" and names[0].value == "mlp"
 
