@@ -103,6 +103,10 @@ def test_converting_in_place(single: pathlib.Path) -> None:
     convert(single, single, to="external")
     assert single.with_name("model.onnx.data").exists()
     assert _weights(single) == before
+    # Re-shard in place: the new data gets a fresh name, the old file goes once unused.
+    convert(single, single, to="external", align=64)
+    assert sorted(p.name for p in single.parent.iterdir()) == ["model.onnx", "model.onnx.1.data"]
+    assert _weights(single) == before
     convert(single, single, to="single")
     assert _weights(single) == before
 
