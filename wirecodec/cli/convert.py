@@ -79,11 +79,14 @@ class Progress:
         self.started = time.monotonic()
         self.shown = 0.0
         self.drawn = False
+        self.complete = False  # the 100% line is drawn as soon as it is reached
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
-        if now - self.shown < self.interval and done < total:
+        complete = done >= total
+        if now - self.shown < self.interval and not (complete and not self.complete):
             return
+        self.complete = complete
         self.shown = now
         elapsed = max(now - self.started, 1e-6)
         rate = done / elapsed
