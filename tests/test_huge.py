@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -49,6 +50,7 @@ HEAD = 8 * MIB
 BIG = (4 << 30) + MIB
 TAIL = 8 * MIB
 MARK_EVERY = 512 * MIB
+NEEDS_DISK = 12 << 30  # the single file and the external copy at once, with room to spare
 
 WRAPPER = """
 import json, resource, subprocess, sys
@@ -145,6 +147,9 @@ def _build(folder: pathlib.Path) -> tuple[dict[str, str], dict[str, int]]:
 @pytest.fixture(scope="module")
 def huge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Huge]:
     folder = tmp_path_factory.mktemp("huge")
+    free = shutil.disk_usage(folder).free
+    if free < NEEDS_DISK:
+        pytest.skip(f"needs {NEEDS_DISK >> 30} GiB free next to the temporary files, {free >> 30} GiB are")
     try:
         (folder / "external").mkdir()
         (folder / "single").mkdir()
