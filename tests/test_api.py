@@ -217,7 +217,8 @@ def test_a_crash_while_writing_leaves_the_old_file(
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(wirecodec.files.save, "write_chunks", fail)
+    # The model file is written last, after its data files: fail there.
+    monkeypatch.setattr(wirecodec.protobuf.stream_encode.Plan, "write", fail)
     with pytest.raises(OSError, match="No space"):
         save(build(), path, external_data=True, size_threshold=1)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

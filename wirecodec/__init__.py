@@ -20,8 +20,10 @@ from wirecodec.errors import (
     TensorError,
     WireCodecError,
 )
+from wirecodec.files.convert import convert
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
+from wirecodec.files.stream import stream
 from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
@@ -51,6 +53,7 @@ __all__ = [
     "WireCodecError",
     "array_from_raw",
     "check",
+    "convert",
     "data_type_of",
     "decode",
     "encode",
@@ -79,6 +82,7 @@ __all__ = [
     "save_model",
     "save_tensor",
     "source",
+    "stream",
     "to_array",
     "to_dict",
     "to_float32",

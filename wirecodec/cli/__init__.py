@@ -31,6 +31,7 @@ VERBS: dict[str, str] = {
     "extract": "wirecodec.cli.extract",
     "diff": "wirecodec.cli.diff",
     "edit": "wirecodec.cli.edit",
+    "convert": "wirecodec.cli.convert",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.

@@ -24,6 +24,8 @@ from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import iter_tensors
 from wirecodec.files.load import load
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
+from wirecodec.protobuf.payloads import advance, write_payload
+from wirecodec.protobuf.stream_encode import plan
 
 __all__ = ["save", "save_tensor"]
 
@@ -80,13 +82,14 @@ def save(
             raise ExternalDataError(
                 f"refusing external data location {data_file.location!r}: it is the model file itself"
             )
-    chunks, _ = encode_chunks(to_write)
+    # Measured before any file is opened: a value that cannot be encoded fails here.
+    encoding = plan(to_write)
     with AtomicFiles() as group:
         for data_file, destination in zip(files, destinations, strict=True):
             with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
         with group.open(target) as out:
-            write_chunks(out, chunks)
+            encoding.write(out)
         # Data files first, the model last: a model never names data that is not there.
         group.commit()
     # The previous version's default-named data, unless the model just written still
@@ -182,7 +185,8 @@ def _write_parts(out: IO[bytes], parts: list[tuple[int, Any]]) -> None:
     for offset, payload in parts:
         if offset > position:
             out.write(bytes(offset - position))
-        out.write(payload)
+            advance(offset - position)
+        write_payload(out, payload)  # file to file, or page by page: never all resident
         position = offset + len(payload)
 
 

@@ -20,6 +20,7 @@ from schema_dsl import Kind, Message
 from schema_dsl.message import install_codec
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
+from wirecodec.protobuf import stream_encode
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.lazy import CHECKED
@@ -130,11 +131,10 @@ def encode_into(message: Message, file: IO[bytes]) -> int:
     """Write ``message`` to a binary file object; returns the number of bytes written.
 
     The whole encoding is planned (every length known) before the first byte is
-    written; tensor payloads are written straight from their buffers.
+    written, then written as it is produced, never held whole in memory; tensor
+    payloads go straight from their buffers (see wirecodec.protobuf.stream_encode).
     """
-    chunks, size = encode_chunks(message)
-    write_chunks(file, chunks)
-    return size
+    return stream_encode.write_message(file, message)
 
 
 def write_chunks(file: IO[bytes], chunks: Iterable[Any]) -> None:

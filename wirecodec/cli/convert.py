@@ -1,0 +1,140 @@
+"""Convert a model between layouts: one file, external data files, or a zip container.
+
+Memory stays small whatever the size of the weights: the source is streamed and its
+tensor bytes are copied file to file. Progress (bytes, rate, time left) is shown on
+standard error when it is a terminal.
+
+    wirecodec convert big.onnx split.onnx --to external --max-shard-size 2G
+    wirecodec convert split.onnx big.onnx --to single
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from typing import IO
+
+from wirecodec.errors import WireCodecError
+from wirecodec.files.convert import convert
+
+HELP = "convert a model between single-file, external-data and zip layouts"
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def byte_count(text: str) -> int:
+    """``4096``, ``64K``, ``512M``, ``2G`` (powers of 1024; an optional ``B``/``iB``)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(?:I?B)?\s*", text.upper())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a byte count: {text!r} (e.g. 4096, 64K, 512M, 2G)")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="SRC", help="the model to read (.onnx file or zip container)")
+    parser.add_argument("dst", metavar="DST", help="where to write the converted model")
+    parser.add_argument(
+        "--to", required=True, choices=("single", "external", "zip"), help="the layout to write"
+    )
+    parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
+    parser.add_argument(
+        "--size-threshold",
+        type=byte_count,
+        default=1024,
+        metavar="N",
+        help="tensors smaller than this stay inline (default 1024)",
+    )
+    files = parser.add_mutually_exclusive_group()
+    files.add_argument(
+        "--one-file",
+        dest="one_file",
+        action="store_true",
+        default=True,
+        help="all external tensors in one file (default)",
+    )
+    files.add_argument("--file-per-tensor", dest="one_file", action="store_false", help="one file per tensor")
+    parser.add_argument(
+        "--max-shard-size",
+        type=byte_count,
+        metavar="N",
+        help="split external data into files of at most N bytes",
+    )
+    parser.add_argument(
+        "--align",
+        type=byte_count,
+        metavar="N",
+        help="align payloads to N bytes (default 4096 external, 64 zip)",
+    )
+
+
+class Progress:
+    """``1.2 GiB / 2.4 GiB  50%  310 MiB/s  ETA 4s`` on one line of a terminal, redrawn
+    at most every ``interval`` seconds."""
+
+    def __init__(self, out: IO[str], interval: float = 0.2) -> None:
+        self.out = out
+        self.interval = interval
+        self.started = time.monotonic()
+        self.shown = 0.0
+        self.drawn = False
+        self.complete = False  # the 100% line is drawn as soon as it is reached
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        complete = done >= total
+        if now - self.shown < self.interval and not (complete and not self.complete):
+            return
+        self.complete = complete
+        self.shown = now
+        elapsed = max(now - self.started, 1e-6)
+        rate = done / elapsed
+        left = (total - done) / rate if rate > 0 else 0.0
+        percent = 100 * done / total if total else 100.0
+        line = f"{_size(done)} / {_size(total)}  {percent:3.0f}%  {_size(int(rate))}/s  ETA {left:.0f}s"
+        self.out.write("\r" + line.ljust(60))
+        self.out.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def run(args: argparse.Namespace) -> int:
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        convert(
+            args.model,
+            args.dst,
+            to=args.to,
+            location=args.location,
+            size_threshold=args.size_threshold,
+            all_tensors_to_one_file=args.one_file,
+            max_shard_size=args.max_shard_size,
+            align=args.align,
+            progress=progress,
+        )
+    except NotImplementedError as exc:
+        print(f"wirecodec convert: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        if isinstance(exc, WireCodecError):
+            raise  # a bad model: reported (exit code 1) by the command line's main
+        print(f"wirecodec convert: {exc}", file=sys.stderr)  # options that do not go together
+        return 2
+    finally:
+        if progress is not None:
+            progress.finish()
+    return 0

@@ -1,0 +1,194 @@
+"""Writing big ``bytes`` payloads into files without holding them in memory.
+
+A payload that is a view of a :class:`SourceMap` (a read-only map of a file that keeps
+its descriptor) is copied file to file by the kernel (``os.copy_file_range``, else
+``os.sendfile``, else ``pread``/``write`` in bounded chunks): its pages are never mapped
+into this process. A view of any other read-only file map is written a window at a
+time, and each window's pages are handed back (``MADV_DONTNEED``) once written, so the
+process's resident size does not grow with the payload. Anything else is written as is.
+
+Offsets are Python ints: nothing here stops at 2 or 4 GiB.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import errno
+import io
+import mmap
+import os
+import weakref
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Final
+
+import numpy as np
+
+__all__ = ["SourceMap", "address", "advance", "release", "report_progress", "write_all", "write_payload"]
+
+WINDOW: Final = 1 << 23  # bytes written (or copied) per step
+_PAGE: Final = mmap.PAGESIZE
+# Errors meaning "this pair of files cannot be copied that way": try the next way.
+_UNSUPPORTED: Final = {errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF, errno.ENOTSUP}
+
+_progress: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "wirecodec_write_progress", default=None
+)
+
+
+@contextlib.contextmanager
+def report_progress(callback: Callable[[int], None]) -> Iterator[None]:
+    """Within the block, every write made by wirecodec's writers calls ``callback(nbytes)``."""
+    token = _progress.set(callback)
+    try:
+        yield
+    finally:
+        _progress.reset(token)
+
+
+def advance(nbytes: int) -> None:
+    """Tell the progress callback (if any) that ``nbytes`` more were written."""
+    callback = _progress.get()
+    if callback is not None and nbytes:
+        callback(nbytes)
+
+
+class SourceMap(mmap.mmap):
+    """A read-only map of a whole file that remembers the file, so payloads sliced from
+    it can be copied file to file. The descriptor closes when the map is collected.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     _ = f.write(b"0123456789"); f.flush()
+    ...     source = SourceMap.open(f.name)
+    ...     bytes(memoryview(source)[2:5])
+    b'234'
+    """
+
+    fd: int
+    path: str
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> SourceMap:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            mapped = cls(fd, 0, access=mmap.ACCESS_READ)
+        except BaseException:
+            os.close(fd)
+            raise
+        mapped.fd = fd
+        mapped.path = os.fspath(path)
+        weakref.finalize(mapped, os.close, fd)
+        return mapped
+
+
+def address(buffer: Any) -> int:
+    """The memory address of a buffer's first byte (read-only buffers included)."""
+    array = np.frombuffer(buffer, dtype=np.uint8)
+    return int(array.__array_interface__["data"][0])
+
+
+def write_all(file: IO[bytes], data: Any) -> None:
+    """Write every byte of ``data`` (file objects may take less per call)."""
+    view = memoryview(data).cast("B")
+    while view.nbytes:
+        written = file.write(view)
+        if written is None:
+            raise io.BlockingIOError(0, "the file is non-blocking and took nothing")
+        view = view[written:]
+
+
+def _mapped_file(chunk: Any) -> tuple[mmap.mmap, int] | None:
+    """(map, offset of ``chunk`` in it) when ``chunk`` views a read-only file map."""
+    if not isinstance(chunk, memoryview) or not isinstance(chunk.obj, mmap.mmap) or not chunk.nbytes:
+        return None
+    whole = chunk.obj
+    with memoryview(whole) as full:
+        if not full.readonly:  # a private or writable map: its pages may be all there is
+            return None
+    return whole, address(chunk) - address(whole)
+
+
+def write_payload(file: IO[bytes], chunk: Any) -> None:
+    """Write one payload to ``file`` without making its bytes resident here (see module)."""
+    mapped = _mapped_file(chunk)
+    if mapped is None:
+        write_all(file, chunk)
+        advance(memoryview(chunk).nbytes)
+        return
+    whole, offset = mapped
+    length = chunk.nbytes
+    if isinstance(whole, SourceMap) and _copy_between_files(whole.fd, offset, length, file):
+        return
+    for start in range(0, length, WINDOW):
+        piece = chunk[start : start + WINDOW]
+        write_all(file, piece)
+        advance(piece.nbytes)
+        _release(whole, offset + start, piece.nbytes)
+
+
+def release(chunk: Any) -> None:
+    """Hand back this process's pages of ``chunk`` if it views a read-only file map.
+
+    For writers that read a mapped payload a window at a time (a zip entry, a hash):
+    call it on each window once used, and the process's resident size stays at one
+    window however big the payload. Anything else is left alone.
+    """
+    mapped = _mapped_file(chunk)
+    if mapped is not None:
+        _release(mapped[0], mapped[1], chunk.nbytes)
+
+
+def _release(whole: mmap.mmap, offset: int, length: int) -> None:
+    """Drop this process's mapping of the pages just written (they stay in the page
+    cache; a later read maps them again). Only for read-only shared file maps."""
+    first = offset - offset % _PAGE
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        whole.madvise(mmap.MADV_DONTNEED, first, offset + length - first)
+
+
+def _copy_between_files(source_fd: int, offset: int, length: int, file: IO[bytes]) -> bool:
+    """Copy ``length`` bytes at ``offset`` of ``source_fd`` to the end of what ``file``
+    holds, in the kernel. False if ``file`` has no descriptor (nothing was written)."""
+    try:
+        file.flush()
+        target = file.fileno()
+    except (OSError, io.UnsupportedOperation, AttributeError, ValueError):
+        return False
+    done = 0
+    for copier in (_copy_file_range, _sendfile):
+        try:
+            while done < length:
+                moved = copier(source_fd, target, offset + done, min(length - done, WINDOW))
+                if moved == 0:
+                    break  # some file systems say "nothing" rather than "unsupported"
+                done += moved
+                advance(moved)
+        except OSError as exc:
+            if exc.errno not in _UNSUPPORTED:
+                raise
+            continue
+        if done >= length:
+            return True
+        break
+    # The portable way, a bounded window at a time (also finishes a copy begun above).
+    while done < length:
+        data = os.pread(source_fd, min(length - done, WINDOW), offset + done)
+        if not data:
+            raise OSError(errno.EIO, "the source file ended before the payload did")
+        write_all(file, data)
+        done += len(data)
+        advance(len(data))
+    return True
+
+
+def _copy_file_range(source: int, target: int, offset: int, count: int) -> int:
+    if not hasattr(os, "copy_file_range"):
+        raise OSError(errno.ENOSYS, "no copy_file_range")
+    return os.copy_file_range(source, target, count, offset)
+
+
+def _sendfile(source: int, target: int, offset: int, count: int) -> int:
+    if not hasattr(os, "sendfile"):
+        raise OSError(errno.ENOSYS, "no sendfile")
+    return os.sendfile(target, source, offset, count)
