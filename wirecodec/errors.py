@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "CheckError",
+    "ContainerError",
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
@@ -80,6 +81,15 @@ class TensorError(WireCodecError, ValueError):
 
 class ExternalDataError(WireCodecError, OSError):
     """External tensor data is missing, unsafe, or inconsistent with its reference."""
+
+
+class ContainerError(WireCodecError, ValueError):
+    """A zip model container is malformed or unsafe; the message names the entry.
+
+    Raised for entries that overlap each other or the central directory, run past the
+    end of the file, are compressed or encrypted, have names with a path or ``..``, for
+    a missing or duplicated ``__MODEL_PROTO`` and for truncated archives.
+    """
 
 
 class CheckError(WireCodecError, ValueError):
