@@ -9,6 +9,7 @@
 
 from wirecodec.errors import (
     CheckError,
+    ContainerError,
     DecodeError,
     EncodeError,
     ExternalDataError,
@@ -19,8 +20,10 @@ from wirecodec.errors import (
 )
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
+from wirecodec.files.zip_container import load_zip, save_zip
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
+from wirecodec.runtime_bridge import onnxruntime_session
 from wirecodec.tensors import (
     array_from_raw,
     data_type_of,
@@ -36,6 +39,7 @@ from wirecodec.tensors.values import from_dict, from_list, from_optional, to_dic
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "CheckError",
+    "ContainerError",
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
@@ -56,11 +60,14 @@ __all__ = [
     "load",
     "load_external_data_into",
     "load_tensor",
+    "load_zip",
     "ml_dtypes_available",
     "numpy_dtype",
+    "onnxruntime_session",
     "raw_size",
     "save",
     "save_tensor",
+    "save_zip",
     "source",
     "to_array",
     "to_dict",

@@ -22,24 +22,21 @@ from __future__ import annotations
 
 import mmap
 import os
-import pathlib
-import stat
-import weakref
 import zipfile
 import zlib
-from typing import IO, Any, Final
+from typing import IO, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
 from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip_buffers import Source, open_buffer
 from wirecodec.files.zip_layout import plan_entries
 from wirecodec.files.zip_records import MODEL_ENTRY, Archive, Entry, read_archive
+from wirecodec.files.zip_replace import replace_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 
-__all__ = ["MODEL_ENTRY", "archive_file_of", "is_zip", "load_zip", "save_zip"]
-
-Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+__all__ = ["MODEL_ENTRY", "is_zip", "load_zip", "replace_model", "save_zip"]
 
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
 # start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
@@ -53,9 +50,6 @@ _PADDING_MIN: Final = 6
 _LOCAL_HEADER: Final = 30
 _ZIP64_LOCAL_EXTRA: Final = 20  # what zipfile adds to a ZIP64 entry's local header
 
-# The maps load_zip made, and the file (device, inode) each one maps: lets replace_model
-# recognise tensors that are views of the very archive it rewrites.
-_ARCHIVE_MAPS: weakref.WeakKeyDictionary[mmap.mmap, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def is_zip(source: Source) -> bool:
@@ -95,7 +89,7 @@ def save_zip(model: ModelProto, path: str | os.PathLike[str], *, align: int = 64
     plan = plan_entries(model)
     proto = encode(plan.model)
     with AtomicFiles() as group:
-        with group.open(path) as out, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        with group.open(path) as out, zipfile.ZipFile(out, "w", allowZip64=True) as archive:
             for name, payload in plan.payloads:
                 _write_entry(archive, out, name, payload, align)
             _write_entry(archive, out, MODEL_ENTRY, memoryview(proto), 1)
@@ -117,7 +111,9 @@ def _padding(data_offset: int, align: int) -> bytes:
     )
 
 
-def _write_entry(archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview, align: int) -> None:
+def _write_entry(
+    archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview, align: int
+) -> None:
     """One stored entry through zipfile, its data aligned by padding its local header."""
     info = zipfile.ZipInfo(name)  # dated 1980-01-01: the same model gives the same bytes
     info.compress_type = zipfile.ZIP_STORED
@@ -142,50 +138,6 @@ def _write_entry(archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: m
 # -- reading ------------------------------------------------------------------------------------
 
 
-def _map(file: IO[bytes], lazy: bool) -> memoryview:
-    """A read-only view of the whole file: a map of it, or (not lazy) a copy in memory."""
-    info = os.fstat(file.fileno())
-    if info.st_size == 0:
-        raise ContainerError("the file is empty: a zip archive has at least 22 bytes")
-    if lazy:
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    else:
-        # Anonymous memory rather than bytes so replace_model can still recognise the views.
-        mapped = mmap.mmap(-1, info.st_size)
-        file.seek(0)
-        if file.readinto(mapped) != info.st_size:  # type: ignore[attr-defined]
-            raise ContainerError("the file changed size while it was read")
-    _ARCHIVE_MAPS[mapped] = (info.st_dev, info.st_ino)
-    return memoryview(mapped).toreadonly()
-
-
-def _is_regular(file: Any) -> bool:
-    try:
-        return stat.S_ISREG(os.fstat(file.fileno()).st_mode)
-    except (OSError, AttributeError, ValueError):
-        return False
-
-
-def _open(source: Source, lazy: bool) -> memoryview:
-    if isinstance(source, (str, os.PathLike)):
-        with pathlib.Path(source).open("rb") as file:
-            return _map(file, lazy)
-    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        view = memoryview(source)
-        return view.cast("B") if view.format != "B" or view.ndim != 1 else view.toreadonly()
-    if hasattr(source, "read"):
-        if _is_regular(source):
-            return _map(source, lazy)
-        return memoryview(source.read()).toreadonly()
-    raise TypeError(f"load_zip needs a path, a binary file or bytes, got {type(source).__name__}")
-
-
-def archive_file_of(data: Any) -> tuple[int, int] | None:
-    """(device, inode) of the archive a view returned by :func:`load_zip` maps, else None."""
-    owner = data.obj if isinstance(data, memoryview) else None
-    return _ARCHIVE_MAPS.get(owner) if isinstance(owner, mmap.mmap) else None
-
-
 def load_zip(
     source: Source,
     *,
@@ -199,12 +151,13 @@ def load_zip(
     whole before anything is decoded: offsets, sizes, names, methods, overlaps (see
     :func:`wirecodec.files.zip_records.read_archive`). Each tensor that refers to an
     entry then gets a read-only view of the entry as ``raw_data``, as :func:`wirecodec.load`
-    does for external data (``load_external_data=False`` keeps the references).
+    does for external data, and loses its ``data_location`` and ``external_data``
+    (``load_external_data=False`` keeps the references).
     ``__MODEL_PROTO`` itself is copied out and checked against its CRC: it is small,
     and the model then never depends on bytes :func:`replace_model` rewrites.
     Every problem is a :class:`~wirecodec.ContainerError` naming the entry or tensor.
     """
-    buffer = _open(source, lazy)
+    buffer = open_buffer(source, lazy)
     archive = read_archive(buffer)
     entry = archive.by_name[MODEL_ENTRY]
     proto = bytes(buffer[entry.data_offset : entry.data_end])
@@ -228,17 +181,19 @@ def _entry_view(tensor: TensorProto, buffer: memoryview, archive: Archive) -> me
     end = entry.size if ref.length is None else ref.offset + ref.length
     if ref.offset > entry.size or end > entry.size:
         raise ContainerError(
-            f"{label}: bytes {ref.offset} to {end} of entry {entry.name!r} lie past its end ({entry.size} bytes)"
+            f"{label}: bytes {ref.offset} to {end} of entry {entry.name!r} lie past its end "
+            f"({entry.size} bytes)"
         )
     return buffer[entry.data_offset + ref.offset : entry.data_offset + end]
 
 
 def _resolve_entries(model: ModelProto, buffer: memoryview, archive: Archive) -> None:
     # Every reference is checked before any tensor changes.
-    views = [
-        (tensor, _entry_view(tensor, buffer, archive)) for tensor in iter_tensors(model) if uses_external_data(tensor)
-    ]
+    external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
+    views = [(tensor, _entry_view(tensor, buffer, archive)) for tensor in external]
     for tensor, view in views:
         tensor.raw_data = view
-        tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
+        # Cleared rather than set to DEFAULT: the reference was the container's doing, so
+        # a model saved and loaded again reads (and encodes) as it was saved.
+        tensor.ClearField("data_location")
         tensor.ClearField("external_data")

@@ -18,6 +18,7 @@ input. Writing, where the archive is ours, goes through :mod:`zipfile`
 
 from __future__ import annotations
 
+import itertools
 import struct
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -67,6 +68,7 @@ class Entry:
     size: int
     crc: int
     central_record: bytes  # the entry's central directory record, verbatim
+    descriptor: bool = False  # a data descriptor (up to 24 bytes) follows the data
 
     @property
     def data_end(self) -> int:
@@ -143,11 +145,12 @@ def _read_directory_bounds(buffer: Any, size: int) -> _Directory:
         if end64_disk != 0 or disks > 1:
             raise ContainerError(f"the archive spans {disks} disks; only single-file archives are read")
         record = _unpack(END64_FIXED, buffer, end64_offset, locator_offset, "the ZIP64 end record")
-        signature, record_size, _, _, disk, directory_disk, on_disk, count, directory_size, directory_offset = (
-            record
-        )
+        (signature, record_size, _, _, disk, directory_disk, on_disk, count, directory_size,
+         directory_offset) = record  # fmt: skip
         if signature != END64_SIGNATURE:
-            raise ContainerError(f"the ZIP64 locator points at offset {end64_offset}, where no ZIP64 end record is")
+            raise ContainerError(
+                f"the ZIP64 locator points at offset {end64_offset}, where no ZIP64 end record is"
+            )
         if record_size < END64_FIXED.size - 12 or end64_offset + 12 + record_size != locator_offset:
             raise ContainerError(
                 f"the ZIP64 end record at offset {end64_offset} says it has {record_size} bytes after its "
@@ -229,7 +232,8 @@ def _read_central_record(buffer: Any, offset: int, directory: _Directory, index:
     check_entry_name(name, where)
     label = f"entry {name!r}"
     extra = bytes(buffer[name_start + name_size : name_start + name_size + extra_size])
-    wanted = [(n, 8) for n, v in (("size", size), ("packed_size", packed_size), ("offset", header_offset)) if v == U32_MAX]
+    placeholders = (("size", size), ("packed_size", packed_size), ("offset", header_offset))
+    wanted = [(n, 8) for n, v in placeholders if v == U32_MAX]
     if disk == U16_MAX:
         wanted.append(("disk", 4))
     big = _zip64_values(extra, wanted, label)
@@ -238,14 +242,17 @@ def _read_central_record(buffer: Any, offset: int, directory: _Directory, index:
     if flags & _ANY_ENCRYPTION:
         raise ContainerError(f"{label} is encrypted; the container stores entries in the clear")
     if method != STORED:
-        raise ContainerError(f"{label} is compressed (method {method}); the container stores entries uncompressed")
+        raise ContainerError(
+            f"{label} is compressed (method {method}); the container stores entries uncompressed"
+        )
     if packed_size != size:
-        raise ContainerError(f"{label}: stored, yet its stored size {packed_size} differs from its size {size}")
+        raise ContainerError(f"{label}: stored, yet its stored size {packed_size} is not its size {size}")
     if disk != 0:
         raise ContainerError(f"{label} starts on disk {disk}; only single-file archives are read")
     data_offset = _check_local_header(buffer, header_offset, raw_name, flags, crc, size, directory, label)
     record = bytes(buffer[offset:end])
-    return Entry(name, header_offset, data_offset, size, crc, record), end
+    descriptor = bool(flags & _FLAG_DATA_DESCRIPTOR)
+    return Entry(name, header_offset, data_offset, size, crc, record, descriptor), end
 
 
 def _check_local_header(
@@ -254,9 +261,10 @@ def _check_local_header(
 ) -> int:
     """Check the local header at ``offset`` agrees with the central record; the data's offset."""
     fields = _unpack(LOCAL_FIXED, buffer, offset, directory.offset, f"{label}: its local header")
-    signature, _, flags, method, _, _, local_crc, local_packed, local_size, local_name_size, extra_size = fields
+    (signature, _, flags, method, _, _, local_crc, local_packed, local_size, local_name_size,
+     extra_size) = fields  # fmt: skip
     if signature != LOCAL_SIGNATURE:
-        raise ContainerError(f"{label}: no local header at offset {offset}, where the central directory puts it")
+        raise ContainerError(f"{label}: no local header at offset {offset}, where the directory puts it")
     name_start = offset + LOCAL_FIXED.size
     data_offset = name_start + local_name_size + extra_size
     if data_offset > directory.offset:
@@ -285,7 +293,7 @@ def _check_local_header(
 
 def _check_disjoint(entries: list[Entry]) -> None:
     ordered = sorted(entries, key=lambda e: e.header_offset)
-    for before, after in zip(ordered, ordered[1:], strict=False):
+    for before, after in itertools.pairwise(ordered):
         if before.data_end > after.header_offset:
             raise ContainerError(
                 f"entry {after.name!r} (offset {after.header_offset}) overlaps entry {before.name!r} "
@@ -302,7 +310,8 @@ def _check_unique(entries: list[Entry]) -> None:
             raise ContainerError(f"entry {entry.name!r} appears twice in the central directory")
         if other is not None:
             raise ContainerError(
-                f"entries {other!r} and {entry.name!r} differ only in case; names must be unique when down-cased"
+                f"entries {other!r} and {entry.name!r} differ only in case; "
+                "names must be unique when down-cased"
             )
         seen[key] = entry.name
 
