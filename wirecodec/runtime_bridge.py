@@ -1,59 +1,48 @@
-"""onnxruntime sessions for models in any layout wirecodec reads, weights served from our maps.
+"""onnxruntime sessions for models in any layout wirecodec reads, without copying the weights.
 
 onnxruntime parses a model with protobuf, which refuses messages over 2 GiB, and it
-cannot read our zip container. So :func:`onnxruntime_session` loads the model itself
-(:func:`wirecodec.load`: a single file of any size, external data, the zip container),
-hands onnxruntime the graph with the main graph's initializers stripped of their data
-(so the protobuf message stays small), and gives it the weights as ``OrtValue``\\ s over
-numpy views of the mapped file through ``SessionOptions.add_external_initializers``.
+cannot read our zip container. So :func:`onnxruntime_session` decodes the model itself
+over a read-only map of the file, and hands onnxruntime a small graph in which each
+initializer whose ``raw_data`` is a view of that map is an *external data reference to
+the file itself*: ``location`` = the file's name, ``offset`` = where the payload lies
+in it. onnxruntime maps the file and serves the weights from its pages, as it does for
+ordinary external data. Tensors already stored as external data keep their
+references (resolved, as usual, next to the model file).
 
-Why that API and not ``add_external_initializers_from_files_in_memory``: the latter
-copies what it needs during session creation (its documentation says so), while an
-``OrtValue`` made by ``OrtValue.ortvalue_from_numpy`` on the CPU wraps the array's
-memory without a copy. Whether onnxruntime then copies the weights anyway is measured
-in docs/zip-container.md (it does for weights a kernel pre-packs, such as ``MatMul``'s
-constant operand; it does not for weights used as they are, such as a ``Gather`` table).
+Why not the two APIs onnxruntime offers for weights from memory (measured with
+onnxruntime 1.32, see docs/zip-container.md): ``add_external_initializers`` with
+``OrtValue``\\ s over numpy views of our map creates no copy itself, but the session
+copies every such initializer into memory it owns at creation (a write to our buffer
+afterwards is not seen; RSS grows by the weights' size on top of the pages read), and
+``add_external_initializers_from_files_in_memory`` copies by its own documentation.
+A file reference costs no copy for weights used as they are (a ``Gather`` table);
+kernels that pre-pack a weight (``MatMul``, ``Conv``) make their packed copy either way.
 
 onnxruntime is imported when a session is made, never with wirecodec.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
+import pathlib
+from collections.abc import Iterator
 from typing import Any, Final
 
 import numpy as np
 
-from schema_dsl.onnx import StringStringEntryProto, TensorProto
-from wirecodec.errors import TensorError
-from wirecodec.files.load import load
-from wirecodec.protobuf.codec import encode
-from wirecodec.tensors import to_array
+from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
+from wirecodec.errors import DecodeError
+from wirecodec.files.external import iter_tensors, uses_external_data
+from wirecodec.files.zip_container import entry_range, is_zip, load_zip
+from wirecodec.files.zip_records import read_archive
+from wirecodec.protobuf.codec import decode, encode
 
 __all__ = ["onnxruntime_session"]
 
-DataType = TensorProto.DataType
-# Element types numpy has: their arrays go to onnxruntime as they are.
-_NUMPY_TYPES: Final = frozenset(
-    int(t)
-    for t in (
-        DataType.FLOAT, DataType.UINT8, DataType.INT8, DataType.UINT16, DataType.INT16, DataType.INT32,
-        DataType.INT64, DataType.BOOL, DataType.FLOAT16, DataType.DOUBLE, DataType.UINT32, DataType.UINT64,
-        DataType.COMPLEX64, DataType.COMPLEX128,
-    )
-)  # fmt: skip
-# Whole-byte types numpy lacks: their bits go as same-sized unsigned integers, labelled.
-_LABELLED_TYPES: Final = frozenset(
-    int(t)
-    for t in (
-        DataType.BFLOAT16, DataType.FLOAT8E4M3FN, DataType.FLOAT8E4M3FNUZ, DataType.FLOAT8E5M2,
-        DataType.FLOAT8E5M2FNUZ,
-    )
-)  # fmt: skip
-# The location a stripped initializer names: onnxruntime replaces the initializer
-# before it would look for the file (it only accepts replacing external ones).
-_PLACEHOLDER: Final = "wirecodec-external-initializer"
-_DATA_FIELDS: Final = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
+# Where onnxruntime resolves external data for a model given as bytes.
+_FOLDER_KEY: Final = "session.model_external_initializers_file_folder_path"
+_EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
 
 
 def _import_onnxruntime() -> Any:
@@ -66,28 +55,62 @@ def _import_onnxruntime() -> Any:
     return onnxruntime
 
 
-def _ort_value(onnxruntime: Any, tensor: TensorProto) -> Any | None:
-    """An OrtValue over ``tensor``'s data (a view when it is ``raw_data``), or None to keep it inline."""
-    data_type = int(tensor.data_type)
-    if data_type not in _NUMPY_TYPES and data_type not in _LABELLED_TYPES:
-        return None  # strings, packed sub-byte types: they stay in the graph
+def _graphs(graph: GraphProto) -> Iterator[GraphProto]:
+    """``graph`` and every subgraph in its nodes' attributes (If, Loop, Scan bodies)."""
+    yield graph
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("g"):
+                yield from _graphs(attribute.g)
+            for subgraph in attribute.graphs:
+                yield from _graphs(subgraph)
+
+
+def _reference(tensor: TensorProto, location: str, start: int, end: int) -> None:
+    """Make ``tensor`` refer to bytes ``start:end`` of the file ``location``."""
+    tensor.ClearField("raw_data")
+    tensor.data_location = _EXTERNAL
+    tensor.external_data = [
+        StringStringEntryProto(key="location", value=location),
+        StringStringEntryProto(key="offset", value=str(start)),
+        StringStringEntryProto(key="length", value=str(end - start)),
+    ]
+
+
+def _from_zip(mapped: mmap.mmap, location: str) -> ModelProto:
+    """A container's model, its initializers referring to their entries' bytes in the archive
+    file, other tensors (attributes, sparse parts) given their bytes inline."""
+    model = load_zip(mapped, load_external_data=False)
+    archive = read_archive(mapped)
+    initializers = {id(t) for g in _graphs(model.graph) for t in g.initializer}
+    tensors = [t for t in iter_tensors(model) if uses_external_data(t)]
+    ranges = [(tensor, entry_range(tensor, archive)) for tensor in tensors]  # all checked first
+    for tensor, (start, end) in ranges:
+        if id(tensor) in initializers:
+            _reference(tensor, location, start, end)
+        else:
+            tensor.raw_data = mapped[start:end]
+            tensor.ClearField("data_location")
+            tensor.ClearField("external_data")
+    return model
+
+
+def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
+    """A model file's model, its initializers referring to their ``raw_data``'s bytes in the
+    file; external data references stay as they are."""
+    model = decode(ModelProto, mapped, lazy=True)
+    base = np.frombuffer(mapped, dtype=np.uint8)
     try:
-        array = to_array(tensor)
-    except TensorError:
-        return None  # onnxruntime gets the tensor as it is, and its verdict
-    if not array.flags.c_contiguous:
-        array = np.ascontiguousarray(array)
-    if data_type in _NUMPY_TYPES:
-        return onnxruntime.OrtValue.ortvalue_from_numpy(array)
-    bits = array.view(np.dtype(f"u{array.dtype.itemsize}"))
-    return onnxruntime.OrtValue.ortvalue_from_numpy_with_onnx_type(bits, data_type)
-
-
-def _strip(tensor: TensorProto) -> None:
-    for name in _DATA_FIELDS:
-        tensor.ClearField(name)
-    tensor.data_location = int(TensorProto.DataLocation.EXTERNAL)
-    tensor.external_data = [StringStringEntryProto(key="location", value=_PLACEHOLDER)]
+        for graph in _graphs(model.graph):
+            for tensor in graph.initializer:
+                view = tensor.raw_data if tensor.HasField("raw_data") else None
+                # decode keeps bytes fields as views of the buffer it was given: of our map.
+                if isinstance(view, memoryview) and view.obj is mapped and view.nbytes:
+                    start = int(np.frombuffer(view, dtype=np.uint8).ctypes.data - base.ctypes.data)
+                    _reference(tensor, location, start, start + view.nbytes)
+    finally:
+        del base
+    return model
 
 
 def onnxruntime_session(
@@ -95,30 +118,19 @@ def onnxruntime_session(
 ) -> Any:
     """An ``onnxruntime.InferenceSession`` for the model at ``path``, in any layout wirecodec reads.
 
-    A single file over 2 GiB, the zip container and external data all work: the main
-    graph's initializers reach onnxruntime as ``OrtValue``\\ s over views of our maps
-    (``SessionOptions.add_external_initializers``), the rest of the model as a small
-    protobuf message. Other tensors (attributes, subgraph initializers, strings,
-    packed 4-bit types) stay in that message.
-
-    ``sess_options`` is used and modified (the initializers are added to it): do not
-    reuse it for another session. The session keeps the views, and through them the
-    maps, alive. Raises ``ImportError`` when onnxruntime is not installed.
+    A single file over 2 GiB, the zip container and external data all work, and the
+    weights are not copied on their way: onnxruntime reads them from the file itself
+    (see the module documentation). ``sess_options`` is used and modified (the folder
+    external data is resolved in is set to the model's directory).
+    Raises ``ImportError`` when onnxruntime is not installed.
     """
     onnxruntime = _import_onnxruntime()
-    model = load(path)
+    source = pathlib.Path(path)
+    with source.open("rb") as file:
+        if os.fstat(file.fileno()).st_size == 0:
+            raise DecodeError("the model file is empty", 0, "ModelProto")
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    model = _from_zip(mapped, source.name) if is_zip(mapped) else _from_protobuf(mapped, source.name)
     options = onnxruntime.SessionOptions() if sess_options is None else sess_options
-    names: list[str] = []
-    values: list[Any] = []
-    for tensor in model.graph.initializer:
-        value = _ort_value(onnxruntime, tensor)
-        if value is not None:
-            names.append(tensor.name)
-            values.append(value)
-            _strip(tensor)
-    if names:
-        options.add_external_initializers(names, values)
-    session = onnxruntime.InferenceSession(encode(model), options, providers=providers)
-    # onnxruntime uses the values' memory for the session's lifetime without owning it.
-    session._wirecodec_weights = values
-    return session
+    options.add_session_config_entry(_FOLDER_KEY, str(source.resolve().parent))
+    return onnxruntime.InferenceSession(encode(model), options, providers=providers)

@@ -36,7 +36,7 @@ from wirecodec.files.zip_records import MODEL_ENTRY, Archive, Entry, read_archiv
 from wirecodec.files.zip_replace import replace_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 
-__all__ = ["MODEL_ENTRY", "is_zip", "load_zip", "replace_model", "save_zip"]
+__all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "replace_model", "save_zip"]
 
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
 # start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
@@ -172,7 +172,8 @@ def load_zip(
     return model
 
 
-def _entry_view(tensor: TensorProto, buffer: memoryview, archive: Archive) -> memoryview:
+def entry_range(tensor: TensorProto, archive: Archive) -> tuple[int, int]:
+    """Where in the archive the bytes of a tensor that refers to an entry lie: (start, end)."""
     label = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
     ref = parse_ref(tensor)
     entry: Entry | None = archive.by_name.get(ref.location)
@@ -184,13 +185,14 @@ def _entry_view(tensor: TensorProto, buffer: memoryview, archive: Archive) -> me
             f"{label}: bytes {ref.offset} to {end} of entry {entry.name!r} lie past its end "
             f"({entry.size} bytes)"
         )
-    return buffer[entry.data_offset + ref.offset : entry.data_offset + end]
+    return entry.data_offset + ref.offset, entry.data_offset + end
 
 
 def _resolve_entries(model: ModelProto, buffer: memoryview, archive: Archive) -> None:
     # Every reference is checked before any tensor changes.
     external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
-    views = [(tensor, _entry_view(tensor, buffer, archive)) for tensor in external]
+    ranges = [(tensor, entry_range(tensor, archive)) for tensor in external]
+    views = [(tensor, buffer[start:end]) for tensor, (start, end) in ranges]
     for tensor, view in views:
         tensor.raw_data = view
         # Cleared rather than set to DEFAULT: the reference was the container's doing, so
