@@ -113,9 +113,7 @@ def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
     return model
 
 
-def onnxruntime_session(
-    path: str | os.PathLike[str], sess_options: Any = None, providers: Any = None
-) -> Any:
+def onnxruntime_session(path: str | os.PathLike[str], sess_options: Any = None, providers: Any = None) -> Any:
     """An ``onnxruntime.InferenceSession`` for the model at ``path``, in any layout wirecodec reads.
 
     A single file over 2 GiB, the zip container and external data all work, and the

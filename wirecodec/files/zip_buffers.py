@@ -22,6 +22,7 @@ __all__ = ["ArchiveFile", "Source", "archive_file_of", "open_buffer"]
 
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
+
 @dataclass(frozen=True)
 class ArchiveFile:
     """The file a buffer made by ``load_zip`` holds. ``mapped``: a map of the file,
@@ -36,7 +37,6 @@ class ArchiveFile:
 # The buffers load_zip made and the file each one holds: lets replace_model recognise
 # tensors that are views of the very archive it rewrites.
 _ARCHIVE_MAPS: weakref.WeakKeyDictionary[mmap.mmap, ArchiveFile] = weakref.WeakKeyDictionary()
-
 
 
 def _map(file: IO[bytes], lazy: bool) -> memoryview:

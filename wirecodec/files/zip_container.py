@@ -51,7 +51,6 @@ _LOCAL_HEADER: Final = 30
 _ZIP64_LOCAL_EXTRA: Final = 20  # what zipfile adds to a ZIP64 entry's local header
 
 
-
 def is_zip(source: Source) -> bool:
     """Whether ``source`` (a path, a binary file or bytes) holds a zip archive, by its first bytes.
 

@@ -96,8 +96,9 @@ def _payload(tensor: TensorProto) -> memoryview | None:
 def as_reference(tensor: TensorProto, entry: str, offset: int, length: int) -> TensorProto:
     """A copy of ``tensor`` whose data is ``length`` bytes at ``offset`` of ``entry``."""
     moved = copy.copy(tensor)
-    for name in _DATA_FIELDS:
-        moved.ClearField(name)
+    for spec, _ in tensor.ListFields():
+        if spec.name in _DATA_FIELDS:
+            moved.ClearField(spec.name)
     moved.data_type = tensor.data_type
     moved.data_location = _EXTERNAL
     refs = [StringStringEntryProto(key="location", value=entry)]

@@ -256,7 +256,13 @@ def _read_central_record(buffer: Any, offset: int, directory: _Directory, index:
 
 
 def _check_local_header(
-    buffer: Any, offset: int, raw_name: bytes, central_flags: int, crc: int, size: int, directory: _Directory,
+    buffer: Any,
+    offset: int,
+    raw_name: bytes,
+    central_flags: int,
+    crc: int,
+    size: int,
+    directory: _Directory,
     label: str,
 ) -> int:
     """Check the local header at ``offset`` agrees with the central record; the data's offset."""
@@ -273,6 +279,11 @@ def _check_local_header(
         raise ContainerError(f"{label}: the local header names a different entry")
     if flags & _ANY_ENCRYPTION or method != STORED:
         raise ContainerError(f"{label}: its local header says encrypted or compressed (method {method})")
+    if data_offset + size > directory.offset:
+        raise ContainerError(
+            f"{label}: its {size} bytes at offset {data_offset} run into the central directory "
+            f"(offset {directory.offset})"
+        )
     if not flags & _FLAG_DATA_DESCRIPTOR and not central_flags & _FLAG_DATA_DESCRIPTOR:
         extra = bytes(buffer[name_start + local_name_size : data_offset])
         wanted = [(n, 8) for n, v in (("size", local_size), ("packed_size", local_packed)) if v == U32_MAX]
@@ -283,11 +294,6 @@ def _check_local_header(
                 f"{label}: the local header (size {local_size}, crc {local_crc:08x}) disagrees with the "
                 f"central directory (size {size}, crc {crc:08x})"
             )
-    if data_offset + size > directory.offset:
-        raise ContainerError(
-            f"{label}: its {size} bytes at offset {data_offset} run into the central directory "
-            f"(offset {directory.offset})"
-        )
     return data_offset
 
 

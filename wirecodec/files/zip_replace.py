@@ -2,18 +2,22 @@
 
 Only the tail of the archive changes: the ``__MODEL_PROTO`` entry, the central directory
 and the end records. Tensor entries keep their offsets and bytes, so maps of them stay
-valid. The file is rewritten in place, in an order that leaves a valid archive on disk
-after a crash at any point:
+valid. The file is rewritten in place, in an order that keeps a complete archive on disk
+from the moment the first write is synced:
 
-1. the new tail (model entry, directory, end records) is appended after the current end
-   and synced: the file is now the new archive, with the old tail as dead space;
-2. if the new tail fits between the last weight and the start of the appended one, it
-   is written there too and synced (the appended copy still ends the file, so the
-   archive stays valid while this happens);
-3. the file is truncated after that second copy and synced.
+1. the new tail (model entry, directory, end records) is appended at the end, or
+   further on if the final tail (step 2) would reach it (the gap is dead space no
+   entry covers), and synced: the file is now the new archive;
+2. the final tail is written right after the last weight, over the old tail, and
+   synced; the appended copy still ends the file, so the archive stays valid meanwhile;
+3. the file is truncated after the final tail and synced.
 
-When the new tail does not fit in step 2 the file keeps the old tail as dead space (at
-most one old model and directory); the next replace reclaims it.
+So the file ends up exactly as long as the weights plus the new tail, and the size
+changes by as much as the model (and its directory record) does. The one window: a
+power loss before step 1's write reaches the disk can leave a partial tail after the
+old archive, which ``load_zip`` refuses (no end record at the end of the file); the old
+archive is intact as the file's prefix. A process that dies between the steps leaves a
+valid archive.
 
 Why not :mod:`zipfile`'s append mode: it cannot drop an entry, writes its directory
 only where the last entry ended, and cannot sync between writing the directory and
@@ -89,12 +93,13 @@ def replace_model(path: str | os.PathLike[str], model: ModelProto) -> None:
         kept = [entry for entry in archive.entries if entry.name != MODEL_ENTRY]
         weights_end = max((e.data_end + (_DESCRIPTOR_MAX if e.descriptor else 0) for e in kept), default=0)
         tail = _TailWriter(proto, kept, archive.comment)
-        appended = tail(info.st_size)
-        _write_synced(file, info.st_size, appended)
-        if weights_end + len(appended) <= info.st_size:
-            _write_synced(file, weights_end, tail(weights_end))
-            file.truncate(weights_end + len(appended))
-            os.fsync(file.fileno())
+        final = tail(weights_end)
+        # Far enough that writing the final tail cannot touch the appended one.
+        spare = max(info.st_size, weights_end + len(final))
+        _write_synced(file, spare, tail(spare))
+        _write_synced(file, weights_end, final)
+        file.truncate(weights_end + len(final))
+        os.fsync(file.fileno())
 
 
 def _write_synced(file: IO[bytes], offset: int, data: bytes) -> None:
@@ -111,6 +116,7 @@ def _referencing(
     kept = sorted((e for e in archive.entries if e.name != MODEL_ENTRY), key=lambda e: e.data_offset)
     starts = [entry.data_offset for entry in kept]
     whole = np.frombuffer(mapped, dtype=np.uint8)
+    bases: dict[int, int] = {}  # id of a buffer -> its address
     replacements: dict[int, TensorProto] = {}
     try:
         for tensor in iter_tensors(model):
@@ -121,7 +127,7 @@ def _referencing(
             if origin is None or (origin.device, origin.inode) != file_id:
                 continue
             view = memoryview(tensor.raw_data)
-            found = _containing(kept, starts, view)
+            found = _containing(kept, starts, view, bases)
             if found is None:
                 continue
             entry, offset = found
@@ -146,12 +152,16 @@ def _check_reference(tensor: TensorProto, archive: Archive) -> None:
         raise ContainerError(f"{label} refers to entry {ref.location!r}, which the archive does not hold")
 
 
-def _containing(kept: list[Entry], starts: list[int], view: memoryview) -> tuple[Entry, int] | None:
+def _containing(
+    kept: list[Entry], starts: list[int], view: memoryview, bases: dict[int, int]
+) -> tuple[Entry, int] | None:
     """The entry ``view`` (a view of a buffer holding the archive) lies in, and where in it."""
     if view.nbytes == 0:
         return None
-    base = np.frombuffer(view.obj, dtype=np.uint8)  # type: ignore[call-overload]
-    position = int(np.frombuffer(view, dtype=np.uint8).ctypes.data - base.ctypes.data)
+    base = bases.get(id(view.obj))
+    if base is None:
+        base = bases[id(view.obj)] = np.frombuffer(view.obj, dtype=np.uint8).ctypes.data  # type: ignore[call-overload]
+    position = int(np.frombuffer(view, dtype=np.uint8).ctypes.data - base)
     index = bisect.bisect_right(starts, position) - 1
     if index < 0 or position + view.nbytes > kept[index].data_end:
         return None
