@@ -345,8 +345,10 @@ BIG_SCRIPT = textwrap.dedent(
     path = sys.argv[1]
     pattern = np.arange(256 << 20, dtype=np.uint32).view(np.uint8)[: 256 << 20]  # 256 MiB, shared
     huge = np.zeros((4 << 30) + 4096, np.uint8)  # one entry past 4 GiB, never written to: no memory
+
     def tensor(name, array):
-        return TensorProto(name=name, data_type=TensorProto.UINT8, dims=[array.size], raw_data=memoryview(array))
+        kind = TensorProto.UINT8
+        return TensorProto(name=name, data_type=kind, dims=[array.size], raw_data=memoryview(array))
 
     tensors = [tensor("huge", huge)] + [tensor(f"p{i}", pattern) for i in range(3)]
     save_zip(ModelProto(ir_version=10, graph=GraphProto(name="big", initializer=tensors)), path)
@@ -436,7 +438,7 @@ def test_replace_model_grows_and_shrinks_with_the_model(mlp_zip: pathlib.Path) -
     model = load_zip(mlp_zip)
     model.doc_string = "x" * 100_000
     replace_model(mlp_zip, model)
-    assert mlp_zip.stat().st_size == original_size + 100_000 + 3  # the field's tag and length
+    assert mlp_zip.stat().st_size == original_size + 100_000 + 4  # a 1-byte tag, a 3-byte length
     assert zipfile.ZipFile(mlp_zip).testzip() is None
     model = load_zip(mlp_zip)
     model.ClearField("doc_string")
@@ -755,7 +757,8 @@ _BASE = _valid()
 _CENTRAL_W = _find_central(_BASE, b"w")
 _END = _BASE.rindex(b"PK\x05\x06")
 # (offset, struct format) of every number in the central record of 'w' and in the end record
-_CENTRAL_FIELDS = [(8, "<H"), (10, "<H"), (20, "<I"), (24, "<I"), (28, "<H"), (30, "<H"), (32, "<H"), (34, "<H")]
+_CENTRAL_FIELDS = [(8, "<H"), (10, "<H"), (20, "<I"), (24, "<I"), (28, "<H"), (30, "<H")]
+_CENTRAL_FIELDS += [(32, "<H"), (34, "<H")]
 _FIELDS = [(_CENTRAL_W + o, f) for o, f in [*_CENTRAL_FIELDS, (42, "<I")]]
 _FIELDS += [(_END + o, f) for o, f in [(4, "<H"), (8, "<H"), (10, "<H"), (12, "<I"), (16, "<I"), (20, "<H")]]
 _INTERESTING = [0, 1, 0xFF, 0xFFFF, 0xFFFFFFFF, len(_BASE), len(_BASE) - 1, 46, 22]
