@@ -3,8 +3,8 @@
 onnxruntime parses a model with protobuf, which refuses messages over 2 GiB, and it
 cannot read our zip container. So :func:`onnxruntime_session` decodes the model itself
 over a read-only map of the file, and hands onnxruntime a small graph in which each
-initializer whose ``raw_data`` is a view of that map is an *external data reference to
-the file itself*: ``location`` = the file's name, ``offset`` = where the payload lies
+initializer of 1 KiB or more whose ``raw_data`` is a view of that map is an *external
+data reference to the file itself*: ``location`` = the file's name, ``offset`` = where the payload lies
 in it. onnxruntime maps the file and serves the weights from its pages, as it does for
 ordinary external data. Tensors already stored as external data keep their
 references (resolved, as usual, next to the model file).
@@ -43,6 +43,9 @@ __all__ = ["onnxruntime_session"]
 # Where onnxruntime resolves external data for a model given as bytes.
 _FOLDER_KEY: Final = "session.model_external_initializers_file_folder_path"
 _EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
+# Smaller initializers go inline: shape inference reads small constant inputs (axes,
+# shapes) and cannot read external data; copying them costs nothing. onnx's threshold.
+_INLINE_BELOW: Final = 1024
 
 
 def _import_onnxruntime() -> Any:
@@ -79,14 +82,14 @@ def _reference(tensor: TensorProto, location: str, start: int, end: int) -> None
 
 def _from_zip(mapped: mmap.mmap, location: str) -> ModelProto:
     """A container's model, its initializers referring to their entries' bytes in the archive
-    file, other tensors (attributes, sparse parts) given their bytes inline."""
+    file, other tensors (attributes, sparse parts, small initializers) given their bytes inline."""
     model = load_zip(mapped, load_external_data=False)
     archive = read_archive(mapped)
     initializers = {id(t) for g in _graphs(model.graph) for t in g.initializer}
     tensors = [t for t in iter_tensors(model) if uses_external_data(t)]
     ranges = [(tensor, entry_range(tensor, archive)) for tensor in tensors]  # all checked first
     for tensor, (start, end) in ranges:
-        if id(tensor) in initializers:
+        if id(tensor) in initializers and end - start >= _INLINE_BELOW:
             _reference(tensor, location, start, end)
         else:
             tensor.raw_data = mapped[start:end]
@@ -96,8 +99,8 @@ def _from_zip(mapped: mmap.mmap, location: str) -> ModelProto:
 
 
 def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
-    """A model file's model, its initializers referring to their ``raw_data``'s bytes in the
-    file; external data references stay as they are."""
+    """A model file's model, its initializers (but small ones) referring to their ``raw_data``'s
+    bytes in the file; external data references stay as they are."""
     model = decode(ModelProto, mapped, lazy=True)
     base = np.frombuffer(mapped, dtype=np.uint8)
     try:
@@ -105,7 +108,7 @@ def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
             for tensor in graph.initializer:
                 view = tensor.raw_data if tensor.HasField("raw_data") else None
                 # decode keeps bytes fields as views of the buffer it was given: of our map.
-                if isinstance(view, memoryview) and view.obj is mapped and view.nbytes:
+                if isinstance(view, memoryview) and view.obj is mapped and view.nbytes >= _INLINE_BELOW:
                     start = int(np.frombuffer(view, dtype=np.uint8).ctypes.data - base.ctypes.data)
                     _reference(tensor, location, start, start + view.nbytes)
     finally:
