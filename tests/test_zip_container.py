@@ -343,7 +343,7 @@ BIG_SCRIPT = textwrap.dedent(
     from wirecodec.files.zip_container import load_zip, replace_model, save_zip
 
     path = sys.argv[1]
-    pattern = np.arange(256 << 20, dtype=np.uint32).view(np.uint8)[: 256 << 20]  # 256 MiB, shared
+    pattern = np.arange(64 << 20, dtype=np.uint32).view(np.uint8)  # 256 MiB, shared by three tensors
     huge = np.zeros((4 << 30) + 4096, np.uint8)  # one entry past 4 GiB, never written to: no memory
 
     def tensor(name, array):
