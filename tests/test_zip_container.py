@@ -388,7 +388,7 @@ def test_archive_and_entry_past_4_gib(tmp_path: pathlib.Path) -> None:
         assert all(report["checks"]) and report["renamed"]
         assert report["sizes"][0] == (4 << 30) + 4096 and max(report["offsets"]) > 1 << 32
         # Peak RSS of the writer: the 256 MiB pattern, the interpreter, zipfile's chunks; never the 5 GiB.
-        assert report["peak_kib"] < 700 << 10, report["peak_kib"]
+        assert report["peak_kib"] < 512 << 10, report["peak_kib"]
         assert path.stat().st_size > (4 << 30) + 3 * (256 << 20)
         with zipfile.ZipFile(path) as archive:
             assert archive.testzip() is None
