@@ -387,8 +387,9 @@ def test_archive_and_entry_past_4_gib(tmp_path: pathlib.Path) -> None:
         report = json.loads(result.stdout)
         assert all(report["checks"]) and report["renamed"]
         assert report["sizes"][0] == (4 << 30) + 4096 and max(report["offsets"]) > 1 << 32
-        # Peak RSS of the writer: the 256 MiB pattern, the interpreter, zipfile's chunks; never the 5 GiB.
-        assert report["peak_kib"] < 512 << 10, report["peak_kib"]
+        # Peak RSS of the writer of a 5 GiB archive: the 256 MiB pattern, the interpreter and
+        # 64 MiB slices (about 290 MB measured); the bound leaves room for the kernel's paging.
+        assert report["peak_kib"] < 1 << 20, report["peak_kib"]
         assert path.stat().st_size > (4 << 30) + 3 * (256 << 20)
         with zipfile.ZipFile(path) as archive:
             assert archive.testzip() is None
