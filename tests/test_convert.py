@@ -2,13 +2,11 @@
 
 Real models from PyTorch's exporters go single -> external -> single -> zip -> single;
 at each step every tensor equals the original and onnxruntime still runs the model
-(checked against onnx's own reading of the files too). Zip directions skip while
-wirecodec.files.zip_container is not part of the tree.
+(checked against onnx's own reading of the files too).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import pathlib
@@ -25,11 +23,6 @@ from wirecodec.cli import main
 from wirecodec.cli.convert import Progress, byte_count
 from wirecodec.examples.build_mlp import build
 from wirecodec.files.external import iter_tensors
-
-HAVE_ZIP = importlib.util.find_spec("wirecodec.files.zip_container") is not None
-needs_zip = pytest.mark.skipif(
-    not HAVE_ZIP, reason="wirecodec.files.zip_container (the zip container) is not in this tree yet"
-)
 
 
 def _weights(path: pathlib.Path) -> dict[str, bytes]:
@@ -176,13 +169,6 @@ def test_bad_options(single: pathlib.Path, tmp_path: pathlib.Path) -> None:
     assert not (tmp_path / "x.onnx").exists()
 
 
-@pytest.mark.skipif(HAVE_ZIP, reason="only meaningful while the zip container is absent")
-def test_zip_without_the_container_module_says_so(single: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    with pytest.raises(NotImplementedError, match="zip_container"):
-        convert(single, tmp_path / "m.zip", to="zip")
-
-
-@needs_zip
 def test_zip_round_trips(single: pathlib.Path, tmp_path: pathlib.Path) -> None:
     packed = tmp_path / "model.zip"
     convert(single, packed, to="zip")
@@ -266,7 +252,8 @@ def test_cli_errors(single: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest
     assert main(["convert", str(bad), str(tmp_path / "y.onnx"), "--to", "single"]) == 1
     assert "DecodeError" in capsys.readouterr().err
     # A usage error: main returns argparse's exit code 2 instead of raising SystemExit.
-    assert main(["convert", str(single), str(tmp_path / "z.onnx"), "--to", "single", "--max-shard-size", "lots"]) == 2
+    argv = ["convert", str(single), str(tmp_path / "z.onnx"), "--to", "single", "--max-shard-size", "lots"]
+    assert main(argv) == 2
     assert "not a byte count" in capsys.readouterr().err
 
 

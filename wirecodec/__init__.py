@@ -12,6 +12,7 @@ from wirecodec import helper, numpy_helper, parser, printer
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
+    ContainerError,
     DecodeError,
     EncodeError,
     ExternalDataError,
@@ -24,11 +25,13 @@ from wirecodec.files.convert import convert
 from wirecodec.files.load import load, load_external_data_into, load_tensor
 from wirecodec.files.save import save, save_tensor
 from wirecodec.files.stream import stream
+from wirecodec.files.zip_container import load_zip, save_zip
 from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
 from wirecodec.protobuf.json_format import from_json, to_json
 from wirecodec.protobuf.text_parser import from_text
+from wirecodec.runtime_bridge import onnxruntime_session
 from wirecodec.tensors import (
     array_from_raw,
     data_type_of,
@@ -44,6 +47,7 @@ from wirecodec.tensors.values import from_dict, from_list, from_optional, to_dic
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "CheckError",
+    "ContainerError",
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
@@ -77,10 +81,13 @@ __all__ = [
     "parser",
     "printer",
     "numpy_helper",
+    "load_zip",
+    "onnxruntime_session",
     "raw_size",
     "save",
     "save_model",
     "save_tensor",
+    "save_zip",
     "source",
     "stream",
     "to_array",

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # only for the annotation: wirecodec.checker imports this mod
 
 __all__ = [
     "CheckError",
+    "ContainerError",
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
@@ -86,6 +87,15 @@ class TensorError(WireCodecError, ValueError):
 
 class ExternalDataError(WireCodecError, OSError):
     """External tensor data is missing, unsafe, or inconsistent with its reference."""
+
+
+class ContainerError(WireCodecError, ValueError):
+    """A zip model container is malformed or unsafe; the message names the entry.
+
+    Raised for entries that overlap each other or the central directory, run past the
+    end of the file, are compressed or encrypted, have names with a path or ``..``, for
+    a missing or duplicated ``__MODEL_PROTO`` and for truncated archives.
+    """
 
 
 class CheckError(WireCodecError, ValueError):

@@ -24,11 +24,10 @@ True
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import pathlib
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError
@@ -36,6 +35,7 @@ from wirecodec.files.external import iter_tensors, parse_ref, resolve, uses_exte
 from wirecodec.files.save import save
 from wirecodec.files.stream import assemble, stream
 from wirecodec.files.stream_events import LazyTensor
+from wirecodec.files.zip_container import is_zip, load_zip, save_zip
 from wirecodec.protobuf.payloads import SourceMap, report_progress
 
 __all__ = ["Layout", "convert", "load_mapped"]
@@ -58,20 +58,6 @@ class _Maps:
         return whole
 
 
-def _zip_module() -> Any | None:
-    try:
-        return importlib.import_module("wirecodec.files.zip_container")
-    except ImportError:
-        return None
-
-
-def _require_zip() -> Any:
-    module = _zip_module()
-    if module is None:
-        raise NotImplementedError("zip containers need wirecodec.files.zip_container, which is not installed")
-    return module
-
-
 def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
     """The model at ``path`` with every payload a view of a mapped source file, unread.
 
@@ -81,10 +67,8 @@ def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
     is opened with ``wirecodec.files.zip_container.load_zip``.
     """
     source = pathlib.Path(path)
-    zip_container = _zip_module()
-    if zip_container is not None and zip_container.is_zip(source):
-        model: ModelProto = zip_container.load_zip(source)
-        return model
+    if is_zip(source):
+        return load_zip(source)
     maps = _Maps()
 
     def mapped(lazy: LazyTensor) -> TensorProto:
@@ -187,7 +171,7 @@ def convert(
 
     with report_progress(advance):
         if to == "zip":
-            _require_zip().save_zip(model, dst, align=64 if align is None else align)
+            save_zip(model, dst, align=64 if align is None else align)
         else:
             save(
                 model,

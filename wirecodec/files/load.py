@@ -27,6 +27,7 @@ from wirecodec.files.external import (
     any_external_data,
     load_external_data,
 )
+from wirecodec.files.zip_container import is_zip, load_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 
@@ -96,7 +97,11 @@ def load(
 
     External data is resolved relative to ``base_dir`` (default: the model file's
     directory); ``load_external_data=False`` leaves the references as they are.
+    A zip model container (docs/zip-container.md), recognised by its first bytes, is
+    opened by :func:`wirecodec.load_zip`.
     """
+    if is_zip(source):
+        return load_zip(source, lazy=lazy, load_external_data=load_external_data, max_depth=max_depth)
     data, path = _read_source(source, lazy, ModelProto)
     model = _decode_mapped(ModelProto, data, max_depth, lazy)
     # A model without external data keeps its waiting elements waiting.

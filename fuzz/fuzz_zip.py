@@ -1,0 +1,85 @@
+"""atheris harness: open zip model containers with ``load_zip``.
+
+    python fuzz/fuzz_zip.py --make-seeds fuzz/zip_seeds     # valid containers to start from
+    python fuzz/fuzz_zip.py -atheris_runs=100000 fuzz/zip_seeds/
+
+The input is the archive. Only ``WireCodecError`` may escape; whatever loads must give
+each tensor exactly the bytes its reference names (never a range cut short at the end
+of the input), and ``to_array`` must accept or refuse each tensor with our errors too.
+Without atheris installed the module still imports (the tests run
+:func:`test_one_input` on a few inputs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pathlib
+import sys
+
+try:
+    import atheris
+except ImportError:  # the harness is importable without it; only fuzzing needs it
+    atheris = None
+
+if atheris is not None:
+    with atheris.instrument_imports():
+        from _common import EXPECTED
+
+        from wirecodec.files.external import iter_tensors
+        from wirecodec.files.zip_container import load_zip
+        from wirecodec.tensors import to_array
+else:
+    from _common import EXPECTED
+
+    from wirecodec.files.external import iter_tensors
+    from wirecodec.files.zip_container import load_zip
+    from wirecodec.tensors import to_array
+
+
+def test_one_input(data: bytes) -> None:
+    try:
+        model = load_zip(data)
+        tensors = list(iter_tensors(model))
+        references = list(iter_tensors(load_zip(data, load_external_data=False)))
+    except EXPECTED:
+        return
+    assert len(tensors) == len(references)
+    for tensor, reference in zip(tensors, references, strict=True):
+        lengths = [int(e.value) for e in reference.external_data if e.key == "length"]
+        if lengths:
+            # Slicing clamps silently: a view shorter than its reference would mean an
+            # unchecked range.
+            assert len(tensor.raw_data) == lengths[0], "a tensor got fewer bytes than its reference"
+        with contextlib.suppress(EXPECTED):
+            to_array(tensor)
+
+
+def make_seeds(out: pathlib.Path) -> None:
+    """A few valid containers: the bundled example at several alignments, and many entries."""
+    import numpy as np
+
+    from schema_dsl.onnx import GraphProto, ModelProto
+    from wirecodec.examples.build_mlp import build
+    from wirecodec.files.zip_container import save_zip
+    from wirecodec.tensors import from_array
+
+    out.mkdir(parents=True, exist_ok=True)
+    for align in (1, 64, 4096):
+        save_zip(build(), out / f"mlp-{align}.onnxz", align=align)
+    graph = GraphProto(
+        name="g", initializer=[from_array(np.arange(i + 1, dtype=np.int16), f"t{i}") for i in range(40)]
+    )
+    save_zip(ModelProto(ir_version=10, graph=graph), out / "many.onnxz")
+    print(f"seeds in {out}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--make-seeds"]:
+        make_seeds(
+            pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent / "zip_seeds"
+        )
+    elif atheris is None:
+        sys.exit("fuzz_zip.py needs atheris: pip install atheris (or the fuzz extra)")
+    else:
+        atheris.Setup(sys.argv, test_one_input)
+        atheris.Fuzz()

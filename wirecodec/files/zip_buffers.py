@@ -1,0 +1,84 @@
+"""The buffers :func:`~wirecodec.files.zip_container.load_zip` reads archives from, and what they hold.
+
+A path or a regular file is mapped read-only (``lazy=False``: copied into anonymous
+memory); bytes are used as they are. Each map is remembered, weakly, with the file it
+holds, so :func:`~wirecodec.files.zip_container.replace_model` can recognise tensors
+whose ``raw_data`` is a view of the archive it rewrites.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pathlib
+import stat
+import weakref
+from dataclasses import dataclass
+from typing import IO, Any
+
+from wirecodec.errors import ContainerError
+
+__all__ = ["ArchiveFile", "Source", "archive_file_of", "open_buffer"]
+
+Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+
+
+@dataclass(frozen=True)
+class ArchiveFile:
+    """The file a buffer made by ``load_zip`` holds. ``mapped``: a map of the file,
+    which pins its inode (so the number names that file while any view lives);
+    otherwise a copy, whose bytes the file may no longer hold."""
+
+    device: int
+    inode: int
+    mapped: bool
+
+
+# The buffers load_zip made and the file each one holds: lets replace_model recognise
+# tensors that are views of the very archive it rewrites.
+_ARCHIVE_MAPS: weakref.WeakKeyDictionary[mmap.mmap, ArchiveFile] = weakref.WeakKeyDictionary()
+
+
+def _map(file: IO[bytes], lazy: bool) -> memoryview:
+    """A read-only view of the whole file: a map of it, or (not lazy) a copy in memory."""
+    info = os.fstat(file.fileno())
+    if info.st_size == 0:
+        raise ContainerError("the file is empty: a zip archive has at least 22 bytes")
+    if lazy:
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    else:
+        # Anonymous memory rather than bytes so replace_model can still recognise the views.
+        mapped = mmap.mmap(-1, info.st_size)
+        file.seek(0)
+        if file.readinto(mapped) != info.st_size:  # type: ignore[attr-defined]
+            raise ContainerError("the file changed size while it was read")
+    _ARCHIVE_MAPS[mapped] = ArchiveFile(info.st_dev, info.st_ino, lazy)
+    return memoryview(mapped).toreadonly()
+
+
+def _is_regular(file: Any) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+def open_buffer(source: Source, lazy: bool) -> memoryview:
+    """The whole archive as a read-only byte view: mapped (or copied) from a file, or ``source`` itself."""
+    if isinstance(source, (str, os.PathLike)):
+        with pathlib.Path(source).open("rb") as file:
+            return _map(file, lazy)
+    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        view = memoryview(source)
+        return view.cast("B") if view.format != "B" or view.ndim != 1 else view.toreadonly()
+    if hasattr(source, "read"):
+        if _is_regular(source):
+            return _map(source, lazy)
+        return memoryview(source.read()).toreadonly()
+    raise TypeError(f"load_zip needs a path, a binary file or bytes, got {type(source).__name__}")
+
+
+def archive_file_of(data: Any) -> ArchiveFile | None:
+    """The archive file a ``raw_data`` view made by ``load_zip`` comes from, else None."""
+    owner = data.obj if isinstance(data, memoryview) else None
+    return _ARCHIVE_MAPS.get(owner) if isinstance(owner, mmap.mmap) else None

@@ -1,0 +1,203 @@
+"""The zip model container: a standard zip archive of tensor entries and ``__MODEL_PROTO``.
+
+The layout (docs/zip-container.md): every entry is *stored* (not compressed); each
+tensor entry's data starts on a 64-byte boundary of the file (padding in the local
+header's extra field, as zipalign does), so a map of the file serves every tensor in
+place; ``__MODEL_PROTO`` (the ModelProto, its tensors referring to their entries) is
+the last entry, so rewriting the model leaves the weights where they are; ZIP64
+records appear when the archive needs them (past 4 GiB, past 65,535 entries).
+
+>>> import pathlib, tempfile, zipfile
+>>> from wirecodec.examples.build_mlp import build
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "mlp.onnxz"
+>>> save_zip(build(), path)
+>>> is_zip(path), zipfile.ZipFile(path).namelist()[-1]
+(True, '__MODEL_PROTO')
+>>> model = load_zip(path)
+>>> type(model.graph.initializer[0].raw_data.obj).__name__
+'mmap'
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import zipfile
+import zlib
+from typing import IO, Final
+
+from schema_dsl.onnx import ModelProto, TensorProto
+from wirecodec.errors import ContainerError, DecodeError, EncodeError
+from wirecodec.files.atomic import AtomicFiles
+from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip_buffers import Source, open_buffer
+from wirecodec.files.zip_layout import plan_entries
+from wirecodec.files.zip_records import MODEL_ENTRY, Archive, Entry, read_archive
+from wirecodec.files.zip_replace import replace_model
+from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
+from wirecodec.protobuf.payloads import release
+
+__all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "replace_model", "save_zip"]
+
+# A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
+# start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
+# with field number 0, which protobuf forbids. So the first four bytes decide.
+_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")
+_CHUNK: Final = 64 << 20  # payloads go to zipfile in slices of this size
+# An aligned entry's padding is one well-formed extra record, id 0xD935 (the id Android's
+# apksigner uses for alignment padding): 2-byte id, 2-byte size, 2-byte alignment, zeros.
+_PADDING_ID: Final = 0xD935
+_PADDING_MIN: Final = 6
+_LOCAL_HEADER: Final = 30
+_ZIP64_LOCAL_EXTRA: Final = 20  # what zipfile adds to a ZIP64 entry's local header
+
+
+def is_zip(source: Source) -> bool:
+    """Whether ``source`` (a path, a binary file or bytes) holds a zip archive, by its first bytes.
+
+    A file object is read at its current position and put back; one that cannot seek
+    is not examined (False).
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as file:
+            head = file.read(4)
+    elif isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        head = bytes(memoryview(source)[:4])
+    elif hasattr(source, "read") and hasattr(source, "seek") and source.seekable():
+        position = source.tell()
+        head = source.read(4)
+        source.seek(position)
+    else:
+        return False
+    return head in _SIGNATURES
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def save_zip(model: ModelProto, path: str | os.PathLike[str], *, align: int = 64) -> None:
+    """Write ``model`` to ``path`` as a zip container, atomically.
+
+    Every tensor with numeric data becomes a stored entry whose data starts at a
+    multiple of ``align`` (a power of two, 1 to 32768); ``__MODEL_PROTO`` comes last.
+    Payloads are streamed from their buffers or maps: the model is never held in memory
+    as a whole. The caller's model is not modified; a tensor still referring to an
+    external file is an :class:`~wirecodec.ExternalDataError`.
+    """
+    if not 1 <= align <= 1 << 15 or align & (align - 1):
+        raise ValueError(f"align must be a power of two from 1 to 32768, got {align}")
+    plan = plan_entries(model)
+    proto = encode(plan.model)
+    with AtomicFiles() as group:
+        with group.open(path) as out, zipfile.ZipFile(out, "w", allowZip64=True) as archive:
+            for name, payload in plan.payloads:
+                _write_entry(archive, out, name, payload, align)
+            _write_entry(archive, out, MODEL_ENTRY, memoryview(proto), 1)
+        group.commit()
+
+
+def _padding(data_offset: int, align: int) -> bytes:
+    """The extra field that moves data starting at ``data_offset`` to a multiple of ``align``."""
+    pad = -data_offset % align
+    if pad == 0:
+        return b""
+    while pad < _PADDING_MIN:
+        pad += align
+    return (
+        _PADDING_ID.to_bytes(2, "little")
+        + (pad - 4).to_bytes(2, "little")
+        + align.to_bytes(2, "little")
+        + bytes(pad - _PADDING_MIN)
+    )
+
+
+def _write_entry(
+    archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview, align: int
+) -> None:
+    """One stored entry through zipfile, its data aligned by padding its local header."""
+    info = zipfile.ZipInfo(name)  # dated 1980-01-01: the same model gives the same bytes
+    info.compress_type = zipfile.ZIP_STORED
+    info.create_system = 3  # Unix, so that external_attr holds permissions on every platform
+    info.external_attr = 0o644 << 16
+    info.file_size = size = payload.nbytes
+    # zipfile's own rule for a ZIP64 local header, forced so that we know the header's size.
+    zip64 = size * 1.05 > zipfile.ZIP64_LIMIT
+    start = out.tell()
+    header = _LOCAL_HEADER + len(name.encode("utf-8")) + (_ZIP64_LOCAL_EXTRA if zip64 else 0)
+    info.extra = _padding(start + header, align)
+    with archive.open(info, "w", force_zip64=zip64) as entry:
+        for begin in range(0, size, _CHUNK):
+            window = payload[begin : begin + _CHUNK]
+            entry.write(window)
+            release(window)  # a mapped payload's pages, once written, leave this process
+    data_offset = start + header + len(info.extra)
+    if out.tell() != data_offset + size or data_offset % align:
+        raise EncodeError(f"entry {name!r}: zipfile did not lay out the local header as planned")
+    # The padding belongs in the local header only; the central directory stays compact.
+    info.extra = b""
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def load_zip(
+    source: Source,
+    *,
+    lazy: bool = True,
+    load_external_data: bool = True,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> ModelProto:
+    """Open a zip container: check it, decode ``__MODEL_PROTO``, give tensors their entries.
+
+    The archive is mapped once (``lazy=False``: read into memory once) and checked
+    whole before anything is decoded: offsets, sizes, names, methods, overlaps (see
+    :func:`wirecodec.files.zip_records.read_archive`). Each tensor that refers to an
+    entry then gets a read-only view of the entry as ``raw_data``, as :func:`wirecodec.load`
+    does for external data, and loses its ``data_location`` and ``external_data``
+    (``load_external_data=False`` keeps the references).
+    ``__MODEL_PROTO`` itself is copied out and checked against its CRC: it is small,
+    and the model then never depends on bytes :func:`replace_model` rewrites.
+    Every problem is a :class:`~wirecodec.ContainerError` naming the entry or tensor.
+    """
+    buffer = open_buffer(source, lazy)
+    archive = read_archive(buffer)
+    entry = archive.by_name[MODEL_ENTRY]
+    proto = bytes(buffer[entry.data_offset : entry.data_end])
+    if zlib.crc32(proto) != entry.crc:
+        raise ContainerError(f"entry {MODEL_ENTRY!r}: its bytes do not match their CRC-32 (corrupt archive)")
+    try:
+        model = decode(ModelProto, proto, lazy=lazy, max_depth=max_depth)
+    except DecodeError as exc:
+        raise ContainerError(f"entry {MODEL_ENTRY!r}: not a valid ModelProto: {exc}") from exc
+    if load_external_data:
+        _resolve_entries(model, buffer, archive)
+    return model
+
+
+def entry_range(tensor: TensorProto, archive: Archive) -> tuple[int, int]:
+    """Where in the archive the bytes of a tensor that refers to an entry lie: (start, end)."""
+    label = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+    ref = parse_ref(tensor)
+    entry: Entry | None = archive.by_name.get(ref.location)
+    if entry is None or entry.name == MODEL_ENTRY:
+        raise ContainerError(f"{label} refers to entry {ref.location!r}, which the archive does not hold")
+    end = entry.size if ref.length is None else ref.offset + ref.length
+    if ref.offset > entry.size or end > entry.size:
+        raise ContainerError(
+            f"{label}: bytes {ref.offset} to {end} of entry {entry.name!r} lie past its end "
+            f"({entry.size} bytes)"
+        )
+    return entry.data_offset + ref.offset, entry.data_offset + end
+
+
+def _resolve_entries(model: ModelProto, buffer: memoryview, archive: Archive) -> None:
+    # Every reference is checked before any tensor changes.
+    external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
+    ranges = [(tensor, entry_range(tensor, archive)) for tensor in external]
+    views = [(tensor, buffer[start:end]) for tensor, (start, end) in ranges]
+    for tensor, view in views:
+        tensor.raw_data = view
+        # Cleared rather than set to DEFAULT: the reference was the container's doing, so
+        # a model saved and loaded again reads (and encodes) as it was saved.
+        tensor.ClearField("data_location")
+        tensor.ClearField("external_data")

@@ -1,0 +1,166 @@
+"""Which tensors of a model become zip entries, under which names, and the model that refers to them.
+
+A tensor refers to its entry through the fields IR 14 already has (the proposal's
+``TensorProto.external_data`` string field does not exist in IR 14): ``data_location =
+EXTERNAL`` and ``external_data`` with ``location`` = the entry name (and ``length``,
+plus ``offset`` when a tensor is a part of an entry). So a container unpacked into a
+directory, with ``__MODEL_PROTO`` renamed ``model.onnx``, is an ordinary model with
+external data that any ONNX reader opens.
+
+Entry names are valid C identifiers (ASCII letters, digits, ``_``; no leading digit),
+unique when down-cased, and derived deterministically from the tensor names in model
+order: invalid characters become ``_`` and a clash gets ``_2``, ``_3``, ...
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from schema_dsl import Kind
+from schema_dsl.message import Message
+from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
+from wirecodec.errors import ExternalDataError, TensorError
+from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip_records import MODEL_ENTRY
+from wirecodec.tensors import from_array, to_array
+
+__all__ = ["EntryNames", "ZipPlan", "as_reference", "plan_entries", "substitute"]
+
+_MAX_NAME: Final = 200  # long tensor names are cut; the suffix keeps them unique
+_DATA_FIELDS: Final = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
+_EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
+
+
+class EntryNames:
+    """Hands out entry names: C identifiers, unique under down-casing, never ``__MODEL_PROTO``.
+
+    >>> names = EntryNames()
+    >>> [names.take(n) for n in ["conv.weight", "Conv_weight", "0.bias", "", "__model_proto"]]
+    ['conv_weight', 'Conv_weight_2', '_0_bias', 'tensor', '__model_proto_2']
+    """
+
+    def __init__(self) -> None:
+        self._used: set[str] = {MODEL_ENTRY.lower()}
+
+    def take(self, tensor_name: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", tensor_name)[:_MAX_NAME] or "tensor"
+        if base[0].isdigit():
+            base = "_" + base
+        candidate, n = base, 1
+        while candidate.lower() in self._used:
+            n += 1
+            candidate = f"{base}_{n}"
+        self._used.add(candidate.lower())
+        return candidate
+
+
+@dataclass
+class ZipPlan:
+    """The model to store as ``__MODEL_PROTO`` and each entry's name and bytes, in order."""
+
+    model: ModelProto
+    payloads: list[tuple[str, memoryview]]
+
+
+def _label(tensor: TensorProto) -> str:
+    return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+
+
+def _payload(tensor: TensorProto) -> memoryview | None:
+    """The bytes an entry would hold (raw_data's layout), or None if the tensor stays inline."""
+    if uses_external_data(tensor):
+        location = parse_ref(tensor).location
+        raise ExternalDataError(
+            f"{_label(tensor)} still refers to external data {location!r}: load the model with its "
+            "external data before saving it as a zip"
+        )
+    if tensor.data_type == TensorProto.DataType.STRING:
+        return None  # strings have no raw layout
+    if tensor.HasField("raw_data"):
+        data: Any = tensor.raw_data
+    else:
+        try:
+            data = from_array(to_array(tensor), data_type=tensor.data_type).raw_data
+        except TensorError:
+            return None  # typed data that is not a valid array stays inline, as it was
+    view = memoryview(data)
+    if view.format != "B" or view.ndim != 1:
+        view = view.cast("B")
+    return view if view.nbytes else None
+
+
+def as_reference(tensor: TensorProto, entry: str, offset: int, length: int) -> TensorProto:
+    """A copy of ``tensor`` whose data is ``length`` bytes at ``offset`` of ``entry``."""
+    moved = copy.copy(tensor)
+    for spec, _ in tensor.ListFields():
+        if spec.name in _DATA_FIELDS:
+            moved.ClearField(spec.name)
+    moved.data_type = tensor.data_type
+    moved.data_location = _EXTERNAL
+    refs = [StringStringEntryProto(key="location", value=entry)]
+    if offset:
+        refs.append(StringStringEntryProto(key="offset", value=str(offset)))
+    refs.append(StringStringEntryProto(key="length", value=str(length)))
+    moved.external_data = refs
+    return moved
+
+
+def _distinct(tensors: Iterator[TensorProto]) -> Iterator[TensorProto]:
+    seen: set[int] = set()
+    for tensor in tensors:
+        if id(tensor) not in seen:
+            seen.add(id(tensor))
+            yield tensor
+
+
+def plan_entries(model: ModelProto) -> ZipPlan:
+    """Every tensor with numeric data becomes an entry; strings and empty tensors stay inline.
+
+    Raises :class:`ExternalDataError` for a tensor that still refers to an external file.
+    The caller's model is not modified.
+    """
+    names = EntryNames()
+    replacements: dict[int, TensorProto] = {}
+    payloads: list[tuple[str, memoryview]] = []
+    for tensor in _distinct(iter_tensors(model)):
+        payload = _payload(tensor)
+        if payload is None:
+            continue
+        name = names.take(tensor.name)
+        payloads.append((name, payload))
+        replacements[id(tensor)] = as_reference(tensor, name, 0, payload.nbytes)
+    new_model = substitute(model, replacements)
+    assert isinstance(new_model, ModelProto)
+    return ZipPlan(new_model, payloads)
+
+
+def substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
+    """``message`` with the tensors in ``replacements`` (by id) swapped in; only the
+    messages on the way to a replaced tensor are copied (shallowly)."""
+    if not replacements:
+        return message
+    found = replacements.get(id(message))
+    if found is not None:
+        return found
+    changed: dict[str, Any] = {}
+    for spec, value in message.ListFields():
+        if spec.kind is not Kind.MESSAGE:
+            continue
+        if spec.repeated:
+            items = [substitute(item, replacements) for item in value]
+            if any(new is not old for new, old in zip(items, value, strict=True)):
+                changed[spec.name] = items
+        else:
+            item = substitute(value, replacements)
+            if item is not value:
+                changed[spec.name] = item
+    if not changed:
+        return message
+    clone = copy.copy(message)
+    for name, value in changed.items():
+        setattr(clone, name, value)
+    return clone
