@@ -26,7 +26,7 @@ from tests.exports import Export
 from tests.reference import CorpusItem, backend_corpus, pb_class
 from tests.strategies import messages
 from tests.textual_cases import VALID
-from wirecodec._textual_numbers import format_float32, format_float64
+from wirecodec._textual.numbers import format_float32, format_float64
 from wirecodec.printer import to_text
 
 onnx = pytest.importorskip("onnx", reason="onnx.printer is the reference (test extra)")

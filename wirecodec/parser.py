@@ -36,7 +36,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._textual_values import ValueReader
+from wirecodec._textual.values import ValueReader
 
 __all__ = ["parse_function", "parse_graph", "parse_model", "parse_node"]
 

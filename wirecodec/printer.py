@@ -41,9 +41,9 @@ from schema_dsl.onnx import (
     TypeProto,
     ValueInfoProto,
 )
-from wirecodec._textual_lexer import is_identifier
-from wirecodec._textual_names import attribute_type_name, element_type_name
-from wirecodec._textual_numbers import INT64_MAX, format_float32, format_float64
+from wirecodec._textual.lexer import is_identifier
+from wirecodec._textual.names import attribute_type_name, element_type_name
+from wirecodec._textual.numbers import INT64_MAX, format_float32, format_float64
 from wirecodec.errors import TensorError
 
 __all__ = ["to_text"]

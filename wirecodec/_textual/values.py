@@ -20,9 +20,9 @@ from schema_dsl.onnx import (
     TensorShapeProto,
     TypeProto,
 )
-from wirecodec._textual_lexer import Literal, LiteralKind, Scanner
-from wirecodec._textual_names import ATTRIBUTE_TYPES, ELEMENT_TYPES, TYPE_KEYWORDS, attribute_type_name
-from wirecodec._textual_numbers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from wirecodec._textual.lexer import Literal, LiteralKind, Scanner
+from wirecodec._textual.names import ATTRIBUTE_TYPES, ELEMENT_TYPES, TYPE_KEYWORDS, attribute_type_name
+from wirecodec._textual.numbers import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 
 __all__ = ["ValueReader"]
 

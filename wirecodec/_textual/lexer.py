@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
-from wirecodec._textual_numbers import (
+from wirecodec._textual.numbers import (
     INT64_MAX,
     INT64_MIN,
     UINT64_MAX,

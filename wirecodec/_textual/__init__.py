@@ -1,0 +1,1 @@
+"""The ONNX textual syntax shared by wirecodec.printer and wirecodec.parser."""
