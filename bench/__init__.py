@@ -1,0 +1,1 @@
+"""Benchmarks of wirecodec beside the reference libraries: ``python bench/run.py``."""
