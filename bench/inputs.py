@@ -132,8 +132,12 @@ def ensure(cache: pathlib.Path, sizes: Sizes, name: str) -> pathlib.Path:
         folder = pathlib.Path(scratch) / "input"
         folder.mkdir()
         _builder(sizes, name)(folder / target.name)
-        # One rename makes the whole input appear at once.
-        os.replace(folder, target.parent)
+        # One rename makes the whole input appear at once; a concurrent build may have won.
+        try:
+            os.rename(folder, target.parent)
+        except OSError:
+            if not target.exists():
+                raise
     return target
 
 
