@@ -87,7 +87,7 @@ FULL = Sizes(
 SMOKE = Sizes(
     gpt=GptShape(vocab=500, width=32, layers=2, heads=2, context=64),
     gpt_external=GptShape(vocab=1000, width=48, layers=3, heads=2, context=64),
-    meta_nodes=(100, 300, 1000),
+    meta_nodes=(100, 1000),
     hostile_bytes=100_000,
     use_torch=False,
 )
@@ -233,8 +233,12 @@ def write_gpt_standin(path: pathlib.Path, shape: GptShape, *, external_data: boo
     initializers = [
         numpy_helper.from_array(rng.standard_normal(dims).astype(np.float32), name) for name, dims in weights
     ]
-    nodes = [helper.make_node("Identity", [name], [f"{name}/out"], name=f"/{name}/Identity") for name, _ in weights]
-    outputs = [helper.make_tensor_value_info(f"{name}/out", TensorProto.FLOAT, dims) for name, dims in weights]
+    nodes = [
+        helper.make_node("Identity", [name], [f"{name}/out"], name=f"/{name}/Identity") for name, _ in weights
+    ]
+    outputs = [
+        helper.make_tensor_value_info(f"{name}/out", TensorProto.FLOAT, dims) for name, dims in weights
+    ]
     graph = helper.make_graph(nodes, "gpt_standin", [], outputs, initializer=initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     if external_data:
@@ -258,8 +262,12 @@ _LAYER: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("attn/k_rotary", "RotaryEmbedding", "com.microsoft", {"interleaved": 0, "num_heads": 8}),
     ("attn/Reshape", "Reshape", "", {"allowzero": 0}),
     ("attn/Transpose", "Transpose", "", {"perm": [0, 2, 1, 3]}),
-    ("attn/GroupQueryAttention", "GroupQueryAttention", "com.microsoft",
-     {"num_heads": 32, "kv_num_heads": 8, "scale": 0.08838834764, "local_window_size": -1}),
+    (
+        "attn/GroupQueryAttention",
+        "GroupQueryAttention",
+        "com.microsoft",
+        {"num_heads": 32, "kv_num_heads": 8, "scale": 0.08838834764, "local_window_size": -1},
+    ),
     ("attn/o_proj", "MatMulNBits", "com.microsoft", {"K": 4096, "N": 4096, "bits": 4, "block_size": 32}),
     ("post_attention_layernorm", "SkipSimplifiedLayerNormalization", "com.microsoft", {"epsilon": 1e-5}),
     ("mlp/gate_proj", "MatMulNBits", "com.microsoft", {"K": 4096, "N": 14336, "bits": 4, "block_size": 32}),
@@ -272,7 +280,11 @@ _LAYER: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("mlp/down_proj", "MatMulNBits", "com.microsoft", {"K": 14336, "N": 4096, "bits": 4, "block_size": 32}),
 )
 # Shapes of the intermediates: 4 dims, the symbolic ones as in any dynamic-axes export.
-_SHAPES: tuple[list[int | str], ...] = (["batch", "seq", 1, 4096], ["batch", 32, "seq", 128], ["batch", "seq", 8, 128])
+_SHAPES: tuple[list[int | str], ...] = (
+    ["batch", "seq", 1, 4096],
+    ["batch", 32, "seq", 128],
+    ["batch", "seq", 8, 128],
+)
 
 
 def metadata_nodes(count: int) -> Iterator[tuple[str, str, str, dict[str, Any], int]]:
@@ -304,7 +316,9 @@ def metadata_model(count: int) -> Any:
             key: numpy_helper.from_array(value) if isinstance(value, np.ndarray) else value
             for key, value in attributes.items()
         }
-        nodes.append(helper.make_node(op_type, inputs, [output], name=name, domain=domain or None, **attributes))
+        nodes.append(
+            helper.make_node(op_type, inputs, [output], name=name, domain=domain or None, **attributes)
+        )
         elem = TensorProto.INT64 if op_type in ("Reshape", "Constant") else _FLOAT16
         value_info.append(helper.make_tensor_value_info(output, elem, _SHAPES[shape]))
         if op_type == "Constant":
