@@ -1,1 +1,0 @@
-"""Benchmarks of wirecodec beside the reference libraries: ``python bench/run.py``."""
