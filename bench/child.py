@@ -1,9 +1,10 @@
 """One measurement in a fresh process: ``python bench/child.py JOB LIBRARY INPUT [SCRATCH]``.
 
-``bench/run.py`` starts this script once per library per repeat and reads the JSON line it
-prints last. The library is imported before any clock starts (its import time is reported
-apart); everything after the import counts, including whatever a library builds on first
-use (wirecodec generates its codec on the first decode). Before each timed step the
+``bench/run.py`` starts this script once per library per repeat and reads the JSON lines
+it prints: one per timed step as the step ends, then the cross-check values. The library
+is imported before any clock starts (its import time is reported apart); everything after
+the import counts, including whatever a library builds on first use (wirecodec generates
+its codec on the first decode). Before each timed step the
 process resets its peak-RSS counter (``/proc/self/clear_refs``), so a step's peak is the
 most memory the process held *during that step*, including what it held before it.
 
@@ -53,20 +54,21 @@ def _reset_peak() -> bool:
     return True
 
 
-def measure(step: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
-    """Run ``step`` once; its result and seconds, RSS before and peak RSS during it (bytes)."""
+def measure(label: str, step: Callable[[], Any]) -> Any:
+    """Run ``step`` once and print its seconds, RSS before and peak RSS during it (bytes).
+
+    Each step's figures are a JSON line of their own, printed as soon as the step ends,
+    so a run stopped during a later step still reports the steps it finished.
+    """
     gc.collect()
     reset = _reset_peak()
     before = _status("VmRSS")
     started = time.perf_counter()
     result = step()
     seconds = time.perf_counter() - started
-    return result, {
-        "seconds": seconds,
-        "rss_before": before,
-        "peak_rss": _status("VmHWM"),
-        "peak_reset": reset,
-    }
+    figures = {"seconds": seconds, "rss_before": before, "peak_rss": _status("VmHWM"), "peak_reset": reset}
+    print(json.dumps({"step": label, "figures": figures}), flush=True)
+    return result
 
 
 # --- walks: the same visit for every library ----------------------------------------------
@@ -298,8 +300,8 @@ LIBRARIES: dict[str, Callable[[], Any]] = {
 
 
 def job_arrays(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
-    arrays, step = measure(lambda: library.arrays(path))
-    return {"steps": {"arrays": step}, "check": _array_check(arrays)}
+    arrays = measure("arrays", lambda: library.arrays(path))
+    return _array_check(arrays)
 
 
 def job_graph(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
@@ -311,10 +313,9 @@ def job_graph(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) ->
         holder.append(library.decode(holder.pop()))
         return library.walk(holder[0])  # type: ignore[no-any-return]
 
-    counts, walked = measure(decode_and_walk)
-    encoded, encode = measure(lambda: library.encode(holder[0]))
-    check = {**counts, "encoded_bytes": len(encoded), "encoded_sha256": hashlib.sha256(encoded).hexdigest()}
-    return {"steps": {"decode+walk": walked, "encode": encode}, "check": check}
+    counts = measure("decode+walk", decode_and_walk)
+    encoded = measure("encode", lambda: library.encode(holder[0]))
+    return {**counts, "encoded_bytes": len(encoded), "encoded_sha256": hashlib.sha256(encoded).hexdigest()}
 
 
 def job_save(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
@@ -322,15 +323,13 @@ def job_save(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> 
         raise SystemExit("save needs a scratch directory")
     model = library.load(path)
     target = scratch / "saved.onnx"
-    _, step = measure(lambda: library.save(model, target))
-    written = sum(p.stat().st_size for p in scratch.iterdir())
-    return {"steps": {"save": step}, "check": {"written_bytes": written}}
+    measure("save", lambda: library.save(model, target))
+    return {"written_bytes": sum(p.stat().st_size for p in scratch.iterdir())}
 
 
 def job_hostile(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
     data = path.read_bytes()
-    counts, step = measure(lambda: library.hostile(data))
-    return {"steps": {"decode+read": step}, "check": counts}
+    return measure("decode+read", lambda: library.hostile(data))  # type: ignore[no-any-return]
 
 
 JOBS: dict[str, Callable[[Any, pathlib.Path, pathlib.Path | None], dict[str, Any]]] = {
@@ -352,9 +351,8 @@ def main(argv: list[str]) -> int:
     imported = {"seconds": time.perf_counter() - started, "rss": _status("VmRSS")}
     if name == "protobuf-python" and library.backend != "python":
         raise SystemExit(f"protobuf backend is {library.backend!r}, not 'python'")
-    result = JOBS[job](library, path, scratch)
-    result["import"] = imported
-    print(json.dumps(result))
+    check = JOBS[job](library, path, scratch)
+    print(json.dumps({"check": check, "import": imported}))
     return 0
 
 

@@ -69,12 +69,12 @@ def jobs_for(sizes: inputs.Sizes) -> list[Job]:
     """Every job, in the order of the table."""
     jobs = [Job("load", "arrays", "gpt"), Job("load-external", "arrays", "gpt-external", max_repeat=3)]
     for nodes in sizes.meta_nodes:
-        # The biggest graph takes minutes per run for the pure-Python reference.
-        cap = 2 if nodes >= 1_000_000 else None
+        # From 100k nodes on, one run of the pure-Python reference takes minutes (over ten at 1M).
+        cap = 1 if nodes >= 1_000_000 else 3 if nodes >= 100_000 else None
         jobs.append(Job(f"graph-{_short(nodes)}", "graph", f"meta-{nodes}", max_repeat=cap, nodes=nodes))
     jobs.append(Job("save", "save", "gpt"))
     jobs += [
-        Job(f"hostile-{shape}", "hostile", f"hostile-{shape}", max_repeat=3)
+        Job(f"hostile-{shape}", "hostile", f"hostile-{shape}", max_repeat=1)
         for shape in inputs.HOSTILE_SHAPES
     ]
     return jobs
@@ -121,7 +121,7 @@ def child_environment(library: str) -> dict[str, str]:
 def run_child(
     job: Job, library: str, model: pathlib.Path, scratch: pathlib.Path | None, limits: Limits
 ) -> Any:
-    """One fresh process; its JSON result, or ``{"error": why}`` if it failed or was stopped."""
+    """One fresh process: the figures of each step it finished, its checks, and why it failed, if it did."""
     command = [sys.executable, str(CHILD), job.kind, library, str(model)] + (
         [str(scratch)] if scratch else []
     )
@@ -131,12 +131,20 @@ def run_child(
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    result: dict[str, Any] = {"steps": {}}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            message = json.loads(line)
+            if "step" in message:
+                result["steps"][message["step"]] = message["figures"]
+            else:
+                result.update(message)
     if stopped:
-        return {"error": stopped}
-    if process.returncode != 0:
+        result["error"] = stopped
+    elif process.returncode != 0:
         last = (stderr.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
-        return {"error": f"failed: {last[:160]}"}
-    return json.loads(stdout.strip().splitlines()[-1])
+        result["error"] = f"failed: {last[:160]}"
+    return result
 
 
 def _watch(process: subprocess.Popen[bytes], limits: Limits) -> str:
@@ -218,11 +226,9 @@ def measure_all(
 
 
 def _summary(result: Any) -> str:
-    if "error" in result:
-        return str(result["error"])
-    return ", ".join(
-        f"{step} {m['seconds']:.3f} s {m['peak_rss'] / 1e6:.0f} MB" for step, m in result["steps"].items()
-    )
+    steps = result["steps"].items()
+    done = [f"{step} {m['seconds']:.3f} s {m['peak_rss'] / 1e6:.0f} MB" for step, m in steps]
+    return ", ".join(done + ([str(result["error"])] if "error" in result else []))
 
 
 def _progress(message: str) -> None:
@@ -247,7 +253,7 @@ class Figure:
 
 def figure(runs: list[Any], step: str) -> Figure:
     """Median time, peak RSS and RSS growth over the runs of a step."""
-    errors = [r["error"] for r in runs if "error" in r]
+    errors = [r.get("error", "no figures") for r in runs if step not in r["steps"]]
     if errors or not runs:
         return Figure(error=errors[0] if errors else "not run")
     steps = [r["steps"][step] for r in runs]
