@@ -595,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=pathlib.Path, default=inputs.DEFAULT_CACHE, help="where inputs are kept"
     )
-    parser.add_argument("--timeout", type=float, default=900, help="seconds before a run is stopped")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is stopped")
     parser.add_argument("--max-rss-gib", type=float, default=12, help="RSS at which a run is stopped")
     args = parser.parse_args(argv)
     repeat = args.repeat or (1 if args.smoke else 5)
