@@ -154,7 +154,7 @@ def _watch(process: subprocess.Popen[bytes], limits: Limits) -> str:
         if time.monotonic() > deadline:
             why = f"stopped after {limits.seconds:.0f} s"
         elif _rss(process.pid) > limits.rss_bytes:
-            why = f"stopped at {limits.rss_bytes / 2**30:.0f} GiB RSS"
+            why = f"stopped at {_mb(limits.rss_bytes)} RSS"
         else:
             time.sleep(0.05)
             continue
@@ -432,6 +432,23 @@ def absolute_table(jobs: list[Job], results: Any) -> list[str]:
     return lines
 
 
+def import_table(jobs: list[Job], results: Any) -> list[str]:
+    """What a fresh process pays before the clock starts: the import, per library."""
+    lines = [
+        "| | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |",
+        "|---" * (1 + len(LIBRARIES)) + "|",
+    ]
+    cells = ["import"]
+    for library in LIBRARIES:
+        imports = [r["import"] for job in jobs for r in results[job.name][library] if "import" in r]
+        if not imports:
+            cells.append("—")
+            continue
+        seconds = statistics.median(i["seconds"] for i in imports)
+        cells.append(f"{_seconds(seconds)} · {_mb(statistics.median(i['rss'] for i in imports))}")
+    return [*lines, "| " + " | ".join(cells) + " |"]
+
+
 def growth_table(jobs: list[Job], results: Any, step: str) -> list[str]:
     """Per node: µs and bytes of RSS growth, for each size of the metadata graph."""
     lines = [
@@ -507,12 +524,13 @@ def report(
     results: Any,
     cache: pathlib.Path,
     sizes: inputs.Sizes,
+    repeat: int,
     command: str,
     minutes: float,
     load: tuple[float, float],
 ) -> str:
     """The Markdown the run writes: machine, inputs, tables, checks."""
-    capped = [f"`{job.name}` {job.max_repeat}" for job in jobs if job.max_repeat]
+    capped = [f"`{job.name}` {job.max_repeat}" for job in jobs if job.max_repeat and job.max_repeat < repeat]
     lines = [
         BEGIN,
         "",
@@ -529,8 +547,14 @@ def report(
         "",
         "Each ratio cell is *time · peak RSS*, wirecodec's median over the reference's median: below 1 "
         "wirecodec is faster or smaller. wirecodec's own cell is its median time · peak RSS. "
-        "Runs per library: `runs`"
-        + (f" (capped for the biggest inputs: {', '.join(capped)})." if capped else "."),
+        f"Runs per library are in `runs`: {repeat} (`--repeat`)"
+        + (
+            f", fewer where the job caps them to keep a full run near half an hour: {', '.join(capped)} "
+            "(one run of the pure-Python reference takes minutes from 100k nodes on; the hostile rows "
+            "measure memory, which varies little between runs)."
+            if capped
+            else "."
+        ),
         "",
         *ratio_table(jobs, results),
         "",
@@ -539,6 +563,10 @@ def report(
         "Median seconds (fastest–slowest run) · median peak RSS of the process during the step.",
         "",
         *absolute_table(jobs, results),
+        "",
+        "Not in the timings above: importing the library, median seconds · RSS after the import.",
+        "",
+        *import_table(jobs, results),
     ]
     if any(job.kind == "graph" for job in jobs):
         lines += ["", "### How the cost grows with the graph: decode + full walk, per node", ""]
@@ -610,7 +638,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.cache / "results-latest.json").write_text(json.dumps(results, indent=1))
     command = "python bench/run.py" + " ".join(["", *(argv if argv is not None else sys.argv[1:])]).rstrip()
     minutes = (time.monotonic() - started) / 60
-    markdown = report(jobs, results, args.cache, sizes, command, minutes, (load_before, os.getloadavg()[0]))
+    load = (load_before, os.getloadavg()[0])
+    markdown = report(jobs, results, args.cache, sizes, repeat, command, minutes, load)
     target = args.output or (DOCS if not (args.smoke or args.only) else None)
     if target is None:
         sys.stdout.write(markdown)

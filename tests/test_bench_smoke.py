@@ -29,16 +29,21 @@ RATIO_CELL = re.compile(r"^\d[\d,.]*× · \d[\d,.]*×$")
 OWN_CELL = re.compile(r"^\d[\d,.]* s( \(\d[\d,.]* s–\d[\d,.]* s\))? · \d[\d,.]* [kM]B$")
 
 
-def sections(markdown: str) -> dict[str, list[list[str]]]:
-    """The rows (as lists of cells) of the table under each ``###`` heading."""
-    found: dict[str, list[list[str]]] = {}
+def sections(markdown: str) -> dict[str, list[list[list[str]]]]:
+    """The tables under each ``###`` heading, each a list of rows, each row a list of cells."""
+    found: dict[str, list[list[list[str]]]] = {}
     heading = ""
+    in_table = False
     for line in markdown.splitlines():
         if line.startswith("### "):
             heading = line.removeprefix("### ")
             found[heading] = []
-        elif line.startswith("|") and not line.startswith("|---"):
-            found[heading].append([cell.strip() for cell in line.strip("|").split("|")])
+        is_row = line.startswith("|")
+        if is_row and not line.startswith("|---"):
+            if not in_table:
+                found[heading].append([])
+            found[heading][-1].append([cell.strip() for cell in line.strip("|").split("|")])
+        in_table = is_row
     return found
 
 
@@ -70,7 +75,7 @@ def test_machine_details_are_reported(smoke: str) -> None:
 
 
 def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) -> None:
-    header, *rows = sections(smoke)["wirecodec ÷ each reference"]
+    [[header, *rows]] = sections(smoke)["wirecodec ÷ each reference"]
     assert header == ["step", "input", "runs", "wirecodec", *[f"÷ {label}" for label in REFERENCE_LABELS]]
     steps = {(row[0], row[1]) for row in rows}
     expected = {
@@ -92,18 +97,22 @@ def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) ->
 
 
 def test_every_library_has_its_own_figures(smoke: str) -> None:
-    header, *rows = sections(smoke)["Every library's own figures"]
+    [[header, *rows], [import_header, imports]] = sections(smoke)["Every library's own figures"]
     assert header == ["step", "input", *ALL_LABELS]
     assert len(rows) == 7
     for row in rows:
         for cell in row[2:]:
             assert OWN_CELL.match(cell), row
+    assert import_header == ["", *ALL_LABELS]
+    assert imports[0] == "import"
+    for cell in imports[1:]:
+        assert OWN_CELL.match(cell), imports
 
 
 def test_cost_per_node_is_reported_for_every_graph_size(smoke: str) -> None:
     found = sections(smoke)
     for title in ("How the cost grows with the graph: decode + full walk, per node", "Encode, per node"):
-        header, *rows = found[title]
+        [[header, *rows]] = found[title]
         assert header == ["nodes", *ALL_LABELS]
         assert [row[0] for row in rows] == ["100", "1,000"]
         for row in rows:
@@ -112,7 +121,7 @@ def test_cost_per_node_is_reported_for_every_graph_size(smoke: str) -> None:
 
 
 def test_hostile_inputs_have_an_amplification_for_every_library(smoke: str) -> None:
-    header, *rows = sections(smoke)["Memory amplification on hostile input"]
+    [[header, *rows]] = sections(smoke)["Memory amplification on hostile input"]
     assert header == ["input", *ALL_LABELS]
     assert [row[0].split()[0] for row in rows] == ["`empty`", "`4attr+name`", "`16attr`", "`names`"]
     for row in rows:
@@ -126,3 +135,18 @@ def test_the_libraries_read_the_same_data_and_encode_the_same_bytes(smoke: str) 
     identical = ", ".join(ALL_LABELS[:3])
     for nodes in ("100", "1k"):
         assert f"`graph-{nodes}` encode: byte-identical output from {identical}" in checks, checks
+
+
+def test_a_run_stopped_at_its_memory_limit_says_so_in_its_cells(tmp_path: pathlib.Path) -> None:
+    command = [sys.executable, str(BENCH / "run.py"), "--smoke", "--only", "load", "--cache", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # 1 MiB: every child is stopped while its interpreter starts.
+    done = subprocess.run(
+        [*command, "--max-rss-gib", str(1 / 1024)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    [[_, *rows]] = sections(done.stdout)["wirecodec ÷ each reference"]
+    assert [row[1] for row in rows] == ["`gpt`", "`gpt-external`"]
+    stopped = "— (stopped at 1.0 MB RSS)"
+    for row in rows:
+        assert row[3:] == [stopped] * (1 + len(REFERENCE_LABELS)), row
