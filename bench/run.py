@@ -1,0 +1,653 @@
+"""Every benchmark, with the reference libraries measured in the same run: ``python bench/run.py``.
+
+    python bench/run.py [--smoke] [--only NAME] [--repeat N] [--output PATH]
+
+Runs each job once per library per repeat, each run in a fresh process (``bench/child.py``),
+libraries taking turns within a repeat so that a change in the shared machine's load
+falls on all of them. Reports medians, as wirecodec ÷ reference ratios and in absolute
+figures, and writes the Markdown between the marker comments of ``docs/benchmarks.md``
+(only for a full run of every job; ``--smoke``, ``--only`` and ``--output`` runs print or
+write elsewhere). Inputs come from ``bench/inputs.py`` and are cached in ``bench/.cache/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import importlib.metadata
+import json
+import os
+import pathlib
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import inputs
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHILD = pathlib.Path(__file__).resolve().parent / "child.py"
+DOCS = ROOT / "docs" / "benchmarks.md"
+BEGIN = "<!-- bench/run.py writes from here: generated, edit bench/run.py instead -->"
+END = "<!-- bench/run.py writes up to here -->"
+
+LIBRARIES = ("wirecodec", "onnx", "protobuf-python", "onnx-ir")
+REFERENCES = LIBRARIES[1:]
+LABELS = {
+    "wirecodec": "wirecodec",
+    "onnx": "onnx (upb)",
+    "protobuf-python": "protobuf (pure Python)",
+    "onnx-ir": "onnx-ir",
+}
+STEP_LABELS = {
+    ("arrays", "gpt"): "load + `to_array` of every initializer",
+    ("arrays", "gpt-external"): "open + every initializer as an array",
+    ("graph", "decode+walk"): "decode + full walk",
+    ("graph", "encode"): "encode the decoded model",
+    ("save", "save"): "save as one file",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One benchmark: a child job on one input, run for every library."""
+
+    name: str
+    kind: str
+    input: str
+    max_repeat: int | None = None
+    nodes: int = 0
+
+
+def jobs_for(sizes: inputs.Sizes) -> list[Job]:
+    """Every job, in the order of the table."""
+    jobs = [Job("load", "arrays", "gpt"), Job("load-external", "arrays", "gpt-external", max_repeat=3)]
+    for nodes in sizes.meta_nodes:
+        # From 100k nodes on, one run of the pure-Python reference takes minutes (over ten at 1M).
+        cap = 1 if nodes >= 1_000_000 else 3 if nodes >= 100_000 else None
+        jobs.append(Job(f"graph-{_short(nodes)}", "graph", f"meta-{nodes}", max_repeat=cap, nodes=nodes))
+    jobs.append(Job("save", "save", "gpt"))
+    jobs += [
+        Job(f"hostile-{shape}", "hostile", f"hostile-{shape}", max_repeat=1)
+        for shape in inputs.HOSTILE_SHAPES
+    ]
+    return jobs
+
+
+def _short(n: int) -> str:
+    for unit, size in (("M", 1_000_000), ("k", 1000)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def selected(jobs: list[Job], only: Sequence[str]) -> list[Job]:
+    """The jobs named by ``--only`` (a job's name, or the part before one of its dashes)."""
+    if not only:
+        return jobs
+    chosen = [job for job in jobs if any(job.name == n or job.name.startswith(n + "-") for n in only)]
+    if not chosen:
+        raise SystemExit(f"--only {' '.join(only)}: no such job; jobs: {', '.join(j.name for j in jobs)}")
+    return chosen
+
+
+# --- running children -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Limits:
+    """When to stop a child: wall-clock seconds and resident memory."""
+
+    seconds: float
+    rss_bytes: int
+
+
+def child_environment(library: str) -> dict[str, str]:
+    """The environment of a child: this checkout first on the path, the protobuf backend chosen."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
+    if library == "protobuf-python":
+        env["PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION"] = "python"
+    return env
+
+
+def run_child(
+    job: Job, library: str, model: pathlib.Path, scratch: pathlib.Path | None, limits: Limits
+) -> Any:
+    """One fresh process: the figures of each step it finished, its checks, and why it failed, if it did."""
+    command = [sys.executable, str(CHILD), job.kind, library, str(model)] + (
+        [str(scratch)] if scratch else []
+    )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=child_environment(library), cwd=ROOT)
+        stopped = _watch(process, limits)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    result: dict[str, Any] = {"steps": {}}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            message = json.loads(line)
+            if "step" in message:
+                result["steps"][message["step"]] = message["figures"]
+            else:
+                result.update(message)
+    if stopped:
+        result["error"] = stopped
+    elif process.returncode != 0:
+        last = (stderr.strip().splitlines() or [f"exit status {process.returncode}"])[-1]
+        result["error"] = f"failed: {last[:160]}"
+    return result
+
+
+def _watch(process: subprocess.Popen[bytes], limits: Limits) -> str:
+    """Wait for the child, stopping it past the limits; why it was stopped, or ''."""
+    deadline = time.monotonic() + limits.seconds
+    while process.poll() is None:
+        if time.monotonic() > deadline:
+            why = f"stopped after {limits.seconds:.0f} s"
+        elif _rss(process.pid) > limits.rss_bytes:
+            why = f"stopped at {_mb(limits.rss_bytes)} RSS"
+        else:
+            time.sleep(0.05)
+            continue
+        process.kill()
+        process.wait()
+        return why
+    return ""
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def warm(files: list[pathlib.Path]) -> None:
+    """Read the files once so every library starts from the same (warm) page cache."""
+    for path in files:
+        with path.open("rb") as file:
+            while file.read(1 << 24):
+                pass
+
+
+def build_inputs(cache: pathlib.Path, smoke: bool, jobs: list[Job]) -> dict[str, float]:
+    """Build every missing input in a child process; seconds spent per input built."""
+    sizes = inputs.SMOKE if smoke else inputs.FULL
+    spent = {}
+    for name in dict.fromkeys(job.input for job in jobs):
+        if inputs.path_of(cache, sizes, name).exists():
+            continue
+        _progress(f"building input {name} (cached in {cache})")
+        started = time.monotonic()
+        command = [sys.executable, str(pathlib.Path(inputs.__file__)), "--cache", str(cache), name]
+        subprocess.run(command + (["--smoke"] if smoke else []), check=True, env=child_environment("onnx"))
+        spent[name] = time.monotonic() - started
+    return spent
+
+
+def measure_all(
+    jobs: list[Job], cache: pathlib.Path, sizes: inputs.Sizes, repeat: int, limits: Limits
+) -> Any:
+    """results[job][library] = list of child results, one per run."""
+    results: dict[str, dict[str, list[Any]]] = {}
+    for job in jobs:
+        model = inputs.path_of(cache, sizes, job.input)
+        runs = min(repeat, job.max_repeat or repeat)
+        results[job.name] = {library: [] for library in LIBRARIES}
+        for run in range(runs):
+            warm(inputs.files_of(model))
+            for library in LIBRARIES:
+                if any("error" in r for r in results[job.name][library]):
+                    continue  # it failed once: the cell says why; do not pay for it again
+                scratch = (
+                    pathlib.Path(tempfile.mkdtemp(dir=cache, prefix=".save-")) if job.kind == "save" else None
+                )
+                try:
+                    result = run_child(job, library, model, scratch, limits)
+                finally:
+                    if scratch:
+                        shutil.rmtree(scratch, ignore_errors=True)
+                results[job.name][library].append(result)
+                _progress(f"{job.name} {library} run {run + 1}/{runs}: {_summary(result)}")
+    return results
+
+
+def _summary(result: Any) -> str:
+    steps = result["steps"].items()
+    done = [f"{step} {m['seconds']:.3f} s {m['peak_rss'] / 1e6:.0f} MB" for step, m in steps]
+    return ", ".join(done + ([str(result["error"])] if "error" in result else []))
+
+
+def _progress(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """The medians of one step for one library, or why there are none."""
+
+    runs: int = 0
+    seconds: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+    peak: float = 0.0
+    growth: float = 0.0
+    error: str = ""
+
+
+def figure(runs: list[Any], step: str) -> Figure:
+    """Median time, peak RSS and RSS growth over the runs of a step."""
+    errors = [r.get("error", "no figures") for r in runs if step not in r["steps"]]
+    if errors or not runs:
+        return Figure(error=errors[0] if errors else "not run")
+    steps = [r["steps"][step] for r in runs]
+    seconds = [s["seconds"] for s in steps]
+    return Figure(
+        runs=len(steps),
+        seconds=statistics.median(seconds),
+        low=min(seconds),
+        high=max(seconds),
+        peak=statistics.median(s["peak_rss"] for s in steps),
+        growth=statistics.median(max(0, s["peak_rss"] - s["rss_before"]) for s in steps),
+    )
+
+
+def steps_of(job: Job) -> tuple[str, ...]:
+    return {"arrays": ("arrays",), "graph": ("decode+walk", "encode"), "save": ("save",)}.get(
+        job.kind, ("decode+read",)
+    )
+
+
+def step_label(job: Job, step: str) -> str:
+    return STEP_LABELS.get((job.kind, job.input), STEP_LABELS.get((job.kind, step), step))
+
+
+def _mb(n: float) -> str:
+    if n < 1e6:
+        return f"{n / 1e3:,.0f} kB"
+    return f"{n / 1e6:,.0f} MB" if n >= 10e6 else f"{n / 1e6:,.1f} MB"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+
+
+def _ratio(ours: float, theirs: float) -> str:
+    if theirs <= 0:
+        return "n/a"
+    r = ours / theirs
+    return f"{r:.3f}×" if r < 0.1 else f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
+
+
+def _error_cell(f: Figure) -> str:
+    return f"— ({f.error})"
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def machine() -> list[str]:
+    """Lines describing the machine and the software measured."""
+    cpu = "unknown CPU"
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        memory = next(
+            int(line.split()[1]) * 1024
+            for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal:")
+        )
+    except (OSError, StopIteration):
+        memory = 0
+    versions = []
+    for package in ("numpy", "onnx", "protobuf", "onnx-ir", "torch"):
+        try:
+            versions.append(f"{package} {importlib.metadata.version(package)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{package} (not installed)")
+    return [
+        f"CPU: {cpu}, {os.cpu_count()} cores; RAM {memory / 2**30:.1f} GiB; "
+        f"{platform.system()} {platform.release()}",
+        f"Python {platform.python_version()}; {', '.join(versions)}; wirecodec at commit {_commit()}",
+    ]
+
+
+def _commit() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "wirecodec", "schema_dsl"],
+            capture_output=True,
+            text=True,
+        )
+    except OSError:
+        return "unknown"
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def describe_inputs(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inputs.Sizes) -> list[str]:
+    """The inputs table: what each is, its size on disk, and what it holds."""
+    lines = ["| input | made by | on disk | holds |", "|---|---|---|---|"]
+    seen = set()
+    for job in jobs:
+        if job.input in seen:
+            continue
+        seen.add(job.input)
+        model = inputs.path_of(cache, sizes, job.input)
+        files = inputs.files_of(model)
+        size = sum(p.stat().st_size for p in files)
+        check = _first_check(results[job.name])
+        if job.input.startswith("gpt"):
+            made = (
+                "`torch.onnx.export(..., dynamo=True)`"
+                if sizes.use_torch
+                else "`onnx.helper` stand-in (smoke)"
+            )
+            shape = sizes.gpt if job.input == "gpt" else sizes.gpt_external
+            layout = (
+                "weights in one file" if len(files) == 1 else f"weights in {len(files) - 1} external file"
+            )
+            holds = (
+                f"GPT-like, vocab {shape.vocab}, width {shape.width}, {shape.layers} blocks; "
+                f"{check.get('tensors', '?')} initializers, {layout}"
+            )
+        elif job.input.startswith("meta"):
+            made = "`onnx.helper`"
+            holds = (
+                f"{check.get('nodes', job.nodes):,} nodes, {check.get('attributes', 0):,} attributes, "
+                f"{check.get('values', 0):,} typed values ({check.get('dims', 0):,} dims)"
+            )
+        else:
+            made = "bytes (`bench/inputs.py`)"
+            holds = f"GraphProto: {check.get('nodes', 0):,} nodes, {check.get('attributes', 0):,} attributes"
+        lines.append(f"| `{job.input}` | {made} | {_mb(size)} | {holds} |")
+    return lines
+
+
+def _first_check(runs_by_library: dict[str, list[Any]]) -> dict[str, Any]:
+    for runs in runs_by_library.values():
+        for r in runs:
+            if "check" in r:
+                return dict(r["check"])
+    return {}
+
+
+def ratio_table(jobs: list[Job], results: Any) -> list[str]:
+    """The main table: wirecodec's figures and its ratio to every reference, per step."""
+    header = "| step | input | runs | wirecodec | " + " | ".join(f"÷ {LABELS[r]}" for r in REFERENCES) + " |"
+    lines = [header, "|---" * (4 + len(REFERENCES)) + "|"]
+    for job in jobs:
+        if job.kind == "hostile":
+            continue
+        for step in steps_of(job):
+            ours = figure(results[job.name]["wirecodec"], step)
+            cells = [step_label(job, step), f"`{job.input}`", str(ours.runs or "—")]
+            cells.append(_error_cell(ours) if ours.error else f"{_seconds(ours.seconds)} · {_mb(ours.peak)}")
+            for reference in REFERENCES:
+                theirs = figure(results[job.name][reference], step)
+                if theirs.error:
+                    cells.append(_error_cell(theirs))
+                elif ours.error:
+                    cells.append("—")
+                else:
+                    cells.append(f"{_ratio(ours.seconds, theirs.seconds)} · {_ratio(ours.peak, theirs.peak)}")
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def absolute_table(jobs: list[Job], results: Any) -> list[str]:
+    """Every library's own median seconds (range over the runs) and peak RSS."""
+    lines = ["| step | input | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |"]
+    lines.append("|---" * (2 + len(LIBRARIES)) + "|")
+    for job in jobs:
+        if job.kind == "hostile":
+            continue
+        for step in steps_of(job):
+            cells = [step_label(job, step), f"`{job.input}`"]
+            for library in LIBRARIES:
+                f = figure(results[job.name][library], step)
+                spread = f" ({_seconds(f.low)}–{_seconds(f.high)})" if f.runs > 1 else ""
+                cells.append(_error_cell(f) if f.error else f"{_seconds(f.seconds)}{spread} · {_mb(f.peak)}")
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def import_table(jobs: list[Job], results: Any) -> list[str]:
+    """What a fresh process pays before the clock starts: the import, per library."""
+    lines = [
+        "| | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |",
+        "|---" * (1 + len(LIBRARIES)) + "|",
+    ]
+    cells = ["import"]
+    for library in LIBRARIES:
+        imports = [r["import"] for job in jobs for r in results[job.name][library] if "import" in r]
+        if not imports:
+            cells.append("—")
+            continue
+        seconds = statistics.median(i["seconds"] for i in imports)
+        cells.append(f"{_seconds(seconds)} · {_mb(statistics.median(i['rss'] for i in imports))}")
+    return [*lines, "| " + " | ".join(cells) + " |"]
+
+
+def growth_table(jobs: list[Job], results: Any, step: str) -> list[str]:
+    """Per node: µs and bytes of RSS growth, for each size of the metadata graph."""
+    lines = [
+        "| nodes | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |",
+        "|---" * (1 + len(LIBRARIES)) + "|",
+    ]
+    for job in jobs:
+        if job.kind != "graph":
+            continue
+        cells = [f"{job.nodes:,}"]
+        for library in LIBRARIES:
+            f = figure(results[job.name][library], step)
+            per_node = f"{f.seconds / job.nodes * 1e6:.1f} µs · {f.growth / job.nodes:,.0f} B"
+            cells.append(_error_cell(f) if f.error else per_node)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def hostile_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inputs.Sizes) -> list[str]:
+    """Memory amplification: peak RSS growth ÷ input size, and seconds, per library."""
+    lines = [
+        "| input | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |",
+        "|---" * (1 + len(LIBRARIES)) + "|",
+    ]
+    for job in jobs:
+        if job.kind != "hostile":
+            continue
+        size = inputs.path_of(cache, sizes, job.input).stat().st_size
+        cells = [f"`{job.input.removeprefix('hostile-')}` ({_mb(size)})"]
+        for library in LIBRARIES:
+            f = figure(results[job.name][library], "decode+read")
+            cells.append(_error_cell(f) if f.error else f"{f.growth / size:.1f}× ({_seconds(f.seconds)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def checks(jobs: list[Job], results: Any) -> list[str]:
+    """Did every library read the same data? Notes for the report, one per disagreement or fact."""
+    notes = []
+    for job in jobs:
+        by_library = {
+            lib: r["check"] for lib, runs in results[job.name].items() for r in runs[:1] if "check" in r
+        }
+        if job.kind == "graph":
+            digests = {lib: c.pop("encoded_sha256") for lib, c in by_library.items()}
+            for c in by_library.values():
+                c.pop("encoded_bytes")
+            same = [LABELS[lib] for lib, d in digests.items() if d == digests.get("onnx")]
+            other = [LABELS[lib] for lib, d in digests.items() if d != digests.get("onnx")]
+            notes.append(
+                f"`{job.name}` encode: byte-identical output from {', '.join(same)}"
+                + (f"; different bytes from {', '.join(other)}" if other else "")
+            )
+        if job.kind == "save":
+            sizes = {LABELS[lib]: c["written_bytes"] for lib, c in by_library.items()}
+            notes.append(f"`{job.name}` bytes written: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()))
+            continue
+        if job.kind == "hostile":
+            counted = {LABELS[lib]: c.pop("attributes") for lib, c in by_library.items()}
+            if len(set(counted.values())) > 1:
+                # onnx-ir keeps a node's attributes in a dict by name: same-named ones count once.
+                notes.append(
+                    f"`{job.name}` attributes seen: " + ", ".join(f"{k} {v:,}" for k, v in counted.items())
+                )
+        distinct = {json.dumps(c, sort_keys=True) for c in by_library.values()}
+        if len(distinct) > 1:
+            notes.append(f"**`{job.name}`: the libraries disagree on what they read**: {by_library}")
+    return notes
+
+
+def report(
+    jobs: list[Job],
+    results: Any,
+    cache: pathlib.Path,
+    sizes: inputs.Sizes,
+    repeat: int,
+    command: str,
+    minutes: float,
+    load: tuple[float, float],
+) -> str:
+    """The Markdown the run writes: machine, inputs, tables, checks."""
+    capped = [f"`{job.name}` {job.max_repeat}" for job in jobs if job.max_repeat and job.max_repeat < repeat]
+    lines = [
+        BEGIN,
+        "",
+        f"Generated by `{command}` on {datetime.date.today().isoformat()} in {minutes:.0f} minutes "
+        f"(load average {load[0]:.1f} at the start, {load[1]:.1f} at the end).",
+        "",
+        *[f"- {line}" for line in machine()],
+        "",
+        "### Inputs",
+        "",
+        *describe_inputs(jobs, results, cache, sizes),
+        "",
+        "### wirecodec ÷ each reference",
+        "",
+        "Each ratio cell is *time · peak RSS*, wirecodec's median over the reference's median: below 1 "
+        "wirecodec is faster or smaller. wirecodec's own cell is its median time · peak RSS. "
+        f"Runs per library are in `runs`: {repeat} (`--repeat`)"
+        + (
+            f", fewer where the job caps them to keep a full run near half an hour: {', '.join(capped)} "
+            "(one run of the pure-Python reference takes minutes from 100k nodes on; the hostile rows "
+            "measure memory, which varies little between runs)."
+            if capped
+            else "."
+        ),
+        "",
+        *ratio_table(jobs, results),
+        "",
+        "### Every library's own figures",
+        "",
+        "Median seconds (fastest–slowest run) · median peak RSS of the process during the step.",
+        "",
+        *absolute_table(jobs, results),
+        "",
+        "Not in the timings above: importing the library, median seconds · RSS after the import.",
+        "",
+        *import_table(jobs, results),
+    ]
+    if any(job.kind == "graph" for job in jobs):
+        lines += ["", "### How the cost grows with the graph: decode + full walk, per node", ""]
+        lines += [
+            "µs per node · bytes of RSS growth per node (peak during the step minus RSS before it).",
+            "",
+        ]
+        lines += growth_table(jobs, results, "decode+walk")
+        lines += ["", "### Encode, per node", "", *growth_table(jobs, results, "encode")]
+    if any(job.kind == "hostile" for job in jobs):
+        lines += ["", "### Memory amplification on hostile input", ""]
+        lines += [
+            "Peak RSS growth ÷ input size (median seconds); decode a GraphProto, read every node's "
+            "attribute list.",
+            "",
+        ]
+        lines += hostile_table(jobs, results, cache, sizes)
+    notes = checks(jobs, results)
+    if notes:
+        lines += ["", "### Checks", "", *[f"- {note}" for note in notes]]
+    return "\n".join([*lines, "", END]) + "\n"
+
+
+def write(markdown: str, target: pathlib.Path) -> None:
+    """Put the generated block between the markers of ``target`` (or make it the whole file)."""
+    text = target.read_text() if target.exists() else ""
+    if BEGIN in text and END in text:
+        before, rest = text.split(BEGIN, 1)
+        after = rest.split(END, 1)[1]
+        text = before + markdown.rstrip("\n") + after
+    else:
+        text = markdown
+    partial = target.with_name(f".{target.name}.tmp")
+    partial.write_text(text)
+    os.replace(partial, target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny inputs, no PyTorch, one run each: seconds")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this job (or family: load, graph, save, hostile); repeatable",
+    )
+    parser.add_argument("--repeat", type=int, help="runs per library per job (default 5; 1 with --smoke)")
+    parser.add_argument(
+        "--output",
+        type=pathlib.Path,
+        help="write the Markdown here (default: docs/benchmarks.md for a full run, else stdout)",
+    )
+    parser.add_argument(
+        "--cache", type=pathlib.Path, default=inputs.DEFAULT_CACHE, help="where inputs are kept"
+    )
+    parser.add_argument("--timeout", type=float, default=600, help="seconds before a run is stopped")
+    parser.add_argument("--max-rss-gib", type=float, default=12, help="RSS at which a run is stopped")
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (1 if args.smoke else 5)
+    if repeat < 1:
+        parser.error("--repeat must be at least 1")
+    sizes = inputs.SMOKE if args.smoke else inputs.FULL
+    jobs = selected(jobs_for(sizes), args.only)
+    started, load_before = time.monotonic(), os.getloadavg()[0]
+    build_inputs(args.cache, args.smoke, jobs)
+    limits = Limits(seconds=args.timeout, rss_bytes=int(args.max_rss_gib * 2**30))
+    results = measure_all(jobs, args.cache, sizes, repeat, limits)
+    (args.cache / "results-latest.json").write_text(json.dumps(results, indent=1))
+    command = "python bench/run.py" + " ".join(["", *(argv if argv is not None else sys.argv[1:])]).rstrip()
+    minutes = (time.monotonic() - started) / 60
+    load = (load_before, os.getloadavg()[0])
+    markdown = report(jobs, results, args.cache, sizes, repeat, command, minutes, load)
+    target = args.output or (DOCS if not (args.smoke or args.only) else None)
+    if target is None:
+        sys.stdout.write(markdown)
+    else:
+        write(markdown, target)
+        _progress(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

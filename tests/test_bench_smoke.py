@@ -1,0 +1,152 @@
+"""CI smoke run of the benchmark: ``bench/run.py --smoke`` end to end, at tiny sizes.
+
+Asserts the shape of what the run writes (every row, every reference column, a number in
+every cell, the prose around the markers kept), never a speed: timings on a shared CI
+machine mean nothing, and the smoke inputs are too small to mean anything anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("onnx", reason="the benchmark's references need the onnx package")
+pytest.importorskip("onnx_ir", reason="the benchmark's references need onnx-ir")
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(BENCH))
+import run  # noqa: E402  (bench/ is a folder of scripts, not a package)
+
+REFERENCE_LABELS = [run.LABELS[library] for library in run.REFERENCES]
+ALL_LABELS = [run.LABELS[library] for library in run.LIBRARIES]
+RATIO_CELL = re.compile(r"^\d[\d,.]*× · \d[\d,.]*×$")
+OWN_CELL = re.compile(r"^\d[\d,.]* s( \(\d[\d,.]* s–\d[\d,.]* s\))? · \d[\d,.]* [kM]B$")
+
+
+def sections(markdown: str) -> dict[str, list[list[list[str]]]]:
+    """The tables under each ``###`` heading, each a list of rows, each row a list of cells."""
+    found: dict[str, list[list[list[str]]]] = {}
+    heading = ""
+    in_table = False
+    for line in markdown.splitlines():
+        if line.startswith("### "):
+            heading = line.removeprefix("### ")
+            found[heading] = []
+        is_row = line.startswith("|")
+        if is_row and not line.startswith("|---"):
+            if not in_table:
+                found[heading].append([])
+            found[heading][-1].append([cell.strip() for cell in line.strip("|").split("|")])
+        in_table = is_row
+    return found
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The file a smoke run wrote into, which had prose around the markers before."""
+    folder = tmp_path_factory.mktemp("bench")
+    output = folder / "benchmarks.md"
+    output.write_text(f"# Prose before\n\n{run.BEGIN}\nstale table\n{run.END}\n\nProse after.\n")
+    command = [sys.executable, str(BENCH / "run.py"), "--smoke", "--cache", str(folder / "cache")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [*command, "--output", str(output)], capture_output=True, text=True, env=env, timeout=900, cwd=folder
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return output.read_text()
+
+
+def test_the_prose_around_the_markers_survives(smoke: str) -> None:
+    assert smoke.startswith("# Prose before\n\n" + run.BEGIN)
+    assert smoke.endswith(run.END + "\n\nProse after.\n")
+    assert "stale table" not in smoke
+
+
+def test_machine_details_are_reported(smoke: str) -> None:
+    for package in ("numpy", "onnx", "protobuf", "onnx-ir", "torch"):
+        assert re.search(rf"\b{package} ", smoke), package
+    assert "CPU: " in smoke and "Python 3." in smoke
+
+
+def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) -> None:
+    [[header, *rows]] = sections(smoke)["wirecodec ÷ each reference"]
+    assert header == ["step", "input", "runs", "wirecodec", *[f"÷ {label}" for label in REFERENCE_LABELS]]
+    steps = {(row[0], row[1]) for row in rows}
+    expected = {
+        ("load + `to_array` of every initializer", "`gpt`"),
+        ("open + every initializer as an array", "`gpt-external`"),
+        ("save as one file", "`gpt`"),
+    }
+    for nodes in (100, 1000):
+        expected |= {
+            ("decode + full walk", f"`meta-{nodes}`"),
+            ("encode the decoded model", f"`meta-{nodes}`"),
+        }
+    assert steps == expected
+    for row in rows:
+        assert row[2] == "1", row
+        assert OWN_CELL.match(row[3]), row
+        for cell in row[4:]:
+            assert RATIO_CELL.match(cell), row
+
+
+def test_every_library_has_its_own_figures(smoke: str) -> None:
+    [[header, *rows], [import_header, imports]] = sections(smoke)["Every library's own figures"]
+    assert header == ["step", "input", *ALL_LABELS]
+    assert len(rows) == 7
+    for row in rows:
+        for cell in row[2:]:
+            assert OWN_CELL.match(cell), row
+    assert import_header == ["", *ALL_LABELS]
+    assert imports[0] == "import"
+    for cell in imports[1:]:
+        assert OWN_CELL.match(cell), imports
+
+
+def test_cost_per_node_is_reported_for_every_graph_size(smoke: str) -> None:
+    found = sections(smoke)
+    for title in ("How the cost grows with the graph: decode + full walk, per node", "Encode, per node"):
+        [[header, *rows]] = found[title]
+        assert header == ["nodes", *ALL_LABELS]
+        assert [row[0] for row in rows] == ["100", "1,000"]
+        for row in rows:
+            for cell in row[1:]:
+                assert re.match(r"^\d[\d,.]* µs · \d[\d,]* B$", cell), row
+
+
+def test_hostile_inputs_have_an_amplification_for_every_library(smoke: str) -> None:
+    [[header, *rows]] = sections(smoke)["Memory amplification on hostile input"]
+    assert header == ["input", *ALL_LABELS]
+    assert [row[0].split()[0] for row in rows] == ["`empty`", "`4attr+name`", "`16attr`", "`names`"]
+    for row in rows:
+        for cell in row[1:]:
+            assert re.match(r"^\d[\d,.]*× \(\d[\d,.]* s\)$", cell), row
+
+
+def test_the_libraries_read_the_same_data_and_encode_the_same_bytes(smoke: str) -> None:
+    checks = smoke.split("### Checks", 1)[1]
+    assert "disagree" not in checks, checks
+    identical = ", ".join(ALL_LABELS[:3])
+    for nodes in ("100", "1k"):
+        assert f"`graph-{nodes}` encode: byte-identical output from {identical}" in checks, checks
+
+
+def test_a_run_stopped_at_its_memory_limit_says_so_in_its_cells(tmp_path: pathlib.Path) -> None:
+    command = [sys.executable, str(BENCH / "run.py"), "--smoke", "--only", "load", "--cache", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # 1 MiB: every child is stopped while its interpreter starts.
+    done = subprocess.run(
+        [*command, "--max-rss-gib", str(1 / 1024)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    [[_, *rows]] = sections(done.stdout)["wirecodec ÷ each reference"]
+    assert [row[1] for row in rows] == ["`gpt`", "`gpt-external`"]
+    stopped = "— (stopped at 1.0 MB RSS)"
+    for row in rows:
+        assert row[3:] == [stopped] * (1 + len(REFERENCE_LABELS)), row
