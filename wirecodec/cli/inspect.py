@@ -29,10 +29,11 @@ import numpy as np
 import numpy.typing as npt
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from wirecodec.cli.common import EXAMPLE, Opened, open_model, print_json
+from wirecodec.cli.common import EXAMPLE, STDIN, CliError, Opened, describe_error, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, tensor_sites, value_info_json
-from wirecodec.errors import ExternalDataError
+from wirecodec.errors import DecodeError, ExternalDataError, WireCodecError
 from wirecodec.files.external import resolve
+from wirecodec.files.stream import assemble, stream
 from wirecodec.protobuf.codec import encode_chunks
 
 __all__ = ["HELP", "add_arguments", "describe", "run", "same_bytes", "summarise", "text_lines"]
@@ -227,7 +228,8 @@ def summarise(opened: Opened, original: Any, *, top: int = 5) -> dict[str, Any]:
             for f in model.functions
         ],
         "metadata_props": {p.key: p.value for p in model.metadata_props},
-        "byte_identical": same_bytes(model, original),
+        # None: read as a stream (standard input), whose bytes were not kept to compare.
+        "byte_identical": None if original is None else same_bytes(model, original),
     }
 
 
@@ -287,19 +289,42 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
             lines.append(f"  {t['bytes']:>13,} bytes  {name} {t['dtype']}{shape}{where}  ({t['path']})")
     for key, value in s["metadata_props"].items():
         lines.append(f"metadata      {key} = {value}")
-    lines.append(f"round trip    {'byte-identical' if s['byte_identical'] else 'DIFFERS'}")
+    verdict = {True: "byte-identical", False: "DIFFERS", None: "not checked (read as a stream)"}
+    lines.append(f"round trip    {verdict[s['byte_identical']]}")
     return lines
 
 
 def _ok(summary: dict[str, Any]) -> bool:
-    return bool(summary["byte_identical"]) and not any(f["error"] for f in summary["external_data"])
+    return summary["byte_identical"] is not False and not any(f["error"] for f in summary["external_data"])
 
 
 def _open(source: str) -> tuple[Opened, Any, float]:
-    """The model (external data left on disk), the bytes it was decoded from, and the load time."""
+    """The model (external data left on disk), the bytes it was decoded from, and the load time.
+
+    Standard input is read as a stream (``wirecodec.stream``), tensor payloads skipped as
+    they go by, so a model of any size is summarised in bounded memory; its bytes are not
+    kept, so there is no round-trip verdict (None).
+    """
     started = time.perf_counter()
+    if source == STDIN:
+        return _open_stream(), None, time.perf_counter() - started
     opened = open_model(source, load_external_data=False, keep_bytes=True)
     return opened, opened.data, time.perf_counter() - started
+
+
+def _open_stream() -> Opened:
+    import sys
+
+    try:
+        with stream(sys.stdin.buffer, skip_payloads=True) as events:
+            # Initializers keep their headers: dims and data type give their sizes.
+            model = assemble(events, tensor=lambda lazy: lazy.header)
+            size = events.position
+        if size == 0:
+            raise DecodeError("empty input: not an ONNX model", 0, "ModelProto")
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error("<stdin>", exc)) from None
+    return Opened(model, "<stdin>", None, size)
 
 
 def describe(path: pathlib.Path) -> tuple[list[str], bool]:
