@@ -50,6 +50,7 @@ _OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
 _STUBS: Final = "_stubs"  # on a parent: {field name: detached child} handed out by reads
 _NOT_COPIED: Final = frozenset({_OWNER, _STUBS})  # links to an owner and to stubs stay behind
 _new_list: Final = list.__new__
+_osa: Final = object.__setattr__
 
 
 class PendingField(Protocol):
@@ -189,13 +190,18 @@ class _RepeatedDefault:
 
 
 def _store_empty_list(obj: Message, name: str) -> list[Any]:
-    # Built without a Python-level __init__: this runs on the first read of an unset field.
-    empty = _new_list(_DetachedList)
-    # Only a detached owner needs to hear of the first write.
-    empty._owner = obj if _OWNER in obj.__dict__ else None
-    empty._name = name
-    object.__setattr__(obj, name, empty)
-    return empty
+    """Store an empty list as field ``name`` of ``obj`` and return it (the first read of the field)."""
+    if type(obj) is obj.__schema__.cls:
+        # The common case, kept short: it runs on the first read of every unset field.
+        empty: list[Any] = []
+        _osa(obj, name, empty)
+        return empty
+    # Only a detached owner needs to hear of the first write into the list.
+    detached = _new_list(_DetachedList)
+    detached._owner = obj
+    detached._name = name
+    _osa(obj, name, detached)
+    return detached
 
 
 class _MessageListDefault(_RepeatedDefault):
