@@ -28,6 +28,7 @@ __all__ = ["EXAMPLE", "VERBS", "main"]
 VERBS: dict[str, str] = {
     "inspect": "wirecodec.cli.inspect",
     "check": "wirecodec.cli.check",
+    "dump": "wirecodec.cli.dump",
     "extract": "wirecodec.cli.extract",
     "diff": "wirecodec.cli.diff",
     "edit": "wirecodec.cli.edit",
