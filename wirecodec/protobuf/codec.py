@@ -115,7 +115,10 @@ def encode_chunks(message: Message) -> tuple[list[Any], int]:
     """Encode into a list of bytes-like chunks and their total size, copying nothing big."""
     out: list[Any] = []
     try:
-        size = encoder(type(message))(message, out)
+        # Encoding builds chunks and the instance dicts it reads, and no cycles: collections
+        # triggered meanwhile would each scan the whole tree for nothing.
+        with gc_paused():
+            size = encoder(type(message))(message, out)
     except (TypeError, AttributeError, ValueError, OverflowError, struct.error, RecursionError) as exc:
         raise _explain(message, exc) from exc
     return out, size
