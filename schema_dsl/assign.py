@@ -23,11 +23,11 @@ from schema_dsl.fields import FieldSpec, Kind
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["FieldNameError", "converter"]
+__all__ = ["INT_RANGES", "FieldNameError", "converter"]
 
 Converter = Callable[[Any], Any]
 
-_RANGES: Final = {
+INT_RANGES: Final = {
     Kind.INT32: (-(1 << 31), (1 << 31) - 1),
     Kind.SINT32: (-(1 << 31), (1 << 31) - 1),
     Kind.SFIXED32: (-(1 << 31), (1 << 31) - 1),
@@ -57,7 +57,7 @@ def _type_name(value: object) -> str:
 
 
 def _integer(spec: FieldSpec) -> Converter:
-    low, high = _RANGES[spec.kind]
+    low, high = INT_RANGES[spec.kind]
     name = spec.full_name
 
     def convert(value: Any) -> int:
@@ -192,7 +192,7 @@ def _element(spec: FieldSpec) -> Converter:
         return _message(spec)
     if spec.kind is Kind.ENUM:
         return _enum(spec)
-    if spec.kind in _RANGES:
+    if spec.kind in INT_RANGES:
         return _integer(spec)
     if spec.kind in (Kind.FLOAT, Kind.DOUBLE):
         return _floating(spec)

@@ -107,6 +107,7 @@ from wirecodec._helper.versions import (
     VERSION_TABLE,
     find_min_ir_version_for,
 )
+from wirecodec.tensors.values import INT_KEY_TYPES
 
 __all__ = [
     "DEFAULT_OPSET_VERSION",
@@ -435,19 +436,6 @@ _OPTIONAL_FIELDS: Final[dict[int, tuple[str, type[Message]]]] = {
     OptionalProto.DataType.MAP: ("map_value", MapProto),
     OptionalProto.DataType.OPTIONAL: ("optional_value", OptionalProto),
 }
-_MAP_INT_KEYS: Final = frozenset(
-    int(t)
-    for t in (
-        TensorProto.DataType.INT8,
-        TensorProto.DataType.INT16,
-        TensorProto.DataType.INT32,
-        TensorProto.DataType.INT64,
-        TensorProto.DataType.UINT8,
-        TensorProto.DataType.UINT16,
-        TensorProto.DataType.UINT32,
-        TensorProto.DataType.UINT64,
-    )
-)
 
 
 def make_sequence(name: str, elem_type: int, values: Sequence[Any]) -> SequenceProto:
@@ -478,7 +466,7 @@ def make_map(name: str, key_type: int, keys: list[Any], values: SequenceProto) -
         map_proto.string_keys = [
             as_bytes(k, f"make_map: keys[{i}]") for i, k in enumerate(as_list(keys, "make_map: keys"))
         ]
-    elif map_proto.key_type in _MAP_INT_KEYS:
+    elif map_proto.key_type in INT_KEY_TYPES:
         map_proto.keys = [
             as_int(k, f"make_map: keys[{i}]") for i, k in enumerate(as_list(keys, "make_map: keys"))
         ]

@@ -14,11 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from schema_dsl import Kind
-from schema_dsl.message import Message
 from schema_dsl.onnx import (
-    AttributeProto,
-    GraphProto,
     ModelProto,
     StringStringEntryProto,
     TensorProto,
@@ -26,7 +22,7 @@ from schema_dsl.onnx import (
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import uses_external_data
 from wirecodec.files.locations import relative_location_problem
-from wirecodec.files.walk import tensors
+from wirecodec.files.walk import substitute, tensors
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
@@ -172,37 +168,6 @@ def plan(
         ]
         replacements[id(tensor)] = moved
 
-    new_model = _substitute(model, replacements)
+    new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return Plan(new_model, files)
-
-
-def _substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
-    """``message`` with replaced tensors, copying only the messages that contain one."""
-    if not replacements:
-        return message
-    if id(message) in replacements:
-        return replacements[id(message)]
-    if not isinstance(message, (ModelProto, GraphProto, AttributeProto)) and not _may_hold_tensors(message):
-        return message
-    changed: dict[str, Any] = {}
-    for spec, value in message.ListFields():
-        if spec.kind is not Kind.MESSAGE:
-            continue
-        if spec.repeated:
-            new_items = [_substitute(item, replacements) for item in value]
-            if any(a is not b for a, b in zip(new_items, value, strict=True)):
-                changed[spec.name] = new_items
-        else:
-            new_value = _substitute(value, replacements)
-            if new_value is not value:
-                changed[spec.name] = new_value
-    if not changed:
-        return message
-    clone = copy.copy(message)
-    clone.__dict__.update(changed)
-    return clone
-
-
-def _may_hold_tensors(message: Message) -> bool:
-    return any(spec.kind is Kind.MESSAGE for spec in message.__schema__.fields)

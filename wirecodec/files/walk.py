@@ -9,9 +9,11 @@ waiting to be decoded without keeping them (wirecodec.protobuf.lazy).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from schema_dsl import Kind
 from schema_dsl.message import Message
 from schema_dsl.onnx import (
     AttributeProto,
@@ -24,7 +26,7 @@ from schema_dsl.onnx import (
 )
 from wirecodec.protobuf import lazy
 
-__all__ = ["iter_tensors", "tensors"]
+__all__ = ["iter_tensors", "substitute", "tensors"]
 
 
 def tensors(
@@ -110,3 +112,35 @@ def iter_tensors(
 ) -> Iterator[TensorProto]:
     """Every TensorProto in a model or graph: initializers, attributes, subgraphs, functions."""
     return tensors(message, peek=peek, needles=needles)
+
+
+def substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
+    """``message`` with the tensors in ``replacements`` (by ``id``) swapped in.
+
+    Only the messages on the way to a replaced tensor are copied (shallowly); the
+    caller's model is never changed. Saving with external data and writing the zip
+    container use it to point tensors at their new homes.
+    """
+    if not replacements:
+        return message
+    found = replacements.get(id(message))
+    if found is not None:
+        return found
+    changed: dict[str, Any] = {}
+    for spec, value in message.ListFields():
+        if spec.kind is not Kind.MESSAGE:
+            continue
+        if spec.repeated:
+            items = [substitute(item, replacements) for item in value]
+            if any(new is not old for new, old in zip(items, value, strict=True)):
+                changed[spec.name] = items
+        else:
+            item = substitute(value, replacements)
+            if item is not value:
+                changed[spec.name] = item
+    if not changed:
+        return message
+    clone = copy.copy(message)
+    for name, value in changed.items():
+        setattr(clone, name, value)
+    return clone

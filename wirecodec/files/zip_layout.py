@@ -20,15 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schema_dsl import Kind
-from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.walk import substitute
 from wirecodec.files.zip_records import MODEL_ENTRY
 from wirecodec.tensors import from_array, to_array
 
-__all__ = ["EntryNames", "ZipPlan", "as_reference", "plan_entries", "substitute"]
+__all__ = ["EntryNames", "ZipPlan", "as_reference", "plan_entries"]
 
 _MAX_NAME: Final = 200  # long tensor names are cut; the suffix keeps them unique
 _DATA_FIELDS: Final = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
@@ -136,31 +135,3 @@ def plan_entries(model: ModelProto) -> ZipPlan:
     new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return ZipPlan(new_model, payloads)
-
-
-def substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
-    """``message`` with the tensors in ``replacements`` (by id) swapped in; only the
-    messages on the way to a replaced tensor are copied (shallowly)."""
-    if not replacements:
-        return message
-    found = replacements.get(id(message))
-    if found is not None:
-        return found
-    changed: dict[str, Any] = {}
-    for spec, value in message.ListFields():
-        if spec.kind is not Kind.MESSAGE:
-            continue
-        if spec.repeated:
-            items = [substitute(item, replacements) for item in value]
-            if any(new is not old for new, old in zip(items, value, strict=True)):
-                changed[spec.name] = items
-        else:
-            item = substitute(value, replacements)
-            if item is not value:
-                changed[spec.name] = item
-    if not changed:
-        return message
-    clone = copy.copy(message)
-    for name, value in changed.items():
-        setattr(clone, name, value)
-    return clone

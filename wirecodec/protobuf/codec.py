@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
+from schema_dsl.assign import INT_RANGES
 from schema_dsl.message import install_codec
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
@@ -173,19 +174,6 @@ def _explain(message: Message, exc: BaseException) -> EncodeError:
     return EncodeError(f"cannot encode: {exc}", type(message).__qualname__)
 
 
-_INT_RANGES: Final = {
-    Kind.INT32: (-(1 << 31), (1 << 31) - 1),
-    Kind.SINT32: (-(1 << 31), (1 << 31) - 1),
-    Kind.SFIXED32: (-(1 << 31), (1 << 31) - 1),
-    Kind.ENUM: (-(1 << 31), (1 << 31) - 1),
-    Kind.INT64: (-(1 << 63), (1 << 63) - 1),
-    Kind.SINT64: (-(1 << 63), (1 << 63) - 1),
-    Kind.SFIXED64: (-(1 << 63), (1 << 63) - 1),
-    Kind.UINT32: (0, (1 << 32) - 1),
-    Kind.FIXED32: (0, (1 << 32) - 1),
-    Kind.UINT64: (0, (1 << 64) - 1),
-    Kind.FIXED64: (0, (1 << 64) - 1),
-}
 
 
 def _describe_type(value: object) -> str:
@@ -231,7 +219,7 @@ def _value_problem(kind: Kind, value: Any, expected: type | None) -> str | None:
         return None
     if not isinstance(value, int):
         return f"expected int, got {type(value).__name__}"
-    low, high = _INT_RANGES[kind]
+    low, high = INT_RANGES[kind]
     if not low <= value <= high:
         return f"{value} is outside the range of {kind.value}"
     return None

@@ -33,7 +33,7 @@ from wirecodec.tensors.dtypes import data_type_of
 from wirecodec.tensors.reading import to_array
 from wirecodec.tensors.writing import from_array
 
-__all__ = ["from_dict", "from_list", "from_optional", "to_dict", "to_list", "to_optional"]
+__all__ = ["INT_KEY_TYPES", "from_dict", "from_list", "from_optional", "to_dict", "to_list", "to_optional"]
 
 _Elem = SequenceProto.DataType  # OptionalProto.DataType has the same members and values
 
@@ -55,7 +55,7 @@ _OPTIONAL_FIELDS: Final = {
 
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-_INT_KEY_TYPES: Final = frozenset(
+INT_KEY_TYPES: Final = frozenset(
     int(t)
     for t in (
         TensorProto.DataType.INT8,
@@ -171,7 +171,7 @@ def to_dict(map_proto: MapProto, *, copy: bool = False) -> dict[Any, Any]:
     if key_type == TensorProto.DataType.STRING:
         keys: list[Any] = [bytes(k) for k in map_proto.string_keys]
         stray = "keys" if map_proto.keys else None
-    elif key_type in _INT_KEY_TYPES:
+    elif key_type in INT_KEY_TYPES:
         keys = list(map_proto.keys)
         stray = "string_keys" if map_proto.string_keys else None
     else:
