@@ -39,6 +39,23 @@ TOP_LEVEL: list[type[Message]] = [
 ]
 
 
+def all_message_classes() -> list[type[Message]]:
+    """Every message class of schema_dsl.onnx, nested ones included, outer before inner."""
+    found: list[type[Message]] = []
+
+    def visit(cls: type[Message]) -> None:
+        found.append(cls)
+        for value in vars(cls).values():
+            if isinstance(value, type) and issubclass(value, Message):
+                visit(value)
+
+    for name in ours.__all__:
+        value = getattr(ours, name)
+        if isinstance(value, type) and issubclass(value, Message):
+            visit(value)
+    return found
+
+
 def require_onnx() -> Any:
     return pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
 

@@ -10,24 +10,9 @@ import schema_dsl.onnx as ours
 from schema_dsl import Message, SchemaError, optional
 from schema_dsl.enums import ProtoEnum
 from schema_dsl.fields import ENUM
+from tests.reference import all_message_classes
 
 onnx = pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
-
-
-def _messages() -> list[type[Message]]:
-    found: list[type[Message]] = []
-
-    def visit(cls: type[Message]) -> None:
-        found.append(cls)
-        for value in vars(cls).values():
-            if isinstance(value, type) and issubclass(value, Message):
-                visit(value)
-
-    for name in ours.__all__:
-        value = getattr(ours, name)
-        if isinstance(value, type) and issubclass(value, Message):
-            visit(value)
-    return found
 
 
 def _reference(cls: type[Message]) -> object:
@@ -37,7 +22,7 @@ def _reference(cls: type[Message]) -> object:
     return target
 
 
-@pytest.mark.parametrize("cls", _messages(), ids=lambda c: c.__qualname__)
+@pytest.mark.parametrize("cls", all_message_classes(), ids=lambda c: c.__qualname__)
 def test_every_enum_value_is_a_class_attribute_as_in_onnx(cls: type[Message]) -> None:
     reference = _reference(cls)
     for enum_name, nested in vars(cls).items():

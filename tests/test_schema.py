@@ -19,6 +19,7 @@ from schema_dsl import (
     optional,
     repeated,
 )
+from tests.reference import all_message_classes
 
 onnx = pytest.importorskip("onnx", reason="the onnx package's descriptors are the reference")
 from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
@@ -67,22 +68,6 @@ def _ours(full_name: str) -> type[Message]:
     return obj
 
 
-def _our_classes() -> list[type[Message]]:
-    found: list[type[Message]] = []
-
-    def visit(cls: type[Message]) -> None:
-        found.append(cls)
-        for value in vars(cls).values():
-            if isinstance(value, type) and issubclass(value, Message):
-                visit(value)
-
-    for name in ours.__all__:
-        obj = getattr(ours, name)
-        if isinstance(obj, type) and issubclass(obj, Message):
-            visit(obj)
-    return found
-
-
 def _is_repeated(fd: Any) -> bool:
     return bool(fd.is_repeated) if hasattr(fd, "is_repeated") else fd.label == FieldDescriptor.LABEL_REPEATED
 
@@ -112,7 +97,7 @@ def test_message_matches_descriptor(desc: Any) -> None:
 
 def test_no_extra_classes_on_our_side() -> None:
     theirs = {d.full_name for d in _descriptors()}
-    mine = {cls.__schema__.full_name for cls in _our_classes()}
+    mine = {cls.__schema__.full_name for cls in all_message_classes()}
     assert mine == theirs
 
 
