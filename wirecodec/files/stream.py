@@ -162,21 +162,16 @@ class _Walker:
             yield self._model_event(message, start, len(record), tag, record)
 
     def _model_event(self, message: ModelProto, start: int, length: int, tag: int, record: Any) -> Event:
-        fields = message.ListFields()
-        if not fields:
+        one = _one_field(message, self.model_counts, "ModelProto")
+        if one is None:
             path = f"ModelProto.<field {tag >> 3}>"
             return UnknownField(start, length, path, "ModelProto", tag >> 3, tag & 7, bytes(record), message)
-        spec, value = fields[0]
-        if not spec.repeated:
-            return ModelField(start, length, f"ModelProto.{spec.name}", spec.name, value, None, message)
-        index = self.model_counts.get(spec.name, 0)
-        self.model_counts[spec.name] = index + 1
-        path = f"ModelProto.{spec.name}[{index}]"
-        if spec.name == "opset_import":
-            return OpsetImport(start, length, path, index, value[0])
-        if spec.name == "functions":
-            return Function(start, length, path, index, value[0])
-        return ModelField(start, length, path, spec.name, value[0], index, message)
+        name, value, index, path = one
+        if name == "opset_import":
+            return OpsetImport(start, length, path, index, value)
+        if name == "functions":
+            return Function(start, length, path, index, value)
+        return ModelField(start, length, path, name, value, None if index < 0 else index, message)
 
     # the graph
 
@@ -246,17 +241,12 @@ class _Walker:
 
     def _graph_event(self, message: GraphProto, start: int, length: int, tag: int, record: Any) -> Event:
         """The event for a graph record other than the elements :meth:`_element` reads."""
-        fields = message.ListFields()
-        if not fields:
+        one = _one_field(message, self.graph_counts, "ModelProto.graph")
+        if one is None:
             path = f"ModelProto.graph.<field {tag >> 3}>"
             return UnknownField(start, length, path, "GraphProto", tag >> 3, tag & 7, bytes(record), message)
-        spec, value = fields[0]
-        if not spec.repeated:
-            return GraphField(start, length, f"ModelProto.graph.{spec.name}", spec.name, value, None, message)
-        index = self.graph_counts.get(spec.name, 0)
-        self.graph_counts[spec.name] = index + 1
-        path = f"ModelProto.graph.{spec.name}[{index}]"
-        return GraphField(start, length, path, spec.name, value[0], index, message)
+        name, value, index, path = one
+        return GraphField(start, length, path, name, value, None if index < 0 else index, message)
 
     # nodes, values, initializers: decoded as themselves
 
@@ -357,6 +347,21 @@ class ModelStream:
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _one_field(message: Any, counts: dict[str, int], prefix: str) -> tuple[str, Any, int, str] | None:
+    """The one field a one-record message holds: name, value (an element, for a repeated
+    field), its index in that field (-1 when singular, counted in ``counts``) and path;
+    None when the record is a field the schema does not know."""
+    fields = message.ListFields()
+    if not fields:
+        return None
+    spec, value = fields[0]
+    if not spec.repeated:
+        return spec.name, value, -1, f"{prefix}.{spec.name}"
+    index = counts.get(spec.name, 0)
+    counts[spec.name] = index + 1
+    return spec.name, value[0], index, f"{prefix}.{spec.name}[{index}]"
 
 
 def _plain_file(source: Any) -> bool:
