@@ -123,7 +123,9 @@ class MessageSchema:
     def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
         self.codecs: dict[str, Any] = {}
-        self.converters: dict[str, Converter] = {}  # filled on first assignment (types resolve late)
+        # name -> (converter, other members of its oneof), filled on first assignment
+        # (message types resolve late)
+        self.converters: dict[str, tuple[Converter, tuple[str, ...]]] = {}
         self.detached: type[Message] = cls
         self.full_name = full_name
         self.fields = tuple(sorted(fields, key=lambda f: f.number))
@@ -400,22 +402,17 @@ class Message:
         the others; the first write into a detached child attaches it to its parent.
         """
         schema = self.__schema__
-        convert = schema.converters.get(name)
-        if convert is None:
-            spec = schema.by_name.get(name)
-            if spec is None:
-                raise FieldNameError(f'Protocol message {type(self).__qualname__} has no "{name}" field.')
-            convert = schema.converters[name] = converter(spec)
+        plan = schema.converters.get(name)
+        if plan is None:
+            plan = schema.converters[name] = _assignment(schema, name, type(self))
+        convert, others = plan
         value = convert(value)
         if type(self) is not schema.cls:
             _attach(self)
-        spec = schema.by_name[name]
-        if spec.oneof is not None:
-            for other in schema.oneofs[spec.oneof]:
-                if other is not spec:
-                    # Not self.__dict__: reading it would give every written message a dict.
-                    with contextlib.suppress(AttributeError):
-                        object.__delattr__(self, other.name)
+        for other in others:
+            # Not self.__dict__: reading it would give every written message a dict.
+            with contextlib.suppress(AttributeError):
+                object.__delattr__(self, other)
         object.__setattr__(self, name, value)
 
     # -- presence -------------------------------------------------------------------------
@@ -631,6 +628,15 @@ class Message:
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
+
+
+def _assignment(schema: MessageSchema, name: str, cls: type) -> tuple[Converter, tuple[str, ...]]:
+    """How field ``name`` is assigned: its converter and the oneof members it clears."""
+    spec = schema.by_name.get(name)
+    if spec is None:
+        raise FieldNameError(f'Protocol message {cls.__qualname__} has no "{name}" field.')
+    others = () if spec.oneof is None else tuple(o.name for o in schema.oneofs[spec.oneof] if o is not spec)
+    return converter(spec), others
 
 
 def _expose_enum_values(cls: type, field_names: set[str]) -> None:
