@@ -18,12 +18,13 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from schema_dsl.containers import RepeatedContainer, new_container
 from schema_dsl.fields import FieldSpec, Kind
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["INT_RANGES", "FieldNameError", "converter"]
+__all__ = ["INT_RANGES", "FieldNameError", "converter", "element_converter"]
 
 Converter = Callable[[Any], Any]
 
@@ -157,17 +158,21 @@ def _string(spec: FieldSpec) -> Converter:
 
 def _bytes(spec: FieldSpec) -> Converter:
     name = spec.full_name
+    view = spec.view
 
     def convert(value: Any) -> Any:
-        if type(value) is bytes or isinstance(value, memoryview):
+        if type(value) is bytes:
             return value
         if isinstance(value, str):
             raise TypeError(f"{name}: expected bytes, got str (encode it first)")
+        if view and isinstance(value, memoryview):
+            return value
         try:
             memoryview(value)
         except TypeError:
             raise TypeError(f"{name}: expected bytes, got {_type_name(value)}") from None
-        return value
+        # A view field keeps any buffer as it is (zero copy); others read as bytes, as in protobuf.
+        return value if view else bytes(value)
 
     return convert
 
@@ -178,16 +183,23 @@ def _message(spec: FieldSpec) -> Converter:
     def convert(value: Any) -> Message:
         expected = spec.message_type
         if getattr(value, "__schema__", None) is not expected.__schema__:
+            hint = ""
+            if hasattr(value, "SerializeToString") and not hasattr(value, "__schema__"):
+                hint = (
+                    f" (a protobuf message: convert it with "
+                    f"{expected.__qualname__}.FromString(message.SerializeToString()))"
+                )
             raise TypeError(
                 f"{name}: expected {expected.__module__}.{expected.__qualname__}, "
-                f"got {type(value).__module__}.{_type_name(value)}"
+                f"got {type(value).__module__}.{_type_name(value)}{hint}"
             )
         return value  # type: ignore[no-any-return]
 
     return convert
 
 
-def _element(spec: FieldSpec) -> Converter:
+def element_converter(spec: FieldSpec) -> Converter:
+    """The converter of one value of ``spec`` (one element, for a repeated field)."""
     if spec.kind is Kind.MESSAGE:
         return _message(spec)
     if spec.kind is Kind.ENUM:
@@ -204,15 +216,21 @@ def _element(spec: FieldSpec) -> Converter:
 
 
 def converter(spec: FieldSpec) -> Converter:
-    """The converter of ``spec``: for a repeated field, of a whole iterable into a new list."""
-    element = _element(spec)
-    if not spec.repeated:
-        return element
-    name = spec.full_name
+    """The converter of ``spec``: for a repeated field, of a whole iterable into a new container.
+    Messages are copied, into a container as by ``extend``, into a singular field as by
+    protobuf's constructor."""
+    if not spec.repeated and spec.kind is Kind.MESSAGE:
+        # A message is copied in, as protobuf's constructor does: no two fields share one.
+        from schema_dsl.message import copy_message  # message imports this module
 
-    def convert(values: Any) -> list[Any]:
-        if isinstance(values, (str, bytes, bytearray, memoryview)) or not hasattr(values, "__iter__"):
-            raise TypeError(f"{name}: needs a list or another iterable, got {_type_name(values)}")
-        return [element(v) for v in values]
+        check = element_converter(spec)
+        return lambda value: copy_message(check(value))
+    if not spec.repeated:
+        return element_converter(spec)
+
+    def convert(values: Any) -> RepeatedContainer[Any]:
+        container = new_container(spec)
+        container.extend(values)
+        return container
 
     return convert

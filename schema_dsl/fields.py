@@ -145,6 +145,8 @@ class FieldSpec:
     owner: type[Message] | None = field(default=None, repr=False)
     _message_type: type[Message] | None = field(default=None, repr=False)
     _annotation: str = field(default="", repr=False)
+    view: bool = False
+    _container: type | None = field(default=None, repr=False)  # see schema_dsl.containers
 
     @property
     def message_type(self) -> type[Message]:
@@ -201,9 +203,16 @@ def optional(
     *,
     oneof: str | None = None,
     enum: type[enum.IntEnum] | None = None,
+    view: bool = False,
 ) -> Any:
-    """Declare a singular (proto2 ``optional``) field; it has presence."""
-    return FieldSpec(number, kind, oneof=oneof, enum_type=enum)
+    """Declare a singular (proto2 ``optional``) field; it has presence.
+
+    ``view``: a ``bytes`` field whose decoded value is a zero-copy ``memoryview`` of the
+    input instead of ``bytes`` (for payload-sized fields such as ``TensorProto.raw_data``).
+    """
+    if view and kind is not Kind.BYTES:
+        raise SchemaError(f"field {number}: only a bytes field can be a view")
+    return FieldSpec(number, kind, oneof=oneof, enum_type=enum, view=view)
 
 
 def repeated(

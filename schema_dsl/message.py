@@ -23,7 +23,6 @@ Representation (chosen for decode speed, see docs/format.md):
 from __future__ import annotations
 
 import contextlib
-import copy
 import enum
 import inspect
 import sys
@@ -33,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar, Final, Protocol, TypeVar
 
 from schema_dsl.assign import Converter, FieldNameError, converter
+from schema_dsl.containers import RepeatedContainer, container_class, new_container
 from schema_dsl.fields import (
     MAX_FIELD_NUMBER,
     RESERVED_NUMBERS,
@@ -41,7 +41,16 @@ from schema_dsl.fields import (
     SchemaError,
 )
 
-__all__ = ["Codec", "DeferredTable", "Message", "MessageSchema", "install_codec", "resolve_message_type"]
+__all__ = [
+    "Codec",
+    "DeferredTable",
+    "Message",
+    "MessageSchema",
+    "attach",
+    "copy_message",
+    "install_codec",
+    "resolve_message_type",
+]
 
 _M = TypeVar("_M", bound="Message")
 _UNKNOWN: Final = "_unknown"
@@ -138,45 +147,6 @@ class MessageSchema:
         self.oneofs = oneofs
 
 
-class _DetachedList(list[Any]):
-    """The value of an unset repeated field: empty, owned by nobody until written to.
-
-    The first mutation stores this very list in its owner, so references taken before
-    the write see the same contents as the field afterwards.
-    """
-
-    __slots__ = ("_name", "_owner")
-    _owner: Message | None
-    _name: str
-
-    def _attach(self) -> None:
-        # The list is already the owner's field; a write makes a detached owner present.
-        owner = self._owner
-        if owner is not None:
-            self._owner = None
-            _attach(owner)
-
-    def append(self, value: Any, /) -> None:
-        self._attach()
-        super().append(value)
-
-    def extend(self, values: Any, /) -> None:
-        self._attach()
-        super().extend(values)
-
-    def insert(self, index: Any, value: Any, /) -> None:
-        self._attach()
-        super().insert(index, value)
-
-    def __setitem__(self, index: Any, value: Any, /) -> None:
-        self._attach()
-        super().__setitem__(index, value)
-
-    def __iadd__(self, values: Any, /) -> Any:  # type: ignore[misc]  # list's own signature
-        self._attach()
-        return super().__iadd__(values)
-
-
 class _RepeatedDefault:
     """Unset repeated field: reading it stores an empty list in the owner and returns it."""
 
@@ -191,19 +161,14 @@ class _RepeatedDefault:
         return _store_empty_list(obj, self.name)
 
 
-def _store_empty_list(obj: Message, name: str) -> list[Any]:
-    """Store an empty list as field ``name`` of ``obj`` and return it (the first read of the field)."""
-    if type(obj) is obj.__schema__.cls:
-        # The common case, kept short: it runs on the first read of every unset field.
-        empty: list[Any] = []
-        _osa(obj, name, empty)
-        return empty
-    # Only a detached owner needs to hear of the first write into the list.
-    detached = _new_list(_DetachedList)
-    detached._owner = obj
-    detached._name = name
-    _osa(obj, name, detached)
-    return detached
+def _store_empty_list(obj: Message, name: str) -> RepeatedContainer[Any]:
+    """Store an empty container as field ``name`` of ``obj`` and return it (the first read of the field)."""
+    schema = obj.__schema__
+    empty: RepeatedContainer[Any] = _new_list(container_class(schema.by_name[name]))
+    if type(obj) is not schema.cls:
+        empty._owner = obj  # only a detached owner needs to hear of the first write
+    _osa(obj, name, empty)
+    return empty
 
 
 class _MessageListDefault(_RepeatedDefault):
@@ -244,7 +209,9 @@ def _load_pending(message: Message, name: str, absent: bool = False) -> Any:
             return getattr(message, name)
         if not absent and name in message.__dict__:
             return message.__dict__[name]  # assigned since the decode: the record is stale
-        value = record.load()
+        loaded = record.load()
+        spec = message.__schema__.by_name[name]
+        value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
         object.__setattr__(message, name, value)
         return value
 
@@ -286,7 +253,22 @@ def _attach(message: Message) -> None:
     if stubs is not None and stubs.get(name) is message:
         del stubs[name]
     if name not in parent.__dict__:
-        setattr(parent, name, message)
+        _store_child(parent, name, message)
+
+
+attach: Final = _attach
+
+
+def _store_child(parent: Message, name: str, child: Message) -> None:
+    """Make ``child`` itself field ``name`` of ``parent`` (an assignment would store a copy)."""
+    schema = parent.__schema__
+    spec = schema.by_name[name]
+    if spec.oneof is not None:
+        for other in schema.oneofs[spec.oneof]:
+            if other is not spec:
+                with contextlib.suppress(AttributeError):
+                    object.__delattr__(parent, other.name)
+    object.__setattr__(parent, name, child)
 
 
 def _sever(message: Message, name: str | None) -> None:
@@ -393,7 +375,8 @@ class Message:
         for name, value in fields.items():
             if name not in by_name:
                 raise FieldNameError(f"{type(self).__qualname__} has no field {name!r}")
-            setattr(self, name, value)
+            if value is not None:  # None leaves the field unset, as in protobuf
+                setattr(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Assign a field, checked and converted as protobuf does (see schema_dsl.assign).
@@ -560,8 +543,11 @@ class Message:
         """Replace this message's content with a deep copy of ``other``'s."""
         if other is self:
             return
+        if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
+            raise TypeError(f"cannot copy {type(other).__qualname__} into {type(self).__qualname__}")
+        source = copy_message(other)  # first: ``other`` may live inside this message
         self.Clear()
-        self.MergeFrom(copy.deepcopy(other))
+        self.MergeFrom(source)
 
     # Copies are ordinary (attached) messages: a detached child's link to its parent
     # belongs to the original alone.
@@ -666,18 +652,48 @@ def _same(a: Any, b: Any) -> bool:
 
 def _rebuild(cls: type[Message], state: dict[str, Any]) -> Message:
     message = cls.__new__(cls)
-    message.__dict__.update(state)
+    by_name = cls.__schema__.by_name
+    for key, value in state.items():
+        spec = by_name.get(key)
+        if spec is not None and spec.repeated:
+            value = new_container(spec, value)
+        message.__dict__[key] = value
     return message
 
 
 def _deep(value: Any, memo: dict[int, Any]) -> Any:
     if isinstance(value, memoryview):
         return value.tobytes()
+    if isinstance(value, RepeatedContainer):
+        return new_container(value._spec, [_deep(v, memo) for v in value])
     if isinstance(value, list):
-        return [_deep(v, memo) for v in value]  # a plain list, even from a detached one
+        return [_deep(v, memo) for v in value]
     if isinstance(value, Message):
         return value.__deepcopy__(memo)
     return value
+
+
+def copy_message(message: Message) -> Message:
+    """An independent copy of ``message`` (what a repeated field stores on append): its
+    messages and lists are new, its immutable values and ``bytes`` views are shared."""
+    message._load_lazy()
+    cls = message.__schema__.cls
+    clone = cls.__new__(cls)
+    target = clone.__dict__
+    for key, value in message.__dict__.items():
+        if key in _NOT_COPIED:
+            continue
+        if isinstance(value, RepeatedContainer):
+            if value and isinstance(value[0], Message):
+                value = new_container(value._spec, [copy_message(v) for v in value])
+            else:
+                value = new_container(value._spec, value)
+        elif isinstance(value, Message):
+            value = copy_message(value)
+        elif key == _UNKNOWN:
+            value = list(value)
+        target[key] = value
+    return clone
 
 
 def resolve_message_type(spec: FieldSpec) -> type[Message]:

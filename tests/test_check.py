@@ -71,8 +71,7 @@ def subgraph_input_as_initializer(m: ModelProto) -> None:
 
 
 def swap_first_nodes(m: ModelProto) -> None:
-    first, second = m.graph.node[0], m.graph.node[1]
-    m.graph.node[0], m.graph.node[1] = second, first
+    m.graph.node.insert(0, m.graph.node.pop(1))
 
 
 def use_undefined_value(m: ModelProto) -> None:

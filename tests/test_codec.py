@@ -78,7 +78,7 @@ class All(Message):
     db: float = optional(12, DOUBLE)
     bo: bool = optional(13, BOOL)
     st: str = optional(14, STRING)
-    by: bytes | memoryview = optional(15, BYTES)
+    by: bytes | memoryview = optional(15, BYTES, view=True)
     color: int = optional(16, ENUM, enum=Color)
     child: All = optional(17, MESSAGE)
     r_i64: list[int] = repeated(18, INT64)
@@ -198,8 +198,10 @@ def test_nested_encode_error_path() -> None:
 
 
 def test_cycle_is_an_encode_error() -> None:
-    msg = All()
-    msg.child = msg
+    msg = All(i32=1)
+    msg.child = msg  # assignment copies: the child is a snapshot, not the message itself
+    assert msg.child is not msg and msg.child == All(i32=1)
+    object.__setattr__(msg, "child", msg)  # a real cycle can only be made past the checks
     with pytest.raises(EncodeError, match="cycle"):
         encode(msg)
 
@@ -357,7 +359,8 @@ def test_bytes_fields_are_views_of_the_input() -> None:
     assert isinstance(msg.by, memoryview)
     assert msg.by.obj is data
     assert bytes(msg.by) == b"payload"
-    assert [bytes(x) for x in msg.r_by] == [b"a", b"bc"]
+    # A field not declared as a view reads as bytes, as protobuf's does.
+    assert msg.r_by == [b"a", b"bc"] and all(type(x) is bytes for x in msg.r_by)
 
 
 def test_views_keep_the_buffer_alive() -> None:

@@ -51,7 +51,7 @@ def test_reference_serializer_agrees_on_the_nan_bytes(cls: type[Message], data: 
 
 def test_a_traceback_through_generated_code_shows_its_source() -> None:
     node = NodeProto(input=["x"])
-    node.input.append(7)  # type: ignore[arg-type]  # not a str: fails inside the generated encoder
+    list.append(node.input, 7)  # past the container's check: fails inside the generated encoder
     with pytest.raises(AttributeError) as info:
         encoder(NodeProto)(node, [])
     frames = traceback.extract_tb(info.tb)

@@ -7,7 +7,6 @@ once with ``onnx.helper`` and once with ``wirecodec.helper`` and the encodings c
 
 from __future__ import annotations
 
-import copy
 import math
 import warnings
 from collections.abc import Callable
@@ -518,14 +517,16 @@ def test_version_table_and_defaults_match_onnx() -> None:
     assert onnx.defs.onnx_opset_version() == ours.DEFAULT_OPSET_VERSION
 
 
-def test_builders_store_what_they_are_given() -> None:
-    """No copies (documented): the graph holds the caller's node; a deep copy detaches it."""
+def test_builders_copy_messages_and_share_payloads() -> None:
+    """As onnx: the graph holds a copy of the node; a tensor's raw_data view is shared, not duplicated."""
     node = ours.make_node("Relu", ["X"], ["Y"])
-    graph = ours.make_graph([node], "g", [], [])
-    assert graph.node[0] is node
-    detached = ours.make_graph([copy.deepcopy(node)], "g", [], [])
+    payload = memoryview(bytes(64))
+    weight = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[16], raw_data=payload)
+    graph = ours.make_graph([node], "g", [], [], initializer=[weight])
     node.name = "changed"
-    assert graph.node[0].name == "changed" and detached.node[0].name == ""
+    weight.name = "renamed"
+    assert graph.node[0].name == "" and graph.initializer[0].name == "W"
+    assert graph.initializer[0].raw_data is payload
 
 
 # -- get_attribute_value ---------------------------------------------------------------------

@@ -81,6 +81,10 @@ def test_a_protobuf_message_given_to_encode_is_named_with_what_to_do() -> None:
     with pytest.raises(wirecodec.EncodeError, match=r"onnx\.onnx_ml_pb2\.ModelProto.*SerializeToString"):
         wirecodec.encode(onnx.ModelProto())  # type: ignore[arg-type]
     node = ours.NodeProto()
-    node.attribute.append(onnx.AttributeProto(name="a"))
+    # The container checks the element at once (protobuf too refuses it on append).
+    with pytest.raises(TypeError, match=r"expected schema_dsl\.onnx\.AttributeProto, got onnx\..*FromString"):
+        node.attribute.append(onnx.AttributeProto(name="a"))
+    assert len(node.attribute) == 0
+    list.append(node.attribute, onnx.AttributeProto(name="a"))  # past the container: the encoder names it
     with pytest.raises(wirecodec.EncodeError, match=r"expected schema_dsl\.onnx\.AttributeProto, got onnx\."):
         wirecodec.encode(node)

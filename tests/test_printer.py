@@ -288,7 +288,7 @@ def test_raw_data_that_does_not_fit_its_dims_is_a_tensor_error() -> None:
     node = NodeProto(op_type="Constant", attribute=[value])
     with pytest.raises(wirecodec.TensorError, match="8 bytes of raw_data for 3 elements"):
         to_text(node)
-    tensor.dims[:] = [-2]
+    node.attribute[0].t.dims[:] = [-2]  # the node holds a copy of the attribute
     with pytest.raises(wirecodec.TensorError, match="negative dimension"):
         to_text(node)
 

@@ -16,11 +16,11 @@ checks it on generated arguments):
 
 Differences from onnx, all deliberate:
 
-* **No copies.** onnx copies every message you pass (protobuf's ``extend`` and
-  ``CopyFrom`` copy); these builders store the very messages you pass, so building a
-  graph of large initializers copies no tensor data. A message you go on changing after
-  passing it changes the result too: pass ``copy.deepcopy(m)`` if you need onnx's
-  behaviour.
+* **Copies share payloads.** As with onnx, the messages you pass are copied into the
+  result (a repeated field copies what it is given, as protobuf's does), so changing one
+  afterwards does not change the result. The copies share ``bytes`` values and
+  ``raw_data`` views with the originals instead of duplicating them, so building a
+  graph of large initializers copies no tensor data.
 * **Defaults are constants.** ``make_model`` sets ``ir_version`` to
   :data:`IR_VERSION` (14) and, without ``opset_imports``, imports the default domain
   at :data:`DEFAULT_OPSET_VERSION` (28): what onnx 1.23 (the release of IR version 14)
@@ -245,7 +245,7 @@ def make_graph(
 ) -> GraphProto:
     """A GraphProto from its nodes, name, inputs, outputs and optional initializers.
 
-    The messages are stored, not copied (see the module docstring).
+    The messages are copied in; tensor payloads are shared (see the module docstring).
     """
     graph = GraphProto()
     graph.node = as_messages(nodes, NodeProto, "make_graph: nodes")

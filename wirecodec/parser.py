@@ -33,7 +33,6 @@ from schema_dsl.onnx import (
     ModelProto,
     NodeProto,
     OperatorSetIdProto,
-    TensorProto,
     ValueInfoProto,
 )
 from wirecodec._textual.values import ValueReader
@@ -205,8 +204,7 @@ class _Reader(ValueReader):
         info = self.value_info()
         if not self.accept("="):
             return info, False
-        tensor = TensorProto(name=info.name)
-        graph.initializer.append(tensor)
+        tensor = graph.initializer.add(name=info.name)  # added first: its place is in the order read
         self.tensor_data(tensor, info.type, start)
         return info, True
 

@@ -119,7 +119,7 @@ def _bytes_text(value: bytes | memoryview) -> str:
     return bytes(value).decode("utf-8", "surrogateescape")
 
 
-def _quoted_list(opening: str, items: list[bytes | memoryview], closing: str) -> str:
+def _quoted_list(opening: str, items: Sequence[bytes | memoryview], closing: str) -> str:
     """Quoted strings, comma-separated; the reference writes ``opening`` as the first
     item's separator, so an empty list prints as ``closing`` alone."""
     parts = [(opening if i == 0 else ", ") + _quoted(_bytes_text(s)) for i, s in enumerate(items)]

@@ -287,8 +287,8 @@ class ValueReader(Scanner):
             tp = self.type_proto()
             if self.peek() in ("{", "=") or self.peek_identifier():
                 attr.type = _A.TENSOR
-                tensor = TensorProto(name=self.string() if self.peek() == '"' else self.optional_identifier())
-                attr.t = tensor
+                tensor = attr.t  # filled in place: an assignment would store a copy
+                tensor.name = self.string() if self.peek() == '"' else self.optional_identifier()
                 self.accept("=")
                 self.tensor_data(tensor, tp, start)
             else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
+from schema_dsl.containers import container_class
 from wirecodec.protobuf.lazy import Thresholds
 from wirecodec.protobuf.source import (
     FIXED_KINDS,
@@ -67,21 +68,29 @@ class DecoderSource:
             w(ind, f"if {g} is not None and {g} != {spec.name!r}:\n    _odel(o, {g})\n{g} = {spec.name!r}")
         w(ind, f"_osa(o, {spec.name!r}, {value})")
 
+    # A repeated field's value is its container class (schema_dsl.containers), filled
+    # through the unbound list methods ``_lapp``/``_lext``: the container's own append
+    # converts and copies, which decoded values do not need.
+
+    def _container(self, spec: FieldSpec) -> str:
+        name = f"_R_{spec.name}"
+        self.constants[name] = container_class(spec)
+        return name
+
     def _append(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         r = f"r_{spec.name}"
         w(
             ind,
             f"""
 if {r} is None:
-    {r} = [{value}]
+    {r} = _newlist({self._container(spec)})
     _osa(o, {spec.name!r}, {r})
-else:
-    {r}.append({value})""",
+_lapp({r}, {value})""",
         )
 
     def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
-        r = f"r_{spec.name}"
-        w(ind, f"if {r} is None:\n    {r} = []\n    _osa(o, {spec.name!r}, {r})")
+        r, container = f"r_{spec.name}", self._container(spec)
+        w(ind, f"if {r} is None:\n    {r} = _newlist({container})\n    _osa(o, {spec.name!r}, {r})")
 
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
         w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})")
@@ -109,7 +118,9 @@ except UnicodeDecodeError:
             self._finish(w, ind, spec)
         elif kind is Kind.BYTES:
             emit_read_length(w, ind)
-            w(ind, "v = mv[pos:p2]\npos = p2")
+            # Only a field declared as a view stays one; the others read as bytes, as in protobuf.
+            w(ind, "v = mv[pos:p2]" if spec.view else "v = mv[pos:p2].tobytes()")
+            w(ind, "pos = p2")
             self._finish(w, ind, spec)
         elif kind is Kind.MESSAGE and spec.repeated and self.thresholds is not None:
             emit_read_length(w, ind)
@@ -207,9 +218,9 @@ if n % {size}:
     )""",
             )
             if kind is Kind.FLOAT:
-                w(ind, f"{r}.extend(_f32run(buf, pos, n // 4))")
+                w(ind, f"_lext({r}, _f32run(buf, pos, n // 4))")
             else:
-                w(ind, f"{r}.extend(_run({fmt!r}, buf, pos, n // {size}))")
+                w(ind, f"_lext({r}, _run({fmt!r}, buf, pos, n // {size}))")
         elif kind is Kind.ENUM:
             valid = f"_E_{spec.number}"
             self.constants[valid] = spec.enum_values
@@ -219,15 +230,15 @@ if n % {size}:
 for raw in _rpv(buf, pos, p2, None):
     v = _to_i32(raw)
     if v in {valid}:
-        {r}.append(v)
+        _lapp({r}, v)
     else:""",
             )
             # A packed value has no record of its own: protobuf writes tag + raw varint.
             self._unknown(w, ind + 2, f"_enum_unknown({spec.number}, raw)")
         elif kind in _PACKED_ALWAYS:
-            w(ind, f"{r}.extend([{_PACKED_ALWAYS[kind]} for x in _rpv(buf, pos, p2, None)])")
+            w(ind, f"_lext({r}, [{_PACKED_ALWAYS[kind]} for x in _rpv(buf, pos, p2, None)])")
         else:
-            w(ind, f"{r}.extend(_rpv(buf, pos, p2, {_PACKED_CONVERTER[kind]}))")
+            w(ind, f"_lext({r}, _rpv(buf, pos, p2, {_PACKED_CONVERTER[kind]}))")
         w(ind, "pos = p2")
 
     # -- the whole function ----------------------------------------------------------------

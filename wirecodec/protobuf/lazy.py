@@ -188,7 +188,8 @@ class Pending:
                 append(decode(buf, mv, *_payload(buf, start, end), TRUSTED))
         # The record is dropped after loading, so its lists can become the field.
         if self.order is None:
-            self.head += waiting
+            # The head may be the field's container, whose own extend would copy each element.
+            list.extend(self.head, waiting)
             return self.head
         order = self.order
         assert self.slots is not None

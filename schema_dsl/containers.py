@@ -1,0 +1,236 @@
+"""The values of repeated fields: lists that behave like protobuf's repeated containers.
+
+Each repeated field gets its own subclass of :class:`RepeatedScalarFieldContainer` or
+:class:`RepeatedCompositeFieldContainer` (made once per field, see :func:`container_class`),
+so an element is converted and checked exactly as an assignment to the field would be:
+``node.input.append(3)`` is a TypeError naming ``NodeProto.input``. Messages are
+*copied* into a composite container (``append``, ``extend``, ``insert``), as protobuf
+does, so one template appended three times gives three independent elements; ``add(**fields)``
+builds the element in place and returns it.
+
+Reading is plain ``list`` reading (indexing, slices, iteration, ``len``, ``==`` against any
+list), at C speed. Decoders fill containers through the unbound ``list`` methods
+(:data:`list_append`, :data:`list_extend`): what they store is valid by construction.
+
+A container of an unset field of a *detached* message (see schema_dsl.message) knows its
+owner; the first change to it makes the owner present, so every reference to it sees
+the write. A container that is already a present field has no owner to tell.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
+
+from schema_dsl.fields import FieldSpec, Kind
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
+
+__all__ = [
+    "RepeatedCompositeFieldContainer",
+    "RepeatedContainer",
+    "RepeatedScalarFieldContainer",
+    "container_class",
+    "list_append",
+    "list_extend",
+    "new_container",
+]
+
+_T = TypeVar("_T")
+list_append: Final = list.append
+list_extend: Final = list.extend
+_new_list: Final = list.__new__
+
+
+class RepeatedContainer(list[_T]):
+    """What both kinds of container share: the field they belong to and the owner link."""
+
+    __slots__ = ("_owner",)
+    _owner: Message | None
+    _spec: ClassVar[FieldSpec]
+    _element_converter: ClassVar[Callable[[Any], Any] | None] = None
+
+    @classmethod
+    def _converter(cls) -> Callable[[Any], Any]:
+        convert = cls._element_converter
+        if convert is None:
+            from schema_dsl.assign import element_converter  # assign imports this module
+
+            convert = cls._element_converter = element_converter(cls._spec)
+        return convert
+
+    def _touch(self) -> None:
+        """Before any change: a detached owner becomes a present field of its parent."""
+        owner = getattr(self, "_owner", None)
+        if owner is not None:
+            self._owner = None
+            from schema_dsl.message import attach  # message imports this module
+
+            attach(owner)
+
+    # -- changes that need no conversion ---------------------------------------------------
+
+    def __delitem__(self, index: SupportsIndex | slice, /) -> None:
+        self._touch()
+        super().__delitem__(index)
+
+    def pop(self, index: SupportsIndex = -1, /) -> _T:
+        self._touch()
+        return super().pop(index)
+
+    def remove(self, value: _T, /) -> None:
+        self._touch()
+        super().remove(value)
+
+    def clear(self) -> None:
+        self._touch()
+        super().clear()
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        self._touch()
+        super().sort(key=key, reverse=reverse)
+
+    def reverse(self) -> None:
+        self._touch()
+        super().reverse()
+
+    def MergeFrom(self, other: Iterable[_T]) -> None:
+        """Append every element of ``other`` (protobuf's name for ``extend``)."""
+        self.extend(other)
+
+    def __iadd__(self, values: Iterable[_T], /) -> RepeatedContainer[_T]:  # type: ignore[override,misc]
+        self.extend(values)
+        return self
+
+    def __imul__(self, count: SupportsIndex, /) -> RepeatedContainer[_T]:
+        raise TypeError(f"{self._spec.full_name}: a repeated field cannot be multiplied in place")
+
+    # -- copies and pickles are plain lists: the owner link belongs to the field ------------
+
+    def __copy__(self) -> list[_T]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[_T]:
+        return [copy.deepcopy(item, memo) for item in self]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+    def __repr__(self) -> str:
+        return list.__repr__(self)
+
+
+class RepeatedScalarFieldContainer(RepeatedContainer[_T]):
+    """A repeated scalar field: every element is checked and converted as on assignment."""
+
+    __slots__ = ()
+
+    def append(self, value: _T, /) -> None:
+        converted = self._converter()(value)
+        self._touch()
+        list_append(self, converted)
+
+    def extend(self, values: Iterable[_T], /) -> None:
+        converted = _convert_all(self._spec, self._converter(), values)
+        self._touch()
+        list_extend(self, converted)
+
+    def insert(self, index: SupportsIndex, value: _T, /) -> None:
+        converted = self._converter()(value)
+        self._touch()
+        super().insert(index, converted)
+
+    @overload
+    def __setitem__(self, index: SupportsIndex, value: _T, /) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[_T], /) -> None: ...
+
+    def __setitem__(self, index: Any, value: Any, /) -> None:
+        if isinstance(index, slice):
+            value = _convert_all(self._spec, self._converter(), value)
+        else:
+            value = self._converter()(value)
+        self._touch()
+        super().__setitem__(index, value)
+
+
+class RepeatedCompositeFieldContainer(RepeatedContainer[_T]):
+    """A repeated message field: elements are copied in, or built in place by :meth:`add`."""
+
+    __slots__ = ()
+
+    def add(self, **fields: Any) -> _T:
+        """Append a new element made from ``fields`` (keyword arguments) and return it."""
+        element = self._spec.message_type(**fields)
+        self._touch()
+        list.append(self, element)  # type: ignore[misc]
+        return element  # type: ignore[return-value]
+
+    def append(self, value: _T, /) -> None:
+        element = _copy_in(self._spec, self._converter(), value)
+        self._touch()
+        list_append(self, element)
+
+    def extend(self, values: Iterable[_T], /) -> None:
+        convert = self._converter()
+        elements = [_copy_in(self._spec, convert, v) for v in _iterable(self._spec, values)]
+        self._touch()
+        list_extend(self, elements)
+
+    def insert(self, index: SupportsIndex, value: _T, /) -> None:
+        element = _copy_in(self._spec, self._converter(), value)
+        self._touch()
+        super().insert(index, element)
+
+    def __repr__(self) -> str:
+        # What printing a repeated message field of the onnx package shows: each element in
+        # protobuf's text format.
+        return "[" + ", ".join(str(element) for element in self) + "]"
+
+    def __setitem__(self, index: Any, value: Any, /) -> None:
+        # As protobuf: an element is replaced by changing it, or by del + insert.
+        raise TypeError(
+            f"{self._spec.full_name}: a repeated message field does not support item assignment "
+            "(change the element in place, or delete it and insert a new one)"
+        )
+
+
+def _iterable(spec: FieldSpec, values: Any) -> Iterable[Any]:
+    if isinstance(values, (str, bytes, bytearray, memoryview)) or not hasattr(values, "__iter__"):
+        got = type(values).__qualname__
+        raise TypeError(f"{spec.full_name}: needs a list or another iterable, got {got}")
+    return values  # type: ignore[no-any-return]
+
+
+def _convert_all(spec: FieldSpec, convert: Callable[[Any], Any], values: Any) -> list[Any]:
+    # All or nothing: an element that does not fit leaves the field as it was.
+    return [convert(v) for v in _iterable(spec, values)]
+
+
+def _copy_in(spec: FieldSpec, convert: Callable[[Any], Any], value: Any) -> Any:
+    from schema_dsl.message import copy_message  # message imports this module
+
+    return copy_message(convert(value))
+
+
+def container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
+    """The container subclass of repeated field ``spec`` (one per field, made on first use)."""
+    cls: type[RepeatedContainer[Any]] | None = spec._container
+    if cls is None:
+        base: type[RepeatedContainer[Any]] = (
+            RepeatedCompositeFieldContainer if spec.kind is Kind.MESSAGE else RepeatedScalarFieldContainer
+        )
+        cls = type(base.__name__, (base,), {"__slots__": (), "_spec": spec, "__module__": base.__module__})
+        cls.__qualname__ = base.__qualname__
+        spec._container = cls
+    return cls
+
+
+def new_container(spec: FieldSpec, items: Iterable[Any] = ()) -> RepeatedContainer[Any]:
+    """A container of field ``spec`` holding ``items`` as they are (already valid)."""
+    container: RepeatedContainer[Any] = _new_list(container_class(spec))
+    list_extend(container, items)
+    return container
