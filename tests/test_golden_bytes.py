@@ -16,15 +16,15 @@ The last tests hold ONNX messages built with the onnx package to its own seriali
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
 import pytest
 
-from schema_dsl import Kind, Message
+from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto
-from tests.test_codec import All, Color, Guide1, Guide2, Guide3, Guide4
+from tests.pb_twins import pb_twins
+from tests.test_codec import All, Guide1, Guide2, Guide3, Guide4
 from wirecodec import decode, encode
 
 # (message class, field values, the bytes the guide's rules give)
@@ -123,46 +123,8 @@ def test_we_read_the_guide_bytes(cls: type[Message], values: dict[str, Any], hex
         assert _same(value, getattr(message, field)), (field, getattr(message, field))
 
 
-@functools.cache
-def _upb_classes() -> dict[type[Message], Any]:
-    """protobuf (upb) twins of the test schema's classes, built from their declarations."""
-    pytest.importorskip("google.protobuf", reason="protobuf (upb) is the second reference (test extra)")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    from tests.test_all_kinds_vs_protobuf import _TYPES
-
-    classes: list[type[Message]] = [All, Guide1, Guide2, Guide3, Guide4]
-    labels = descriptor_pb2.FieldDescriptorProto
-    file = descriptor_pb2.FileDescriptorProto(name="golden_bytes.proto", package="golden", syntax="proto2")
-    color = file.enum_type.add(name="Color")
-    for member in Color:
-        color.value.add(name=member.name, number=int(member))
-    for cls in classes:
-        proto = file.message_type.add(name=cls.__qualname__)
-        oneofs: dict[str, int] = {}
-        for spec in cls.__schema__.fields:
-            field = proto.field.add(name=spec.name, number=spec.number, type=_TYPES[spec.kind])
-            field.label = labels.LABEL_REPEATED if spec.repeated else labels.LABEL_OPTIONAL
-            if spec.packed:
-                field.options.packed = True
-            if spec.kind is Kind.MESSAGE:
-                field.type_name = f".golden.{spec.message_type.__qualname__}"
-            if spec.kind is Kind.ENUM:
-                field.type_name = ".golden.Color"
-            if spec.oneof is not None:
-                field.oneof_index = oneofs.setdefault(spec.oneof, len(proto.oneof_decl))
-                if field.oneof_index == len(proto.oneof_decl):
-                    proto.oneof_decl.add(name=spec.oneof)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    return {
-        cls: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"golden.{cls.__qualname__}"))
-        for cls in classes
-    }
-
-
 def _upb_message(cls: type[Message], values: dict[str, Any]) -> Any:
-    message = _upb_classes()[cls]()
+    message = pb_twins()[cls]()
     for field, value in values.items():
         if isinstance(value, list):
             getattr(message, field).extend(value)
@@ -183,7 +145,7 @@ def test_upb_writes_the_same_bytes(cls: type[Message], values: dict[str, Any], h
 def test_upb_reads_over_long_varints_as_we_do_and_neither_writes_them_back() -> None:
     # 1 as a ten-byte varint is valid input; both sides write the shortest form.
     data = _expected("10 81 80 80 80 80 80 80 80 80 00")
-    theirs = _upb_classes()[All]()
+    theirs = pb_twins()[All]()
     theirs.ParseFromString(data)
     mine = decode(All, data)
     assert mine.i64 == theirs.i64 == 1
@@ -193,7 +155,7 @@ def test_upb_reads_over_long_varints_as_we_do_and_neither_writes_them_back() -> 
 def test_unknown_fields_go_after_the_known_ones_like_upb() -> None:
     # Field 99 (unknown to All) as a varint record, read before a known field.
     data = _expected("98 06 05 08 07")
-    theirs = _upb_classes()[All]()
+    theirs = pb_twins()[All]()
     theirs.ParseFromString(data)
     assert encode(decode(All, data)) == theirs.SerializeToString() == _expected("08 07 98 06 05")
 
