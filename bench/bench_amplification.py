@@ -1,82 +1,147 @@
-"""Memory amplification: peak RSS growth when decoding small hostile inputs, per input byte.
+"""Memory amplification: peak RSS of decoding hostile input, wirecodec against upb, same bytes.
 
-    python bench/bench_amplification.py [--mb 20]
+    PYTHONPATH=. python bench/bench_amplification.py [--mb 20] [--shapes empty,16attr]
 
-Shapes (each a GraphProto of N identical nodes, N chosen to fill --mb):
+Inputs (``bench/inputs.py: hostile_graph``): a GraphProto of N identical small nodes
+filling --mb megabytes (10^6 bytes):
 
 * ``empty``: empty NodeProtos (``0a 00``), the input of the hostile-input issue;
-* ``4attr+name``: nodes of exactly 32 payload bytes (the smallest decoded at once):
-  four empty attributes (decoded at once, as the first four of a field always are)
-  and a 22-character name; the worst shape we found for wirecodec;
+* ``4attr+name``: nodes of exactly 32 payload bytes (the smallest decoded at once): four
+  empty attributes and a 22-character name; the worst shape we found for wirecodec;
 * ``16attr``: nodes of 16 empty attributes (32 bytes; the last 12 wait);
-* ``names``: one node with N two-character input names (strings, never lazy).
+* ``names``: one node with N two-character input names (strings, never deferred).
 
-Each library decodes the same bytes in its own fresh subprocess. "read all" reads every
-node and attribute after the decode (everything decoded, as after a full walk); upb's
-figure is its parse alone, as upb builds Python objects only on access. The last two
-columns load the same graph wrapped in a ModelProto file: ``wirecodec.load`` also looks
-through every node for external data (decoding waiting ones one at a time).
+Every figure comes from a fresh subprocess per library and input. The child reads the
+input, imports its library and warms it up (wirecodec generates its codec), collects
+garbage, then resets the kernel's peak-RSS counter (``/proc/self/clear_refs``) and
+notes its RSS; after the decode, the growth is ``VmHWM`` (peak RSS) minus that RSS: the
+most memory the decode needed on top of the input it was given. Columns:
+
+* ``upb parse``: ``onnx.onnx_ml_pb2.GraphProto().ParseFromString`` (protobuf's upb
+  backend; upb builds Python objects only on access, so this is its whole cost);
+* ``wirecodec decode``: ``wirecodec.decode(GraphProto, data)`` from ``bytes``;
+* ``wirecodec ÷ upb``: the ratio of those two growths, the figure docs/hostile-input.md
+  quotes and ``tests/test_amplification.py`` bounds;
+* ``wirecodec decode + read all``: the decode, then every node and attribute read;
+* ``onnx.load`` / ``wirecodec.load``: the same graph as a ModelProto file, loaded.
+
+Each cell is growth ÷ input size, then the growth itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
-CHILD = """
-import json, resource, sys, time
-path, library = sys.argv[1], sys.argv[2]
-data = open(path, "rb").read()
-if library == "upb":
-    import onnx
-    message = onnx.onnx_ml_pb2.GraphProto()
-    decode = lambda: message.ParseFromString(data)
-elif library == "onnx.load":
-    import onnx
-    decode = lambda: onnx.load(path + ".onnx")
-elif library == "wirecodec.load":
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from inputs import HOSTILE_SHAPES, hostile_graph  # noqa: E402  (bench/ is a folder of scripts)
+
+LIBRARIES = ("upb", "wirecodec", "wirecodec-read-all", "onnx.load", "wirecodec.load")
+# The graph as a model file: ModelProto.graph is field 7, length-delimited.
+MODEL_GRAPH_TAG = b"\x3a"
+
+
+# --- the child: one decode, measured -------------------------------------------------------
+
+
+def _status_bytes(field: str) -> int:
+    """A ``/proc/self/status`` memory figure (``VmRSS``, ``VmHWM``) in bytes."""
+    with open("/proc/self/status") as status:
+        found = re.search(rf"^{field}:\s+(\d+) kB", status.read(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"no {field} in /proc/self/status (this benchmark needs Linux)")
+    return int(found.group(1)) * 1024
+
+
+def _reset_peak() -> bool:
+    """Start a new peak-RSS window (Linux >= 4.0); False where the kernel refuses."""
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def _prepare(library: str, path: str) -> Any:
+    """Import ``library``, warm it up, and return the measured step (a no-argument callable)."""
+    data = pathlib.Path(path).read_bytes()
+    if library == "upb":
+        import onnx
+        from google.protobuf.internal import api_implementation
+
+        if api_implementation.Type() != "upb":
+            raise RuntimeError(f"protobuf backend is {api_implementation.Type()!r}, not upb")
+
+        def parse() -> Any:
+            message = onnx.onnx_ml_pb2.GraphProto()
+            message.ParseFromString(data)
+            return message
+
+        return parse
+    if library == "onnx.load":
+        import onnx
+
+        return lambda: onnx.load(path + ".onnx")
     import wirecodec
-    from schema_dsl.onnx import ModelProto
+    from schema_dsl.onnx import GraphProto, ModelProto
+
+    wirecodec.decode(GraphProto, b"")  # generate the codecs before measuring
     wirecodec.decode(ModelProto, b"")
-    decode = lambda: wirecodec.load(path + ".onnx")
-else:
-    import wirecodec
-    from schema_dsl.onnx import GraphProto
-    wirecodec.decode(GraphProto, b"")  # generate the codec before measuring
-    decode = lambda: wirecodec.decode(GraphProto, data)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-start = time.perf_counter()
-result = decode()
-elapsed = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-out = {"growth": peak - before, "seconds": elapsed}
-if library == "wirecodec-walked":
-    touched = sum(len(node.attribute) for node in result.node)
-    out["growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
-print(json.dumps(out))
-"""
-# The same graph as a model file (field 7 of ModelProto), for load() on both sides.
-WRAP = b"\x3a"
+    if library == "wirecodec":
+        return lambda: wirecodec.decode(GraphProto, data)
+    if library == "wirecodec-read-all":
+        return lambda: _read_all(wirecodec.decode(GraphProto, data))
+    if library == "wirecodec.load":
+        return lambda: wirecodec.load(path + ".onnx")
+    raise ValueError(f"unknown library {library!r}; known: {', '.join(LIBRARIES)}")
 
 
-def shape(name: str, size: int) -> bytes:
-    if name == "empty":
-        node = b"\x0a\x00"
-    elif name == "4attr+name":
-        node = b"\x0a\x20" + b"\x2a\x00" * 4 + b"\x1a\x16" + b"n" * 22
-    elif name == "16attr":
-        node = b"\x0a\x20" + b"\x2a\x00" * 16
-    elif name == "names":
-        count = size // 4
-        body = b"\x0a\x02ab" * count
-        return b"\x0a" + _varint(len(body)) + body
-    else:
-        raise ValueError(name)
-    return node * (size // len(node))
+def _read_all(graph: Any) -> Any:
+    for node in graph.node:
+        len(node.attribute)
+    return graph
+
+
+def child(library: str, path: str) -> dict[str, Any]:
+    """Run one measured decode in this process; its peak RSS growth in bytes, and more."""
+    step = _prepare(library, path)
+    gc.collect()
+    reset = _reset_peak()
+    before = _status_bytes("VmRSS") if reset else _status_bytes("VmHWM")
+    result = step()
+    growth = _status_bytes("VmHWM") - before
+    del result
+    return {"library": library, "growth": growth, "peak_reset": reset}
+
+
+# --- the parent: fresh processes, a table ---------------------------------------------------
+
+
+def measure(library: str, data: bytes, scratch: pathlib.Path) -> dict[str, Any]:
+    """Peak RSS growth of decoding ``data`` with ``library``, in a fresh Python process.
+
+    Writes the input (and, for the ``load`` columns, the same graph as a model file) into
+    ``scratch``; the child needs ``wirecodec``/``onnx`` importable (PYTHONPATH=.)."""
+    path = scratch / "graph.pb"
+    path.write_bytes(data)
+    if library.endswith(".load"):
+        pathlib.Path(f"{path}.onnx").write_bytes(MODEL_GRAPH_TAG + _varint(len(data)) + data)
+    command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--child", library, str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{library} child failed ({done.returncode}):\n{done.stderr}")
+    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    figures["input"] = len(data)
+    return figures
 
 
 def _varint(n: int) -> bytes:
@@ -88,29 +153,35 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
+def _megabytes(n: float) -> str:
+    return f"{n / 1e6:,.0f} MB" if n >= 10e6 else f"{n / 1e6:,.1f} MB"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mb", type=int, default=20)
-    parser.add_argument("--shapes", default="empty,4attr+name,16attr,names")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--mb", type=float, default=20, help="input size in MB (10^6 bytes)")
+    parser.add_argument("--shapes", default=",".join(HOSTILE_SHAPES))
+    parser.add_argument("--child", nargs=2, metavar=("LIBRARY", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"# {args.mb} MB inputs, peak RSS growth / input size")
-    columns = ["upb parse", "wirecodec decode", "wirecodec decode + read all", "onnx.load", "wirecodec.load"]
-    print(f"| input | {' | '.join(columns)} |")
-    print("|---|---|---|---|---|---|")
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return
+    print(f"# {args.mb:g} MB inputs; peak RSS growth ÷ input size (growth), each in a fresh process")
+    print("| input | upb parse | wirecodec decode | wirecodec ÷ upb | wirecodec decode + read all "
+          "| onnx.load | wirecodec.load |")
+    print("|---|---|---|---|---|---|---|")
     for name in args.shapes.split(","):
-        data = shape(name, args.mb * 1_000_000)
-        with tempfile.NamedTemporaryFile(suffix=".pb") as file:
-            file.write(data)
-            file.flush()
-            pathlib.Path(file.name + ".onnx").write_bytes(WRAP + _varint(len(data)) + data)
-            cells = []
-            for library in ("upb", "wirecodec", "wirecodec-walked", "onnx.load", "wirecodec.load"):
-                command = [sys.executable, "-c", CHILD, file.name, library]
-                out = subprocess.run(command, capture_output=True, text=True, check=True)
-                r = json.loads(out.stdout.strip().splitlines()[-1])
-                cells.append(f"{r['growth'] / len(data):.1f}× ({r['seconds']:.2f} s)")
-            pathlib.Path(file.name + ".onnx").unlink()
-            print(f"| {name} | {' | '.join(cells)} |")
+        data = hostile_graph(name, int(args.mb * 1_000_000))
+        with tempfile.TemporaryDirectory(prefix="bench-amplification-") as scratch:
+            figures = {library: measure(library, data, pathlib.Path(scratch)) for library in LIBRARIES}
+        if not all(f["peak_reset"] for f in figures.values()):
+            print("# warning: the kernel refused to reset peak RSS; growth is measured from the import peak")
+        cells = {lib: f"{f['growth'] / len(data):.1f}× ({_megabytes(f['growth'])})"
+                 for lib, f in figures.items()}
+        ratio = figures["wirecodec"]["growth"] / figures["upb"]["growth"]
+        row = [cells["upb"], cells["wirecodec"], f"**{ratio:.3f}**", cells["wirecodec-read-all"],
+               cells["onnx.load"], cells["wirecodec.load"]]
+        print(f"| `{name}` ({_megabytes(len(data))}) | {' | '.join(row)} |")
 
 
 if __name__ == "__main__":

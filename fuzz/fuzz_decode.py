@@ -12,12 +12,11 @@ decoding the encoding must give an equal message.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-import atheris
+from _common import fuzz, instrumented
 
-with atheris.instrument_imports():
+with instrumented():
     from _common import EXPECTED, TOP_LEVEL, make_all_lazy
 
     import wirecodec
@@ -49,5 +48,4 @@ def test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, test_one_input)
-    atheris.Fuzz()
+    fuzz(test_one_input)

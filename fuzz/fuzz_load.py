@@ -10,12 +10,11 @@ directory must never be read into any tensor.
 from __future__ import annotations
 
 import pathlib
-import sys
 import tempfile
 
-import atheris
+from _common import fuzz, instrumented
 
-with atheris.instrument_imports():
+with instrumented():
     from _common import EXPECTED
 
     import wirecodec
@@ -43,5 +42,4 @@ def test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, test_one_input)
-    atheris.Fuzz()
+    fuzz(test_one_input)

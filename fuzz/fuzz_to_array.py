@@ -5,11 +5,9 @@
 
 from __future__ import annotations
 
-import sys
+from _common import fuzz, instrumented
 
-import atheris
-
-with atheris.instrument_imports():
+with instrumented():
     from _common import EXPECTED
 
     import wirecodec
@@ -27,5 +25,4 @@ def test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(sys.argv, test_one_input)
-    atheris.Fuzz()
+    fuzz(test_one_input)

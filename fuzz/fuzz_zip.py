@@ -7,7 +7,8 @@ The input is the archive. Only ``WireCodecError`` may escape; whatever loads mus
 each tensor exactly the bytes its reference names (never a range cut short at the end
 of the input), and ``to_array`` must accept or refuse each tensor with our errors too.
 Without atheris installed the module still imports (the tests run
-:func:`test_one_input` on a few inputs).
+:func:`test_one_input` on a few inputs) and runs under the plain mutation loop of
+``_common.fuzz``.
 """
 
 from __future__ import annotations
@@ -16,19 +17,9 @@ import contextlib
 import pathlib
 import sys
 
-try:
-    import atheris
-except ImportError:  # the harness is importable without it; only fuzzing needs it
-    atheris = None
+from _common import fuzz, instrumented
 
-if atheris is not None:
-    with atheris.instrument_imports():
-        from _common import EXPECTED
-
-        from wirecodec.files.external import iter_tensors
-        from wirecodec.files.zip_container import load_zip
-        from wirecodec.tensors import to_array
-else:
+with instrumented():
     from _common import EXPECTED
 
     from wirecodec.files.external import iter_tensors
@@ -78,8 +69,5 @@ if __name__ == "__main__":
         make_seeds(
             pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent / "zip_seeds"
         )
-    elif atheris is None:
-        sys.exit("fuzz_zip.py needs atheris: pip install atheris (or the fuzz extra)")
     else:
-        atheris.Setup(sys.argv, test_one_input)
-        atheris.Fuzz()
+        fuzz(test_one_input)

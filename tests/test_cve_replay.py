@@ -24,7 +24,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec import ExternalDataError, WireCodecError
+from wirecodec import ExternalDataError
 
 api = wirecodec
 
@@ -289,10 +289,17 @@ def test_save_refuses_a_location_that_is_a_directory_or_in_none(box: pathlib.Pat
     assert _snapshot(box.parent) == before  # no temporary anywhere, in the parent neither
 
 
-def test_save_with_the_model_name_as_location_is_refused_or_loads(box: pathlib.Path) -> None:
-    try:
-        api.save(_weights(), box / "m.onnx", external_data=True, location="m.onnx", size_threshold=0)
-    except WireCodecError:
-        return
-    model = api.load(box / "m.onnx")
-    assert wirecodec.to_array(model.graph.initializer[0]).tolist() == list(range(1024))
+@pytest.mark.parametrize("location", ["m.onnx", "./m.onnx"])
+@pytest.mark.parametrize("existing", [False, True], ids=["new", "over-a-saved-model"])
+def test_save_with_the_model_name_as_location_is_refused(
+    box: pathlib.Path, location: str, existing: bool
+) -> None:
+    """The data file would overwrite the model (docs/loading.md): refused before any byte is written."""
+    if existing:
+        api.save(_weights(), box / "m.onnx")
+    before = _snapshot(box.parent)
+    with pytest.raises(ExternalDataError, match="model file itself"):
+        api.save(_weights(), box / "m.onnx", external_data=True, location=location, size_threshold=0)
+    assert _snapshot(box.parent) == before  # no temporary, and a saved model is untouched
+    if existing:
+        assert wirecodec.to_array(api.load(box / "m.onnx").graph.initializer[0]).tolist() == list(range(1024))
