@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-python=${FUZZ_PYTHON:-.venv/bin/python}
+python=${FUZZ_PYTHON:-$root/.venv/bin/python}
 runs=${RUNS:-2000}
 max_seconds=${MAX_SECONDS:-30}
 if [ -z "${FUZZ_PYTHON:-}" ]; then
