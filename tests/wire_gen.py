@@ -22,7 +22,6 @@ codec under test did not produce.
 
 from __future__ import annotations
 
-import functools
 import struct
 import types
 from collections.abc import Iterator, Sequence
@@ -52,7 +51,14 @@ UNKNOWN_NUMBER = 1000
 
 # Raw varint values: one byte, two bytes, and ten bytes (-1 as a 64-bit integer).
 _VARINTS = (1, 300, (1 << 64) - 1)
-_FIXED_SIZE = {Kind.FLOAT: 4, Kind.FIXED32: 4, Kind.SFIXED32: 4, Kind.DOUBLE: 8, Kind.FIXED64: 8, Kind.SFIXED64: 8}
+_FIXED_SIZE = {
+    Kind.FLOAT: 4,
+    Kind.FIXED32: 4,
+    Kind.SFIXED32: 4,
+    Kind.DOUBLE: 8,
+    Kind.FIXED64: 8,
+    Kind.SFIXED64: 8,
+}
 
 
 def varint(value: int) -> bytes:
@@ -187,25 +193,24 @@ def corruptions(data: bytes) -> Iterator[tuple[int, bytes]]:
                 yield pos, data[:pos] + bytes([new]) + data[pos + 1 :]
 
 
-@functools.cache
 def holder(cls: type[Message]) -> type[Message]:
-    """A message declaring only ``repeated <cls> item = 1`` (same class for the same ``cls``)."""
-    annotation = f"list[_element_types[{_element_types.index(cls)}]]" if cls in _element_types else None
-    if annotation is None:
+    """A message declaring only ``repeated <cls> item = 1`` (the same class for the same ``cls``)."""
+    made = _holders.get(cls)
+    if made is None:
         _element_types.append(cls)
+        name = f"Holder_{cls.__qualname__.replace('.', '_')}"
+        # The annotation is resolved in this module's namespace, where the list lives.
         annotation = f"list[_element_types[{len(_element_types) - 1}]]"
 
-    def body(namespace: dict[str, Any]) -> None:
-        namespace["__module__"] = __name__
-        namespace["__qualname__"] = f"Holder_{cls.__qualname__.replace('.', '_')}"
-        namespace["__annotations__"] = {"item": annotation}
-        namespace["item"] = repeated(1, MESSAGE)
+        def body(namespace: dict[str, Any]) -> None:
+            namespace.update(__module__=__name__, __qualname__=name, __annotations__={"item": annotation})
+            namespace["item"] = repeated(1, MESSAGE)
 
-    made: type[Message] = types.new_class(f"Holder_{cls.__qualname__.replace('.', '_')}", (Message,), {}, body)
+        made = _holders[cls] = types.new_class(name, (Message,), {}, body)
     return made
 
 
-# Element types of the holders, named by index in their annotations (resolved in this module).
+_holders: dict[type[Message], type[Message]] = {}
 _element_types: list[type[Message]] = []
 
 
