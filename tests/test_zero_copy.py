@@ -33,9 +33,14 @@ def _model(big: int = 0) -> ModelProto:
     decoding), a larger one, and a node whose attribute holds a tensor, ``s`` and ``strings``."""
     small = [from_array(np.array([i, i + 1], dtype=np.int32), f"s{i}") for i in range(6)]
     large = from_array(np.arange(max(big, 64), dtype=np.float32), "large")
-    words = TensorProto(name="words", data_type=TensorProto.STRING, dims=[2], string_data=[b"ab", b"cde"])
+    words = TensorProto(
+        name="words", data_type=TensorProto.DataType.STRING, dims=[2], string_data=[b"ab", b"cde"]
+    )
     attribute = AttributeProto(
-        name="a", type=AttributeProto.TENSOR, t=from_array(np.arange(8, dtype=np.int64), "t"), s=b"xyz",
+        name="a",
+        type=AttributeProto.AttributeType.TENSOR,
+        t=from_array(np.arange(8, dtype=np.int64), "t"),
+        s=b"xyz",
         strings=[b"one", b"two"],
     )
     node = NodeProto(op_type="Constant", output=["c"], attribute=[attribute])
@@ -154,7 +159,7 @@ def test_mmap_input(tmp_path: pathlib.Path, access: int) -> None:
 
 def _offset_in(view: memoryview, buffer: Any) -> int:
     """Where ``view`` starts inside ``buffer`` (both exported by the same object)."""
-    start = _bytes(view).__array_interface__["data"][0]
+    start: int = _bytes(view).__array_interface__["data"][0]
     base: int = _bytes(buffer).__array_interface__["data"][0]
     return start - base
 
