@@ -149,16 +149,22 @@ def test_every_field_kind_truncated_and_corrupted(cls: type[Message]) -> None:
 
 
 def _nested_graphs(levels: int) -> bytes:
-    """GraphProto -> node -> attribute -> g -> ... ``levels`` graphs deep, innermost cut short."""
+    """GraphProto -> node -> attribute -> g -> ... ``levels`` graphs deep, innermost cut short.
+
+    The path runs through second elements (node[1].attribute[1]), which lazy decoding
+    defers, so the depth limit is checked by the validators too.
+    """
     data = b"\x22\x80"  # GraphProto.doc_string: a truncated length
     for _ in range(levels - 1):
-        data = frame(1, frame(5, frame(6, data)))  # node[0].attribute[0].g
+        attributes = frame(5, b"") + frame(5, frame(6, data))
+        data = frame(1, b"") + frame(1, attributes)
     return data
 
 
 @pytest.mark.parametrize("max_depth", [0, 1, 2, 3, 5, 8, 9, 12])
 def test_nesting_limit_offsets(max_depth: int) -> None:
-    assert assert_exact(GraphProto, _nested_graphs(4), max_depth) is not None
+    error = assert_exact(GraphProto, _nested_graphs(4), max_depth)
+    assert error is not None and error[2] == (max_depth < 9)  # 4 graphs, 3 nodes, 3 attributes: 9 levels
     group = tag(40, 3) * 4 + tag(40, 4) * 4  # unknown groups nested four deep
     assert_exact(TensorProto, group, max_depth)
     assert_exact(TensorProto, frame(4, group), max_depth)  # inside segment
