@@ -129,7 +129,8 @@ def table(results: Sequence[Result]) -> str:
     ]
     for r in results:
         tests = ", ".join(f"`{pathlib.PurePath(t).name}`" for t in r.tests)
-        rows.append(f"| `{r.mutant.name}` | `{r.mutant.file}` | {r.mutant.what} | {tests} | **{r.verdict}** |")
+        m = r.mutant
+        rows.append(f"| `{m.name}` | `{m.file}` | {m.what} | {tests} | **{r.verdict}** |")
     return "\n".join(rows)
 
 
@@ -161,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for mutant in chosen:
             result = run_one(mutant, args.tests or mutant.tests, args.timeout)
             results.append(result)
-            print(f"{result.verdict:<20} {mutant.name:<38} {result.seconds:6.1f} s  {result.summary}", flush=True)
+            line = f"{result.verdict:<20} {mutant.name:<38} {result.seconds:6.1f} s  {result.summary}"
+            print(line, flush=True)
     except HarnessError as exc:
         print(f"mutation harness: {exc}", file=sys.stderr)
         return 2
