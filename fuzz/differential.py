@@ -7,6 +7,12 @@ accept, ``wirecodec.encode(decode(x))`` must equal upb's ``SerializeToString()``
 wirecodec may raise only its documented errors (``WireCodecError``). Seeds are the onnx
 backend corpus (models and data files). Any finding is written, minimised, under
 ``--out`` and counted; the exit status is 1 if there was any.
+
+Deferred elements (small elements of repeated message fields, which lazy decoding only
+validates) are rare in the corpus and tiny, so uniform mutations seldom touch them. Half
+the inputs therefore come from seeds that have some, with the first mutation placed in
+the payload of one (``--untargeted`` turns this off); the run reports how many inputs
+had their first mutation land inside a deferred element.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import pathlib
 import random
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -25,10 +32,16 @@ sys.path.insert(0, str(ROOT))
 
 import wirecodec  # noqa: E402
 from fuzz._common import make_all_lazy  # noqa: E402
+from schema_dsl import Kind, Message, WireType  # noqa: E402
 from tests.reference import backend_corpus, message_class, pb_class  # noqa: E402
-from wirecodec.protobuf.wire import encode_varint  # noqa: E402
+from wirecodec.protobuf.lazy import DEFAULT, EVERY_ELEMENT, Thresholds  # noqa: E402
+from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field  # noqa: E402
 
 Seed = tuple[str, bytes]
+Span = tuple[int, int]  # [start, end) of an element's payload
+
+# Of the inputs whose seed has deferred elements, the share drawn to mutate inside one.
+TARGET_SHARE = 0.5
 
 
 def _varint_at(data: bytes, pos: int) -> tuple[int, int] | None:
@@ -41,14 +54,67 @@ def _varint_at(data: bytes, pos: int) -> tuple[int, int] | None:
     return None
 
 
-def mutate(data: bytes, rng: random.Random) -> bytes:
-    """One to three structural or byte-level mutations."""
+def deferred_spans(cls: type[Message], data: bytes, thresholds: Thresholds) -> list[Span]:
+    """Where the elements lazy decoding with ``thresholds`` would defer lie in a valid ``data``.
+
+    Worked out from the schema and the rule of wirecodec.protobuf.lazy: an element of a
+    repeated message field waits if its payload is under ``small`` bytes and it is not
+    among the first ``eager_first`` of its field (nor the first: gen_decode always decodes
+    a field's first element at once, see tests/test_lazy_agreement.py). Elements that are
+    decoded are searched in turn; what lies inside a waiting one is covered by its span.
+    """
+    spans: list[Span] = []
+    _walk(cls, data, 0, len(data), thresholds, spans)
+    return spans
+
+
+def _walk(
+    cls: type[Message], data: bytes, pos: int, end: int, thresholds: Thresholds, spans: list[Span]
+) -> None:
+    by_number = cls.__schema__.by_number
+    seen: dict[int, int] = {}
+    while pos < end:
+        tag, pos = read_varint(data, pos, end)
+        spec = by_number.get(tag >> 3)
+        if spec is None or spec.kind is not Kind.MESSAGE or tag & 7 != WireType.LEN:
+            pos = skip_field(data, tag, pos, end, 100)
+            continue
+        length, pos = read_varint(data, pos, end)
+        stop = pos + length
+        index = seen.get(spec.number, 0)
+        seen[spec.number] = index + 1
+        waits = spec.repeated and length < thresholds.small and index >= max(thresholds.eager_first, 1)
+        if waits:
+            spans.append((pos, stop))
+        else:
+            _walk(spec.message_type, data, pos, stop, thresholds, spans)
+        pos = stop
+
+
+def mutate(data: bytes, rng: random.Random, targets: Sequence[Span] = ()) -> bytes:
+    """One to three structural or byte-level mutations (see :func:`mutate_tracked`)."""
+    return mutate_tracked(data, rng, targets)[0]
+
+
+def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Span] = ()) -> tuple[bytes, int]:
+    """One to three mutations, and the position of the first.
+
+    With ``targets`` (non-empty spans), the first mutation falls inside one of them.
+    Without, the random draws are the same as they always were (fixed-seed runs repeat).
+    """
     out = bytearray(data)
-    for _ in range(rng.randint(1, 3)):
+    first = -1
+    for step in range(rng.randint(1, 3)):
         if not out:
             out += bytes([rng.randrange(256)])
             continue
-        i = rng.randrange(len(out))
+        if step == 0 and targets:
+            start, stop = rng.choice(targets)
+            i = rng.randrange(start, stop)
+        else:
+            i = rng.randrange(len(out))
+        if step == 0:
+            first = i
         choice = rng.randrange(9)
         if choice == 0:
             out[i] ^= 1 << rng.randrange(8)
@@ -75,7 +141,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
                 out[i:end] = encode_varint(value)
         else:  # swap a wire type
             out[i] = (out[i] & ~7) | rng.choice([0, 1, 2, 3, 4, 5, 6, 7])
-    return bytes(out)
+    return bytes(out), first
 
 
 def check(cls_name: str, data: bytes) -> str:
@@ -108,23 +174,38 @@ def check(cls_name: str, data: bytes) -> str:
 
 
 Finding = tuple[str, str, bytes]
+WorkerArgs = tuple[list[Seed], int, int, bool, bool]
 
 
-def _worker(args: tuple[list[Seed], int, int, bool]) -> tuple[collections.Counter[str], list[Finding]]:
-    seeds, count, seed, all_lazy = args
+def _inside(position: int, spans: Sequence[Span]) -> bool:
+    return any(start <= position < stop for start, stop in spans)
+
+
+def _worker(args: WorkerArgs) -> tuple[collections.Counter[str], list[Finding], int]:
+    seeds, count, seed, all_lazy, targeted = args
     if all_lazy:
         make_all_lazy()
+    thresholds = EVERY_ELEMENT if all_lazy else DEFAULT
+    spans = [deferred_spans(message_class(name), data, thresholds) for name, data in seeds]
+    with_spans = [i for i, found in enumerate(spans) if found]
     rng = random.Random(seed)
     counts: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
+    landed = 0
     for _ in range(count):
-        cls_name, data = rng.choice(seeds)
-        mutated = mutate(data, rng)
+        if targeted and with_spans and rng.random() < TARGET_SHARE:
+            at = rng.choice(with_spans)
+            mutated, first = mutate_tracked(seeds[at][1], rng, spans[at])
+        else:
+            at = rng.randrange(len(seeds))
+            mutated, first = mutate_tracked(seeds[at][1], rng)
+        cls_name = seeds[at][0]
+        landed += _inside(first, spans[at])
         verdict = check(cls_name, mutated)
         counts[verdict] += 1
         if verdict not in ("both-accept", "both-reject") and len(findings) < 20:
             findings.append((verdict, cls_name, mutated))
-    return counts, findings
+    return counts, findings, landed
 
 
 def load_seeds(limit_bytes: int = 4096) -> list[Seed]:
@@ -142,23 +223,32 @@ def main() -> int:
     parser.add_argument(
         "--all-lazy", action="store_true", help="every repeated sub-message waits (tests lazy decoding)"
     )
+    parser.add_argument(
+        "--untargeted", action="store_true", help="mutate anywhere (not half the time in deferred elements)"
+    )
     args = parser.parse_args()
     seeds = load_seeds()
     started = time.perf_counter()
     batches = max(args.jobs * 8, 1)
     per_batch = -(-args.count // batches)
-    work = [(seeds, per_batch, args.seed * 100_003 + i, args.all_lazy) for i in range(batches)]
+    targeted = not args.untargeted
+    work = [(seeds, per_batch, args.seed * 100_003 + i, args.all_lazy, targeted) for i in range(batches)]
     total: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
+    landed = 0
     with multiprocessing.Pool(args.jobs) as pool:
-        for counts, found in pool.imap_unordered(_worker, work):
+        for counts, found, inside in pool.imap_unordered(_worker, work):
             total.update(counts)
             findings.extend(found)
+            landed += inside
     elapsed = time.perf_counter() - started
     runs = sum(total.values())
     setup = f"{len(seeds)} seeds, seed {args.seed}, {args.jobs} jobs"
     setup += ", all lazy" if args.all_lazy else ""
+    setup += ", untargeted" if args.untargeted else ""
     print(f"inputs run: {runs:,} in {elapsed:.0f} s ({setup})")
+    share = 100 * landed / runs if runs else 0.0
+    print(f"  first mutation inside a deferred element: {landed:,} ({share:.1f}%)")
     for verdict, n in sorted(total.items()):
         print(f"  {verdict:<24} {n:>10,}")
     if findings:
