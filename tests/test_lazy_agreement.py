@@ -243,6 +243,23 @@ def test_an_element_one_byte_short_inside_a_real_graph() -> None:
         pb_class(GraphProto).FromString(data)
 
 
+@pytest.mark.parametrize(
+    ("before", "payload", "waits"),
+    [(4, 31, True), (4, 32, False), (3, 31, False), (10, 0, True), (4, 200, False)],
+)
+def test_the_deferred_path_is_taken_where_the_docs_say(before: int, payload: int, waits: bool) -> None:
+    """docs/format.md: an element waits if its payload is under 32 bytes and it comes
+    past the first four of its field. (The sweep above relies on it.)"""
+    from schema_dsl.onnx import GraphProto, NodeProto
+
+    element = NodeProto(name="x" * (payload - 2)) if payload else NodeProto()
+    assert len(encode(element)) == payload
+    data = encode(GraphProto(node=[NodeProto()] * before + [element]))
+    graph = decode(GraphProto, data)
+    assert ("node" not in graph.__dict__) is waits
+    assert graph == decode(GraphProto, data, lazy=False)
+
+
 # -- a bug found on the way (the lead owns gen_decode this session) ----------------------------------
 
 
