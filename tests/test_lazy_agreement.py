@@ -245,7 +245,7 @@ def test_an_element_one_byte_short_inside_a_real_graph() -> None:
 
 @pytest.mark.parametrize(
     ("before", "payload", "waits"),
-    [(4, 31, True), (4, 32, False), (3, 31, False), (10, 0, True), (4, 200, False)],
+    [(4, 31, True), (4, 32, False), (3, 31, False), (10, 0, True), (4, 100, False)],
 )
 def test_the_deferred_path_is_taken_where_the_docs_say(before: int, payload: int, waits: bool) -> None:
     """docs/format.md: an element waits if its payload is under 32 bytes and it comes
