@@ -187,7 +187,9 @@ def _worker(args: WorkerArgs) -> tuple[collections.Counter[str], list[Finding], 
         make_all_lazy()
     thresholds = EVERY_ELEMENT if all_lazy else DEFAULT
     spans = [deferred_spans(message_class(name), data, thresholds) for name, data in seeds]
-    with_spans = [i for i, found in enumerate(spans) if found]
+    # Empty elements have no byte to mutate; their records are their parents' bytes.
+    targets = [[(start, stop) for start, stop in found if stop > start] for found in spans]
+    with_spans = [i for i, found in enumerate(targets) if found]
     rng = random.Random(seed)
     counts: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
@@ -195,7 +197,7 @@ def _worker(args: WorkerArgs) -> tuple[collections.Counter[str], list[Finding], 
     for _ in range(count):
         if targeted and with_spans and rng.random() < TARGET_SHARE:
             at = rng.choice(with_spans)
-            mutated, first = mutate_tracked(seeds[at][1], rng, spans[at])
+            mutated, first = mutate_tracked(seeds[at][1], rng, targets[at])
         else:
             at = rng.randrange(len(seeds))
             mutated, first = mutate_tracked(seeds[at][1], rng)
