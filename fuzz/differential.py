@@ -11,8 +11,9 @@ backend corpus (models and data files). Any finding is written, minimised, under
 Deferred elements (small elements of repeated message fields, which lazy decoding only
 validates) are rare in the corpus and tiny, so uniform mutations seldom touch them. Half
 the inputs therefore come from seeds that have some, with the first mutation placed in
-the payload of one (``--untargeted`` turns this off); the run reports how many inputs
-had their first mutation land inside a deferred element.
+the payload of one, or cutting one short with its lengths kept right (``--untargeted``
+turns this off); the run reports how many inputs had their first mutation land inside a
+deferred element.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,7 +40,6 @@ from wirecodec.protobuf.lazy import DEFAULT, EVERY_ELEMENT, Thresholds  # noqa: 
 from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field  # noqa: E402
 
 Seed = tuple[str, bytes]
-Span = tuple[int, int]  # [start, end) of an element's payload
 
 # Of the inputs whose seed has deferred elements, the share drawn to mutate inside one.
 TARGET_SHARE = 0.5
@@ -54,7 +55,17 @@ def _varint_at(data: bytes, pos: int) -> tuple[int, int] | None:
     return None
 
 
-def deferred_spans(cls: type[Message], data: bytes, thresholds: Thresholds) -> list[Span]:
+@dataclass(frozen=True)
+class Deferred:
+    """An element lazy decoding would defer: its payload ``[start, stop)`` and the positions of
+    the length prefixes around it, outermost first, its own last."""
+
+    start: int
+    stop: int
+    lengths: tuple[int, ...]
+
+
+def deferred_elements(cls: type[Message], data: bytes, thresholds: Thresholds) -> list[Deferred]:
     """Where the elements lazy decoding with ``thresholds`` would defer lie in a valid ``data``.
 
     Worked out from the schema and the rule of wirecodec.protobuf.lazy: an element of a
@@ -63,13 +74,19 @@ def deferred_spans(cls: type[Message], data: bytes, thresholds: Thresholds) -> l
     a field's first element at once, see tests/test_lazy_agreement.py). Elements that are
     decoded are searched in turn; what lies inside a waiting one is covered by its span.
     """
-    spans: list[Span] = []
-    _walk(cls, data, 0, len(data), thresholds, spans)
-    return spans
+    found: list[Deferred] = []
+    _walk(cls, data, 0, len(data), thresholds, (), found)
+    return found
 
 
 def _walk(
-    cls: type[Message], data: bytes, pos: int, end: int, thresholds: Thresholds, spans: list[Span]
+    cls: type[Message],
+    data: bytes,
+    pos: int,
+    end: int,
+    thresholds: Thresholds,
+    lengths: tuple[int, ...],
+    found: list[Deferred],
 ) -> None:
     by_number = cls.__schema__.by_number
     seen: dict[int, int] = {}
@@ -79,28 +96,44 @@ def _walk(
         if spec is None or spec.kind is not Kind.MESSAGE or tag & 7 != WireType.LEN:
             pos = skip_field(data, tag, pos, end, 100)
             continue
+        length_at = pos
         length, pos = read_varint(data, pos, end)
         stop = pos + length
         index = seen.get(spec.number, 0)
         seen[spec.number] = index + 1
         waits = spec.repeated and length < thresholds.small and index >= max(thresholds.eager_first, 1)
         if waits:
-            spans.append((pos, stop))
+            found.append(Deferred(pos, stop, (*lengths, length_at)))
         else:
-            _walk(spec.message_type, data, pos, stop, thresholds, spans)
+            _walk(spec.message_type, data, pos, stop, thresholds, (*lengths, length_at), found)
         pos = stop
 
 
-def mutate(data: bytes, rng: random.Random, targets: Sequence[Span] = ()) -> bytes:
+def cut_short(data: bytearray, element: Deferred, count: int) -> None:
+    """Drop the last ``count`` bytes of ``element``'s payload and shrink every length around it,
+    so the input stays well framed and only the element itself is truncated."""
+    del data[element.stop - count : element.stop]
+    shrink = count
+    for at in reversed(element.lengths):  # innermost first: outer prefixes lie before, unmoved
+        value, end = read_varint(data, at, len(data))
+        new = encode_varint(value - shrink)
+        data[at:end] = new
+        shrink += (end - at) - len(new)
+
+
+def mutate(data: bytes, rng: random.Random, targets: Sequence[Deferred] = ()) -> bytes:
     """One to three structural or byte-level mutations (see :func:`mutate_tracked`)."""
     return mutate_tracked(data, rng, targets)[0]
 
 
-def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Span] = ()) -> tuple[bytes, int]:
+def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Deferred] = ()) -> tuple[bytes, int]:
     """One to three mutations, and the position of the first.
 
-    With ``targets`` (non-empty spans), the first mutation falls inside one of them.
-    Without, the random draws are the same as they always were (fixed-seed runs repeat).
+    With ``targets`` (elements with a payload), the first mutation falls inside one of
+    them: a quarter of the time it cuts the element short by one to three bytes, keeping
+    every length right (what a validator checking fewer bytes than the decoder would let
+    through), otherwise it is one of the byte-level mutations below. Without ``targets``,
+    the random draws are the same as they always were (fixed-seed runs repeat).
     """
     out = bytearray(data)
     first = -1
@@ -109,8 +142,12 @@ def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Span] = ()
             out += bytes([rng.randrange(256)])
             continue
         if step == 0 and targets:
-            start, stop = rng.choice(targets)
-            i = rng.randrange(start, stop)
+            element = rng.choice(targets)
+            if rng.random() < 0.25:
+                first = element.stop - 1
+                cut_short(out, element, rng.randint(1, min(3, element.stop - element.start)))
+                continue
+            i = rng.randrange(element.start, element.stop)
         else:
             i = rng.randrange(len(out))
         if step == 0:
@@ -177,8 +214,8 @@ Finding = tuple[str, str, bytes]
 WorkerArgs = tuple[list[Seed], int, int, bool, bool]
 
 
-def _inside(position: int, spans: Sequence[Span]) -> bool:
-    return any(start <= position < stop for start, stop in spans)
+def _inside(position: int, elements: Sequence[Deferred]) -> bool:
+    return any(e.start <= position < e.stop for e in elements)
 
 
 def _worker(args: WorkerArgs) -> tuple[collections.Counter[str], list[Finding], int]:
@@ -186,23 +223,23 @@ def _worker(args: WorkerArgs) -> tuple[collections.Counter[str], list[Finding], 
     if all_lazy:
         make_all_lazy()
     thresholds = EVERY_ELEMENT if all_lazy else DEFAULT
-    spans = [deferred_spans(message_class(name), data, thresholds) for name, data in seeds]
+    deferred = [deferred_elements(message_class(name), data, thresholds) for name, data in seeds]
     # Empty elements have no byte to mutate; their records are their parents' bytes.
-    targets = [[(start, stop) for start, stop in found if stop > start] for found in spans]
-    with_spans = [i for i, found in enumerate(targets) if found]
+    targets = [[e for e in found if e.stop > e.start] for found in deferred]
+    with_targets = [i for i, found in enumerate(targets) if found]
     rng = random.Random(seed)
     counts: collections.Counter[str] = collections.Counter()
     findings: list[tuple[str, str, bytes]] = []
     landed = 0
     for _ in range(count):
-        if targeted and with_spans and rng.random() < TARGET_SHARE:
-            at = rng.choice(with_spans)
+        if targeted and with_targets and rng.random() < TARGET_SHARE:
+            at = rng.choice(with_targets)
             mutated, first = mutate_tracked(seeds[at][1], rng, targets[at])
         else:
             at = rng.randrange(len(seeds))
             mutated, first = mutate_tracked(seeds[at][1], rng)
         cls_name = seeds[at][0]
-        landed += _inside(first, spans[at])
+        landed += _inside(first, deferred[at])
         verdict = check(cls_name, mutated)
         counts[verdict] += 1
         if verdict not in ("both-accept", "both-reject") and len(findings) < 20:
