@@ -130,7 +130,7 @@ def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Deferred] 
     """One to three mutations, and the position of the first.
 
     With ``targets`` (elements with a payload), the first mutation falls inside one of
-    them: a quarter of the time it cuts the element short by one to three bytes, keeping
+    them: a quarter of the time it cuts the element short by one to eight bytes, keeping
     every length right (what a validator checking fewer bytes than the decoder would let
     through), otherwise it is one of the byte-level mutations below. Without ``targets``,
     the random draws are the same as they always were (fixed-seed runs repeat).
@@ -145,7 +145,7 @@ def mutate_tracked(data: bytes, rng: random.Random, targets: Sequence[Deferred] 
             element = rng.choice(targets)
             if rng.random() < 0.25:
                 first = element.stop - 1
-                cut_short(out, element, rng.randint(1, min(3, element.stop - element.start)))
+                cut_short(out, element, rng.randint(1, min(8, element.stop - element.start)))
                 continue
             i = rng.randrange(element.start, element.stop)
         else:
