@@ -71,11 +71,11 @@ def deferred_elements(cls: type[Message], data: bytes, thresholds: Thresholds) -
     Worked out from the schema and the rule of wirecodec.protobuf.lazy: an element of a
     repeated message field waits if its payload is under ``small`` bytes and it is not
     among the first ``eager_first`` of its field (nor the first: gen_decode always decodes
-    a field's first element at once, see tests/test_lazy_agreement.py). Elements that are
-    decoded are searched in turn; what lies inside a waiting one is covered by its span.
+    a field's first element at once, see tests/test_lazy_agreement.py). Every sub-message
+    inside a waiting element is listed too (after it), since its validator checks them.
     """
     found: list[Deferred] = []
-    _walk(cls, data, 0, len(data), thresholds, (), found)
+    _walk(cls, data, 0, len(data), thresholds, (), found, False)
     return found
 
 
@@ -87,6 +87,7 @@ def _walk(
     thresholds: Thresholds,
     lengths: tuple[int, ...],
     found: list[Deferred],
+    inside: bool,
 ) -> None:
     by_number = cls.__schema__.by_number
     seen: dict[int, int] = {}
@@ -101,11 +102,12 @@ def _walk(
         stop = pos + length
         index = seen.get(spec.number, 0)
         seen[spec.number] = index + 1
-        waits = spec.repeated and length < thresholds.small and index >= max(thresholds.eager_first, 1)
+        waits = inside or (
+            spec.repeated and length < thresholds.small and index >= max(thresholds.eager_first, 1)
+        )
         if waits:
             found.append(Deferred(pos, stop, (*lengths, length_at)))
-        else:
-            _walk(spec.message_type, data, pos, stop, thresholds, (*lengths, length_at), found)
+        _walk(spec.message_type, data, pos, stop, thresholds, (*lengths, length_at), found, waits)
         pos = stop
 
 

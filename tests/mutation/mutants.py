@@ -92,7 +92,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/gen_decode.py",
         'w(ind, f"if n >= {small} or',
         'w(ind, f"if n > {small} or',
-        ("tests/test_lazy.py", "tests/test_compile.py", "tests/test_limits.py", "tests/test_api.py"),
+        (_LAZY, "tests/test_lazy.py", "tests/test_compile.py", "tests/test_limits.py", "tests/test_api.py"),
         "an element of exactly 32 bytes waits, though the docs say only payloads under 32 bytes do",
     ),
     Mutant(
