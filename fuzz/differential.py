@@ -26,8 +26,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,8 +54,7 @@ def _varint_at(data: bytes, pos: int) -> tuple[int, int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Deferred:
+class Deferred(NamedTuple):
     """An element lazy decoding would defer: its payload ``[start, stop)`` and the positions of
     the length prefixes around it, outermost first, its own last."""
 
