@@ -1,0 +1,177 @@
+"""Mutation harness: does the suite notice each named bug? (mutants in tests/mutation/mutants.py)
+
+    python -m tests.mutation                      # every mutant, each with its own tests
+    python -m tests.mutation --only validator-short-by-one --tests tests/test_lazy.py
+    python -m tests.mutation --list
+
+For each mutant: copy the tree to a temporary directory (sources only: no .git, caches,
+virtualenvs or fuzz output), replace the mutant's exact old text with its new text,
+and run its pytest selection there with ``PYTHONPATH`` at the copy. Failing tests mean
+*killed*; passing tests mean *survived*. Before any mutant runs, every old text must
+occur exactly once in its file, or the harness stops with exit status 2; the selection
+must also pass on an unmutated copy (the baseline), or the results would mean nothing.
+Exit status: 0 when every mutant was killed, 1 when one survived, 2 for a harness error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.mutation.mutants import MUTANTS, Mutant  # noqa: E402
+
+_IGNORED = shutil.ignore_patterns(
+    ".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.egg-info",
+    "findings", "seeds", "build", "dist",
+)
+
+
+class HarnessError(Exception):
+    """The harness cannot give a meaningful answer (a mutant no longer matches, a broken baseline)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    mutant: Mutant
+    verdict: str  # "killed", "survived", or "killed (collection)" when the mutant broke an import
+    seconds: float
+    tests: tuple[str, ...]
+    summary: str  # pytest's last line
+
+
+def check_applies(mutant: Mutant, root: pathlib.Path = ROOT) -> None:
+    """Raise HarnessError unless the mutant's old text occurs exactly once in its file."""
+    path = root / mutant.file
+    if not path.is_file():
+        raise HarnessError(f"{mutant.name}: {mutant.file} does not exist")
+    count = path.read_text(encoding="utf-8").count(mutant.old)
+    if count != 1:
+        where = "is not found" if count == 0 else f"occurs {count} times"
+        raise HarnessError(f"{mutant.name}: the old text {mutant.old!r} {where} in {mutant.file}")
+
+
+def apply(mutant: Mutant, root: pathlib.Path) -> None:
+    check_applies(mutant, root)
+    path = root / mutant.file
+    path.write_text(path.read_text(encoding="utf-8").replace(mutant.old, mutant.new), encoding="utf-8")
+
+
+def _copy_tree(into: pathlib.Path) -> pathlib.Path:
+    copy = into / "tree"
+    shutil.copytree(ROOT, copy, ignore=_IGNORED, symlinks=True)
+    return copy
+
+
+def _pytest(copy: pathlib.Path, tests: Sequence[str], timeout: float) -> tuple[int, str]:
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
+    done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:]
+
+
+def _imports_the_copy(copy: pathlib.Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    where = subprocess.run(
+        [sys.executable, "-c", "import wirecodec; print(wirecodec.__file__)"],
+        cwd=copy, env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    if not pathlib.Path(where).resolve().is_relative_to(copy.resolve()):
+        raise HarnessError(f"the copy imports wirecodec from {where}, not from {copy}")
+
+
+def run_one(mutant: Mutant, tests: Sequence[str], timeout: float) -> Result:
+    with tempfile.TemporaryDirectory(prefix="wirecodec-mutant-") as scratch:
+        copy = _copy_tree(pathlib.Path(scratch))
+        apply(mutant, copy)
+        started = time.perf_counter()
+        code, summary = _pytest(copy, tests, timeout)
+        seconds = time.perf_counter() - started
+    if code == 0:
+        verdict = "survived"
+    elif code == 1:
+        verdict = "killed"
+    elif code == 2:
+        verdict = "killed (collection)"  # the mutated code failed to import or collect
+    else:
+        raise HarnessError(f"{mutant.name}: pytest exited {code} ({summary})")
+    return Result(mutant, verdict, seconds, tuple(tests), summary)
+
+
+def baseline(tests: Sequence[str], timeout: float) -> str:
+    """Run ``tests`` on an unmutated copy; they must pass."""
+    with tempfile.TemporaryDirectory(prefix="wirecodec-baseline-") as scratch:
+        copy = _copy_tree(pathlib.Path(scratch))
+        _imports_the_copy(copy)
+        code, summary = _pytest(copy, tests, timeout)
+    if code != 0:
+        raise HarnessError(f"the selection fails without any mutant: {' '.join(tests)} ({summary})")
+    return summary
+
+
+def table(results: Sequence[Result]) -> str:
+    """The results as a markdown table (what docs/testing.md records)."""
+    rows = [
+        "| mutant | file | bug | tests run | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for r in results:
+        tests = ", ".join(f"`{pathlib.PurePath(t).name}`" for t in r.tests)
+        m = r.mutant
+        rows.append(f"| `{m.name}` | `{m.file}` | {m.what} | {tests} | **{r.verdict}** |")
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutation", description=__doc__.split("\n")[0])
+    parser.add_argument("--only", action="append", default=[], metavar="NAME", help="run just this mutant")
+    parser.add_argument("--tests", nargs="+", metavar="PATH", help="run this selection for every mutant")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per pytest run")
+    args = parser.parse_args(argv)
+
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    unknown = set(args.only) - {m.name for m in MUTANTS}
+    try:
+        if unknown:
+            raise HarnessError(f"no mutant named {', '.join(sorted(unknown))}")
+        for mutant in chosen:  # all of them, before spending time on any
+            check_applies(mutant)
+        if args.list:
+            for m in chosen:
+                print(f"{m.name:<38} {m.file}: {m.what}")
+            return 0
+        if not args.no_baseline:
+            selections = {tuple(args.tests)} if args.tests else {m.tests for m in chosen}
+            everything = sorted({t for selection in selections for t in selection})
+            print(f"baseline: {baseline(everything, args.timeout)}", flush=True)
+        results = []
+        for mutant in chosen:
+            result = run_one(mutant, args.tests or mutant.tests, args.timeout)
+            results.append(result)
+            line = f"{result.verdict:<20} {mutant.name:<38} {result.seconds:6.1f} s  {result.summary}"
+            print(line, flush=True)
+    except HarnessError as exc:
+        print(f"mutation harness: {exc}", file=sys.stderr)
+        return 2
+    survived = [r for r in results if r.verdict == "survived"]
+    print(f"\n{len(results)} mutants: {len(results) - len(survived)} killed, {len(survived)} survived\n")
+    print(table(results))
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
