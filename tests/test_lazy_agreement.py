@@ -260,14 +260,9 @@ def test_the_deferred_path_is_taken_where_the_docs_say(before: int, payload: int
     assert graph == decode(GraphProto, data, lazy=False)
 
 
-# -- a bug found on the way (the lead owns gen_decode this session) ----------------------------------
+# -- a bug found on the way: with eager_first=0 the first element was still decoded at once -----
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gen_decode: with eager_first=0 the first element of a field is still decoded at once "
-    "(`r is None or len(r) < first` is true while r is None), so defer_every_element never defers it",
-)
 def test_every_element_defers_the_first_one() -> None:
     from schema_dsl.onnx import GraphProto, NodeProto
 

@@ -41,8 +41,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "copy-bytes-fields-from-bytes",
         "wirecodec/protobuf/gen_decode.py",
-        'w(ind, "v = mv[pos:p2]\\npos = p2")',
-        'w(ind, "v = memoryview(bytes(mv[pos:p2])) if type(buf) is bytes else mv[pos:p2]\\npos = p2")',
+        'w(ind, "v = mv[pos:p2]" if spec.view else',
+        'w(ind, "v = memoryview(bytes(mv[pos:p2])) if type(buf) is bytes else mv[pos:p2]" if spec.view else',
         (_ZERO_COPY,),
         "the decoder copies every bytes field when the input is a bytes object (still a memoryview)",
     ),

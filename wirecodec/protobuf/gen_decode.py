@@ -172,7 +172,10 @@ v = {unpack}(buf, pos)[0]""",
         small, first, checked = self.thresholds.small, self.thresholds.eager_first, self.thresholds.checked
         r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
         fn = f"_d_{spec.name}"
-        w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
+        if first > 0:
+            w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
+        else:  # every element may wait, the first one included
+            w(ind, f"if n >= {small}:")
         w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1)\nif {s} is None:")
         self._append(w, ind + 2, spec, "v")
         w(
