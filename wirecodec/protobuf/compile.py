@@ -18,7 +18,6 @@ import contextvars
 import linecache
 import struct
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -151,20 +150,6 @@ class _Compiled:
     validator_source: str = field(default="")
 
 
-def _reachable(root: type[Message]) -> list[type[Message]]:
-    seen: dict[type[Message], None] = {}
-    todo = deque([root])
-    while todo:
-        cls = todo.popleft()
-        if cls in seen:
-            continue
-        seen[cls] = None
-        for spec in cls.__schema__.fields:
-            if spec.kind is Kind.MESSAGE:
-                todo.append(spec.message_type)
-    return list(seen)
-
-
 def _register(filename: str, text: str) -> None:
     # As dataclasses and attrs do: tracebacks and inspect can then show generated lines.
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -197,34 +182,68 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
 
 
-def _link(cls: type[Message], compiled: _Compiled, kind: str, made: dict[type[Message], _Compiled]) -> None:
-    """Bind the functions of the message types ``cls`` contains into its namespace."""
+def _link(cls: type[Message], compiled: _Compiled, kind: str) -> None:
+    """Bind the functions of the message types ``cls`` contains into its namespace.
+
+    A contained type whose codec exists already is bound directly; any other gets a
+    stand-in that generates it on first call (see :func:`_codec_stub`).
+    """
     flavor, thresholds = _KINDS[kind]
     prefix = "_e_" if flavor is None else "_d_"
     for spec in cls.__schema__.fields:
         if spec.kind is not Kind.MESSAGE:
             continue
         target = spec.message_type
-        other = made.get(target) or target.__schema__.codecs[kind]
-        compiled.namespace[prefix + spec.name] = other.function
+        key = prefix + spec.name
+        if target is cls:
+            compiled.namespace[key] = compiled.function
+        else:
+            other: _Compiled | None = target.__schema__.codecs.get(kind)
+            compiled.namespace[key] = (
+                other.function if other is not None else _codec_stub(compiled.namespace, key, target, kind)
+            )
         if thresholds is not None:
             key = f"_v_{spec.name}"
             compiled.namespace[key] = _validator_stub(compiled.namespace, key, target, kind)
 
 
 def _compiled(cls: type[Message], kind: str) -> _Compiled:
+    """The codec of ``kind`` for ``cls``, generated now if this is its first use.
+
+    Only ``cls`` itself is generated here: the types it contains get theirs when a
+    message of that type is first met. A model uses about half of the ONNX schema's 28
+    message types, and a process pays for each codec it generates (docs/performance.md).
+    """
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
         return found
     with _LOCK:
-        made = {m: _build(m, kind) for m in _reachable(cls) if kind not in m.__schema__.codecs}
-        for member, compiled in made.items():
-            _link(member, compiled, kind, made)
-        # Published only once linked: readers take the cache without the lock.
-        for member, compiled in made.items():
-            member.__schema__.codecs[kind] = compiled
-    result: _Compiled = cls.__schema__.codecs[kind]
-    return result
+        found = cls.__schema__.codecs.get(kind)
+        if found is None:
+            found = _build(cls, kind)
+            _link(cls, found, kind)
+            # Published only once linked: readers take the cache without the lock.
+            cls.__schema__.codecs[kind] = found
+    return found
+
+
+def _codec_stub(namespace: dict[str, Any], key: str, target: type[Message], kind: str) -> Callable[..., Any]:
+    """Stands in for ``target``'s codec: generates it on first call, then steps aside.
+
+    Generated code looks the name up in its namespace on every call, so once replaced
+    the stub is no longer called from there; a reference taken earlier (a waiting
+    field's decoder, wirecodec.protobuf.lazy) still works and goes straight through.
+    """
+    resolved: list[Callable[..., Any]] = []
+
+    def first_call(*args: Any) -> Any:
+        if not resolved:
+            fn = _compiled(target, kind).function
+            namespace[key] = fn
+            resolved.append(fn)
+        return resolved[0](*args)
+
+    return first_call
 
 
 def _validator_stub(
