@@ -16,7 +16,8 @@ import pytest
 
 from schema_dsl import INT64, MESSAGE, STRING, Message, optional, repeated
 from wirecodec import decode, encode
-from wirecodec.protobuf.compile import decoder, defer_every_element, encoder
+from wirecodec.protobuf import compile as compile_module
+from wirecodec.protobuf.compile import CACHE_ENV, cache_folder, decoder, defer_every_element, encoder
 
 
 class Unused(Message):
@@ -132,3 +133,99 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
     return env
+
+
+# -- the cache of compiled codecs on disk ----------------------------------------------------
+
+
+def _cached_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    return sorted(folder.glob("*.code"))
+
+
+def _forbid_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled although the cache holds the code")
+
+    # The module finds the builtin through its globals: a global of that name comes first.
+    monkeypatch.setattr(compile_module, "compile", refuse, raising=False)
+
+
+def test_a_second_process_takes_the_codec_from_the_cache(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "codecs"))
+    _fresh_kinds(Unused, Leaf, Branch)
+    data = encode(Branch(name="cached", leaves=[Leaf(value=7)]))
+    first = decode(Branch, data)
+    stored = _cached_files(tmp_path / "codecs")
+    assert len(stored) >= 3  # Branch's encoder and decoder, Leaf's encoder and decoder
+    assert (tmp_path / "codecs").stat().st_mode & 0o777 == 0o700
+    _fresh_kinds(Unused, Leaf, Branch)  # as a new process would start
+    _forbid_compiling(monkeypatch)
+    again = decode(Branch, data)
+    assert again == first and again.leaves[0].value == 7
+    assert _cached_files(tmp_path / "codecs") == stored
+
+
+def test_a_damaged_entry_is_compiled_again_and_replaced(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "codecs"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    _fresh_kinds(Unused, Leaf, Branch)
+    data = encode(Branch(name="x", leaves=[Leaf(value=1)]))
+    decode(Branch, data)
+    entries = _cached_files(folder)
+    originals = {path: path.read_bytes() for path in entries}
+    for path, content in originals.items():
+        damaged = bytearray(content)
+        damaged[-3] ^= 0xFF  # inside the marshalled code: it may still load, as wrong code
+        path.write_bytes(bytes(damaged))
+    _fresh_kinds(Unused, Leaf, Branch)
+    assert encode(Branch(name="x", leaves=[Leaf(value=1)])) == data
+    assert decode(Branch, data).leaves[0].value == 1
+    assert {path: path.read_bytes() for path in _cached_files(folder)} == originals
+
+
+def test_a_folder_others_can_write_to_is_not_trusted(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "codecs"
+    monkeypatch.setenv(CACHE_ENV, str(folder))
+    _fresh_kinds(Unused, Leaf, Branch)
+    data = encode(Branch(leaves=[Leaf(value=2)]))
+    decode(Branch, data)
+    folder.chmod(0o777)
+    _fresh_kinds(Unused, Leaf, Branch)
+    _forbid_compiling(monkeypatch)
+    with pytest.raises(AssertionError, match="compiled although"):
+        decode(Branch, data)  # it compiles rather than run what someone else may have put there
+
+
+def test_an_empty_setting_turns_the_cache_off(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_folder() is None
+    _fresh_kinds(Unused, Leaf, Branch)
+    assert decode(Branch, encode(Branch(name="off"))).name == "off"
+    assert not any(tmp_path.rglob("*"))
+
+
+def test_the_default_folder_follows_xdg(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_folder() == tmp_path / "wirecodec" / "codecs"
+
+
+def test_a_cache_that_cannot_be_written_only_costs_time(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_bytes(b"not a folder")
+    monkeypatch.setenv(CACHE_ENV, str(blocker / "codecs"))
+    _fresh_kinds(Unused, Leaf, Branch)
+    assert decode(Branch, encode(Branch(name="still works"))).name == "still works"
+    assert blocker.read_bytes() == b"not a folder"

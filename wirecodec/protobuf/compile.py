@@ -15,9 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
+import importlib.util
 import linecache
+import marshal
+import os
+import pathlib
 import struct
+import sys
+import tempfile
 import threading
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -48,7 +56,7 @@ from wirecodec.protobuf.wire import (
     zigzag_decode,
 )
 
-__all__ = ["Flavor", "decoder", "defer_every_element", "encoder", "source"]
+__all__ = ["CACHE_ENV", "Flavor", "cache_folder", "decoder", "defer_every_element", "encoder", "source"]
 
 # "decode": the buffer's slices have .decode (bytes, bytearray, mmap);
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
@@ -157,9 +165,98 @@ def _register(filename: str, text: str) -> None:
 
 def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
     _register(filename, text)
-    exec(compile(text, filename, "exec"), namespace)
+    exec(_code(text, filename), namespace)
     fn: Callable[..., Any] = namespace[name]
     return fn
+
+
+# -- compiled code kept on disk, as Python keeps .pyc files ----------------------------------
+#
+# Compiling the generated source is most of what a codec costs (tens of milliseconds for
+# the types of a model), and every fresh process paid it again. The code objects are
+# kept, marshalled, in a cache folder, under a hash of everything they depend on: the
+# interpreter's bytecode format, the file name and the generated source itself. Changed
+# generators or schemas make new source and so new entries; nothing is ever stale.
+
+CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
+_DIGEST: Final = hashlib.sha256().digest_size
+
+
+def cache_folder() -> pathlib.Path | None:
+    """Where compiled codecs are kept, or None when the cache is off.
+
+    ``$WIRECODEC_CODE_CACHE`` names the folder (empty turns the cache off); by default
+    ``$XDG_CACHE_HOME/wirecodec/codecs`` (``~/.cache/...``). Off where the interpreter
+    keeps no bytecode (``sys.implementation.cache_tag`` is None). Unlike Python's own
+    bytecode, it ignores ``PYTHONDONTWRITEBYTECODE``, which is about source files next
+    to modules; only its own variable turns it off.
+    """
+    if sys.implementation.cache_tag is None:
+        return None
+    setting = os.environ.get(CACHE_ENV)
+    if setting is not None:
+        return pathlib.Path(setting) if setting else None
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(home) / "wirecodec" / "codecs"
+
+
+def _code(text: str, filename: str) -> types.CodeType:
+    """The compiled ``text``: from the cache when it holds it, else compiled (and stored)."""
+    folder = cache_folder()
+    if folder is None:
+        return compile(text, filename, "exec")
+    key = hashlib.sha256(
+        b"\0".join([importlib.util.MAGIC_NUMBER, filename.encode(), text.encode("utf-8", "surrogatepass")])
+    ).hexdigest()
+    path = folder / f"{sys.implementation.cache_tag}-{key}.code"
+    code = _read_code(folder, path, filename)
+    if code is None:
+        code = compile(text, filename, "exec")
+        _write_code(folder, path, marshal.dumps(code))
+    return code
+
+
+def _private(folder: pathlib.Path) -> bool:
+    # Code from the cache is run: only from a folder no one else can write to.
+    info = os.stat(folder)
+    if info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
+
+
+def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
+    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+        if not _private(folder):
+            return None
+        digest, payload = data[:_DIGEST], data[_DIGEST:]
+        if hashlib.sha256(payload).digest() != digest:
+            return None  # damaged (a torn write, a bad disk): compile it again
+        code = marshal.loads(payload)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(code, types.CodeType) or code.co_filename != filename:
+        return None
+    return code
+
+
+def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
+    """Store a compiled codec; a cache that cannot be written is only a slower start."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(folder):
+            return
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(hashlib.sha256(payload).digest() + payload)
+            os.replace(temp, path)  # readers see the whole file or none
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
 
 
 def _filename(what: str, cls: type[Message]) -> str:
