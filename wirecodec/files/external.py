@@ -13,7 +13,6 @@ numbers and unknown keys.
 
 from __future__ import annotations
 
-import mmap
 import os
 import pathlib
 import stat
@@ -24,6 +23,7 @@ from schema_dsl.message import Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.locations import relative_location_problem
+from wirecodec.files.mapping import map_read_only
 from wirecodec.files.walk import iter_tensors
 
 __all__ = [
@@ -142,7 +142,7 @@ class ExternalDataStore:
                 if size == 0:
                     data = memoryview(b"")  # mmap refuses empty files
                 elif self.lazy:
-                    data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+                    data = memoryview(map_read_only(file.fileno(), size, str(path)))
                 else:
                     data = memoryview(file.read())
             self._files[path] = data
