@@ -13,7 +13,6 @@ numbers and unknown keys.
 
 from __future__ import annotations
 
-import mmap
 import os
 import pathlib
 import stat
@@ -24,6 +23,7 @@ from schema_dsl.message import Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.locations import relative_location_problem
+from wirecodec.files.mapping import map_read_only
 from wirecodec.files.walk import iter_tensors
 
 __all__ = [
@@ -82,11 +82,15 @@ def parse_ref(tensor: TensorProto) -> ExternalRef:
 
 def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
+    return _resolve_in(base_dir.resolve(), location, tensor)
+
+
+def _resolve_in(root: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
+    """:func:`resolve` with the model directory already resolved (``root``)."""
     label = _label(tensor)
     problem = relative_location_problem(location)
     if problem is not None:
         raise ExternalDataError(f"{label}: location {location!r} {problem}")
-    root = base_dir.resolve()
     path = root / pathlib.PurePath(location)
     try:
         real = path.resolve(strict=True)
@@ -109,13 +113,26 @@ class ExternalDataStore:
     """One read-only map per data file, shared by every tensor that points into it.
 
     The maps stay open as long as a view of them is alive (views keep their map
-    alive); the store itself holds them only to hand out views.
+    alive); the store itself holds them only to hand out views. Each location is
+    resolved and checked once per store: an export names the same data file for
+    hundreds of tensors, and resolving a path costs a ``stat`` per component.
     """
 
     def __init__(self, base_dir: os.PathLike[str] | str, *, lazy: bool = True) -> None:
         self.base_dir = pathlib.Path(base_dir)
         self.lazy = lazy
         self._files: dict[pathlib.Path, memoryview] = {}
+        self._root: pathlib.Path | None = None
+        self._resolved: dict[str, pathlib.Path] = {}
+
+    def _resolve(self, location: str, tensor: TensorProto) -> pathlib.Path:
+        path = self._resolved.get(location)
+        if path is None:
+            if self._root is None:
+                self._root = self.base_dir.resolve()
+            # Only successes are remembered: a refused location is refused for every tensor.
+            path = self._resolved[location] = _resolve_in(self._root, location, tensor)
+        return path
 
     def _whole(self, path: pathlib.Path) -> memoryview:
         data = self._files.get(path)
@@ -125,7 +142,7 @@ class ExternalDataStore:
                 if size == 0:
                     data = memoryview(b"")  # mmap refuses empty files
                 elif self.lazy:
-                    data = memoryview(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))
+                    data = memoryview(map_read_only(file.fileno(), size, str(path)))
                 else:
                     data = memoryview(file.read())
             self._files[path] = data
@@ -134,7 +151,7 @@ class ExternalDataStore:
     def view(self, tensor: TensorProto) -> memoryview:
         """The bytes ``tensor`` refers to, as a read-only view (no copy when lazy)."""
         ref = parse_ref(tensor)
-        whole = self._whole(resolve(self.base_dir, ref.location, tensor))
+        whole = self._whole(self._resolve(ref.location, tensor))
         size = whole.nbytes
         if ref.offset > size:
             raise ExternalDataError(
@@ -151,6 +168,7 @@ class ExternalDataStore:
     def close(self) -> None:
         """Forget the maps (they close once no view of them remains)."""
         self._files.clear()
+        self._resolved.clear()
 
 
 def uses_external_data(tensor: TensorProto) -> bool:

@@ -27,6 +27,7 @@ from wirecodec.files.external import (
     any_external_data,
     load_external_data,
 )
+from wirecodec.files.mapping import map_read_only
 from wirecodec.files.zip_container import is_zip, load_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
@@ -55,10 +56,10 @@ def _read_source(source: Source, lazy: bool, cls: type[Message]) -> tuple[Any, p
 class _Mapped:
     """A mapped ``cls`` file, and (when it pays) a sparse copy of it without its big payloads."""
 
-    def __init__(self, fileno: int, cls: type[Message]) -> None:
+    def __init__(self, fileno: int, cls: type[Message], name: str) -> None:
         size = os.fstat(fileno).st_size
         # The map is read-only and outlives the file object; views keep it alive.
-        self.map = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        self.map = map_read_only(fileno, size, name)
         self.shadow: mmap.mmap | None = None
         if size >= 1 << 20:
             payloads = _sparse.payload_ranges(fileno, size, cls)
@@ -73,7 +74,8 @@ def _read_file(file: IO[bytes], lazy: bool, cls: type[Message]) -> Any:
     except (OSError, io.UnsupportedOperation, AttributeError):
         regular = False
     if lazy and regular and file.tell() == 0 and os.fstat(fileno).st_size > 0:
-        mapped = _Mapped(fileno, cls)
+        name = getattr(file, "name", None)
+        mapped = _Mapped(fileno, cls, name if isinstance(name, str) else f"<file descriptor {fileno}>")
         file.seek(0, os.SEEK_END)  # as if read, like onnx.load(file) leaves it
         return mapped
     return file.read()

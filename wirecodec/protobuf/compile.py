@@ -15,10 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
+import importlib.util
 import linecache
+import marshal
+import os
+import pathlib
 import struct
+import sys
+import tempfile
 import threading
-from collections import deque
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -49,7 +56,7 @@ from wirecodec.protobuf.wire import (
     zigzag_decode,
 )
 
-__all__ = ["Flavor", "decoder", "defer_every_element", "encoder", "source"]
+__all__ = ["CACHE_ENV", "Flavor", "cache_folder", "decoder", "defer_every_element", "encoder", "source"]
 
 # "decode": the buffer's slices have .decode (bytes, bytearray, mmap);
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
@@ -154,20 +161,6 @@ class _Compiled:
     validator_source: str = field(default="")
 
 
-def _reachable(root: type[Message]) -> list[type[Message]]:
-    seen: dict[type[Message], None] = {}
-    todo = deque([root])
-    while todo:
-        cls = todo.popleft()
-        if cls in seen:
-            continue
-        seen[cls] = None
-        for spec in cls.__schema__.fields:
-            if spec.kind is Kind.MESSAGE:
-                todo.append(spec.message_type)
-    return list(seen)
-
-
 def _register(filename: str, text: str) -> None:
     # As dataclasses and attrs do: tracebacks and inspect can then show generated lines.
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -175,9 +168,98 @@ def _register(filename: str, text: str) -> None:
 
 def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
     _register(filename, text)
-    exec(compile(text, filename, "exec"), namespace)
+    exec(_code(text, filename), namespace)
     fn: Callable[..., Any] = namespace[name]
     return fn
+
+
+# -- compiled code kept on disk, as Python keeps .pyc files ----------------------------------
+#
+# Compiling the generated source is most of what a codec costs (tens of milliseconds for
+# the types of a model), and every fresh process paid it again. The code objects are
+# kept, marshalled, in a cache folder, under a hash of everything they depend on: the
+# interpreter's bytecode format, the file name and the generated source itself. Changed
+# generators or schemas make new source and so new entries; nothing is ever stale.
+
+CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
+_DIGEST: Final = hashlib.sha256().digest_size
+
+
+def cache_folder() -> pathlib.Path | None:
+    """Where compiled codecs are kept, or None when the cache is off.
+
+    ``$WIRECODEC_CODE_CACHE`` names the folder (empty turns the cache off); by default
+    ``$XDG_CACHE_HOME/wirecodec/codecs`` (``~/.cache/...``). Off where the interpreter
+    keeps no bytecode (``sys.implementation.cache_tag`` is None). Unlike Python's own
+    bytecode, it ignores ``PYTHONDONTWRITEBYTECODE``, which is about source files next
+    to modules; only its own variable turns it off.
+    """
+    if sys.implementation.cache_tag is None:
+        return None
+    setting = os.environ.get(CACHE_ENV)
+    if setting is not None:
+        return pathlib.Path(setting) if setting else None
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(home) / "wirecodec" / "codecs"
+
+
+def _code(text: str, filename: str) -> types.CodeType:
+    """The compiled ``text``: from the cache when it holds it, else compiled (and stored)."""
+    folder = cache_folder()
+    if folder is None:
+        return compile(text, filename, "exec")
+    key = hashlib.sha256(
+        b"\0".join([importlib.util.MAGIC_NUMBER, filename.encode(), text.encode("utf-8", "surrogatepass")])
+    ).hexdigest()
+    path = folder / f"{sys.implementation.cache_tag}-{key}.code"
+    code = _read_code(folder, path, filename)
+    if code is None:
+        code = compile(text, filename, "exec")
+        _write_code(folder, path, marshal.dumps(code))
+    return code
+
+
+def _private(folder: pathlib.Path) -> bool:
+    # Code from the cache is run: only from a folder no one else can write to.
+    info = os.stat(folder)
+    if info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()
+
+
+def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
+    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+        if not _private(folder):
+            return None
+        digest, payload = data[:_DIGEST], data[_DIGEST:]
+        if hashlib.sha256(payload).digest() != digest:
+            return None  # damaged (a torn write, a bad disk): compile it again
+        code = marshal.loads(payload)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(code, types.CodeType) or code.co_filename != filename:
+        return None
+    return code
+
+
+def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
+    """Store a compiled codec; a cache that cannot be written is only a slower start."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(folder):
+            return
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(hashlib.sha256(payload).digest() + payload)
+            os.replace(temp, path)  # readers see the whole file or none
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
 
 
 def _filename(what: str, cls: type[Message]) -> str:
@@ -200,34 +282,68 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
 
 
-def _link(cls: type[Message], compiled: _Compiled, kind: str, made: dict[type[Message], _Compiled]) -> None:
-    """Bind the functions of the message types ``cls`` contains into its namespace."""
+def _link(cls: type[Message], compiled: _Compiled, kind: str) -> None:
+    """Bind the functions of the message types ``cls`` contains into its namespace.
+
+    A contained type whose codec exists already is bound directly; any other gets a
+    stand-in that generates it on first call (see :func:`_codec_stub`).
+    """
     flavor, thresholds = _KINDS[kind]
     prefix = "_e_" if flavor is None else "_d_"
     for spec in cls.__schema__.fields:
         if spec.kind is not Kind.MESSAGE:
             continue
         target = spec.message_type
-        other = made.get(target) or target.__schema__.codecs[kind]
-        compiled.namespace[prefix + spec.name] = other.function
+        key = prefix + spec.name
+        if target is cls:
+            compiled.namespace[key] = compiled.function
+        else:
+            other: _Compiled | None = target.__schema__.codecs.get(kind)
+            compiled.namespace[key] = (
+                other.function if other is not None else _codec_stub(compiled.namespace, key, target, kind)
+            )
         if thresholds is not None:
             key = f"_v_{spec.name}"
             compiled.namespace[key] = _validator_stub(compiled.namespace, key, target, kind)
 
 
 def _compiled(cls: type[Message], kind: str) -> _Compiled:
+    """The codec of ``kind`` for ``cls``, generated now if this is its first use.
+
+    Only ``cls`` itself is generated here: the types it contains get theirs when a
+    message of that type is first met. A model uses about half of the ONNX schema's 28
+    message types, and a process pays for each codec it generates (docs/performance.md).
+    """
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
         return found
     with _LOCK:
-        made = {m: _build(m, kind) for m in _reachable(cls) if kind not in m.__schema__.codecs}
-        for member, compiled in made.items():
-            _link(member, compiled, kind, made)
-        # Published only once linked: readers take the cache without the lock.
-        for member, compiled in made.items():
-            member.__schema__.codecs[kind] = compiled
-    result: _Compiled = cls.__schema__.codecs[kind]
-    return result
+        found = cls.__schema__.codecs.get(kind)
+        if found is None:
+            found = _build(cls, kind)
+            _link(cls, found, kind)
+            # Published only once linked: readers take the cache without the lock.
+            cls.__schema__.codecs[kind] = found
+    return found
+
+
+def _codec_stub(namespace: dict[str, Any], key: str, target: type[Message], kind: str) -> Callable[..., Any]:
+    """Stands in for ``target``'s codec: generates it on first call, then steps aside.
+
+    Generated code looks the name up in its namespace on every call, so once replaced
+    the stub is no longer called from there; a reference taken earlier (a waiting
+    field's decoder, wirecodec.protobuf.lazy) still works and goes straight through.
+    """
+    resolved: list[Callable[..., Any]] = []
+
+    def first_call(*args: Any) -> Any:
+        if not resolved:
+            fn = _compiled(target, kind).function
+            namespace[key] = fn
+            resolved.append(fn)
+        return resolved[0](*args)
+
+    return first_call
 
 
 def _validator_stub(
