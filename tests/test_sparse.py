@@ -30,7 +30,7 @@ def test_weight_heavy_files_use_the_sparse_copy(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "m.onnx"
     data = _weights_model(path)
     with path.open("rb") as file:
-        mapped = _Mapped(file.fileno(), ModelProto)
+        mapped = _Mapped(file.fileno(), ModelProto, str(path))
         ranges = payload_ranges(file.fileno(), len(data), ModelProto)
     assert mapped.shadow is not None
     assert ranges is not None and len(ranges) == 4  # the four big raw_data, not the small one
@@ -46,7 +46,7 @@ def test_structure_heavy_files_decode_the_map_directly(tmp_path: pathlib.Path) -
         wirecodec.encode(ModelProto(graph=GraphProto(initializer=[TensorProto(name="x" * 2_000_000)])))
     )
     with path.open("rb") as file:
-        assert _Mapped(file.fileno(), ModelProto).shadow is None
+        assert _Mapped(file.fileno(), ModelProto, str(path)).shadow is None
 
 
 def test_corrupted_files_fail_the_same_way(tmp_path: pathlib.Path) -> None:
