@@ -34,7 +34,6 @@ import argparse
 import gc
 import json
 import pathlib
-import re
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,8 @@ from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from inputs import HOSTILE_SHAPES, hostile_graph  # noqa: E402  (bench/ is a folder of scripts)
+from child import _reset_peak, _status  # noqa: E402  (bench/ is a folder of scripts)
+from inputs import HOSTILE_SHAPES, hostile_graph  # noqa: E402
 
 LIBRARIES = ("upb", "wirecodec", "wirecodec-read-all", "onnx.load", "wirecodec.load")
 # The graph as a model file: ModelProto.graph is field 7, length-delimited.
@@ -50,25 +50,6 @@ MODEL_GRAPH_TAG = b"\x3a"
 
 
 # --- the child: one decode, measured -------------------------------------------------------
-
-
-def _status_bytes(field: str) -> int:
-    """A ``/proc/self/status`` memory figure (``VmRSS``, ``VmHWM``) in bytes."""
-    with open("/proc/self/status") as status:
-        found = re.search(rf"^{field}:\s+(\d+) kB", status.read(), re.MULTILINE)
-    if found is None:
-        raise RuntimeError(f"no {field} in /proc/self/status (this benchmark needs Linux)")
-    return int(found.group(1)) * 1024
-
-
-def _reset_peak() -> bool:
-    """Start a new peak-RSS window (Linux >= 4.0); False where the kernel refuses."""
-    try:
-        with open("/proc/self/clear_refs", "w") as clear:
-            clear.write("5")
-    except OSError:
-        return False
-    return True
 
 
 def _prepare(library: str, path: str) -> Any:
@@ -116,9 +97,9 @@ def child(library: str, path: str) -> dict[str, Any]:
     step = _prepare(library, path)
     gc.collect()
     reset = _reset_peak()
-    before = _status_bytes("VmRSS") if reset else _status_bytes("VmHWM")
+    before = _status("VmRSS") if reset else _status("VmHWM")
     result = step()
-    growth = _status_bytes("VmHWM") - before
+    growth = _status("VmHWM") - before
     del result
     return {"library": library, "growth": growth, "peak_reset": reset}
 

@@ -12,68 +12,17 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from schema_dsl import Kind, Message
+from schema_dsl import Message
+from tests.pb_twins import pb_twins
 from tests.reference import assert_same
 from tests.strategies import messages
-from tests.test_codec import All, Color, Guide1
+from tests.test_codec import All
 from wirecodec import DecodeError, decode, encode
 
 pytest.importorskip("google.protobuf", reason="protobuf is the reference (test extra)")
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError as PbDecodeError
 
-_F = descriptor_pb2.FieldDescriptorProto
-_TYPES = {
-    Kind.INT32: _F.TYPE_INT32,
-    Kind.INT64: _F.TYPE_INT64,
-    Kind.UINT32: _F.TYPE_UINT32,
-    Kind.UINT64: _F.TYPE_UINT64,
-    Kind.SINT32: _F.TYPE_SINT32,
-    Kind.SINT64: _F.TYPE_SINT64,
-    Kind.FIXED32: _F.TYPE_FIXED32,
-    Kind.FIXED64: _F.TYPE_FIXED64,
-    Kind.SFIXED32: _F.TYPE_SFIXED32,
-    Kind.SFIXED64: _F.TYPE_SFIXED64,
-    Kind.FLOAT: _F.TYPE_FLOAT,
-    Kind.DOUBLE: _F.TYPE_DOUBLE,
-    Kind.BOOL: _F.TYPE_BOOL,
-    Kind.STRING: _F.TYPE_STRING,
-    Kind.BYTES: _F.TYPE_BYTES,
-    Kind.ENUM: _F.TYPE_ENUM,
-    Kind.MESSAGE: _F.TYPE_MESSAGE,
-}
-
-
-def _descriptor_classes() -> dict[type[Message], Any]:
-    """protobuf classes equivalent to All, Guide1 and Color, built from our declarations."""
-    file = descriptor_pb2.FileDescriptorProto(name="wirecodec_test.proto", package="wt", syntax="proto2")
-    color = file.enum_type.add(name="Color")
-    for member in Color:
-        color.value.add(name=member.name, number=int(member))
-    for cls in (All, Guide1):
-        proto = file.message_type.add(name=cls.__qualname__)
-        oneofs: dict[str, int] = {}
-        for spec in cls.__schema__.fields:
-            field = proto.field.add(name=spec.name, number=spec.number, type=_TYPES[spec.kind])
-            field.label = _F.LABEL_REPEATED if spec.repeated else _F.LABEL_OPTIONAL
-            if spec.packed:
-                field.options.packed = True
-            if spec.kind is Kind.MESSAGE:
-                field.type_name = f".wt.{spec.message_type.__qualname__}"
-            if spec.kind is Kind.ENUM:
-                field.type_name = ".wt.Color"
-            if spec.oneof is not None:
-                if spec.oneof not in oneofs:
-                    oneofs[spec.oneof] = len(proto.oneof_decl)
-                    proto.oneof_decl.add(name=spec.oneof)
-                field.oneof_index = oneofs[spec.oneof]
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    return {cls: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"wt.{cls.__qualname__}"))
-            for cls in (All, Guide1)}
-
-
-PB = _descriptor_classes()
+PB = pb_twins()  # upb twins of All, Guide1, ... built from our declarations
 _SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
