@@ -28,6 +28,7 @@ from wirecodec import DecodeError, LimitError, decode, encode
 from wirecodec.protobuf.compile import defer_every_element
 
 Verdict = tuple[int, str, bool] | None  # (offset, path, is a limit error), None if accepted
+Seeds = list[tuple[type[Message], bytes]]
 
 
 def wirecodec_verdict(cls: type[Message], data: bytes, *, lazy: bool, max_depth: int = 100) -> Verdict:
@@ -174,7 +175,7 @@ def test_nesting_limit_offsets(max_depth: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def seeds(request: pytest.FixtureRequest) -> list[tuple[type[Message], bytes]]:
+def seeds(request: pytest.FixtureRequest) -> Seeds:
     """What fuzz/make_seeds.py writes: corpus files of the top-level types up to 16 KiB."""
     cache_plugin = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
     cache = pathlib.Path(str(cache_plugin.mkdir("onnx-corpus"))) if cache_plugin else None
@@ -186,13 +187,10 @@ def seeds(request: pytest.FixtureRequest) -> list[tuple[type[Message], bytes]]:
     ]
 
 
-def test_fuzz_seeds_are_accepted_by_both(seeds: list[tuple[type[Message], bytes]]) -> None:
+def test_fuzz_seeds_are_accepted_by_both(seeds: Seeds) -> None:
     for cls, data in random.Random(5).sample(seeds, 500):
         assert oracle_verdict(cls, data) is None
         assert wirecodec_verdict(cls, data, lazy=True) is None
-
-
-Seeds = list[tuple[type[Message], bytes]]
 
 
 def test_mutated_fuzz_seeds_have_the_oracles_offset_and_path(seeds: Seeds) -> None:

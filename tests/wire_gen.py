@@ -96,8 +96,8 @@ def _scalar_values(spec: FieldSpec, depth: int) -> list[bytes]:
     if kind is Kind.BYTES:
         return [varint(2) + b"\x00\xff"]
     if kind is Kind.MESSAGE:
-        inner = _first_records(spec.message_type, depth - 1) if depth > 0 else []
-        return [varint(0)] + [varint(len(r)) + r for r in inner[:1]]
+        inner = field_records(spec.message_type, depth - 1)[:1] if depth > 0 else []
+        return [varint(0)] + [varint(len(r)) + r for r in inner]
     if kind is Kind.ENUM:
         # A declared value, and one outside the enum (protobuf keeps it as an unknown field).
         return [varint(min(spec.enum_values)), varint(1000)]
@@ -127,10 +127,6 @@ def field_records(cls: type[Message], depth: int = 1) -> list[bytes]:
     return out
 
 
-def _first_records(cls: type[Message], depth: int) -> list[bytes]:
-    return field_records(cls, depth)[:1]
-
-
 def unknown_records(number: int = UNKNOWN_NUMBER) -> list[bytes]:
     """One record of an undeclared field in every wire type, groups (and a nested group) included."""
     inner_group = tag(number + 1, 3) + tag(1, 0) + b"\x05" + tag(number + 1, 4)
@@ -148,11 +144,11 @@ def small_elements(cls: type[Message]) -> list[bytes]:
     """Element payloads of ``cls``: empty, every record alone, every unknown record, and all at once."""
     records = field_records(cls)
     unknown = unknown_records()
-    every_field = b"".join(records[i] for i in _one_per_field(cls, records))
+    every_field = b"".join(records[i] for i in _one_per_field(records))
     return [b"", *records, *unknown, every_field + unknown[4]]
 
 
-def _one_per_field(cls: type[Message], records: Sequence[bytes]) -> list[int]:
+def _one_per_field(records: Sequence[bytes]) -> list[int]:
     """Indexes of the first record of each field number in ``records``."""
     seen: set[int] = set()
     picked: list[int] = []
