@@ -56,7 +56,7 @@ def _read_source(source: Source, lazy: bool, cls: type[Message]) -> tuple[Any, p
 class _Mapped:
     """A mapped ``cls`` file, and (when it pays) a sparse copy of it without its big payloads."""
 
-    def __init__(self, fileno: int, cls: type[Message], name: str) -> None:
+    def __init__(self, fileno: int, cls: type[Message], name: str = "<model file>") -> None:
         size = os.fstat(fileno).st_size
         # The map is read-only and outlives the file object; views keep it alive.
         self.map = map_read_only(fileno, size, name)
