@@ -83,6 +83,9 @@ if pos >= end:
 n = buf[pos]
 if n < 128:
     pos += 1
+elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: lengths up to 16383, inline
+    n = (n & 127) | (buf[pos + 1] << 7)
+    pos += 2
 else:
     n, pos = _rv(buf, pos, end)
 p2 = pos + n
@@ -101,6 +104,9 @@ if pos >= end:
 v = buf[pos]
 if v < 128:
     pos += 1
+elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: values up to 16383, inline
+    v = (v & 127) | (buf[pos + 1] << 7)
+    pos += 2
 else:
     v, pos = _rv(buf, pos, end)""",
     )
