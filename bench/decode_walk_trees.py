@@ -1,0 +1,57 @@
+"""Decode + walk of one model by two or more source trees of wirecodec, in alternating fresh processes.
+
+For before/after figures of a change to the decoder or the message model: each tree is
+imported from its own folder (``git worktree add /tmp/before <commit>``), the trees take
+turns so a change in the machine's load falls on all of them, and each run prints the
+decode and the walk (``bench/child.py``'s ``walk_proto``) separately.
+
+    python bench/decode_walk_trees.py bench/.cache/<meta-100000>/model.onnx /tmp/before . --pairs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import subprocess
+import sys
+
+_CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(1, sys.argv[3])
+from child import walk_proto
+import wirecodec
+from schema_dsl.onnx import ModelProto
+data = open(sys.argv[2], "rb").read()
+wirecodec.decode(ModelProto, b"")
+start = time.perf_counter()
+model = wirecodec.decode(ModelProto, data)
+decoded = time.perf_counter()
+walk_proto(model)
+walked = time.perf_counter()
+print(f"decode {decoded - start:.3f} s  walk {walked - decoded:.3f} s  total {walked - start:.3f} s")
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument("model", type=pathlib.Path, help="an .onnx file")
+    parser.add_argument("trees", nargs="+", type=pathlib.Path, help="folders with wirecodec/, schema_dsl/")
+    parser.add_argument("--pairs", type=int, default=3, help="rounds of one run per tree")
+    args = parser.parse_args(argv)
+    bench = pathlib.Path(__file__).resolve().parent
+    for _ in range(args.pairs):
+        for tree in args.trees:
+            out = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(tree.resolve()), str(args.model), str(bench)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            print(f"{tree}: {out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
