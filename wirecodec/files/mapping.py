@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import weakref
 from typing import Final
 
 from wirecodec.protobuf.payloads import SourceMap
@@ -29,13 +28,4 @@ def map_read_only(fileno: int, size: int, name: str) -> mmap.mmap:
     if size < KEEP_DESCRIPTOR_FROM:
         return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
     # A descriptor of our own: the caller's file object may be closed while views live on.
-    fd = os.dup(fileno)
-    try:
-        mapped = SourceMap(fd, 0, access=mmap.ACCESS_READ)
-    except BaseException:
-        os.close(fd)
-        raise
-    mapped.fd = fd
-    mapped.path = name
-    weakref.finalize(mapped, os.close, fd)
-    return mapped
+    return SourceMap.adopt(os.dup(fileno), name)

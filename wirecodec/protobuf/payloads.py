@@ -70,14 +70,19 @@ class SourceMap(mmap.mmap):
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> SourceMap:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        """Map the file at ``path``."""
+        return cls.adopt(os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)), os.fspath(path))
+
+    @classmethod
+    def adopt(cls, fd: int, path: str) -> SourceMap:
+        """Map the whole file open as ``fd``, which the map then owns (and closes, even on failure)."""
         try:
             mapped = cls(fd, 0, access=mmap.ACCESS_READ)
         except BaseException:
             os.close(fd)
             raise
         mapped.fd = fd
-        mapped.path = os.fspath(path)
+        mapped.path = path
         weakref.finalize(mapped, os.close, fd)
         return mapped
 
