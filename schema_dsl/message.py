@@ -468,7 +468,7 @@ class Message:
     def MergeFromString(self, data: Any) -> int:
         """Parse ``data`` and merge it into this message (protobuf's merge); returns its length.
 
-        ``bytes`` fields of the result are views of ``data``.
+        View fields of the result (``TensorProto.raw_data``) are views of ``data``.
         """
         self.MergeFrom(_the_codec().decode(self.__schema__.cls, data))
         return len(memoryview(data))
@@ -480,7 +480,7 @@ class Message:
 
     @classmethod
     def FromString(cls: type[_M], data: Any) -> _M:
-        """A new message parsed from ``data`` (its ``bytes`` fields are views of ``data``)."""
+        """A new message parsed from ``data`` (its view fields, such as ``raw_data``, look into ``data``)."""
         message = _the_codec().decode(cls.__schema__.cls, data)
         assert isinstance(message, cls)
         return message

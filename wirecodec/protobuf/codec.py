@@ -66,9 +66,9 @@ def as_buffer(data: Any) -> tuple[Any, memoryview, Flavor]:
 def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy: bool = True) -> M:
     """Decode ``data`` (any bytes-like object) as a ``cls`` message.
 
-    ``bytes`` fields of the result are read-only memoryviews into ``data``, which stays
-    alive as long as any of them. Raises :class:`~wirecodec.DecodeError` (with byte
-    offset and field path) for anything protobuf would reject, and
+    Fields declared as views (``view=True``) are memoryviews into ``data``, which stays
+    alive as long as any of them; other ``bytes`` fields are ``bytes``. Raises
+    :class:`~wirecodec.DecodeError` (with byte offset and field path) for anything protobuf would reject, and
     :class:`~wirecodec.LimitError` when nesting exceeds ``max_depth`` sub-messages.
 
     With ``lazy=True`` (the default) and a read-only buffer (``bytes``, a read-only
