@@ -42,7 +42,7 @@ from typing import Any
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from child import _reset_peak, _status  # noqa: E402  (bench/ is a folder of scripts)
-from inputs import HOSTILE_SHAPES, hostile_graph  # noqa: E402
+from inputs import HOSTILE_SHAPES, hostile_graph, varint  # noqa: E402
 
 LIBRARIES = ("upb", "wirecodec", "wirecodec-read-all", "onnx.load", "wirecodec.load")
 # The graph as a model file: ModelProto.graph is field 7, length-delimited.
@@ -115,7 +115,7 @@ def measure(library: str, data: bytes, scratch: pathlib.Path) -> dict[str, Any]:
     path = scratch / "graph.pb"
     path.write_bytes(data)
     if library.endswith(".load"):
-        pathlib.Path(f"{path}.onnx").write_bytes(MODEL_GRAPH_TAG + _varint(len(data)) + data)
+        pathlib.Path(f"{path}.onnx").write_bytes(MODEL_GRAPH_TAG + varint(len(data)) + data)
     command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--child", library, str(path)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -123,15 +123,6 @@ def measure(library: str, data: bytes, scratch: pathlib.Path) -> dict[str, Any]:
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     figures["input"] = len(data)
     return figures
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def _megabytes(n: float) -> str:

@@ -357,13 +357,14 @@ def hostile_graph(shape: str, size: int) -> bytes:
         node = b"\x0a\x20" + b"\x2a\x00" * 16
     elif shape == "names":
         body = b"\x0a\x02ab" * (size // 4)
-        return b"\x0a" + _varint(len(body)) + body
+        return b"\x0a" + varint(len(body)) + body
     else:
         raise ValueError(f"unknown hostile shape {shape!r}; known: {', '.join(HOSTILE_SHAPES)}")
     return node * (size // len(node))
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """The shortest varint of ``n`` (bench inputs are built without the library under test)."""
     out = bytearray()
     while n >= 0x80:
         out.append(n & 0x7F | 0x80)
