@@ -150,24 +150,24 @@ class MessageSchema:
 class _RepeatedDefault:
     """Unset repeated field: reading it stores an empty list in the owner and returns it."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "spec")
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, spec: FieldSpec) -> None:
+        self.name = spec.name
+        self.spec = spec
 
     def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
         if obj is None:
             return self
-        return _store_empty_list(obj, self.name)
+        return _store_empty_list(obj, self.spec)
 
 
-def _store_empty_list(obj: Message, name: str) -> RepeatedContainer[Any]:
-    """Store an empty container as field ``name`` of ``obj`` and return it (the first read of the field)."""
-    schema = obj.__schema__
-    empty: RepeatedContainer[Any] = _new_list(container_class(schema.by_name[name]))
-    if type(obj) is not schema.cls:
+def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
+    """Store an empty container as field ``spec`` of ``obj`` and return it (the first read of the field)."""
+    empty: RepeatedContainer[Any] = _new_list(container_class(spec))
+    if type(obj) is not obj.__schema__.cls:
         empty._owner = obj  # only a detached owner needs to hear of the first write
-    _osa(obj, name, empty)
+    _osa(obj, spec.name, empty)
     return empty
 
 
@@ -183,7 +183,7 @@ class _MessageListDefault(_RepeatedDefault):
         pending = obj._lazy
         if pending is not None and self.name in pending:
             return _load_pending(obj, self.name, absent=True)
-        return _store_empty_list(obj, self.name)
+        return _store_empty_list(obj, self.spec)
 
 
 _load_lock: Final = threading.RLock()
@@ -261,13 +261,10 @@ attach: Final = _attach
 
 def _store_child(parent: Message, name: str, child: Message) -> None:
     """Make ``child`` itself field ``name`` of ``parent`` (an assignment would store a copy)."""
-    schema = parent.__schema__
-    spec = schema.by_name[name]
-    if spec.oneof is not None:
-        for other in schema.oneofs[spec.oneof]:
-            if other is not spec:
-                with contextlib.suppress(AttributeError):
-                    object.__delattr__(parent, other.name)
+    _, others = _plan(parent.__schema__, name, type(parent))
+    for other in others:
+        with contextlib.suppress(AttributeError):
+            object.__delattr__(parent, other)
     object.__setattr__(parent, name, child)
 
 
@@ -339,9 +336,9 @@ class Message:
             _check_field(cls, value)
             specs.append(value)
             if value.repeated and value.kind is Kind.MESSAGE:
-                setattr(cls, name, _MessageListDefault(name))
+                setattr(cls, name, _MessageListDefault(value))
             elif value.repeated:
-                setattr(cls, name, _RepeatedDefault(name))
+                setattr(cls, name, _RepeatedDefault(value))
             elif value.kind is Kind.MESSAGE:
                 setattr(cls, name, _MessageDefault(value))
             else:
@@ -387,7 +384,7 @@ class Message:
         schema = self.__schema__
         plan = schema.converters.get(name)
         if plan is None:
-            plan = schema.converters[name] = _assignment(schema, name, type(self))
+            plan = _plan(schema, name, type(self))
         convert, others = plan
         value = convert(value)
         if type(self) is not schema.cls:
@@ -616,6 +613,14 @@ class Message:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
 
 
+def _plan(schema: MessageSchema, name: str, cls: type) -> tuple[Converter, tuple[str, ...]]:
+    """How field ``name`` is assigned (worked out once per field and kept in the schema)."""
+    plan = schema.converters.get(name)
+    if plan is None:
+        plan = schema.converters[name] = _assignment(schema, name, cls)
+    return plan
+
+
 def _assignment(schema: MessageSchema, name: str, cls: type) -> tuple[Converter, tuple[str, ...]]:
     """How field ``name`` is assigned: its converter and the oneof members it clears."""
     spec = schema.by_name.get(name)
@@ -684,10 +689,8 @@ def copy_message(message: Message) -> Message:
         if key in _NOT_COPIED:
             continue
         if isinstance(value, RepeatedContainer):
-            if value and isinstance(value[0], Message):
-                value = new_container(value._spec, [copy_message(v) for v in value])
-            else:
-                value = new_container(value._spec, value)
+            items = [copy_message(v) for v in value] if value._spec.kind is Kind.MESSAGE else value
+            value = new_container(value._spec, items)
         elif isinstance(value, Message):
             value = copy_message(value)
         elif key == _UNKNOWN:
