@@ -14,7 +14,9 @@ list), at C speed. Decoders fill containers through the unbound ``list`` methods
 
 A container of an unset field of a *detached* message (see schema_dsl.message) knows its
 owner; the first change to it makes the owner present, so every reference to it sees
-the write. A container that is already a present field has no owner to tell.
+the write. A container that is already a present field has no owner to tell, only,
+if its owner was decoded, the owner's span, which every change reports first
+(schema_dsl.spans).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
 
 from schema_dsl.fields import FieldSpec, Kind
+from schema_dsl.spans import report as report_span
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
@@ -47,8 +50,9 @@ _new_list: Final = list.__new__
 class RepeatedContainer(list[_T]):
     """What both kinds of container share: the field they belong to and the owner link."""
 
-    __slots__ = ("_owner",)
+    __slots__ = ("_owner", "_span")
     _owner: Message | None
+    _span: int | None
     _spec: ClassVar[FieldSpec]
     _element_converter: ClassVar[Callable[[Any], Any] | None] = None
 
@@ -62,7 +66,11 @@ class RepeatedContainer(list[_T]):
         return convert
 
     def _touch(self) -> None:
-        """Before any change: a detached owner becomes a present field of its parent."""
+        """Before any change: the owner's source bytes no longer hold, and a detached
+        owner becomes a present field of its parent."""
+        span = getattr(self, "_span", None)
+        if span is not None:
+            report_span(span)
         owner = getattr(self, "_owner", None)
         if owner is not None:
             self._owner = None

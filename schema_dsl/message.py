@@ -18,6 +18,12 @@ Representation (chosen for decode speed, see docs/format.md):
   ``__dict__`` meanwhile, so the first read reaches the class descriptor, which loads
   and stores the list; everything that looks at ``__dict__`` wholesale (ListFields,
   copies, pickling, the encoder) loads first. That is all the message model knows of it.
+* a decoder may give a message a *span* (``_span``, an int; see schema_dsl.spans)
+  meaning "my source bytes are my encoding", and its repeated fields the same span.
+  Every change to the message or its containers reports the span first
+  (:func:`_changed`), so the codec re-emits the bytes only while they still hold. Copies
+  never take a span (nor the decoded root's ``_origin``): their changes would go
+  unreported.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from schema_dsl.fields import (
     Kind,
     SchemaError,
 )
+from schema_dsl.spans import report as report_span
 
 __all__ = [
     "Codec",
@@ -57,7 +64,9 @@ _UNKNOWN: Final = "_unknown"
 _LAZY: Final = "_lazy"  # see the module docstring
 _OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
 _STUBS: Final = "_stubs"  # on a parent: {field name: detached child} handed out by reads
-_NOT_COPIED: Final = frozenset({_OWNER, _STUBS})  # links to an owner and to stubs stay behind
+# Links to an owner and to stubs stay behind, and so do the span and what keeps its
+# bytes (see the module docstring): a copy's changes would not be reported.
+_NOT_COPIED: Final = frozenset({_OWNER, _STUBS, "_span", "_origin"})
 _new_list: Final = list.__new__
 _osa: Final = object.__setattr__
 
@@ -167,6 +176,8 @@ def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
     empty: RepeatedContainer[Any] = _new_list(container_class(spec))
     if type(obj) is not obj.__schema__.cls:
         empty._owner = obj  # only a detached owner needs to hear of the first write
+    else:
+        empty._span = obj._span
     _osa(obj, spec.name, empty)
     return empty
 
@@ -212,6 +223,7 @@ def _load_pending(message: Message, name: str, absent: bool = False) -> Any:
         loaded = record.load()
         spec = message.__schema__.by_name[name]
         value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
+        value._span = message._span
         object.__setattr__(message, name, value)
         return value
 
@@ -259,8 +271,16 @@ def _attach(message: Message) -> None:
 attach: Final = _attach
 
 
+def _changed(message: Message) -> None:
+    """Before any change to ``message``: its source bytes, if it has any, no longer hold."""
+    span = message._span
+    if span is not None:
+        report_span(span)
+
+
 def _store_child(parent: Message, name: str, child: Message) -> None:
     """Make ``child`` itself field ``name`` of ``parent`` (an assignment would store a copy)."""
+    _changed(parent)
     _, others = _plan(parent.__schema__, name, type(parent))
     for other in others:
         with contextlib.suppress(AttributeError):
@@ -320,6 +340,7 @@ class Message:
     _unknown: ClassVar[tuple[Any, ...]] = ()
     _lazy: ClassVar[DeferredTable | None] = None  # pending repeated fields (see the module docstring)
     _stubs: ClassVar[dict[str, Message] | None] = None  # detached children handed out by reads
+    _span: ClassVar[int | None] = None  # source bytes that are this message's encoding (schema_dsl.spans)
 
     def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -389,6 +410,7 @@ class Message:
         value = convert(value)
         if type(self) is not schema.cls:
             _attach(self)
+        _changed(self)
         for other in others:
             # Not self.__dict__: reading it would give every written message a dict.
             with contextlib.suppress(AttributeError):
@@ -408,6 +430,7 @@ class Message:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
         _attach(self)  # clearing counts as a write, as in protobuf
+        _changed(self)
         self.__dict__.pop(name, None)
         _sever(self, name)
         with _load_lock:
@@ -488,6 +511,8 @@ class Message:
 
     def DiscardUnknownFields(self) -> None:
         """Drop unknown fields here and in every sub-message, as protobuf does."""
+        if self._unknown:
+            _changed(self)
         self.__dict__.pop(_UNKNOWN, None)
         for spec, value in self.ListFields():
             if spec.kind is Kind.MESSAGE:
@@ -512,6 +537,7 @@ class Message:
         # (upb keeps them for a detached parent in some cases, depending on which of its
         # wrapper objects are still alive; one rule here.)
         _attach(self)
+        _changed(self)
         _sever(self, None)
         self.__dict__.clear()
 
@@ -534,6 +560,7 @@ class Message:
                 setattr(self, spec.name, value)
         if other._unknown:
             _attach(self)
+            _changed(self)
             self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
 
     def CopyFrom(self, other: Message) -> None:

@@ -19,12 +19,14 @@ from typing import IO, Any, Final, TypeVar
 from schema_dsl import Kind, Message
 from schema_dsl.assign import INT_RANGES
 from schema_dsl.message import install_codec
+from schema_dsl.spans import install_receiver
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf import stream_encode
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.lazy import CHECKED
+from wirecodec.protobuf.origin import origin_for, touch
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -94,10 +96,14 @@ def decode_split(
     if not 0 <= max_depth < CHECKED:
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
     fn = decoder(cls, flavor, lazy=lazy and view.readonly)
+    origin = origin_for(buf, view)
     failure: DecodeError
     try:
         with gc_paused():
-            return fn(buf, view, 0, len(view), max_depth)  # type: ignore[return-value]
+            root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base)
+        if origin is not None:
+            object.__setattr__(root, "_origin", origin)  # the spans' bytes live as long as the root
+        return root  # type: ignore[return-value]
     except DecodeError as exc:
         exc._set_root(cls.__qualname__)
         failure = exc
@@ -108,7 +114,7 @@ def decode_split(
         )
     # The decoder's frames hold views of the caller's buffer; a traceback through them
     # would keep the buffer exported (an mmap could not be closed), so drop both.
-    del buf, view
+    del buf, view, origin
     raise failure.with_traceback(None)
 
 
@@ -279,3 +285,4 @@ class _InstalledCodec:
 
 
 install_codec(_InstalledCodec())
+install_receiver(touch)

@@ -32,7 +32,7 @@ from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, paths
+from wirecodec.protobuf import lazy, origin, paths
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen_decode import DecoderSource, function_name
 from wirecodec.protobuf.gen_encode import EncoderSource
@@ -53,6 +53,7 @@ from wirecodec.protobuf.wire import (
     unpack_i64,
     unpack_u32,
     unpack_u64,
+    varint_size,
     zigzag_decode,
 )
 
@@ -62,7 +63,7 @@ __all__ = ["CACHE_ENV", "Flavor", "cache_folder", "decoder", "defer_every_elemen
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
 Flavor = Literal["decode", "str"]
 
-Decoder = Callable[[Any, memoryview, int, int, int], Message]
+Decoder = Callable[[Any, memoryview, int, int, int, Any], Message]
 Encoder = Callable[[Message, list[Any]], int]
 
 _MISSING: Final = object()
@@ -107,9 +108,14 @@ _HELPERS: Final[dict[str, Any]] = {
     "_rpv": rt.read_packed_varints,
     "_enum_unknown": rt.enum_unknown,
     "_where": paths.where,
+    # canonical records (wirecodec.protobuf.origin)
+    "_vsize": varint_size,
+    "_cv": rt.canonical_varint,
+    "_pcv": rt.canonical_packed_varints,
+    "_touch": origin.touch,
+    "_reuse": origin.reusable,
     # lazy repeated sub-messages
     "_pending": lazy.pending,
-    "_vpv": lazy.check_packed_varints,
     "_vwhere": paths.validator_where,
     # encoding
     "_MISSING": _MISSING,
@@ -157,7 +163,7 @@ class _Compiled:
     namespace: dict[str, Any]
     function: Callable[..., Any]
     source: str
-    validator: Callable[..., None] | None = None
+    validator: Callable[..., bool] | None = None
     validator_source: str = field(default="")
 
 
@@ -348,21 +354,21 @@ def _codec_stub(namespace: dict[str, Any], key: str, target: type[Message], kind
 
 def _validator_stub(
     namespace: dict[str, Any], key: str, target: type[Message], kind: str
-) -> Callable[..., None]:
+) -> Callable[..., bool]:
     """Stands in for ``target``'s validator: generates it on first call, then steps aside.
 
     Validators run only where small elements wait, and most models need few of them.
     """
 
-    def first_call(buf: Any, pos: int, end: int, depth: int) -> None:
+    def first_call(buf: Any, pos: int, end: int, depth: int) -> bool:
         fn = _validator(target, kind)
         namespace[key] = fn
-        fn(buf, pos, end, depth)
+        return fn(buf, pos, end, depth)
 
     return first_call
 
 
-def _validator(cls: type[Message], kind: str) -> Callable[..., None]:
+def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     compiled = _compiled(cls, kind)
     with _LOCK:
         if compiled.validator is None:

@@ -1,11 +1,15 @@
 """Generate the Python source of one message's decoder from its declaration.
 
-The generated function has the signature ``(buf, mv, pos, end, depth) -> message``:
+The generated function has the signature ``(buf, mv, pos, end, depth, src) -> message``:
 ``buf`` is indexed for bytes and sliced for strings, ``mv`` (a memoryview of the same
 bytes) is sliced for ``bytes`` fields so they stay views, ``depth`` is how many more
-levels of nesting are allowed. It dispatches on the whole tag, so a known field that
-arrives with the wrong wire type falls through to the unknown-field branch, as in
-protobuf.
+levels of nesting are allowed, ``src`` is the ``base`` of the input's
+:class:`~wirecodec.protobuf.origin.Origin` (None when its bytes may change): every
+message gets its span from it, and its repeated fields the same span, so that changing
+them is noticed; a message whose records are not all canonical reports itself changed.
+
+It dispatches on the whole tag, so a known field that arrives with the wrong wire type
+falls through to the unknown-field branch, as in protobuf.
 
 Names in the generated code are local to the message's own namespace (see
 wirecodec.protobuf.compile): ``_C`` is the class, ``_d_<field>`` the decoder of a
@@ -19,8 +23,10 @@ from typing import Final
 from schema_dsl import FieldSpec, Kind, MessageSchema
 from schema_dsl.containers import container_class
 from wirecodec.protobuf.lazy import Thresholds
+from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.source import (
     FIXED_KINDS,
+    VARINT_RANGE,
     Writer,
     emit_read_length,
     emit_read_varint,
@@ -59,13 +65,21 @@ class DecoderSource:
         self.constants: dict[str, object] = {}
 
     # Stores go through ``_osa`` (object.__setattr__): the message classes check user
-    # assignments in their own __setattr__, which decoded values do not need.
+    # assignments in their own __setattr__, which decoded values do not need. (Writing
+    # ``o.__dict__`` instead would make every message build a dict: a third more memory.)
 
     def _store(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """Set a singular field; a oneof member first clears the member set before it."""
         if spec.oneof is not None:
             g = f"g_{spec.oneof}"
-            w(ind, f"if {g} is not None and {g} != {spec.name!r}:\n    _odel(o, {g})\n{g} = {spec.name!r}")
+            w(
+                ind,
+                f"""
+if {g} is not None and {g} != {spec.name!r}:
+    _odel(o, {g})
+    nc = 1  # the encoder writes only the last member
+{g} = {spec.name!r}""",
+            )
         w(ind, f"_osa(o, {spec.name!r}, {value})")
 
     # A repeated field's value is its container class (schema_dsl.containers), filled
@@ -78,22 +92,22 @@ class DecoderSource:
         return name
 
     def _append(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
+        self._ensure_list(w, ind, spec)
+        w(ind, f"_lapp(r_{spec.name}, {value})")
+
+    def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         r = f"r_{spec.name}"
         w(
             ind,
             f"""
 if {r} is None:
     {r} = _newlist({self._container(spec)})
-    _osa(o, {spec.name!r}, {r})
-_lapp({r}, {value})""",
+    {r}._span = sp
+    _osa(o, {spec.name!r}, {r})""",
         )
 
-    def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
-        r, container = f"r_{spec.name}", self._container(spec)
-        w(ind, f"if {r} is None:\n    {r} = _newlist({container})\n    _osa(o, {spec.name!r}, {r})")
-
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
-        w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})")
+        w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})\nnc = 1")
 
     # -- one branch per accepted tag -------------------------------------------------------
 
@@ -127,7 +141,7 @@ except UnicodeDecodeError:
             self._lazy_element(w, ind, spec)
         elif kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            w(ind, f"v = _d_{spec.name}(buf, mv, pos, p2, depth - 1)\npos = p2")
+            w(ind, f"v = _d_{spec.name}(buf, mv, pos, p2, depth - 1, src)\npos = p2")
             if spec.repeated:
                 self._append(w, ind, spec, "v")
             elif spec.oneof is not None:
@@ -176,7 +190,7 @@ v = {unpack}(buf, pos)[0]""",
             w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         else:  # every element may wait, the first one included
             w(ind, f"if n >= {small}:")
-        w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1)\nif {s} is None:")
+        w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1, src)\nif {s} is None:")
         self._append(w, ind + 2, spec, "v")
         w(
             ind,
@@ -186,10 +200,11 @@ v = {unpack}(buf, pos)[0]""",
     else:
         {q} = {s}.add_decoded(v)
 else:
-    if depth < {checked}:
-        _v_{spec.name}(buf, pos, p2, depth - 1)
+    if depth >= {checked} or not _v_{spec.name}(buf, pos, p2, depth - 1):
+        if src is not None:  # not canonical (or, validated with its owner, not known to be)
+            _touch(src | pos << {SPAN_SHIFT} | p2)
     if {s} is None:
-        {s} = _pending(o, {spec.name!r}, buf, mv, {fn}, {r})
+        {s} = _pending(o, {spec.name!r}, buf, mv, src, {fn}, {r})
         {a} = {s}.starts
         {q} = None
     if {q} is None:
@@ -210,6 +225,9 @@ pos = p2""",
         emit_read_length(w, ind)
         self._ensure_list(w, ind, spec)
         r = f"r_{spec.name}"
+        if kind not in FIXED_KINDS:
+            w(ind, f"if not _pcv(buf, pos, p2, {VARINT_RANGE.get(kind, 0)}):\n    nc = 1")
+        w(ind, "if n == 0:\n    nc = 1  # the encoder writes no record for an empty run")
         if kind in FIXED_KINDS:
             fmt, size = FIXED_KINDS[kind].fmt, FIXED_KINDS[kind].size
             w(
@@ -248,13 +266,18 @@ for raw in _rpv(buf, pos, p2, None):
 
     def source(self) -> str:
         w = Writer()
-        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth):")
+        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth, src):")
         w(
             1,
             """
 if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
-o = _new(_C)""",
+o = _new(_C)
+if src is None:
+    sp = None
+else:  # first, so every message of a class adds its attributes in one order (see below)
+    sp = src | pos << SPAN_SHIFT | end
+    _osa(o, '_span', sp)""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         )
         for group in self.schema.oneofs:
             w(1, f"g_{group} = None")
@@ -269,6 +292,9 @@ o = _new(_C)""",
         # One handler per message adds this level's step to the error path as it unwinds.
         emit_record_loop(w, self.schema.fields, self._branch_single, self._branch_packed)
         self._unknown(w, 4, "mv[start:pos]")
-        w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise\nreturn o")
+        w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise")
+        # A message that is not canonical marks itself changed, so that every message
+        # around it is encoded field by field too (wirecodec.protobuf.origin).
+        w(1, "if nc and sp is not None:\n    _touch(sp)\nreturn o")
         return w.text()
 

@@ -2,7 +2,8 @@
 
 The generated function has the signature ``(o, out) -> int``: it appends the message's
 fields (known ones in field-number order, then the unknown records verbatim) to the
-chunk list ``out`` and returns how many bytes it appended. A sub-message's length
+chunk list ``out`` and returns how many bytes it appended. A decoded message that
+nothing has changed since appends its source bytes instead (wirecodec.protobuf.origin). A sub-message's length
 prefix goes into a slot reserved before its fields and filled once its size is known,
 so each payload is referenced once and copied once, when the chunks are joined or
 written out.
@@ -163,6 +164,13 @@ else:
             """
 if type(o) is not _C and type(o) is not _D:
     _wrong_type(o, _C)
+sp = o._span
+if sp is not None:
+    # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+    b = _reuse(sp)
+    if b is not None:
+        out.append(b)
+        return len(b)
 if o._lazy:
     o._load_lazy()
 d = o.__dict__

@@ -1,10 +1,11 @@
 """Generate a message's validator: the decoder's checks without building anything.
 
-``validate_<Name>(buf, pos, end, depth) -> None`` walks the same records as the decoder,
+``validate_<Name>(buf, pos, end, depth) -> bool`` walks the same records as the decoder,
 reads every tag, length, varint and fixed-width value with the same emitted code
 (wirecodec.protobuf.source, so the same inputs fail, at the same offsets, with the
 same reasons) and recurses into sub-messages through ``_v_<field>``, but stores
-nothing. Lazy decoding (wirecodec.protobuf.lazy) runs it on the elements it does not
+nothing; it returns whether the bytes are canonical, as the decoder would have found
+(wirecodec.protobuf.origin). Lazy decoding (wirecodec.protobuf.lazy) runs it on the elements it does not
 decode yet, so that an invalid element is still rejected when its owner is decoded, as
 protobuf would.
 """
@@ -15,6 +16,7 @@ from schema_dsl import FieldSpec, Kind, MessageSchema
 from wirecodec.protobuf.gen_decode import function_name
 from wirecodec.protobuf.source import (
     FIXED_KINDS,
+    VARINT_RANGE,
     Writer,
     emit_read_length,
     emit_read_varint,
@@ -34,7 +36,7 @@ class ValidatorSource:
         kind = spec.kind
         if kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            w(ind, f"_v_{spec.name}(buf, pos, p2, depth - 1)\npos = p2")
+            w(ind, f"if not _v_{spec.name}(buf, pos, p2, depth - 1):\n    nc = 1\npos = p2")
         elif kind in (Kind.STRING, Kind.BYTES):
             # Strings are not checked for UTF-8: the decoder keeps invalid ones losslessly.
             emit_read_length(w, ind)
@@ -49,7 +51,10 @@ if end - pos < {size}:
 pos += {size}""",
             )
         else:
-            emit_read_varint(w, ind, None)
+            emit_read_varint(w, ind, kind, convert=False)
+        if spec.oneof is not None:
+            # Only the last member set survives decoding: an earlier one is not re-emitted.
+            w(ind, f"if g_{spec.oneof}:\n    nc = 1\ng_{spec.oneof} = 1")
 
     def _packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         emit_read_length(w, ind)
@@ -63,9 +68,9 @@ if n % {size}:
         f"packed run of {size}-byte values has length {{n}}, not a multiple of {size}", pos
     )""",
             )
-        else:
-            w(ind, "_vpv(buf, pos, p2)")
-        w(ind, "pos = p2")
+        else:  # reads (so checks) every varint of the run
+            w(ind, f"if not _pcv(buf, pos, p2, {VARINT_RANGE.get(spec.kind, 0)}):\n    nc = 1")
+        w(ind, "if n == 0:\n    nc = 1\npos = p2")
 
     def source(self) -> str:
         w = Writer()
@@ -77,12 +82,16 @@ if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
 begin = start = pos""",
         )
+        for group in self.schema.oneofs:
+            w(1, f"g_{group} = 0")
         emit_record_loop(w, self.schema.fields, self._single, self._packed)
         w(
             1,
             """
 except _DecodeError as exc:
     _vwhere(exc, _C, buf, begin, start, tag)
-    raise""",
+    raise
+return not nc""",
         )
         return w.text()
+

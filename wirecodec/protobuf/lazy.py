@@ -52,7 +52,6 @@ __all__ = [
     "DeferredFields",
     "Pending",
     "Thresholds",
-    "check_packed_varints",
     "elements_so_far",
     "peek",
     "pending",
@@ -95,11 +94,12 @@ class Pending:
     ``slots`` lists (so loading touches only the waiting ones).
     """
 
-    __slots__ = ("buf", "decode", "head", "mv", "order", "slots", "starts")
+    __slots__ = ("buf", "decode", "head", "mv", "order", "slots", "source", "starts")
 
-    def __init__(self, buf: Any, mv: memoryview, decode: Any, head: list[Message]) -> None:
+    def __init__(self, buf: Any, mv: memoryview, source: Any, decode: Any, head: list[Message]) -> None:
         self.buf = buf
         self.mv = mv
+        self.source = source  # the input's Origin, or None (wirecodec.protobuf.origin)
         self.decode = decode
         self.head = head
         self.order: list[Any] | None = None
@@ -174,18 +174,18 @@ class Pending:
             elif not skip_all:
                 begin, end = self._payload_at(next(starts))
                 if not needles or _holds_any(self.buf, needles, begin, end):
-                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED)
+                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source)
 
     def load(self) -> list[Message]:
         """Every element, in wire order (the waiting ones were validated with their owner)."""
-        buf, mv, decode = self.buf, self.mv, self.decode
+        buf, mv, source, decode = self.buf, self.mv, self.source, self.decode
         end = len(mv)
         waiting: list[Message] = []
         append = waiting.append
         # Pausing the collector pays off for many elements, not for a handful.
         with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
             for start in self.starts:
-                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED))
+                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED, source))
         # The record is dropped after loading, so its lists can become the field.
         if self.order is None:
             # The head may be the field's container, whose own extend would copy each element.
@@ -230,7 +230,7 @@ class DeferredFields(list[Any]):
 
 
 def pending(
-    owner: Message, name: str, buf: Any, mv: memoryview, decode: Any, head: list[Message] | None
+    owner: Message, name: str, buf: Any, mv: memoryview, source: Any, decode: Any, head: list[Message] | None
 ) -> Pending:
     """Turn ``owner.<name>`` pending from here on; the elements decoded so far become the head."""
     # Attribute calls, not owner.__dict__: that would build a dict for every owner.
@@ -244,7 +244,7 @@ def pending(
         # list subclass is tracked at once, so it comes first.
         table = DeferredFields()
         object.__setattr__(owner, "_lazy", table)
-    record = Pending(buf, mv, decode, head if head is not None else [])
+    record = Pending(buf, mv, source, decode, head if head is not None else [])
     table += (name, record)
     return record
 
@@ -289,12 +289,3 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
         elements: list[Message] = getattr(message, name)
         return elements
     return record.iterate(needles)
-
-
-def check_packed_varints(buf: Any, pos: int, end: int) -> None:
-    """Validate a packed varint run without building its values."""
-    while pos < end:
-        if buf[pos] < 0x80:
-            pos += 1
-        else:
-            pos = read_varint(buf, pos, end)[1]

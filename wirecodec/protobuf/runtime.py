@@ -119,6 +119,50 @@ def read_packed_varints(buf: Buffer, pos: int, end: int, convert: Any) -> list[i
     return out
 
 
+# -- is a varint exactly what the encoder writes? (wirecodec.protobuf.origin) ------------
+
+_SIGNED32_LOW: Final = _U64 + _I32_MIN  # raw values from here up are negative int32s
+
+
+def canonical_varint(buf: Buffer, begin: int, end: int, raw: int, kind_range: int) -> bool:
+    """Whether the varint at ``buf[begin:end]`` (value ``raw``, truncated to 64 bits) is
+    what the encoder writes for its field's value.
+
+    ``kind_range`` (source.VARINT_RANGE): 0 any 64-bit value, 1 a sign-extended int32,
+    2 below 2**32, 3 only 0 or 1. Bits past the 64th can only sit in a tenth byte, which
+    must then be exactly 1.
+    """
+    if end - begin != (1 if raw < 0x80 else (raw.bit_length() + 6) // 7):
+        return False
+    if end - begin == 10 and buf[end - 1] != 1:
+        return False
+    if kind_range == 1:
+        return raw <= _I32_MAX or raw >= _SIGNED32_LOW
+    if kind_range == 2:
+        return raw < _U32
+    return kind_range != 3 or raw <= 1
+
+
+def canonical_packed_varints(buf: Buffer, pos: int, end: int, kind_range: int) -> bool:
+    """Whether every varint of a packed run is what the encoder writes (see above).
+
+    Reads the whole run either way, so a malformed varint raises as decoding it would.
+    """
+    canonical = True
+    while pos < end:
+        v = buf[pos]
+        if v < 0x80:
+            if kind_range == 3 and v > 1:
+                canonical = False
+            pos += 1
+        else:
+            begin = pos
+            v, pos = read_varint(buf, pos, end)
+            if not canonical_varint(buf, begin, pos, v, kind_range):
+                canonical = False
+    return canonical
+
+
 # -- varint encoders by kind; each raises OverflowError for out-of-range values -----------
 
 

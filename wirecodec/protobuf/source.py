@@ -52,6 +52,9 @@ VARINT_SLOW: Final = {
     Kind.ENUM: "_to_i32(v)",
     Kind.UINT32: "_to_u32(v)",
 }
+# Which raw 64-bit values re-encode to themselves, by kind (runtime.canonical_varint):
+# 0 any, 1 a sign-extended int32, 2 below 2**32, 3 only 0 or 1.
+VARINT_RANGE: Final = {Kind.INT32: 1, Kind.ENUM: 1, Kind.UINT32: 2, Kind.SINT32: 2, Kind.BOOL: 3}
 VARINT_ALWAYS: Final = {
     Kind.BOOL: "v != 0",
     Kind.SINT32: "_to_sint(v & 0xFFFFFFFF)",
@@ -85,20 +88,29 @@ if n < 128:
     pos += 1
 elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: lengths up to 16383, inline
     n = (n & 127) | (buf[pos + 1] << 7)
+    if n < 128:
+        nc = 1  # not minimal
     pos += 2
 else:
+    q = pos
     n, pos = _rv(buf, pos, end)
+    if pos - q != _vsize(n):
+        nc = 1
 p2 = pos + n
 if p2 > end:
     raise _lenerr(buf, start, n, end)""",
     )
 
 
-def emit_read_varint(w: Writer, ind: int, kind: Kind | None) -> None:
-    """Read a varint into ``v`` converted for ``kind``; ``kind=None`` only checks it (validators)."""
+def emit_read_varint(w: Writer, ind: int, kind: Kind, *, convert: bool = True) -> None:
+    """Read a varint into ``v``, converted for ``kind`` unless ``convert`` is False (validators).
+
+    Either way ``nc`` is set when the varint is not how the encoder would write its value
+    (see wirecodec.protobuf.origin).
+    """
     w(
         ind,
-        """
+        f"""
 if pos >= end:
     raise _trunc("varint", 1, pos, end)
 v = buf[pos]
@@ -106,11 +118,18 @@ if v < 128:
     pos += 1
 elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: values up to 16383, inline
     v = (v & 127) | (buf[pos + 1] << 7)
+    if v < 128:
+        nc = 1  # not minimal
     pos += 2
 else:
-    v, pos = _rv(buf, pos, end)""",
+    q = pos
+    v, pos = _rv(buf, pos, end)
+    if not _cv(buf, q, pos, v, {VARINT_RANGE.get(kind, 0)}):
+        nc = 1""",
     )
-    if kind is None:
+    if kind is Kind.BOOL:
+        w(ind, "if v > 1:\n    nc = 1  # protobuf writes a bool as 0 or 1")
+    if not convert:
         return
     if kind in VARINT_SLOW:
         w(ind + 1, f"v = {VARINT_SLOW[kind]}")
@@ -130,11 +149,16 @@ def emit_record_loop(
     occurrence of a field) or ``packed`` (a packed run), rejects field number 0 and skips
     anything else as unknown, leaving the record at ``buf[start:pos]``. The caller
     writes the ``except`` that closes the ``try`` opened here.
+
+    Along the way ``nc`` becomes 1 when a record is not exactly what the encoder would
+    write there (out of order, repeated, unknown, in the other packing, or with a longer
+    varint than needed): the bytes can then not be re-emitted as they are
+    (wirecodec.protobuf.origin).
     """
     w(
         1,
         """
-tag = 0
+tag = nc = lt = 0
 try:
     while pos < end:
         start = pos
@@ -143,15 +167,19 @@ try:
             pos += 1
         else:
             tag = 0  # until it is read whole, a failure belongs to no field
-            tag, pos = _read_tag(buf, pos, end)""",
+            tag, pos = _read_tag(buf, pos, end)
+            if pos - start != _vsize(tag):
+                nc = 1""",
     )
     keyword = "if"
     for spec in fields:
         w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
         keyword = "elif"
+        _emit_order_check(w, spec, False)
         single(w, 4, spec)
         if spec.repeated and spec.kind.packable:
             w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
+            _emit_order_check(w, spec, True)
             packed(w, 4, spec)
     w(
         3,
@@ -159,5 +187,22 @@ try:
 {keyword + " tag < 8:" if fields else "if tag < 8:"}
     raise _DecodeError("field number 0 is not allowed", start)
 else:
+    nc = 1  # unknown fields are written after the known ones
     pos = _skip(buf, tag, pos, end, depth)""",
     )
+
+
+def _emit_order_check(w: Writer, spec: FieldSpec, packed_form: bool) -> None:
+    """Set ``nc`` unless this record is where, and in the form, the encoder would write it.
+
+    ``lt`` is the lowest tag the next record may have: after a singular field (or the one
+    packed run of a packed field) it is one past its tag, so a second occurrence fails;
+    an unpacked repeated field's next element may share its tag. The encoder writes a
+    repeated scalar packed exactly when it is declared packed, never the other form.
+    """
+    if spec.repeated and packed_form != spec.packed:
+        w(4, "nc = 1  # the encoder writes this field in its other form")
+        return
+    tag = spec.packed_tag if packed_form else spec.tag
+    following = tag if spec.repeated and not spec.packed else tag + 1
+    w(4, f"if lt > {tag}:\n    nc = 1\nlt = {following}")

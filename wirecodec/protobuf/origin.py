@@ -1,0 +1,130 @@
+"""Re-emitting a decoded message's own source bytes while nothing in it has changed.
+
+Protobuf re-serialises every byte of a message. A message decoded from a buffer that
+cannot change (``bytes``, a read-only file map) and whose records are exactly what the
+encoder would write for it — *canonical*: known fields in field-number order, each
+singular field once, no unknown fields, minimal varints and lengths, packing as
+declared, every sub-message canonical too — can instead hand back its slice of that
+buffer, as long as neither it nor anything inside it was changed since.
+
+**Decoding.** :func:`origin_for` makes one :class:`Origin` per input, kept alive by the
+decoded root message (``_origin``). The decoder gives every message a *span*
+(``_span``): one int packing the origin's serial number and the payload's start and
+end offsets (a tuple and two ints would cost three times the memory, and a model has
+millions of messages). The repeated fields it fills get their owner's span. A message
+whose records are not canonical reports itself changed at once.
+
+**Changes.** Every way to change a message or one of its repeated fields (assignment,
+the containers' methods, ``ClearField``, ``Clear``, ``MergeFrom``, a detached child's
+first write) first reports the span (:func:`touch`), which records the span's start in
+its origin. A message is unchanged when no recorded offset lies inside its span (its
+end included): a change anywhere below it lies inside, while the messages beside it
+stay reusable. Nothing links a child to its parent, so decoding builds no reference
+cycles.
+
+**Encoding.** The generated encoder asks :func:`reusable` first and, when it gets a
+slice, appends it (zero-copy) instead of walking the fields. A message whose root has
+been dropped has no origin left and is simply encoded field by field.
+:func:`full_encode` turns reuse off within a block, for tests that must exercise the
+field-by-field encoder.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import contextvars
+import itertools
+import mmap
+import weakref
+from collections.abc import Iterator
+from typing import Any, Final
+
+__all__ = ["SPAN_SHIFT", "Origin", "full_encode", "origin_for", "reusable", "touch"]
+
+_OFFSET_BITS: Final = 40  # offsets below 1 TiB; a larger input gets no origin
+SPAN_SHIFT: Final = _OFFSET_BITS  # span = base | start << SPAN_SHIFT | end
+_OFFSET_MASK: Final = (1 << _OFFSET_BITS) - 1
+_SERIAL_SHIFT: Final = 2 * _OFFSET_BITS
+
+_REUSE: Final = contextvars.ContextVar("wirecodec_reuse_source_bytes", default=True)
+_serials: Final = itertools.count(1)
+_live: Final[weakref.WeakValueDictionary[int, Origin]] = weakref.WeakValueDictionary()
+
+
+class Origin:
+    """One decoded input: its bytes and the offsets of the messages changed since.
+
+    ``base`` is what the decoder ORs a span's offsets into: ``base | start << 40 | end``.
+    """
+
+    __slots__ = ("__weakref__", "_marks", "_sorted", "base", "view")
+
+    def __init__(self, view: memoryview) -> None:
+        self.view = view
+        serial = next(_serials)
+        self.base = serial << _SERIAL_SHIFT
+        self._marks: set[int] = set()
+        self._sorted: list[int] | None = []
+        _live[serial] = self
+
+    def mark(self, start: int) -> None:
+        """Record that the message whose span starts at ``start`` changed."""
+        if start not in self._marks:
+            self._marks.add(start)
+            self._sorted = None
+
+    def unchanged(self, start: int, end: int) -> bool:
+        """Whether no message starting in ``[start, end]`` changed."""
+        if not self._marks:
+            return True
+        marks = self._sorted
+        if marks is None:
+            marks = self._sorted = sorted(self._marks)
+        at = bisect.bisect_left(marks, start)
+        # ``end`` itself counts: an empty last child starts where its parent ends. No other
+        # message starts there (a record after it needs a tag and a length first).
+        return at == len(marks) or marks[at] > end
+
+
+def origin_for(buf: Any, view: memoryview) -> Origin | None:
+    """An origin for decoding ``view``, or None when its bytes could change later.
+
+    Only ``bytes`` and read-only file maps qualify: a read-only view of a ``bytearray``
+    still changes when the bytearray does.
+    """
+    if not view.readonly or view.nbytes > _OFFSET_MASK:
+        return None
+    whole = view.obj
+    if isinstance(whole, bytes) or (isinstance(whole, mmap.mmap) and isinstance(buf, (bytes, mmap.mmap))):
+        return Origin(view)
+    return None
+
+
+def touch(span: int) -> None:
+    """Report that the message with this span (or one of its repeated fields) changes."""
+    origin = _live.get(span >> _SERIAL_SHIFT)
+    if origin is not None:
+        origin.mark((span >> _OFFSET_BITS) & _OFFSET_MASK)
+
+
+def reusable(span: int) -> memoryview | None:
+    """The message's source bytes if they are still its encoding, else None."""
+    origin = _live.get(span >> _SERIAL_SHIFT)
+    if origin is None or not _REUSE.get():
+        return None
+    start, end = (span >> _OFFSET_BITS) & _OFFSET_MASK, span & _OFFSET_MASK
+    if not origin.unchanged(start, end):
+        return None
+    return origin.view[start:end]
+
+
+@contextlib.contextmanager
+def full_encode() -> Iterator[None]:
+    """Within the block (this thread or task), encoders walk every field even of
+    unchanged decoded messages: for tests of the encoder itself."""
+    token = _REUSE.set(False)
+    try:
+        yield
+    finally:
+        _REUSE.reset(token)
