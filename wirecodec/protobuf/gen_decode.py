@@ -290,8 +290,13 @@ else:  # first, so every message of a class adds its attributes in one order (se
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:
                 w(1, f"m_{spec.name} = None")
         # One handler per message adds this level's step to the error path as it unwinds.
-        emit_record_loop(w, self.schema.fields, self._branch_single, self._branch_packed)
-        self._unknown(w, 4, "mv[start:pos]")
+        emit_record_loop(
+            w,
+            self.schema.fields,
+            self._branch_single,
+            self._branch_packed,
+            lambda w, ind: self._unknown(w, ind, "mv[start:pos]"),
+        )
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise")
         # A message that is not canonical marks itself changed, so that every message
         # around it is encoded field by field too (wirecodec.protobuf.origin).

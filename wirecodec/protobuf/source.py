@@ -137,18 +137,28 @@ else:
         w(ind, f"v = {VARINT_ALWAYS[kind]}")
 
 
+# A message with more branches than this dispatches through a binary tree of tag ranges
+# (AttributeProto's ``type`` is field 20: a chain would test it ~20 times per attribute).
+_CHAIN: Final = 12
+_LEAF: Final = 6
+
+Branch = tuple[int, Callable[[Writer, int], None]]
+
+
 def emit_record_loop(
     w: Writer,
     fields: tuple[FieldSpec, ...],
     single: Callable[[Writer, int, FieldSpec], None],
     packed: Callable[[Writer, int, FieldSpec], None],
+    unknown: Callable[[Writer, int], None] | None = None,
 ) -> None:
     """The loop over a message's records, shared by decoders and validators.
 
-    Reads each tag (one-byte fast path), dispatches on the whole tag to ``single`` (one
-    occurrence of a field) or ``packed`` (a packed run), rejects field number 0 and skips
-    anything else as unknown, leaving the record at ``buf[start:pos]``. The caller
-    writes the ``except`` that closes the ``try`` opened here.
+    Reads each tag (one- and two-byte fast paths), dispatches on the whole tag to
+    ``single`` (one occurrence of a field) or ``packed`` (a packed run), rejects field
+    number 0 and skips anything else as unknown, leaving the record at
+    ``buf[start:pos]`` for ``unknown``. The caller writes the ``except`` that closes the
+    ``try`` opened here.
 
     Along the way ``nc`` becomes 1 when a record is not exactly what the encoder would
     write there (out of order, repeated, unknown, in the other packing, or with a longer
@@ -165,34 +175,67 @@ try:
         tag = buf[pos]
         if tag < 128:
             pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: fields 16 to 2047, inline
+            tag = (tag & 127) | (buf[pos + 1] << 7)
+            if tag < 128:
+                nc = 1  # not minimal
+            pos += 2
         else:
             tag = 0  # until it is read whole, a failure belongs to no field
             tag, pos = _read_tag(buf, pos, end)
             if pos - start != _vsize(tag):
                 nc = 1""",
     )
-    keyword = "if"
+    branches: list[Branch] = []
     for spec in fields:
-        w(3, f"{keyword} tag == {spec.tag}:  # {spec.name}")
-        keyword = "elif"
-        _emit_order_check(w, spec, False)
-        single(w, 4, spec)
+        branches.append((spec.tag, _branch(spec, False, single)))
         if spec.repeated and spec.kind.packable:
-            w(3, f"elif tag == {spec.packed_tag}:  # {spec.name}, packed")
-            _emit_order_check(w, spec, True)
-            packed(w, 4, spec)
-    w(
-        3,
-        f"""
-{keyword + " tag < 8:" if fields else "if tag < 8:"}
-    raise _DecodeError("field number 0 is not allowed", start)
-else:
-    nc = 1  # unknown fields are written after the known ones
-    pos = _skip(buf, tag, pos, end, depth)""",
-    )
+            branches.append((spec.packed_tag, _branch(spec, True, packed)))
+    branches.sort(key=lambda branch: branch[0])
+    _emit_dispatch(w, 3, branches, unknown, lowest=True, limit=_CHAIN)
 
 
-def _emit_order_check(w: Writer, spec: FieldSpec, packed_form: bool) -> None:
+def _branch(
+    spec: FieldSpec, packed_form: bool, body: Callable[[Writer, int, FieldSpec], None]
+) -> Callable[[Writer, int], None]:
+    def emit(w: Writer, ind: int) -> None:
+        _emit_order_check(w, ind, spec, packed_form)
+        body(w, ind, spec)
+
+    return emit
+
+
+def _emit_dispatch(
+    w: Writer,
+    ind: int,
+    branches: list[Branch],
+    unknown: Callable[[Writer, int], None] | None,
+    lowest: bool,
+    limit: int = _LEAF,
+) -> None:
+    """The branches by tag: a chain of tests, or past ``limit``, a binary tree of chains."""
+    if len(branches) > limit:
+        middle = len(branches) // 2
+        w(ind, f"if tag < {branches[middle][0]}:")
+        _emit_dispatch(w, ind + 1, branches[:middle], unknown, lowest)
+        w(ind, "else:")
+        _emit_dispatch(w, ind + 1, branches[middle:], unknown, False)
+        return
+    keyword = "if"
+    for tag, emit in branches:
+        w(ind, f"{keyword} tag == {tag}:")
+        emit(w, ind + 1)
+        keyword = "elif"
+    if lowest:  # only the lowest range can hold field number 0
+        w(ind, f"{keyword} tag < 8:\n    raise _DecodeError(\"field number 0 is not allowed\", start)")
+        keyword = "elif"
+    w(ind, "else:")
+    w(ind + 1, "nc = 1  # unknowns are written after the known fields\npos = _skip(buf, tag, pos, end, depth)")
+    if unknown is not None:
+        unknown(w, ind + 1)
+
+
+def _emit_order_check(w: Writer, ind: int, spec: FieldSpec, packed_form: bool) -> None:
     """Set ``nc`` unless this record is where, and in the form, the encoder would write it.
 
     ``lt`` is the lowest tag the next record may have: after a singular field (or the one
@@ -201,8 +244,8 @@ def _emit_order_check(w: Writer, spec: FieldSpec, packed_form: bool) -> None:
     repeated scalar packed exactly when it is declared packed, never the other form.
     """
     if spec.repeated and packed_form != spec.packed:
-        w(4, "nc = 1  # the encoder writes this field in its other form")
+        w(ind, "nc = 1  # the encoder writes this field in its other form")
         return
     tag = spec.packed_tag if packed_form else spec.tag
     following = tag if spec.repeated and not spec.packed else tag + 1
-    w(4, f"if lt > {tag}:\n    nc = 1\nlt = {following}")
+    w(ind, f"if lt > {tag}:\n    nc = 1\nlt = {following}")
