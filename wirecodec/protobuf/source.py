@@ -230,7 +230,7 @@ def _emit_dispatch(
         w(ind, f"{keyword} tag < 8:\n    raise _DecodeError(\"field number 0 is not allowed\", start)")
         keyword = "elif"
     w(ind, "else:")
-    w(ind + 1, "nc = 1  # unknowns are written after the known fields\npos = _skip(buf, tag, pos, end, depth)")
+    w(ind + 1, "nc = 1  # unknowns go after the known fields\npos = _skip(buf, tag, pos, end, depth)")
     if unknown is not None:
         unknown(w, ind + 1)
 
