@@ -50,9 +50,10 @@ _new_list: Final = list.__new__
 class RepeatedContainer(list[_T]):
     """What both kinds of container share: the field they belong to and the owner link."""
 
-    __slots__ = ("_owner", "_span")
+    __slots__ = ("_owner", "_records", "_span")
     _owner: Message | None
-    _span: int | None
+    _span: int | None  # what a change reports (schema_dsl.spans)
+    _records: int | None  # set by a decoder: the field's own records in its source
     _spec: ClassVar[FieldSpec]
     _element_converter: ClassVar[Callable[[Any], Any] | None] = None
 

@@ -103,6 +103,14 @@ def _change(mine: Message, theirs: Any, rng: random.Random, donors: list[tuple[M
                 getattr(mine, how)(source_mine)
                 getattr(theirs, how)(source_theirs)
             return how
+    return _change_field(mine, theirs, spec, rng, donors)
+
+
+def _change_field(
+    mine: Message, theirs: Any, spec: FieldSpec, rng: random.Random, donors: list[tuple[Message, Any]]
+) -> str:
+    """Change field ``spec`` of both messages the same way; returns what it did."""
+    name = spec.name
     if spec.kind is Kind.MESSAGE and not spec.repeated:
         # Write into the child, present or not (an unset one is a detached stub until then).
         fields = spec.message_type.__schema__.fields
@@ -312,3 +320,141 @@ def test_a_field_decoded_later_reports_its_changes() -> None:
             getattr(decoded.node, change)()
             getattr(expected.node, change)() if change == "pop" else expected.ClearField("node")
         assert wirecodec.encode(decoded) == expected.SerializeToString(), change
+
+
+def _long_fields_model() -> bytes:
+    """A graph written by onnx.helper whose nodes, value_info and initializers are long fields."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes, values, weights = [], [], []
+    for i in range(60):
+        nodes.append(
+            helper.make_node(
+                "Gemm" if i % 3 else "Relu",
+                [f"t{i}", f"w{i % 20}"],
+                [f"t{i + 1}"],
+                name=f"/layers.{i}/op",
+                alpha=0.5 + i,
+                transB=i % 2,
+                perm=[i, 1, 0],
+            )
+        )
+        shape = ["batch", i + 1, 4, "seq"]
+        values.append(helper.make_tensor_value_info(f"t{i + 1}", TensorProto.FLOAT, shape))
+    for i in range(20):
+        weights.append(numpy_helper.from_array(np.full((3, i + 1), i, dtype=np.float32), f"w{i}"))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("t0", TensorProto.FLOAT, ["batch", 4])],
+        [values.pop()],
+        initializer=weights,
+        value_info=values,
+    )
+    data: bytes = helper.make_model(graph, producer_name="test").SerializeToString()
+    return data
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_changes_inside_long_fields_encode_as_protobuf_does(seed: int) -> None:
+    # Long repeated fields (a graph's nodes, value_info, initializers) are re-emitted
+    # whole or between their changed elements: aim the changes there, and at the fields.
+    data = _long_fields_model()
+    rng = random.Random(seed)
+    mine = wirecodec.decode(ModelProto, data)
+    theirs = pb_class(ModelProto).FromString(data)
+    assert getattr(mine.graph.node, "_span", None) not in (None, mine.graph._span)  # a span of its own
+    done: list[str] = []
+    for step in range(60):
+        graph_mine, graph_theirs = mine.graph, theirs.graph
+        name = rng.choice(["node", "value_info", "initializer"])
+        box_mine, box_theirs = getattr(graph_mine, name), getattr(graph_theirs, name)
+        if step % 5 == 4 or not box_mine:  # the field itself: add, pop, del, sort, append, ...
+            spec = graph_mine.__schema__.by_name[name]
+            donors = [
+                (wirecodec.decode(type(m), wirecodec.encode(m)), type(t).FromString(t.SerializeToString()))
+                for m, t in zip(box_mine[:2], box_theirs[:2], strict=True)
+            ]
+            done.append(f"graph.{name}: {_change_field(graph_mine, graph_theirs, spec, rng, donors)}")
+        else:
+            at = rng.randrange(len(box_mine))
+            path, target = rng.choice(list(_paths(box_mine[at])))
+            other = _follow(box_theirs[at], path)
+            donor = (
+                wirecodec.decode(type(target), wirecodec.encode(target)),
+                type(other).FromString(other.SerializeToString()),
+            )
+            done.append(f"{name}[{at}]{path}: {_change(target, other, rng, [donor])}")
+        expected = theirs.SerializeToString()
+        reused, walked = _both_encodings(mine)
+        assert reused == expected, done
+        assert walked == expected, done
+
+
+def _rename(message: Any, name: str) -> None:
+    message.name = name
+
+
+def _several(graph: Any) -> None:
+    graph.node[12].attribute[1].i = 7
+    graph.node[40].Clear()
+    graph.node[41].output.append("x")
+
+
+def _dims_and_types(graph: Any) -> None:
+    graph.value_info[0].type.tensor_type.shape.dim[0].dim_value = 3
+    graph.value_info[58].ClearField("type")
+
+
+def _then_sort(graph: Any) -> None:
+    graph.node[5].name = "a"
+    graph.node.sort(key=lambda node: node.name)
+
+
+def _then_delete(graph: Any) -> None:
+    graph.node[5].name = "a"
+    del graph.node[6]
+
+
+def _tensors(graph: Any) -> None:
+    graph.initializer[3].dims.append(1)
+    graph.initializer[19].ClearField("raw_data")
+
+
+CHOSEN_CHANGES = {
+    "first node": lambda graph: _rename(graph.node[0], "first"),
+    "last node": lambda graph: _rename(graph.node[59], "last"),
+    "first cleared": lambda graph: graph.node[0].Clear(),
+    "middle cleared": lambda graph: graph.node[31].Clear(),
+    "last cleared": lambda graph: graph.node[59].Clear(),
+    "several": _several,
+    "dims and types": _dims_and_types,
+    "then sort": _then_sort,
+    "then delete": _then_delete,
+    "tensors": _tensors,
+    "the graph itself": lambda graph: _rename(graph, "renamed"),
+}
+
+
+@pytest.mark.parametrize("change", CHOSEN_CHANGES)
+def test_chosen_changes_inside_long_fields(change: str) -> None:
+    data = _long_fields_model()
+    mine, theirs = wirecodec.decode(ModelProto, data), pb_class(ModelProto).FromString(data)
+    CHOSEN_CHANGES[change](mine.graph)
+    CHOSEN_CHANGES[change](theirs.graph)
+    assert _both_encodings(mine) == (theirs.SerializeToString(),) * 2
+
+
+def test_a_shallow_copy_shares_fields_and_encodes_right() -> None:
+    # copy.copy shares the containers (files.walk builds changed models this way).
+    import copy
+
+    data = _long_fields_model()
+    decoded = wirecodec.decode(ModelProto, data)
+    clone = copy.copy(decoded)
+    clone.producer_name = "clone"
+    expected = pb_class(ModelProto).FromString(data)
+    expected.producer_name = "clone"
+    assert _both_encodings(clone) == (expected.SerializeToString(),) * 2
+    assert wirecodec.encode(decoded) == data

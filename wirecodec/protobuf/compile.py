@@ -114,6 +114,8 @@ _HELPERS: Final[dict[str, Any]] = {
     "_pcv": rt.canonical_packed_varints,
     "_touch": origin.touch,
     "_reuse": origin.reusable,
+    "_reuse_field": origin.reuse_field,
+    "_fspan": origin.field_span,
     # lazy repeated sub-messages
     "_pending": lazy.pending,
     "_vwhere": paths.validator_where,

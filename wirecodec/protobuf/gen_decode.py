@@ -32,8 +32,13 @@ from wirecodec.protobuf.source import (
     emit_read_varint,
     emit_record_loop,
 )
+from wirecodec.protobuf.wire import encode_varint
 
 __all__ = ["DecoderSource", "function_name"]
+
+# A repeated message field with more elements than this gets a span of its own
+# (wirecodec.protobuf.origin); a short one costs little to re-emit element by element.
+_OWN_SPAN_FROM: Final = 8
 
 _PACKED_ALWAYS: Final = {
     Kind.BOOL: "x != 0",
@@ -300,6 +305,20 @@ else:  # first, so every message of a class adds its attributes in one order (se
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise")
         # A message that is not canonical marks itself changed, so that every message
         # around it is encoded field by field too (wirecodec.protobuf.origin).
-        w(1, "if nc and sp is not None:\n    _touch(sp)\nreturn o")
+        w(1, "if sp is not None:\n    if nc:\n        _touch(sp)")
+        # Long repeated message fields get a span of their own, to be re-emitted whole.
+        spans = [
+            f"if r_{f.name} is not None and len(r_{f.name}) > {_OWN_SPAN_FROM}"
+            + (f" and s_{f.name} is None" if self.thresholds is not None else "")
+            + f":\n    r_{f.name}._span = r_{f.name}._records = "
+            + f"_fspan(r_{f.name}, {len(encode_varint(f.tag))})"
+            for f in self.schema.fields
+            if f.repeated and f.kind is Kind.MESSAGE
+        ]
+        if spans:
+            w(2, "else:")
+            for text in spans:
+                w(3, text)
+        w(1, "return o")
         return w.text()
 

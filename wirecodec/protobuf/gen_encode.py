@@ -148,6 +148,19 @@ else:
             if spec.packed:
                 w(2, "if v:")
                 self._packed(w, 3, spec)
+            elif spec.kind is Kind.MESSAGE:
+                # A long field decoded whole has a span of its own (wirecodec.protobuf.origin).
+                w(
+                    2,
+                    f"""
+cs = getattr(v, '_records', None)
+k = None if cs is None else _reuse_field(v, cs, {self._tag(spec, spec.tag)}, _e_{spec.name}, out)
+if k is not None:
+    n += k
+else:""",
+                )
+                w(3, "for x in v:")
+                self._scalar(w, 4, spec, "x")
             else:
                 w(2, "for x in v:")
                 self._scalar(w, 3, spec, "x")

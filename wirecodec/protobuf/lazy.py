@@ -99,7 +99,7 @@ class Pending:
     def __init__(self, buf: Any, mv: memoryview, source: Any, decode: Any, head: list[Message]) -> None:
         self.buf = buf
         self.mv = mv
-        self.source = source  # the input's Origin, or None (wirecodec.protobuf.origin)
+        self.source = source  # the base of the input's Origin, or None (wirecodec.protobuf.origin)
         self.decode = decode
         self.head = head
         self.order: list[Any] | None = None

@@ -22,6 +22,14 @@ end included): a change anywhere below it lies inside, while the messages beside
 stay reusable. Nothing links a child to its parent, so decoding builds no reference
 cycles.
 
+**Long repeated fields** get a span of their own (:func:`field_span`, the container's
+``_records``, which its changes also report): all the field's records, contiguous in
+canonical bytes. It starts one byte into the first record, where no message starts,
+so the container's own changes (adding, removing, reordering elements) are told apart
+from its owner's. While the container is unchanged,
+the encoder re-emits the field whole, or, if some elements changed, the slices between
+them (:func:`reuse_field`): renaming one node of a 100k-node graph encodes one node.
+
 **Encoding.** The generated encoder asks :func:`reusable` first and, when it gets a
 slice, appends it (zero-copy) instead of walking the fields. A message whose root has
 been dropped has no origin left and is simply encoded field by field.
@@ -37,10 +45,21 @@ import contextvars
 import itertools
 import mmap
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-__all__ = ["SPAN_SHIFT", "Origin", "full_encode", "origin_for", "reusable", "touch"]
+from wirecodec.protobuf.wire import encode_varint, varint_size
+
+__all__ = [
+    "SPAN_SHIFT",
+    "Origin",
+    "field_span",
+    "full_encode",
+    "origin_for",
+    "reuse_field",
+    "reusable",
+    "touch",
+]
 
 _OFFSET_BITS: Final = 40  # offsets below 1 TiB; a larger input gets no origin
 SPAN_SHIFT: Final = _OFFSET_BITS  # span = base | start << SPAN_SHIFT | end
@@ -76,15 +95,18 @@ class Origin:
 
     def unchanged(self, start: int, end: int) -> bool:
         """Whether no message starting in ``[start, end]`` changed."""
-        if not self._marks:
-            return True
+        return not self._marks or not self.marks_within(start, end)
+
+    def marks_within(self, start: int, end: int) -> list[int]:
+        """The changed offsets in ``[start, end]``, in order.
+
+        ``end`` itself counts: an empty last child starts where its parent ends. No other
+        message starts there (a record after it needs a tag and a length first).
+        """
         marks = self._sorted
         if marks is None:
             marks = self._sorted = sorted(self._marks)
-        at = bisect.bisect_left(marks, start)
-        # ``end`` itself counts: an empty last child starts where its parent ends. No other
-        # message starts there (a record after it needs a tag and a length first).
-        return at == len(marks) or marks[at] > end
+        return marks[bisect.bisect_left(marks, start) : bisect.bisect_right(marks, end)]
 
 
 def origin_for(buf: Any, view: memoryview) -> Origin | None:
@@ -117,6 +139,83 @@ def reusable(span: int) -> memoryview | None:
     if not origin.unchanged(start, end):
         return None
     return origin.view[start:end]
+
+
+def _offsets(span: int) -> tuple[int, int]:
+    return (span >> _OFFSET_BITS) & _OFFSET_MASK, span & _OFFSET_MASK
+
+
+def field_span(elements: list[Any], tag_size: int) -> int:
+    """The span of a decoded repeated message field's records (see the module docstring).
+
+    Called by decoders on a canonical owner, whose elements all have spans, in order.
+    """
+    first: int = elements[0]._span
+    last: int = elements[-1]._span
+    start, end = _offsets(first)
+    record = start - tag_size - varint_size(end - start)
+    return (first >> _SERIAL_SHIFT << _SERIAL_SHIFT) | (record + 1) << _OFFSET_BITS | (last & _OFFSET_MASK)
+
+
+class _NoSpanError(Exception):
+    pass
+
+
+def _payload_start(element: Any) -> int:
+    span: int | None = element._span
+    if span is None:  # cleared since: it is dirty, and where it began is not known
+        raise _NoSpanError
+    return (span >> _OFFSET_BITS) & _OFFSET_MASK
+
+
+def reuse_field(
+    elements: list[Any], span: int, tag: bytes, encode: Callable[[Any, list[Any]], int], out: list[Any]
+) -> int | None:
+    """Append a repeated message field: its source bytes, re-encoding only the elements
+    that changed; returns the bytes appended, or None when the field itself changed
+    (the caller then encodes it element by element)."""
+    origin = _live.get(span >> _SERIAL_SHIFT)
+    if origin is None or not _REUSE.get():
+        return None
+    marked, end = _offsets(span)
+    start = marked - 1
+    marks = origin.marks_within(start, end) if origin._marks else []
+    view = origin.view
+    if not marks:
+        out.append(view[start:end])
+        return end - start
+    if marked in marks:
+        return None
+    dirty: list[int] = []
+    try:
+        for mark in marks:  # a mark before the first payload is the owner's own
+            at = bisect.bisect_right(elements, mark, key=_payload_start) - 1
+            if at >= 0 and (not dirty or dirty[-1] != at):
+                dirty.append(at)
+    except _NoSpanError:
+        return None
+    spans = [elements[at]._span for at in dirty]
+    if None in spans:  # cleared since: where its record began is not known
+        return None
+    written, done = 0, start
+    for at, element_span in zip(dirty, spans, strict=True):
+        element = elements[at]
+        payload, payload_end = _offsets(element_span)
+        record = payload - len(tag) - varint_size(payload_end - payload)
+        if record > done:
+            out.append(view[done:record])
+            written += record - done
+        slot = len(out)
+        out.append(b"")
+        size = encode(element, out)
+        header = tag + encode_varint(size)
+        out[slot] = header
+        written += len(header) + size
+        done = payload_end
+    if done < end:
+        out.append(view[done:end])
+        written += end - done
+    return written
 
 
 @contextlib.contextmanager
