@@ -62,12 +62,13 @@ def save(
     ``durable=True`` (the default) also ``fsync``s every file before the renames and
     the directory after them: once ``save`` returns, the model survives a power cut.
     ``durable=False`` skips the ``fsync``s (``save`` returns once the bytes are in the
-    operating system's page cache, as ``onnx.save`` does) and keeps the rest: a crash or kill of this process, or an error, still never
-    leaves a half-written file under a target name, and an error removes the
-    temporaries. But after a power cut or an operating-system crash, a file written
-    with ``durable=False`` may hold its previous version, or be empty or incomplete
-    (the rename can reach the disk before the data does), and the model may name
-    external data that is not there. Use it for files you can write again.
+    operating system's page cache, as ``onnx.save`` does) and keeps the rest: a crash
+    or kill of this process, or an error, still never leaves a half-written file under
+    a target name, and an error removes the temporaries. But after a power cut or an
+    operating-system crash, a file written with ``durable=False`` may hold its previous
+    version, or be empty or incomplete (the rename can reach the disk before the data
+    does), and the model may name external data that is not there. Use it for files
+    you can write again.
     """
     target = pathlib.Path(path)
     to_write: ModelProto = model
