@@ -14,9 +14,11 @@ Jobs (what is timed):
 * ``graph``: decode the model from bytes and walk all of it (step ``decode+walk``), then
   encode the decoded model back to bytes (step ``encode``);
 * ``save``: load the model (not timed), then save it as one file into SCRATCH;
+  ``wirecodec-not-durable`` saves with ``wirecodec.save(..., durable=False)`` (no ``fsync``);
 * ``hostile``: decode a ``GraphProto`` and read every node's attribute list.
 
-Libraries: ``wirecodec``; ``onnx`` and ``protobuf-python`` (the onnx package on the upb or
+Libraries: ``wirecodec`` (and ``wirecodec-not-durable``, the same but for ``save``'s
+``durable=False``); ``onnx`` and ``protobuf-python`` (the onnx package on the upb or
 the pure-Python protobuf backend, chosen by ``PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION`` in
 this process's environment); ``onnx-ir``.
 """
@@ -222,13 +224,14 @@ class OnnxPackage:
 
 
 class Wirecodec:
-    """wirecodec, through its public functions."""
+    """wirecodec, through its public functions; ``durable`` is what ``save`` passes on."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = True) -> None:
         import wirecodec
         from schema_dsl.onnx import GraphProto, ModelProto
 
         self.wirecodec, self.model_class, self.graph_class = wirecodec, ModelProto, GraphProto
+        self.durable = durable
 
     def arrays(self, path: pathlib.Path) -> list[Any]:
         model = self.wirecodec.load(path)
@@ -247,7 +250,7 @@ class Wirecodec:
         return self.wirecodec.load(path)
 
     def save(self, model: Any, path: pathlib.Path) -> None:
-        self.wirecodec.save(model, path)
+        self.wirecodec.save(model, path, durable=self.durable)
 
     def hostile(self, data: bytes) -> dict[str, int]:
         graph = self.wirecodec.decode(self.graph_class, data)
@@ -290,6 +293,7 @@ class OnnxIr:
 
 LIBRARIES: dict[str, Callable[[], Any]] = {
     "wirecodec": Wirecodec,
+    "wirecodec-not-durable": lambda: Wirecodec(durable=False),
     "onnx": OnnxPackage,
     "protobuf-python": OnnxPackage,
     "onnx-ir": OnnxIr,

@@ -4,10 +4,12 @@
 
 Runs each job once per library per repeat, each run in a fresh process (``bench/child.py``),
 libraries taking turns within a repeat so that a change in the shared machine's load
-falls on all of them. Reports medians, as wirecodec ÷ reference ratios and in absolute
-figures, and writes the Markdown between the marker comments of ``docs/benchmarks.md``
-(only for a full run of every job; ``--smoke``, ``--only`` and ``--output`` runs print or
-write elsewhere). Inputs come from ``bench/inputs.py`` and are cached in ``bench/.cache/``.
+falls on all of them. A job may also run variants of wirecodec beside it (the save job:
+``save(..., durable=False)``), each a row of its own against the same reference runs.
+Reports medians, as wirecodec ÷ reference ratios and in absolute figures, and writes
+the Markdown between the marker comments of ``docs/benchmarks.md`` (only for a full run
+of every job; ``--smoke``, ``--only`` and ``--output`` runs print or write elsewhere).
+Inputs come from ``bench/inputs.py`` and are cached in ``bench/.cache/``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,12 @@ LABELS = {
     "onnx": "onnx (upb)",
     "protobuf-python": "protobuf (pure Python)",
     "onnx-ir": "onnx-ir",
+    "wirecodec-not-durable": "wirecodec, `durable=False`",
 }
+# wirecodec measured another way on some jobs (``Job.variants``), in the same turns as the
+# others; each gets a row of its own, its step label followed by this.
+VARIANT_SUFFIXES = {"wirecodec-not-durable": ", `durable=False`"}
+SAME_RUNS = "(as above)"  # a variant's row in the absolute table: the references ran once
 STEP_LABELS = {
     ("arrays", "gpt"): "load + `to_array` of every initializer",
     ("arrays", "gpt-external"): "open + every initializer as an array",
@@ -63,6 +70,17 @@ class Job:
     input: str
     max_repeat: int | None = None
     nodes: int = 0
+    variants: tuple[str, ...] = ()
+
+
+def libraries_of(job: Job) -> tuple[str, ...]:
+    """Who runs ``job``, in the order of their turns: wirecodec, its variants, the references."""
+    return (LIBRARIES[0], *job.variants, *REFERENCES)
+
+
+def ours_of(job: Job) -> list[tuple[str, str]]:
+    """wirecodec and its variants on ``job``, each with what its row adds to the step label."""
+    return [(LIBRARIES[0], ""), *((variant, VARIANT_SUFFIXES[variant]) for variant in job.variants)]
 
 
 def jobs_for(sizes: inputs.Sizes) -> list[Job]:
@@ -72,7 +90,8 @@ def jobs_for(sizes: inputs.Sizes) -> list[Job]:
         # From 100k nodes on, one run of the pure-Python reference takes minutes (over ten at 1M).
         cap = 1 if nodes >= 1_000_000 else 3 if nodes >= 100_000 else None
         jobs.append(Job(f"graph-{_short(nodes)}", "graph", f"meta-{nodes}", max_repeat=cap, nodes=nodes))
-    jobs.append(Job("save", "save", "gpt"))
+    # The default save fsyncs (durable); onnx.save does not: the second row is the like-for-like one.
+    jobs.append(Job("save", "save", "gpt", variants=("wirecodec-not-durable",)))
     jobs += [
         Job(f"hostile-{shape}", "hostile", f"hostile-{shape}", max_repeat=1)
         for shape in inputs.HOSTILE_SHAPES
@@ -206,10 +225,10 @@ def measure_all(
     for job in jobs:
         model = inputs.path_of(cache, sizes, job.input)
         runs = min(repeat, job.max_repeat or repeat)
-        results[job.name] = {library: [] for library in LIBRARIES}
+        results[job.name] = {library: [] for library in libraries_of(job)}
         for run in range(runs):
             warm(inputs.files_of(model))
-            for library in LIBRARIES:
+            for library in libraries_of(job):
                 if any("error" in r for r in results[job.name][library]):
                     continue  # it failed once: the cell says why; do not pay for it again
                 scratch = (
@@ -400,18 +419,22 @@ def ratio_table(jobs: list[Job], results: Any) -> list[str]:
         if job.kind == "hostile":
             continue
         for step in steps_of(job):
-            ours = figure(results[job.name]["wirecodec"], step)
-            cells = [step_label(job, step), f"`{job.input}`", str(ours.runs or "—")]
-            cells.append(_error_cell(ours) if ours.error else f"{_seconds(ours.seconds)} · {_mb(ours.peak)}")
-            for reference in REFERENCES:
-                theirs = figure(results[job.name][reference], step)
-                if theirs.error:
-                    cells.append(_error_cell(theirs))
-                elif ours.error:
-                    cells.append("—")
-                else:
-                    cells.append(f"{_ratio(ours.seconds, theirs.seconds)} · {_ratio(ours.peak, theirs.peak)}")
-            lines.append("| " + " | ".join(cells) + " |")
+            for library, suffix in ours_of(job):
+                ours = figure(results[job.name][library], step)
+                cells = [step_label(job, step) + suffix, f"`{job.input}`", str(ours.runs or "—")]
+                cells.append(
+                    _error_cell(ours) if ours.error else f"{_seconds(ours.seconds)} · {_mb(ours.peak)}"
+                )
+                for reference in REFERENCES:
+                    theirs = figure(results[job.name][reference], step)
+                    if theirs.error:
+                        cells.append(_error_cell(theirs))
+                    elif ours.error:
+                        cells.append("—")
+                    else:
+                        ratios = f"{_ratio(ours.seconds, theirs.seconds)} · {_ratio(ours.peak, theirs.peak)}"
+                        cells.append(ratios)
+                lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -423,12 +446,18 @@ def absolute_table(jobs: list[Job], results: Any) -> list[str]:
         if job.kind == "hostile":
             continue
         for step in steps_of(job):
-            cells = [step_label(job, step), f"`{job.input}`"]
-            for library in LIBRARIES:
-                f = figure(results[job.name][library], step)
-                spread = f" ({_seconds(f.low)}–{_seconds(f.high)})" if f.runs > 1 else ""
-                cells.append(_error_cell(f) if f.error else f"{_seconds(f.seconds)}{spread} · {_mb(f.peak)}")
-            lines.append("| " + " | ".join(cells) + " |")
+            for ours, suffix in ours_of(job):
+                # A variant's row: its own figures under wirecodec; the references' are the row above.
+                cells = [step_label(job, step) + suffix, f"`{job.input}`"]
+                for library in (ours, *REFERENCES):
+                    if suffix and library != ours:
+                        cells.append(SAME_RUNS)
+                        continue
+                    f = figure(results[job.name][library], step)
+                    spread = f" ({_seconds(f.low)}–{_seconds(f.high)})" if f.runs > 1 else ""
+                    own = f"{_seconds(f.seconds)}{spread} · {_mb(f.peak)}"
+                    cells.append(_error_cell(f) if f.error else own)
+                lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 

@@ -1,8 +1,8 @@
 """Writes that never leave a half-written file under the target name.
 
 Every file is written to a temporary sibling (same directory, so the rename cannot
-cross file systems), flushed and fsync'd, then renamed over the target. On any error
-the temporaries are removed and the targets are untouched.
+cross file systems), flushed and (unless ``durable=False``) fsync'd, then renamed over
+the target. On any error the temporaries are removed and the targets are untouched.
 """
 
 from __future__ import annotations
@@ -30,11 +30,21 @@ class AtomicFiles:
     ...     files.commit()
     >>> target.read_bytes()
     b'data'
+
+    ``durable=True`` (the default) ``fsync``s every file before the renames and the
+    directories after them, so once :meth:`commit` returns the new files survive a
+    power cut or an operating-system crash. ``durable=False`` skips every ``fsync``:
+    the files are still written to temporaries and renamed into place, so a crash or
+    kill of *this process* never leaves a half-written target and an error removes the
+    temporaries, but after a power cut or an operating-system crash a target may hold
+    its previous version, or be empty or incomplete (the rename can reach the disk
+    before the data does), and a group's files may not all be of the same version.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = True) -> None:
         self._pending: list[tuple[pathlib.Path, pathlib.Path]] = []
         self._committed = False
+        self._durable = durable
 
     @contextlib.contextmanager
     def open(self, target: os.PathLike[str] | str) -> Iterator[BinaryIO]:
@@ -50,7 +60,8 @@ class AtomicFiles:
         with os.fdopen(fd, "wb") as file:
             yield file
             file.flush()
-            os.fsync(file.fileno())
+            if self._durable:
+                os.fsync(file.fileno())
 
     def commit(self) -> None:
         """Rename every temporary over its target (the last one named goes last)."""
@@ -59,8 +70,9 @@ class AtomicFiles:
         directories = {final.parent for _, final in self._pending}
         self._pending = []
         self._committed = True
-        for directory in directories:
-            _fsync_directory(directory)
+        if self._durable:
+            for directory in directories:
+                _fsync_directory(directory)
 
     def discard(self) -> None:
         for temp, _ in self._pending:

@@ -41,6 +41,7 @@ def save(
     align: int = 4096,
     max_shard_size: int | None = None,
     convert_attribute: bool = False,
+    durable: bool = True,
 ) -> None:
     """Write ``model`` to ``path`` atomically; optionally move tensor data to external files.
 
@@ -57,6 +58,17 @@ def save(
     Every file is written to a temporary in the target directory and renamed into
     place only when all of them are complete, so an error (or a crash before the
     renames) leaves the previous files intact.
+
+    ``durable=True`` (the default) also ``fsync``s every file before the renames and
+    the directory after them: once ``save`` returns, the model survives a power cut.
+    ``durable=False`` skips the ``fsync``s (``save`` returns once the bytes are in the
+    operating system's page cache, as ``onnx.save`` does) and keeps the rest: a crash
+    or kill of this process, or an error, still never leaves a half-written file under
+    a target name, and an error removes the temporaries. But after a power cut or an
+    operating-system crash, a file written with ``durable=False`` may hold its previous
+    version, or be empty or incomplete (the rename can reach the disk before the data
+    does), and the model may name external data that is not there. Use it for files
+    you can write again.
     """
     target = pathlib.Path(path)
     to_write: ModelProto = model
@@ -84,7 +96,7 @@ def save(
             )
     # Measured before any file is opened: a value that cannot be encoded fails here.
     encoding = plan(to_write)
-    with AtomicFiles() as group:
+    with AtomicFiles(durable=durable) as group:
         for data_file, destination in zip(files, destinations, strict=True):
             with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
