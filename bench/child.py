@@ -12,7 +12,8 @@ Jobs (what is timed):
 
 * ``arrays``: open the model and get every initializer as a numpy array;
 * ``graph``: decode the model from bytes and walk all of it (step ``decode+walk``), then
-  encode the decoded model back to bytes (step ``encode``);
+  encode the decoded model back to bytes (step ``encode``), then rename the node in the
+  middle of the graph (not timed) and encode again (step ``encode-changed``);
 * ``save``: load the model (not timed), then save it as one file into SCRATCH;
   ``wirecodec-not-durable`` saves with ``wirecodec.save(..., durable=False)`` (no ``fsync``);
 * ``hostile``: decode a ``GraphProto`` and read every node's attribute list.
@@ -34,6 +35,16 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+# Appended to the name of the node the ``encode-changed`` step renames.
+RENAMED = "/renamed"
+
+
+def rename_middle_node_proto(model: Any) -> None:
+    """The change before ``encode-changed``, through the protobuf API (onnx or wirecodec)."""
+    node = model.graph.node[len(model.graph.node) // 2]
+    node.name = node.name + RENAMED
+
 
 # AttributeProto.AttributeType values, from onnx.proto.
 _FLOAT, _INT, _STRING, _TENSOR, _FLOATS, _INTS, _STRINGS = 1, 2, 3, 4, 6, 7, 8
@@ -212,6 +223,9 @@ class OnnxPackage:
         data: bytes = model.SerializeToString()
         return data
 
+    def rename_middle_node(self, model: Any) -> None:
+        rename_middle_node_proto(model)
+
     def load(self, path: pathlib.Path) -> Any:
         return self.onnx.load(str(path))
 
@@ -245,6 +259,9 @@ class Wirecodec:
 
     def encode(self, model: Any) -> bytes:
         return self.wirecodec.encode(model)
+
+    def rename_middle_node(self, model: Any) -> None:
+        rename_middle_node_proto(model)
 
     def load(self, path: pathlib.Path) -> Any:
         return self.wirecodec.load(path)
@@ -286,6 +303,11 @@ class OnnxIr:
     def save(self, model: Any, path: pathlib.Path) -> None:
         self.ir.save(model, path)
 
+    def rename_middle_node(self, model: Any) -> None:
+        nodes = list(model.graph)
+        node = nodes[len(nodes) // 2]
+        node.name = node.name + RENAMED
+
     def hostile(self, data: bytes) -> dict[str, int]:
         graph = self.ir.serde.deserialize_graph(self.onnx.GraphProto.FromString(data))
         return _touch_nodes(graph, lambda node: node.attributes)
@@ -319,7 +341,14 @@ def job_graph(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) ->
 
     counts = measure("decode+walk", decode_and_walk)
     encoded = measure("encode", lambda: library.encode(holder[0]))
-    return {**counts, "encoded_bytes": len(encoded), "encoded_sha256": hashlib.sha256(encoded).hexdigest()}
+    library.rename_middle_node(holder[0])
+    changed = measure("encode-changed", lambda: library.encode(holder[0]))
+    return {
+        **counts,
+        "encoded_bytes": len(encoded),
+        "encoded_sha256": hashlib.sha256(encoded).hexdigest(),
+        "changed_sha256": hashlib.sha256(changed).hexdigest(),
+    }
 
 
 def job_save(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:

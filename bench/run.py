@@ -57,6 +57,7 @@ STEP_LABELS = {
     ("arrays", "gpt-external"): "open + every initializer as an array",
     ("graph", "decode+walk"): "decode + full walk",
     ("graph", "encode"): "encode the decoded model",
+    ("graph", "encode-changed"): "encode after renaming one node",
     ("save", "save"): "save as one file",
 }
 
@@ -288,7 +289,7 @@ def figure(runs: list[Any], step: str) -> Figure:
 
 
 def steps_of(job: Job) -> tuple[str, ...]:
-    return {"arrays": ("arrays",), "graph": ("decode+walk", "encode"), "save": ("save",)}.get(
+    return {"arrays": ("arrays",), "graph": ("decode+walk", "encode", "encode-changed"), "save": ("save",)}.get(
         job.kind, ("decode+read",)
     )
 
@@ -522,15 +523,16 @@ def checks(jobs: list[Job], results: Any) -> list[str]:
             lib: r["check"] for lib, runs in results[job.name].items() for r in runs[:1] if "check" in r
         }
         if job.kind == "graph":
-            digests = {lib: c.pop("encoded_sha256") for lib, c in by_library.items()}
             for c in by_library.values():
                 c.pop("encoded_bytes")
-            same = [LABELS[lib] for lib, d in digests.items() if d == digests.get("onnx")]
-            other = [LABELS[lib] for lib, d in digests.items() if d != digests.get("onnx")]
-            notes.append(
-                f"`{job.name}` encode: byte-identical output from {', '.join(same)}"
-                + (f"; different bytes from {', '.join(other)}" if other else "")
-            )
+            for key, step in (("encoded_sha256", "encode"), ("changed_sha256", "encode after the rename")):
+                digests = {lib: c.pop(key) for lib, c in by_library.items() if key in c}
+                same = [LABELS[lib] for lib, d in digests.items() if d == digests.get("onnx")]
+                other = [LABELS[lib] for lib, d in digests.items() if d != digests.get("onnx")]
+                notes.append(
+                    f"`{job.name}` {step}: byte-identical output from {', '.join(same)}"
+                    + (f"; different bytes from {', '.join(other)}" if other else "")
+                )
         if job.kind == "save":
             sizes = {LABELS[lib]: c["written_bytes"] for lib, c in by_library.items()}
             notes.append(f"`{job.name}` bytes written: " + ", ".join(f"{k} {v:,}" for k, v in sizes.items()))

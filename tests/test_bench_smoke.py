@@ -88,6 +88,7 @@ def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) ->
         expected |= {
             ("decode + full walk", f"`meta-{nodes}`"),
             ("encode the decoded model", f"`meta-{nodes}`"),
+            ("encode after renaming one node", f"`meta-{nodes}`"),
         }
     assert steps == expected
     for row in rows:
@@ -100,7 +101,7 @@ def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) ->
 def test_every_library_has_its_own_figures(smoke: str) -> None:
     [[header, *rows], [import_header, imports]] = sections(smoke)["Every library's own figures"]
     assert header == ["step", "input", *ALL_LABELS]
-    assert len(rows) == 8
+    assert len(rows) == 10
     for row in rows:
         if row[0] == "save as one file, `durable=False`":
             # The variant's own figures; the references ran once, in the row above.
