@@ -289,9 +289,8 @@ def figure(runs: list[Any], step: str) -> Figure:
 
 
 def steps_of(job: Job) -> tuple[str, ...]:
-    return {"arrays": ("arrays",), "graph": ("decode+walk", "encode", "encode-changed"), "save": ("save",)}.get(
-        job.kind, ("decode+read",)
-    )
+    by_kind = {"arrays": ("arrays",), "graph": ("decode+walk", "encode", "encode-changed"), "save": ("save",)}
+    return by_kind.get(job.kind, ("decode+read",))
 
 
 def step_label(job: Job, step: str) -> str:
