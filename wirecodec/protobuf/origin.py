@@ -10,7 +10,7 @@ buffer, as long as neither it nor anything inside it was changed since.
 **Decoding.** :func:`origin_for` makes one :class:`Origin` per input, kept alive by the
 decoded root message (``_origin``). The decoder gives every message a *span*
 (``_span``): one int packing the origin's serial number and the payload's start and
-end offsets (a tuple and two ints would cost three times the memory, and a model has
+end offsets (a tuple and two ints would cost several times the memory, and a model has
 millions of messages). The repeated fields it fills get their owner's span. A message
 whose records are not canonical reports itself changed at once.
 
