@@ -23,14 +23,14 @@ SAVER = textwrap.dedent(
     import wirecodec
     from schema_dsl.onnx import GraphProto, ModelProto
 
-    path, external = sys.argv[1], sys.argv[2] == "1"
+    path, external, durable = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
     generation = 0
     while True:  # keep saving new versions until killed
         generation += 1
         weights = np.full(5_000_000, generation, dtype=np.float32)  # 20 MB
         model = ModelProto(ir_version=9, producer_version=str(generation),
                            graph=GraphProto(name="g", initializer=[wirecodec.from_array(weights, "w")]))
-        wirecodec.save(model, path, external_data=external)
+        wirecodec.save(model, path, external_data=external, durable=durable)
         print(generation, flush=True)
     """
 )
@@ -47,15 +47,19 @@ def _check(path: pathlib.Path, external: bool) -> int:
     return generation
 
 
+@pytest.mark.parametrize("durable", [True, False], ids=["durable", "not-durable"])
 @pytest.mark.parametrize("external", [False, True], ids=["single-file", "external-data"])
-def test_sigkill_at_random_points_never_corrupts_the_target(tmp_path: pathlib.Path, external: bool) -> None:
+def test_sigkill_at_random_points_never_corrupts_the_target(
+    tmp_path: pathlib.Path, external: bool, durable: bool
+) -> None:
+    # Without fsync only a power cut can lose the new version; a killed process cannot.
     path = tmp_path / "model.onnx"
     rng = random.Random(20261122)
     seen = set()
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1])}
     for _trial in range(10):
         saver = subprocess.Popen(
-            [sys.executable, "-c", SAVER, str(path), "1" if external else "0"],
+            [sys.executable, "-c", SAVER, str(path), "1" if external else "0", "1" if durable else "0"],
             stdout=subprocess.PIPE,
             env=env,
         )

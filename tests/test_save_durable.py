@@ -13,13 +13,8 @@ import contextlib
 import errno
 import os
 import pathlib
-import random
 import signal
 import stat
-import subprocess
-import sys
-import textwrap
-import time
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -258,51 +253,5 @@ def test_the_kernel_refusing_a_write_midway_keeps_the_previous_file(
     assert _snapshot(tmp_path) == before
 
 
-# --- a killed process never leaves a half-written target, durable or not --------------------
-
-SAVER = textwrap.dedent(
-    """
-    import sys
-    import numpy as np
-    import wirecodec
-    from schema_dsl.onnx import GraphProto, ModelProto
-
-    path, external = sys.argv[1], sys.argv[2] == "1"
-    generation = 0
-    while True:  # keep saving new versions until killed
-        generation += 1
-        weights = np.full(5_000_000, generation, dtype=np.float32)  # 20 MB
-        model = ModelProto(ir_version=9, producer_version=str(generation),
-                           graph=GraphProto(name="g", initializer=[wirecodec.from_array(weights, "w")]))
-        wirecodec.save(model, path, external_data=external, durable=False)
-        print(generation, flush=True)
-    """
-)
-
-
-@pytest.mark.parametrize("external", [False, True], ids=["single-file", "external-data"])
-def test_not_durable_save_killed_at_random_points_never_leaves_a_broken_target(
-    tmp_path: pathlib.Path, external: bool
-) -> None:
-    path = tmp_path / "model.onnx"
-    rng = random.Random(20261123)
-    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1])}
-    for _trial in range(6):
-        saver = subprocess.Popen(
-            [sys.executable, "-c", SAVER, str(path), "1" if external else "0"],
-            stdout=subprocess.PIPE,
-            env=env,
-        )
-        assert saver.stdout is not None
-        saver.stdout.readline()  # at least one complete save exists
-        time.sleep(rng.uniform(0.0, 0.4))
-        saver.send_signal(signal.SIGKILL)
-        saver.wait()
-        saver.stdout.close()
-        model = wirecodec.load(path, lazy=False)
-        weights = wirecodec.to_array(model.graph.initializer[0])
-        assert weights.shape == (5_000_000,)
-        assert float(weights[0]) == float(weights[-1]) == int(model.producer_version)
-        for leftover in tmp_path.iterdir():
-            if leftover.name.startswith(".") and leftover.name.endswith(".tmp"):
-                leftover.unlink()  # an interrupted save's temporary: never under a target name
+# A killed process never leaves a half-written target, durable or not: see
+# tests/test_kill_during_save.py (run in both modes).
