@@ -41,16 +41,16 @@ END = "<!-- bench/run.py writes up to here -->"
 
 LIBRARIES = ("wirecodec", "onnx", "protobuf-python", "onnx-ir")
 REFERENCES = LIBRARIES[1:]
+# wirecodec measured another way on some jobs (``Job.variants``), in the same turns as the
+# others; each gets a row of its own, its step label followed by this.
+VARIANT_SUFFIXES = {"wirecodec-not-durable": ", `durable=False`"}
 LABELS = {
     "wirecodec": "wirecodec",
     "onnx": "onnx (upb)",
     "protobuf-python": "protobuf (pure Python)",
     "onnx-ir": "onnx-ir",
-    "wirecodec-not-durable": "wirecodec, `durable=False`",
+    **{variant: "wirecodec" + suffix for variant, suffix in VARIANT_SUFFIXES.items()},
 }
-# wirecodec measured another way on some jobs (``Job.variants``), in the same turns as the
-# others; each gets a row of its own, its step label followed by this.
-VARIANT_SUFFIXES = {"wirecodec-not-durable": ", `durable=False`"}
 SAME_RUNS = "(as above)"  # a variant's row in the absolute table: the references ran once
 STEP_LABELS = {
     ("arrays", "gpt"): "load + `to_array` of every initializer",

@@ -278,6 +278,15 @@ def _changed(message: Message) -> None:
         report_span(span)
 
 
+def _before_write(message: Message) -> None:
+    """Before any change to ``message``: a detached child becomes a present field of its
+    parent, and the message's source bytes, if it has any, no longer hold."""
+    # The type, not message.__dict__: reading that would give every written message a dict.
+    if type(message) is not message.__schema__.cls:
+        _attach(message)
+    _changed(message)
+
+
 def _store_child(parent: Message, name: str, child: Message) -> None:
     """Make ``child`` itself field ``name`` of ``parent`` (an assignment would store a copy)."""
     _changed(parent)
@@ -408,9 +417,7 @@ class Message:
             plan = _plan(schema, name, type(self))
         convert, others = plan
         value = convert(value)
-        if type(self) is not schema.cls:
-            _attach(self)
-        _changed(self)
+        _before_write(self)
         for other in others:
             # Not self.__dict__: reading it would give every written message a dict.
             with contextlib.suppress(AttributeError):
@@ -429,8 +436,7 @@ class Message:
     def ClearField(self, name: str) -> None:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
-        _attach(self)  # clearing counts as a write, as in protobuf
-        _changed(self)
+        _before_write(self)  # clearing counts as a write, as in protobuf
         self.__dict__.pop(name, None)
         _sever(self, name)
         with _load_lock:
@@ -536,8 +542,7 @@ class Message:
         # References to this message's unset children stop writing into it, as in protobuf.
         # (upb keeps them for a detached parent in some cases, depending on which of its
         # wrapper objects are still alive; one rule here.)
-        _attach(self)
-        _changed(self)
+        _before_write(self)
         _sever(self, None)
         self.__dict__.clear()
 
@@ -559,8 +564,7 @@ class Message:
             else:
                 setattr(self, spec.name, value)
         if other._unknown:
-            _attach(self)
-            _changed(self)
+            _before_write(self)
             self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
 
     def CopyFrom(self, other: Message) -> None:

@@ -192,6 +192,13 @@ def _change_field(
     return f"{name} = {value!r}"
 
 
+def _donor(mine: Message, theirs: Any) -> tuple[Message, Any]:
+    """A message to merge, copy or append, in both libraries: decoded afresh from the
+    pair's bytes, so ours has a source of its own."""
+    fresh = wirecodec.decode(type(mine), wirecodec.encode(mine))
+    return fresh, type(theirs).FromString(theirs.SerializeToString())
+
+
 def _check_changes(cls: type[Message], data: bytes, seed: int, steps: int) -> None:
     rng = random.Random(seed)
     mine = wirecodec.decode(cls, data)
@@ -204,11 +211,7 @@ def _check_changes(cls: type[Message], data: bytes, seed: int, steps: int) -> No
     for _ in range(steps):
         found = list(_paths(mine))
         path, target = rng.choice(found)
-        # Messages to merge, copy and append: decoded afresh (with sources of their own).
-        donors = [
-            (wirecodec.decode(type(m), wirecodec.encode(m)), type(t).FromString(t.SerializeToString()))
-            for m, t in ((m, _follow(theirs, p)) for p, m in rng.sample(found, min(4, len(found))))
-        ]
+        donors = [_donor(m, _follow(theirs, p)) for p, m in rng.sample(found, min(4, len(found)))]
         where = ".".join(f"{n}[{i}]" if i is not None else n for n, i in path) or "<root>"
         done.append(f"{where}: {_change(target, _follow(theirs, path), rng, donors)}")
         reused, walked = _both_encodings(mine)
@@ -372,20 +375,13 @@ def test_changes_inside_long_fields_encode_as_protobuf_does(seed: int) -> None:
         box_mine, box_theirs = getattr(graph_mine, name), getattr(graph_theirs, name)
         if step % 5 == 4 or not box_mine:  # the field itself: add, pop, del, sort, append, ...
             spec = graph_mine.__schema__.by_name[name]
-            donors = [
-                (wirecodec.decode(type(m), wirecodec.encode(m)), type(t).FromString(t.SerializeToString()))
-                for m, t in zip(box_mine[:2], box_theirs[:2], strict=True)
-            ]
+            donors = [_donor(m, t) for m, t in zip(box_mine[:2], box_theirs[:2], strict=True)]
             done.append(f"graph.{name}: {_change_field(graph_mine, graph_theirs, spec, rng, donors)}")
         else:
             at = rng.randrange(len(box_mine))
             path, target = rng.choice(list(_paths(box_mine[at])))
             other = _follow(box_theirs[at], path)
-            donor = (
-                wirecodec.decode(type(target), wirecodec.encode(target)),
-                type(other).FromString(other.SerializeToString()),
-            )
-            done.append(f"{name}[{at}]{path}: {_change(target, other, rng, [donor])}")
+            done.append(f"{name}[{at}]{path}: {_change(target, other, rng, [_donor(target, other)])}")
         expected = theirs.SerializeToString()
         reused, walked = _both_encodings(mine)
         assert reused == expected, done

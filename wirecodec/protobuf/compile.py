@@ -53,7 +53,6 @@ from wirecodec.protobuf.wire import (
     unpack_i64,
     unpack_u32,
     unpack_u64,
-    varint_size,
     zigzag_decode,
 )
 
@@ -109,7 +108,6 @@ _HELPERS: Final[dict[str, Any]] = {
     "_enum_unknown": rt.enum_unknown,
     "_where": paths.where,
     # canonical records (wirecodec.protobuf.origin)
-    "_vsize": varint_size,
     "_cv": rt.canonical_varint,
     "_pcv": rt.canonical_packed_varints,
     "_touch": origin.touch,

@@ -112,6 +112,8 @@ if {r} is None:
         )
 
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
+        """Keep an unknown record; the encoder writes it after the known fields, so the
+        message's bytes are not canonical."""
         w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})\nnc = 1")
 
     # -- one branch per accepted tag -------------------------------------------------------

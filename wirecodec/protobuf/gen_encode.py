@@ -2,11 +2,11 @@
 
 The generated function has the signature ``(o, out) -> int``: it appends the message's
 fields (known ones in field-number order, then the unknown records verbatim) to the
-chunk list ``out`` and returns how many bytes it appended. A decoded message that
-nothing has changed since appends its source bytes instead (wirecodec.protobuf.origin). A sub-message's length
+chunk list ``out`` and returns how many bytes it appended. A sub-message's length
 prefix goes into a slot reserved before its fields and filled once its size is known,
 so each payload is referenced once and copied once, when the chunks are joined or
-written out.
+written out. A decoded message that nothing has changed since appends its source bytes
+instead, and a long repeated field its records' (wirecodec.protobuf.origin).
 
 Type errors are not checked here beyond what the operations themselves reject; when
 anything raises, :mod:`wirecodec.protobuf.codec` re-walks the message to report which field.

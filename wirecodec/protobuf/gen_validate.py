@@ -5,9 +5,9 @@ reads every tag, length, varint and fixed-width value with the same emitted code
 (wirecodec.protobuf.source, so the same inputs fail, at the same offsets, with the
 same reasons) and recurses into sub-messages through ``_v_<field>``, but stores
 nothing; it returns whether the bytes are canonical, as the decoder would have found
-(wirecodec.protobuf.origin). Lazy decoding (wirecodec.protobuf.lazy) runs it on the elements it does not
-decode yet, so that an invalid element is still rejected when its owner is decoded, as
-protobuf would.
+(wirecodec.protobuf.origin). Lazy decoding (wirecodec.protobuf.lazy) runs it on the
+elements it does not decode yet, so that an invalid element is still rejected when its
+owner is decoded, as protobuf would.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ begin = start = pos""",
         )
         for group in self.schema.oneofs:
             w(1, f"g_{group} = 0")
-        emit_record_loop(w, self.schema.fields, self._single, self._packed)
+        # An unknown record is only skipped; the encoder would write it last.
+        emit_record_loop(w, self.schema.fields, self._single, self._packed, lambda w, ind: w(ind, "nc = 1"))
         w(
             1,
             """

@@ -42,6 +42,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import contextvars
+import functools
 import itertools
 import mmap
 import weakref
@@ -68,7 +69,8 @@ _SERIAL_SHIFT: Final = 2 * _OFFSET_BITS
 
 _REUSE: Final = contextvars.ContextVar("wirecodec_reuse_source_bytes", default=True)
 _serials: Final = itertools.count(1)
-_live: Final[weakref.WeakValueDictionary[int, Origin]] = weakref.WeakValueDictionary()
+# serial -> the origin, held weakly (a plain dict of refs: looked up on every re-emit)
+_live: Final[dict[int, weakref.ref[Origin]]] = {}
 
 
 class Origin:
@@ -85,7 +87,7 @@ class Origin:
         self.base = serial << _SERIAL_SHIFT
         self._marks: set[int] = set()
         self._sorted: list[int] | None = []
-        _live[serial] = self
+        _live[serial] = weakref.ref(self, functools.partial(_forget, serial))
 
     def mark(self, start: int) -> None:
         """Record that the message whose span starts at ``start`` changed."""
@@ -109,6 +111,10 @@ class Origin:
         return marks[bisect.bisect_left(marks, start) : bisect.bisect_right(marks, end)]
 
 
+def _forget(serial: int, _ref: object) -> None:
+    _live.pop(serial, None)
+
+
 def origin_for(buf: Any, view: memoryview) -> Origin | None:
     """An origin for decoding ``view``, or None when its bytes could change later.
 
@@ -123,26 +129,37 @@ def origin_for(buf: Any, view: memoryview) -> Origin | None:
     return None
 
 
-def touch(span: int) -> None:
-    """Report that the message with this span (or one of its repeated fields) changes."""
-    origin = _live.get(span >> _SERIAL_SHIFT)
-    if origin is not None:
-        origin.mark((span >> _OFFSET_BITS) & _OFFSET_MASK)
-
-
-def reusable(span: int) -> memoryview | None:
-    """The message's source bytes if they are still its encoding, else None."""
-    origin = _live.get(span >> _SERIAL_SHIFT)
-    if origin is None or not _REUSE.get():
-        return None
-    start, end = (span >> _OFFSET_BITS) & _OFFSET_MASK, span & _OFFSET_MASK
-    if not origin.unchanged(start, end):
-        return None
-    return origin.view[start:end]
+def _origin_of(span: int) -> Origin | None:
+    """The live origin a span points into (None once its root was dropped)."""
+    ref = _live.get(span >> _SERIAL_SHIFT)
+    return None if ref is None else ref()
 
 
 def _offsets(span: int) -> tuple[int, int]:
     return (span >> _OFFSET_BITS) & _OFFSET_MASK, span & _OFFSET_MASK
+
+
+def _record_start(payload: int, payload_end: int, tag_size: int) -> int:
+    """Where the record of a canonical payload begins: its tag and minimal length before it."""
+    return payload - tag_size - varint_size(payload_end - payload)
+
+
+def touch(span: int) -> None:
+    """Report that the message with this span (or one of its repeated fields) changes."""
+    origin = _origin_of(span)
+    if origin is not None:
+        origin.mark(_offsets(span)[0])
+
+
+def reusable(span: int) -> memoryview | None:
+    """The message's source bytes if they are still its encoding, else None."""
+    origin = _origin_of(span)
+    if origin is None or not _REUSE.get():
+        return None
+    start, end = _offsets(span)
+    if not origin.unchanged(start, end):
+        return None
+    return origin.view[start:end]
 
 
 def field_span(elements: list[Any], tag_size: int) -> int:
@@ -152,8 +169,7 @@ def field_span(elements: list[Any], tag_size: int) -> int:
     """
     first: int = elements[0]._span
     last: int = elements[-1]._span
-    start, end = _offsets(first)
-    record = start - tag_size - varint_size(end - start)
+    record = _record_start(*_offsets(first), tag_size)
     return (first >> _SERIAL_SHIFT << _SERIAL_SHIFT) | (record + 1) << _OFFSET_BITS | (last & _OFFSET_MASK)
 
 
@@ -165,7 +181,7 @@ def _payload_start(element: Any) -> int:
     span: int | None = element._span
     if span is None:  # cleared since: it is dirty, and where it began is not known
         raise _NoSpanError
-    return (span >> _OFFSET_BITS) & _OFFSET_MASK
+    return _offsets(span)[0]
 
 
 def reuse_field(
@@ -174,12 +190,12 @@ def reuse_field(
     """Append a repeated message field: its source bytes, re-encoding only the elements
     that changed; returns the bytes appended, or None when the field itself changed
     (the caller then encodes it element by element)."""
-    origin = _live.get(span >> _SERIAL_SHIFT)
+    origin = _origin_of(span)
     if origin is None or not _REUSE.get():
         return None
     marked, end = _offsets(span)
     start = marked - 1
-    marks = origin.marks_within(start, end) if origin._marks else []
+    marks = origin.marks_within(start, end)
     view = origin.view
     if not marks:
         out.append(view[start:end])
@@ -199,15 +215,14 @@ def reuse_field(
         return None
     written, done = 0, start
     for at, element_span in zip(dirty, spans, strict=True):
-        element = elements[at]
         payload, payload_end = _offsets(element_span)
-        record = payload - len(tag) - varint_size(payload_end - payload)
+        record = _record_start(payload, payload_end, len(tag))
         if record > done:
             out.append(view[done:record])
             written += record - done
         slot = len(out)
         out.append(b"")
-        size = encode(element, out)
+        size = encode(elements[at], out)
         header = tag + encode_varint(size)
         out[slot] = header
         written += len(header) + size

@@ -94,7 +94,7 @@ elif pos + 1 < end and buf[pos + 1] < 128:  # two bytes: lengths up to 16383, in
 else:
     q = pos
     n, pos = _rv(buf, pos, end)
-    if pos - q != _vsize(n):
+    if not _cv(buf, q, pos, n, 0):
         nc = 1
 p2 = pos + n
 if p2 > end:
@@ -150,14 +150,15 @@ def emit_record_loop(
     fields: tuple[FieldSpec, ...],
     single: Callable[[Writer, int, FieldSpec], None],
     packed: Callable[[Writer, int, FieldSpec], None],
-    unknown: Callable[[Writer, int], None] | None = None,
+    unknown: Callable[[Writer, int], None],
 ) -> None:
     """The loop over a message's records, shared by decoders and validators.
 
     Reads each tag (one- and two-byte fast paths), dispatches on the whole tag to
     ``single`` (one occurrence of a field) or ``packed`` (a packed run), rejects field
     number 0 and skips anything else as unknown, leaving the record at
-    ``buf[start:pos]`` for ``unknown``. The caller writes the ``except`` that closes the
+    ``buf[start:pos]`` for ``unknown`` (which must set ``nc``: the encoder writes unknown
+    fields after the known ones). The caller writes the ``except`` that closes the
     ``try`` opened here.
 
     Along the way ``nc`` becomes 1 when a record is not exactly what the encoder would
@@ -183,7 +184,7 @@ try:
         else:
             tag = 0  # until it is read whole, a failure belongs to no field
             tag, pos = _read_tag(buf, pos, end)
-            if pos - start != _vsize(tag):
+            if not _cv(buf, start, pos, tag, 0):
                 nc = 1""",
     )
     branches: list[Branch] = []
@@ -209,7 +210,7 @@ def _emit_dispatch(
     w: Writer,
     ind: int,
     branches: list[Branch],
-    unknown: Callable[[Writer, int], None] | None,
+    unknown: Callable[[Writer, int], None],
     lowest: bool,
     limit: int = _LEAF,
 ) -> None:
@@ -230,9 +231,8 @@ def _emit_dispatch(
         w(ind, f"{keyword} tag < 8:\n    raise _DecodeError(\"field number 0 is not allowed\", start)")
         keyword = "elif"
     w(ind, "else:")
-    w(ind + 1, "nc = 1  # unknowns go after the known fields\npos = _skip(buf, tag, pos, end, depth)")
-    if unknown is not None:
-        unknown(w, ind + 1)
+    w(ind + 1, "pos = _skip(buf, tag, pos, end, depth)")
+    unknown(w, ind + 1)
 
 
 def _emit_order_check(w: Writer, ind: int, spec: FieldSpec, packed_form: bool) -> None:
