@@ -13,6 +13,9 @@ keep).
   as one file of about 540 MB;
 * ``gpt-external``: the same architecture, wider and deeper, past 2 GiB of weights, saved
   by the exporter itself with external data;
+* ``gpt-small`` (~50 MB, one file) and ``gpt-huge`` (~5 GB, external data): the same
+  architecture at the two ends of the load series, which shows how opening a model grows
+  with its weights;
 * ``meta-N``: a graph shaped like a big exported LLM without weights, of exactly N nodes:
   path-like names (``/model/layers.17/attn/q_proj/MatMulNBits``), 1-4 attributes per node
   of mixed kinds, and a ``value_info`` for every intermediate with a 4-dim shape mixing
@@ -70,6 +73,8 @@ class Sizes:
 
     gpt: GptShape
     gpt_external: GptShape
+    gpt_small: GptShape  # the small end of the load series (one file)
+    gpt_huge: GptShape  # the large end of the load series (external data)
     meta_nodes: tuple[int, ...]
     hostile_bytes: int
     use_torch: bool
@@ -80,6 +85,10 @@ FULL = Sizes(
     gpt=GptShape(vocab=32000, width=768, layers=12, heads=12),
     # 580 M weights: 2.3 GB, past protobuf's 2 GiB limit for one message.
     gpt_external=GptShape(vocab=32000, width=1536, layers=17, heads=16),
+    # 13 M weights: 52 MB in one file.
+    gpt_small=GptShape(vocab=6000, width=512, layers=2, heads=8),
+    # 1.24 G weights: 5.0 GB of external data.
+    gpt_huge=GptShape(vocab=32000, width=2048, layers=22, heads=16),
     meta_nodes=(10_000, 100_000, 1_000_000),
     # Amplification is per input byte; 2 MB is far above the noise and keeps the
     # pure-Python reference (a million empty nodes) near a minute.
@@ -89,18 +98,33 @@ FULL = Sizes(
 SMOKE = Sizes(
     gpt=GptShape(vocab=500, width=32, layers=2, heads=2, context=64),
     gpt_external=GptShape(vocab=1000, width=48, layers=3, heads=2, context=64),
+    gpt_small=GptShape(vocab=200, width=16, layers=1, heads=2, context=32),
+    gpt_huge=GptShape(vocab=1500, width=64, layers=3, heads=2, context=64),
     meta_nodes=(100, 1000),
     hostile_bytes=100_000,
     use_torch=False,
 )
 
 HOSTILE_SHAPES = ("empty", "4attr+name", "16attr", "names")
+# The exported transformers: input name -> (its shape in Sizes, saved with external data?)
+GPT_INPUTS = {
+    "gpt-small": ("gpt_small", False),
+    "gpt": ("gpt", False),
+    "gpt-external": ("gpt_external", True),
+    "gpt-huge": ("gpt_huge", True),
+}
+
+
+def gpt_shape(sizes: Sizes, name: str) -> GptShape:
+    """The shape of the exported transformer ``name`` (one of ``GPT_INPUTS``)."""
+    shape: GptShape = getattr(sizes, GPT_INPUTS[name][0])
+    return shape
 
 
 def names(sizes: Sizes) -> list[str]:
     """Every input the benchmark needs at these sizes."""
     return (
-        ["gpt", "gpt-external"]
+        list(GPT_INPUTS)
         + [f"meta-{n}" for n in sizes.meta_nodes]
         + [f"hostile-{shape}" for shape in HOSTILE_SHAPES]
     )
@@ -113,10 +137,8 @@ def path_of(cache: pathlib.Path, sizes: Sizes, name: str) -> pathlib.Path:
 
 def _folder_name(sizes: Sizes, name: str) -> str:
     kind = "torch" if sizes.use_torch else "helper"
-    if name == "gpt":
-        return f"gpt-{kind}-{sizes.gpt.tag}"
-    if name == "gpt-external":
-        return f"gpt-external-{kind}-{sizes.gpt_external.tag}"
+    if name in GPT_INPUTS:
+        return f"{name}-{kind}-{gpt_shape(sizes, name).tag}"
     if name.startswith("meta-"):
         return f"meta-{int(name.removeprefix('meta-'))}"
     if name.startswith("hostile-"):
@@ -144,14 +166,10 @@ def ensure(cache: pathlib.Path, sizes: Sizes, name: str) -> pathlib.Path:
 
 
 def _builder(sizes: Sizes, name: str) -> Callable[[pathlib.Path], None]:
-    if name == "gpt":
-        if sizes.use_torch:
-            return lambda path: export_gpt(path, sizes.gpt, external_data=False)
-        return lambda path: write_gpt_standin(path, sizes.gpt, external_data=False)
-    if name == "gpt-external":
-        if sizes.use_torch:
-            return lambda path: export_gpt(path, sizes.gpt_external, external_data=True)
-        return lambda path: write_gpt_standin(path, sizes.gpt_external, external_data=True)
+    if name in GPT_INPUTS:
+        shape, external = gpt_shape(sizes, name), GPT_INPUTS[name][1]
+        write = export_gpt if sizes.use_torch else write_gpt_standin
+        return lambda path: write(path, shape, external_data=external)
     if name.startswith("meta-"):
         nodes = int(name.removeprefix("meta-"))
         return lambda path: path.write_bytes(metadata_model(nodes).SerializeToString())

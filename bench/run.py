@@ -55,6 +55,8 @@ SAME_RUNS = "(as above)"  # a variant's row in the absolute table: the reference
 STEP_LABELS = {
     ("arrays", "gpt"): "load + `to_array` of every initializer",
     ("arrays", "gpt-external"): "open + every initializer as an array",
+    ("arrays", "gpt-small"): "load + `to_array` of every initializer",
+    ("arrays", "gpt-huge"): "open + every initializer as an array",
     ("graph", "decode+walk"): "decode + full walk",
     ("graph", "encode"): "encode the decoded model",
     ("graph", "encode-changed"): "encode after renaming one node",
@@ -87,6 +89,8 @@ def ours_of(job: Job) -> list[tuple[str, str]]:
 def jobs_for(sizes: inputs.Sizes) -> list[Job]:
     """Every job, in the order of the table."""
     jobs = [Job("load", "arrays", "gpt"), Job("load-external", "arrays", "gpt-external", max_repeat=3)]
+    # The two ends of the load series (how opening grows with the weights): ~50 MB and ~5 GB.
+    jobs += [Job("load-small", "arrays", "gpt-small"), Job("load-huge", "arrays", "gpt-huge", max_repeat=3)]
     for nodes in sizes.meta_nodes:
         # From 100k nodes on, one run of the pure-Python reference takes minutes (over ten at 1M).
         cap = 1 if nodes >= 1_000_000 else 3 if nodes >= 100_000 else None
@@ -382,7 +386,7 @@ def describe_inputs(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: i
                 if sizes.use_torch
                 else "`onnx.helper` stand-in (smoke)"
             )
-            shape = sizes.gpt if job.input == "gpt" else sizes.gpt_external
+            shape = inputs.gpt_shape(sizes, job.input)
             layout = (
                 "weights in one file" if len(files) == 1 else f"weights in {len(files) - 1} external file"
             )
@@ -496,6 +500,26 @@ def growth_table(jobs: list[Job], results: Any, step: str) -> list[str]:
     return lines
 
 
+def weights_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inputs.Sizes) -> list[str]:
+    """Opening a model and every initializer as an array, by the size of its weights: seconds · peak RSS."""
+    lines = [
+        "| weights | input | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |",
+        "|---" * (2 + len(LIBRARIES)) + "|",
+    ]
+    loads = [job for job in jobs if job.kind == "arrays"]
+    on_disk = {
+        job.name: sum(p.stat().st_size for p in inputs.files_of(inputs.path_of(cache, sizes, job.input)))
+        for job in loads
+    }
+    for job in sorted(loads, key=lambda job: on_disk[job.name]):
+        cells = [_mb(on_disk[job.name]), f"`{job.input}`"]
+        for library in LIBRARIES:
+            f = figure(results[job.name][library], "arrays")
+            cells.append(_error_cell(f) if f.error else f"{_seconds(f.seconds)} · {_mb(f.peak)}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def hostile_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inputs.Sizes) -> list[str]:
     """Memory amplification: peak RSS growth ÷ input size, and seconds, per library."""
     lines = [
@@ -598,6 +622,14 @@ def report(
         "",
         *import_table(jobs, results),
     ]
+    if sum(job.kind == "arrays" for job in jobs) > 1:
+        lines += ["", "### How opening grows with the weights: every initializer as an array", ""]
+        lines += [
+            "Median seconds · median peak RSS, by the size of the model's files (the rows of the "
+            "`load` jobs above, smallest first).",
+            "",
+        ]
+        lines += weights_table(jobs, results, cache, sizes)
     if any(job.kind == "graph" for job in jobs):
         lines += ["", "### How the cost grows with the graph: decode + full walk, per node", ""]
         lines += [

@@ -81,6 +81,8 @@ def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) ->
     expected = {
         ("load + `to_array` of every initializer", "`gpt`"),
         ("open + every initializer as an array", "`gpt-external`"),
+        ("load + `to_array` of every initializer", "`gpt-small`"),
+        ("open + every initializer as an array", "`gpt-huge`"),
         ("save as one file", "`gpt`"),
         ("save as one file, `durable=False`", "`gpt`"),
     }
@@ -101,7 +103,7 @@ def test_the_ratio_table_has_every_row_and_reference_with_numbers(smoke: str) ->
 def test_every_library_has_its_own_figures(smoke: str) -> None:
     [[header, *rows], [import_header, imports]] = sections(smoke)["Every library's own figures"]
     assert header == ["step", "input", *ALL_LABELS]
-    assert len(rows) == 10
+    assert len(rows) == 12
     for row in rows:
         if row[0] == "save as one file, `durable=False`":
             # The variant's own figures; the references ran once, in the row above.
@@ -125,6 +127,19 @@ def test_cost_per_node_is_reported_for_every_graph_size(smoke: str) -> None:
         for row in rows:
             for cell in row[1:]:
                 assert re.match(r"^\d[\d,.]* µs · \d[\d,]* B$", cell), row
+
+
+def test_opening_is_reported_for_every_size_of_weights_smallest_first(smoke: str) -> None:
+    [[header, *rows]] = sections(smoke)["How opening grows with the weights: every initializer as an array"]
+    assert header == ["weights", "input", *ALL_LABELS]
+    assert [row[1] for row in rows] == ["`gpt-small`", "`gpt`", "`gpt-external`", "`gpt-huge`"]
+    scale = {"kB": 1e3, "MB": 1e6}
+    sizes = [float(row[0].split()[0].replace(",", "")) * scale[row[0].split()[1]] for row in rows]
+    assert sizes == sorted(sizes), sizes
+    for row in rows:
+        assert re.match(r"^\d[\d,.]* [kM]B$", row[0]), row
+        for cell in row[2:]:
+            assert OWN_CELL.match(cell), row
 
 
 def test_hostile_inputs_have_an_amplification_for_every_library(smoke: str) -> None:
@@ -153,7 +168,7 @@ def test_a_run_stopped_at_its_memory_limit_says_so_in_its_cells(tmp_path: pathli
     )
     assert done.returncode == 0, done.stderr[-3000:]
     [[_, *rows]] = sections(done.stdout)["wirecodec ÷ each reference"]
-    assert [row[1] for row in rows] == ["`gpt`", "`gpt-external`"]
+    assert [row[1] for row in rows] == ["`gpt`", "`gpt-external`", "`gpt-small`", "`gpt-huge`"]
     stopped = "— (stopped at 1.0 MB RSS)"
     for row in rows:
         assert row[3:] == [stopped] * (1 + len(REFERENCE_LABELS)), row
