@@ -3,7 +3,9 @@
 For before/after figures of a change to the decoder or the message model: each tree is
 imported from its own folder (``git worktree add /tmp/before <commit>``), the trees take
 turns so a change in the machine's load falls on all of them, and each run prints the
-decode and the walk (``bench/child.py``'s ``walk_proto``) separately.
+decode and the walk (``bench/child.py``'s ``walk_proto``) separately. With ``--load`` the
+first step is ``wirecodec.load(path)`` (mapping the file, looking for external data)
+instead of ``wirecodec.decode`` of its bytes.
 
     python bench/decode_walk_trees.py bench/.cache/<meta-100000>/model.onnx /tmp/before . --pairs 3
 """
@@ -22,14 +24,16 @@ sys.path.insert(1, sys.argv[3])
 from child import walk_proto
 import wirecodec
 from schema_dsl.onnx import ModelProto
+load = sys.argv[4] == "load"
 data = open(sys.argv[2], "rb").read()
 wirecodec.decode(ModelProto, b"")
 start = time.perf_counter()
-model = wirecodec.decode(ModelProto, data)
+model = wirecodec.load(sys.argv[2]) if load else wirecodec.decode(ModelProto, data)
 decoded = time.perf_counter()
 walk_proto(model)
 walked = time.perf_counter()
-print(f"decode {decoded - start:.3f} s  walk {walked - decoded:.3f} s  total {walked - start:.3f} s")
+first = "load" if load else "decode"
+print(f"{first} {decoded - start:.3f} s  walk {walked - decoded:.3f} s  total {walked - start:.3f} s")
 """
 
 
@@ -39,12 +43,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model", type=pathlib.Path, help="an .onnx file")
     parser.add_argument("trees", nargs="+", type=pathlib.Path, help="folders with wirecodec/, schema_dsl/")
     parser.add_argument("--pairs", type=int, default=3, help="rounds of one run per tree")
+    parser.add_argument("--load", action="store_true", help="wirecodec.load(path) instead of decode(bytes)")
     args = parser.parse_args(argv)
     bench = pathlib.Path(__file__).resolve().parent
+    step = "load" if args.load else "decode"
     for _ in range(args.pairs):
         for tree in args.trees:
             out = subprocess.run(
-                [sys.executable, "-c", _CHILD, str(tree.resolve()), str(args.model), str(bench)],
+                [sys.executable, "-c", _CHILD, str(tree.resolve()), str(args.model), str(bench), step],
                 check=True,
                 capture_output=True,
                 text=True,

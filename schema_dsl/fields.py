@@ -146,6 +146,7 @@ class FieldSpec:
     _message_type: type[Message] | None = field(default=None, repr=False)
     _annotation: str = field(default="", repr=False)
     view: bool = False
+    noted: bool = False  # decoders report each record of it (see ``optional``)
     _container: type | None = field(default=None, repr=False)  # see schema_dsl.containers
 
     @property
@@ -204,15 +205,19 @@ def optional(
     oneof: str | None = None,
     enum: type[enum.IntEnum] | None = None,
     view: bool = False,
+    noted: bool = False,
 ) -> Any:
     """Declare a singular (proto2 ``optional``) field; it has presence.
 
     ``view``: a ``bytes`` field whose decoded value is a zero-copy ``memoryview`` of the
     input instead of ``bytes`` (for payload-sized fields such as ``TensorProto.raw_data``).
+    ``noted``: decoding reports each record of this field to whoever asked which such
+    fields a decode met (wirecodec.protobuf.notes), so a question like "does any tensor
+    set ``data_location``?" needs no walk over the decoded model.
     """
     if view and kind is not Kind.BYTES:
         raise SchemaError(f"field {number}: only a bytes field can be a view")
-    return FieldSpec(number, kind, oneof=oneof, enum_type=enum, view=view)
+    return FieldSpec(number, kind, oneof=oneof, enum_type=enum, view=view, noted=noted)
 
 
 def repeated(

@@ -311,7 +311,8 @@ class TensorProto(Message):
     doc_string: str = optional(12, STRING)
     raw_data: Bytes = optional(9, BYTES, view=True)  # payload: a zero-copy view when decoded
     external_data: list[StringStringEntryProto] = repeated(13, MESSAGE)
-    data_location: int = optional(14, ENUM, enum=DataLocation)
+    # noted: load learns while decoding whether any tensor may refer to external data
+    data_location: int = optional(14, ENUM, enum=DataLocation, noted=True)
     double_data: list[float] = repeated(10, DOUBLE, packed=True)
     uint64_data: list[int] = repeated(11, UINT64, packed=True)
     metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE)

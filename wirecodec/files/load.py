@@ -31,6 +31,7 @@ from wirecodec.files.mapping import map_read_only
 from wirecodec.files.zip_container import is_zip, load_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
+from wirecodec.protobuf.notes import noting
 
 __all__ = ["load", "load_external_data_into", "load_tensor"]
 
@@ -62,7 +63,7 @@ class _Mapped:
         self.map = map_read_only(fileno, size, name)
         self.shadow: mmap.mmap | None = None
         if size >= 1 << 20:
-            payloads = _sparse.payload_ranges(fileno, size, cls)
+            payloads = _sparse.payload_ranges(fileno, size, cls, at_least=size // 2)
             if payloads and sum(end - start for start, end in payloads) >= size // 2:
                 self.shadow = _sparse.shadow_copy(fileno, size, payloads)
 
@@ -105,9 +106,13 @@ def load(
     if is_zip(source):
         return load_zip(source, lazy=lazy, load_external_data=load_external_data, max_depth=max_depth)
     data, path = _read_source(source, lazy, ModelProto)
-    model = _decode_mapped(ModelProto, data, max_depth, lazy)
-    # A model without external data keeps its waiting elements waiting.
-    if load_external_data and any_external_data(model):
+    with noting() as seen:
+        model = _decode_mapped(ModelProto, data, max_depth, lazy)
+    # Only a tensor that set data_location can refer to external data: when the decoders
+    # met none, nothing is visited (a walk would read every node's empty fields). A model
+    # without external data keeps its waiting elements waiting.
+    maybe_external = (TensorProto, "data_location") in seen
+    if load_external_data and maybe_external and any_external_data(model):
         if base_dir is None:
             if path is None:
                 raise ExternalDataError(

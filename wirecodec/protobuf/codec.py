@@ -26,6 +26,7 @@ from wirecodec.protobuf import stream_encode
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.lazy import CHECKED
+from wirecodec.protobuf.memo import new_memo
 from wirecodec.protobuf.origin import origin_for, touch
 
 __all__ = [
@@ -97,10 +98,14 @@ def decode_split(
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
     fn = decoder(cls, flavor, lazy=lazy and view.readonly)
     origin = origin_for(buf, view)
+    memo = None
     failure: DecodeError
     try:
         with gc_paused():
-            root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base)
+            # A bytearray's slices cannot be memo keys; every other buffer's can. (A sparse
+            # copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
+            memo = None if isinstance(buf, bytearray) else new_memo()
+            root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
         if origin is not None:
             object.__setattr__(root, "_origin", origin)  # the spans' bytes live as long as the root
         return root  # type: ignore[return-value]
@@ -114,7 +119,8 @@ def decode_split(
         )
     # The decoder's frames hold views of the caller's buffer; a traceback through them
     # would keep the buffer exported (an mmap could not be closed), so drop both.
-    del buf, view, origin
+    # (the memo's templates may hold views too)
+    del buf, view, origin, memo
     raise failure.with_traceback(None)
 
 

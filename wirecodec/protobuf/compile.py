@@ -32,7 +32,7 @@ from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, origin, paths
+from wirecodec.protobuf import lazy, memo, notes, origin, paths
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen_decode import DecoderSource, function_name
 from wirecodec.protobuf.gen_encode import EncoderSource
@@ -62,7 +62,7 @@ __all__ = ["CACHE_ENV", "Flavor", "cache_folder", "decoder", "defer_every_elemen
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
 Flavor = Literal["decode", "str"]
 
-Decoder = Callable[[Any, memoryview, int, int, int, Any], Message]
+Decoder = Callable[[Any, memoryview, int, int, int, Any, Any], Message]
 Encoder = Callable[[Message, list[Any]], int]
 
 _MISSING: Final = object()
@@ -116,6 +116,11 @@ _HELPERS: Final[dict[str, Any]] = {
     "_fspan": origin.field_span,
     # lazy repeated sub-messages
     "_pending": lazy.pending,
+    # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
+    "_offer": memo.offer,
+    # noted fields (wirecodec.protobuf.notes)
+    "_note": notes.note,
+    "_rebuild": memo.rebuild,
     "_vwhere": paths.validator_where,
     # encoding
     "_MISSING": _MISSING,

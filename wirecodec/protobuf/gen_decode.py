@@ -1,12 +1,15 @@
 """Generate the Python source of one message's decoder from its declaration.
 
-The generated function has the signature ``(buf, mv, pos, end, depth, src) -> message``:
+The generated function has the signature ``(buf, mv, pos, end, depth, src, memo) -> message``:
 ``buf`` is indexed for bytes and sliced for strings, ``mv`` (a memoryview of the same
 bytes) is sliced for ``bytes`` fields so they stay views, ``depth`` is how many more
 levels of nesting are allowed, ``src`` is the ``base`` of the input's
 :class:`~wirecodec.protobuf.origin.Origin` (None when its bytes may change): every
 message gets its span from it, and its repeated fields the same span, so that changing
 them is noticed; a message whose records are not all canonical reports itself changed.
+``memo`` (a :class:`~wirecodec.protobuf.memo.Memo`, or None) holds the small sub-messages
+decoded so far in this decode, by their bytes: the same bytes met again at a singular or
+repeated message field are built from the first one's recipe instead of parsed.
 
 It dispatches on the whole tag, so a known field that arrives with the wrong wire type
 falls through to the unknown-field branch, as in protobuf.
@@ -23,6 +26,7 @@ from typing import Final
 from schema_dsl import FieldSpec, Kind, MessageSchema
 from schema_dsl.containers import container_class
 from wirecodec.protobuf.lazy import Thresholds
+from wirecodec.protobuf.memo import MAX_PAYLOAD
 from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.source import (
     FIXED_KINDS,
@@ -111,6 +115,31 @@ if {r} is None:
     _osa(o, {spec.name!r}, {r})""",
         )
 
+    def _decode_child(self, w: Writer, ind: int, spec: FieldSpec) -> None:
+        """Decode the sub-message at ``buf[pos:p2]`` into ``v``: built from the memo's recipe
+        when the same bytes were decoded before as the same class, else parsed (and offered)."""
+        call = f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
+        target = f"_T_{spec.name}"
+        self.constants[target] = spec.message_type
+        # A memoryview's slices are not hashable: the "str" flavour copies the key out.
+        key = "buf[pos:p2]" if self.flavor == "decode" else "buf[pos:p2].tobytes()"
+        w(
+            ind,
+            f"""
+if memo is not None and p2 - pos <= {MAX_PAYLOAD}:
+    k = {key}
+    e = memo.get(k)
+    if e is None:
+        v = {call}
+        _offer(memo, k, v, pos, depth - 1)
+    else:
+        v = _rebuild(e, {target}, pos, depth - 1)
+        if v is None:
+            v = {call}
+else:
+    v = {call}""",
+        )
+
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
         """Keep an unknown record; the encoder writes it after the known fields, so the
         message's bytes are not canonical."""
@@ -148,18 +177,26 @@ except UnicodeDecodeError:
             self._lazy_element(w, ind, spec)
         elif kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            w(ind, f"v = _d_{spec.name}(buf, mv, pos, p2, depth - 1, src)\npos = p2")
+            # A merge changes a message decoded before, perhaps a template: the memo forgets all.
+            forget = "\n    if memo is not None:\n        memo.clear()"
+            call = f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
             if spec.repeated:
+                self._decode_child(w, ind, spec)
+                w(ind, "pos = p2")
                 self._append(w, ind, spec, "v")
             elif spec.oneof is not None:
                 # A repeated occurrence merges, unless another member took the oneof since.
                 m = f"m_{spec.name}"
-                w(ind, f"if g_{spec.oneof} == {spec.name!r}:\n    {m}.MergeFrom(v)\nelse:\n    {m} = v")
+                w(ind, f"v = {call}\npos = p2")
+                merge = f"if g_{spec.oneof} == {spec.name!r}:\n    {m}.MergeFrom(v){forget}"
+                w(ind, f"{merge}\nelse:\n    {m} = v")
                 self._store(w, ind + 1, spec, "v")
             else:
                 m = f"m_{spec.name}"
-                w(ind, f"if {m} is None:\n    {m} = v\n    _osa(o, {spec.name!r}, v)")
-                w(ind, f"else:\n    {m}.MergeFrom(v)")
+                w(ind, f"if {m} is None:")
+                self._decode_child(w, ind + 1, spec)
+                w(ind, f"    pos = p2\n    {m} = v\n    _osa(o, {spec.name!r}, v)")
+                w(ind, f"else:\n    v = {call}\n    pos = p2\n    {m}.MergeFrom(v){forget}")
         elif kind in FIXED_KINDS:
             size, unpack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].unpack
             w(
@@ -197,7 +234,8 @@ v = {unpack}(buf, pos)[0]""",
             w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         else:  # every element may wait, the first one included
             w(ind, f"if n >= {small}:")
-        w(ind + 1, f"v = {fn}(buf, mv, pos, p2, depth - 1, src)\nif {s} is None:")
+        self._decode_child(w, ind + 1, spec)
+        w(ind + 1, f"if {s} is None:")
         self._append(w, ind + 2, spec, "v")
         w(
             ind,
@@ -273,7 +311,7 @@ for raw in _rpv(buf, pos, p2, None):
 
     def source(self) -> str:
         w = Writer()
-        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth, src):")
+        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth, src, memo):")
         w(
             1,
             """

@@ -174,7 +174,7 @@ class Pending:
             elif not skip_all:
                 begin, end = self._payload_at(next(starts))
                 if not needles or _holds_any(self.buf, needles, begin, end):
-                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source)
+                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source, None)
 
     def load(self) -> list[Message]:
         """Every element, in wire order (the waiting ones were validated with their owner)."""
@@ -185,7 +185,7 @@ class Pending:
         # Pausing the collector pays off for many elements, not for a handful.
         with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
             for start in self.starts:
-                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED, source))
+                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED, source, None))
         # The record is dropped after loading, so its lists can become the field.
         if self.order is None:
             # The head may be the field's container, whose own extend would copy each element.

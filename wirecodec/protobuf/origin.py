@@ -56,6 +56,7 @@ __all__ = [
     "Origin",
     "field_span",
     "full_encode",
+    "marked",
     "origin_for",
     "reuse_field",
     "reusable",
@@ -149,6 +150,16 @@ def touch(span: int) -> None:
     origin = _origin_of(span)
     if origin is not None:
         origin.mark(_offsets(span)[0])
+
+
+def marked(span: int) -> bool:
+    """Whether the message with this span itself reported a change (or was not canonical).
+
+    Unlike :func:`reusable`, says nothing of the messages inside it: a caller that visits
+    every one of them (wirecodec.protobuf.memo) asks each, at O(1) apiece.
+    """
+    origin = _origin_of(span)
+    return origin is None or _offsets(span)[0] in origin._marks
 
 
 def reusable(span: int) -> memoryview | None:

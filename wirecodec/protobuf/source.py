@@ -201,6 +201,8 @@ def _branch(
 ) -> Callable[[Writer, int], None]:
     def emit(w: Writer, ind: int) -> None:
         _emit_order_check(w, ind, spec, packed_form)
+        if spec.noted:  # decoders and validators alike (wirecodec.protobuf.notes)
+            w(ind, f"_note(_C, {spec.name!r})")
         body(w, ind, spec)
 
     return emit

@@ -67,9 +67,17 @@ class _Reader:
             raise _UnsureError from None
 
 
-def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, int]] | None:
-    """Offsets of the large ``bytes`` payloads of a ``cls`` file, or None if unsure."""
+def payload_ranges(
+    fd: int, size: int, cls: type[Message], *, at_least: int = 0
+) -> list[tuple[int, int]] | None:
+    """Offsets of the large ``bytes`` payloads of a ``cls`` file, or None if unsure.
+
+    Also None, as soon as it is known, when they cannot add up to ``at_least`` bytes:
+    a structure-heavy file is then not walked to its end for nothing.
+    """
     reader = _Reader(fd)
+    # Bytes known to hold no large payload; past size - at_least the answer is no.
+    ruled_out, limit = 0, size - at_least
     ranges: list[tuple[int, int]] = []
     # The walk hops from header to header: readahead would fetch the payloads in between.
     with contextlib.suppress(AttributeError, OSError):
@@ -84,6 +92,8 @@ def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, in
                 fields += 1
                 if fields > _MAX_FIELDS:
                     raise _UnsureError  # structure-heavy: copying it all is no saving
+                start = pos
+                held = 0  # bytes of this record left to a payload or to a later walk
                 tag, pos = reader.varint(pos, end)
                 wire = tag & 7
                 if wire == 0:
@@ -101,13 +111,18 @@ def payload_ranges(fd: int, size: int, cls: type[Message]) -> list[tuple[int, in
                     if spec is not None and spec.kind is Kind.MESSAGE and length >= MIN_PAYLOAD:
                         # A smaller message cannot hold a large payload: it is copied whole.
                         todo.append((spec.message_type, pos, stop))
+                        held = length
                     elif spec is not None and spec.kind is Kind.BYTES and length >= MIN_PAYLOAD:
                         ranges.append((pos, stop))
+                        held = length
                     pos = stop
                 else:
                     raise _UnsureError
                 if pos > end:
                     raise _UnsureError
+                ruled_out += pos - start - held
+                if ruled_out > limit:
+                    raise _UnsureError  # too little left to hold what was asked
     except (_UnsureError, OSError):
         return None
     finally:
