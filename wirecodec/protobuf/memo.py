@@ -61,9 +61,9 @@ __all__ = [
 MAX_PAYLOAD: Final = 64
 # Distinct templates kept; past this, new payloads are decoded without being remembered.
 MAX_ENTRIES: Final = 4096
-# Uses of a recipe in one decode before it is compiled: compile() costs about what a few
-# hundred builds by the recipe's interpreter do (docs/performance.md).
-COMPILE_AFTER: Final = 256
+# Uses of a recipe in one decode before it is compiled: compiling pays back after ~180
+# (a 4-dim TypeProto) to ~400 (an int attribute) builds (docs/performance.md). Tests lower it.
+COMPILE_AFTER = 256
 
 # A template's offset d bytes further: both offsets in a span move by d.
 _ONE_BYTE: Final = (1 << SPAN_SHIFT) + 1
