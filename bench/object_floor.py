@@ -134,52 +134,8 @@ class _Plain:
     """A message with no typed assignment: every store is a plain ``STORE_ATTR``."""
 
 
-def build_plain(nodes: list[Node], values: list[Value]) -> list[Any]:
-    """The same objects and stores, on plain classes (no ``__setattr__`` of their own)."""
-    new = object.__new__
-    built: list[Any] = []
-    for name, op_type, domain, ins, outs, attributes in nodes:
-        o = new(_Plain)
-        o._span = _SPAN
-        o.input = list(ins)
-        o.output = list(outs)
-        o.name = name
-        o.op_type = op_type
-        r = []
-        for a_name, a_type, field, value in attributes:
-            a = new(_Plain)
-            a._span = _SPAN
-            a.name = a_name
-            setattr(a, field, value)
-            a.type = a_type
-            r.append(a)
-        o.attribute = r
-        if domain:
-            o.domain = domain
-        built.append(o)
-    for name, elem_type, dims in values:
-        r = []
-        for field, value in dims:
-            d = new(_Plain)
-            d._span = _SPAN
-            setattr(d, field, value)
-            r.append(d)
-        s = new(_Plain)
-        s._span = _SPAN
-        s.dim = r
-        t = new(_Plain)
-        t._span = _SPAN
-        t.elem_type = elem_type
-        t.shape = s
-        ty = new(_Plain)
-        ty._span = _SPAN
-        ty.tensor_type = t
-        v = new(_Plain)
-        v._span = _SPAN
-        v.name = name
-        v.type = ty
-        built.append(v)
-    return built
+# Per message: (the class objects are built as, the class they are given at the end or None).
+Classes = dict[str, tuple[type, type | None]]
 
 
 def _slotted(fields: tuple[str, ...]) -> tuple[type, type]:
@@ -193,17 +149,30 @@ def _slotted(fields: tuple[str, ...]) -> tuple[type, type]:
     return raw, checked
 
 
-def build_slots_twin(nodes: list[Node], values: list[Value]) -> list[Any]:
-    """``__slots__``, built through the unchecked twin and handed the checked class at the end."""
+_MESSAGES = ("node", "attribute", "dim", "shape", "tensor", "type", "value")
+PLAIN: Classes = dict.fromkeys(_MESSAGES, (_Plain, None))
+SLOTS_TWIN: Classes = {
+    "node": _slotted(("_span", "input", "output", "name", "op_type", "attribute", "domain")),
+    "attribute": _slotted(("_span", "name", "type", *_VALUE_FIELDS.values())),
+    "dim": _slotted(("_span", "dim_value", "dim_param")),
+    "shape": _slotted(("_span", "dim")),
+    "tensor": _slotted(("_span", "elem_type", "shape")),
+    "type": _slotted(("_span", "tensor_type")),
+    "value": _slotted(("_span", "name", "type")),
+}
+
+
+def build_unchecked(nodes: list[Node], values: list[Value], classes: Classes) -> list[Any]:
+    """The same objects and stores with plain ``STORE_ATTR``, on classes without a ``__setattr__``
+    of their own, each then given its final class where ``classes`` names one."""
     new = object.__new__
-    attribute_fields = ("_span", "name", "type", *_VALUE_FIELDS.values())
-    raw_node, node_cls = _slotted(("_span", "input", "output", "name", "op_type", "attribute", "domain"))
-    raw_attribute, attribute_cls = _slotted(attribute_fields)
-    raw_dim, dim_cls = _slotted(("_span", "dim_value", "dim_param"))
-    raw_shape, shape_cls = _slotted(("_span", "dim"))
-    raw_tensor, tensor_cls = _slotted(("_span", "elem_type", "shape"))
-    raw_type, type_cls = _slotted(("_span", "tensor_type"))
-    raw_value, value_cls = _slotted(("_span", "name", "type"))
+    raw_node, node_cls = classes["node"]
+    raw_attribute, attribute_cls = classes["attribute"]
+    raw_dim, dim_cls = classes["dim"]
+    raw_shape, shape_cls = classes["shape"]
+    raw_tensor, tensor_cls = classes["tensor"]
+    raw_type, type_cls = classes["type"]
+    raw_value, value_cls = classes["value"]
     built: list[Any] = []
     for name, op_type, domain, ins, outs, attributes in nodes:
         o = new(raw_node)
@@ -219,12 +188,14 @@ def build_slots_twin(nodes: list[Node], values: list[Value]) -> list[Any]:
             a.name = a_name
             setattr(a, field, value)
             a.type = a_type
-            a.__class__ = attribute_cls
+            if attribute_cls is not None:
+                a.__class__ = attribute_cls
             r.append(a)
         o.attribute = r
         if domain:
             o.domain = domain
-        o.__class__ = node_cls
+        if node_cls is not None:
+            o.__class__ = node_cls
         built.append(o)
     for name, elem_type, dims in values:
         r = []
@@ -232,26 +203,26 @@ def build_slots_twin(nodes: list[Node], values: list[Value]) -> list[Any]:
             d = new(raw_dim)
             d._span = _SPAN
             setattr(d, field, value)
-            d.__class__ = dim_cls
+            if dim_cls is not None:
+                d.__class__ = dim_cls
             r.append(d)
         s = new(raw_shape)
         s._span = _SPAN
         s.dim = r
-        s.__class__ = shape_cls
         t = new(raw_tensor)
         t._span = _SPAN
         t.elem_type = elem_type
         t.shape = s
-        t.__class__ = tensor_cls
         ty = new(raw_type)
         ty._span = _SPAN
         ty.tensor_type = t
-        ty.__class__ = type_cls
         v = new(raw_value)
         v._span = _SPAN
         v.name = name
         v.type = ty
-        v.__class__ = value_cls
+        if value_cls is not None:
+            for obj, cls in ((s, shape_cls), (t, tensor_cls), (ty, type_cls), (v, value_cls)):
+                obj.__class__ = cls
         built.append(v)
     return built
 
@@ -305,11 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         ),
         (
             "build them: plain classes, `STORE_ATTR` (no typed assignment)",
-            best(args.repeat, lambda: build_plain(nodes, values)),
+            best(args.repeat, lambda: build_unchecked(nodes, values, PLAIN)),
         ),
         (
             "build them: `__slots__`, unchecked twin then `__class__` swap",
-            best(args.repeat, lambda: build_slots_twin(nodes, values)),
+            best(args.repeat, lambda: build_unchecked(nodes, values, SLOTS_TWIN)),
         ),
     ]
     upb = rows[0][1]
