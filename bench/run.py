@@ -53,11 +53,12 @@ LABELS = {
     **{variant: "wirecodec" + suffix for variant, suffix in VARIANT_SUFFIXES.items()},
 }
 SAME_RUNS = "(as above)"  # a variant's row in the absolute table: the references ran once
+# The arrays step of a model in one file, and of one with external data (inputs.GPT_INPUTS).
+ARRAYS_LABELS = {
+    False: "load + `to_array` of every initializer",
+    True: "open + every initializer as an array",
+}
 STEP_LABELS = {
-    ("arrays", "gpt"): "load + `to_array` of every initializer",
-    ("arrays", "gpt-external"): "open + every initializer as an array",
-    ("arrays", "gpt-small"): "load + `to_array` of every initializer",
-    ("arrays", "gpt-huge"): "open + every initializer as an array",
     ("graph", "decode+walk"): "decode + full walk",
     ("graph", "encode"): "encode the decoded model",
     ("graph", "encode-changed"): "encode after renaming one node",
@@ -303,7 +304,9 @@ def steps_of(job: Job) -> tuple[str, ...]:
 
 
 def step_label(job: Job, step: str) -> str:
-    return STEP_LABELS.get((job.kind, job.input), STEP_LABELS.get((job.kind, step), step))
+    if job.kind == "arrays":
+        return ARRAYS_LABELS[inputs.GPT_INPUTS[job.input][1]]
+    return STEP_LABELS.get((job.kind, step), step)
 
 
 def _mb(n: float) -> str:

@@ -24,7 +24,8 @@ from schema_dsl import Message
 from schema_dsl.containers import RepeatedContainer
 from schema_dsl.onnx import ModelProto, TensorProto
 from tests.exports import Export
-from tests.reference import backend_corpus, pb_class, require_onnx
+from tests.reference import CorpusItem, backend_corpus, pb_class, require_onnx
+from tests.wire_gen import frame
 from wirecodec.errors import LimitError
 from wirecodec.protobuf import codec, memo, sparse
 from wirecodec.protobuf.compile import defer_every_element
@@ -122,10 +123,17 @@ def compile_after(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     return value
 
 
+@pytest.fixture(scope="module")
+def corpus(request: pytest.FixtureRequest) -> list[CorpusItem]:
+    cache_plugin = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache = pathlib.Path(str(cache_plugin.mkdir("onnx-corpus"))) if cache_plugin else None
+    return backend_corpus(cache)
+
+
 @compiling
 @pytest.mark.usefixtures("compile_after")
-def test_backend_models_decode_the_same_with_the_memo() -> None:
-    models = [item for item in backend_corpus() if item.message == "ModelProto"]
+def test_backend_models_decode_the_same_with_the_memo(corpus: list[CorpusItem]) -> None:
+    models = [item for item in corpus if item.message == "ModelProto"]
     assert len(models) > 500
     for item in models:
         _assert_same_decode(item.data)
@@ -133,9 +141,9 @@ def test_backend_models_decode_the_same_with_the_memo() -> None:
 
 @compiling
 @pytest.mark.usefixtures("compile_after")
-def test_backend_models_decode_the_same_with_every_element_deferred() -> None:
+def test_backend_models_decode_the_same_with_every_element_deferred(corpus: list[CorpusItem]) -> None:
     with defer_every_element():
-        for item in backend_corpus()[::7]:
+        for item in corpus[::7]:
             if item.message == "ModelProto":
                 _assert_same_decode(item.data)
 
@@ -154,7 +162,7 @@ def test_an_llm_shaped_graph_is_mostly_built_from_recipes(
     data = llm_graph().SerializeToString()
     memos: list[memo.Memo] = []
 
-    def keep() -> memo.Memo | None:
+    def keep(buf: Any) -> memo.Memo | None:
         made = memo.Memo()
         memos.append(made)
         return made
@@ -262,11 +270,6 @@ def test_max_depth_fails_where_decoding_would(max_depth: int) -> None:
     assert outcomes[0] == outcomes[1]
 
 
-def _record(number: int, payload: bytes) -> bytes:
-    assert len(payload) < 128
-    return bytes([number << 3 | 2, len(payload)]) + payload
-
-
 @compiling
 @pytest.mark.usefixtures("compile_after")
 def test_a_merge_into_a_template_does_not_reach_its_copies() -> None:
@@ -279,13 +282,13 @@ def test_a_merge_into_a_template_does_not_reach_its_copies() -> None:
     # The first value_info's type is the template, and a second type record merges into
     # it; then the same bytes twice more, and again as a copy merged into.
     infos = [
-        _record(1, b"a") + _record(2, small) + _record(2, other),
-        _record(1, b"b") + _record(2, small),
-        _record(1, b"c") + _record(2, small) + _record(2, other),
-        _record(1, b"d") + _record(2, small),
+        frame(1, b"a") + frame(2, small) + frame(2, other),
+        frame(1, b"b") + frame(2, small),
+        frame(1, b"c") + frame(2, small) + frame(2, other),
+        frame(1, b"d") + frame(2, small),
     ]
-    graph = b"".join(_record(13, info) for info in infos)
-    data = _record(7, graph)
+    graph = b"".join(frame(13, info) for info in infos)
+    data = frame(7, graph)
     ours = _assert_same_decode(data)
     theirs = pb_class(ModelProto).FromString(data)
     assert [v.type.tensor_type.elem_type for v in ours.graph.value_info] == [7, 1, 7, 1]
@@ -301,11 +304,11 @@ def test_non_canonical_repeats_are_decoded_each_time_and_encode_as_protobuf() ->
     require_onnx()
     # A dim written with a two-byte varint for 1: the same bytes three times, none canonical.
     dim = b"\x08\x81\x00"
-    shape = _record(1, dim) + _record(1, dim)
-    tensor_type = b"\x08\x01" + _record(2, shape)
-    value_type = _record(1, tensor_type)
-    graph = b"".join(_record(13, _record(1, name) + _record(2, value_type)) for name in (b"a", b"b", b"c"))
-    data = _record(7, graph)
+    shape = frame(1, dim) + frame(1, dim)
+    tensor_type = b"\x08\x01" + frame(2, shape)
+    value_type = frame(1, tensor_type)
+    graph = b"".join(frame(13, frame(1, name) + frame(2, value_type)) for name in (b"a", b"b", b"c"))
+    data = frame(7, graph)
     ours = _assert_same_decode(data)
     theirs = pb_class(ModelProto).FromString(data)
     assert wirecodec.encode(ours) == theirs.SerializeToString() != data
@@ -369,7 +372,7 @@ def test_a_compiled_recipe_builds_what_the_interpreted_one_does(monkeypatch: pyt
 
 
 def test_a_template_with_unknown_fields_is_refused() -> None:
-    template = wirecodec.decode(TensorProto, b"\x08\x02" + _record(15, b"??"))  # field 15: unknown
+    template = wirecodec.decode(TensorProto, b"\x08\x02" + frame(15, b"??"))  # field 15: unknown
     kept = memo.Memo()
     memo.offer(kept, b"k", template, 0, 5)
     assert memo.rebuild(kept[b"k"], TensorProto, 9, 5) is None

@@ -63,8 +63,9 @@ class _Mapped:
         self.map = map_read_only(fileno, size, name)
         self.shadow: mmap.mmap | None = None
         if size >= 1 << 20:
+            # Payloads at least half the file, or None: a sparse copy then saves little.
             payloads = _sparse.payload_ranges(fileno, size, cls, at_least=size // 2)
-            if payloads and sum(end - start for start, end in payloads) >= size // 2:
+            if payloads:
                 self.shadow = _sparse.shadow_copy(fileno, size, payloads)
 
 

@@ -102,9 +102,8 @@ def decode_split(
     failure: DecodeError
     try:
         with gc_paused():
-            # A bytearray's slices cannot be memo keys; every other buffer's can. (A sparse
-            # copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
-            memo = None if isinstance(buf, bytearray) else new_memo()
+            # (A sparse copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
+            memo = new_memo(buf)
             root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
         if origin is not None:
             object.__setattr__(root, "_origin", origin)  # the spans' bytes live as long as the root

@@ -118,9 +118,9 @@ _HELPERS: Final[dict[str, Any]] = {
     "_pending": lazy.pending,
     # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
     "_offer": memo.offer,
+    "_rebuild": memo.rebuild,
     # noted fields (wirecodec.protobuf.notes)
     "_note": notes.note,
-    "_rebuild": memo.rebuild,
     "_vwhere": paths.validator_where,
     # encoding
     "_MISSING": _MISSING,

@@ -115,10 +115,15 @@ if {r} is None:
     _osa(o, {spec.name!r}, {r})""",
         )
 
+    @staticmethod
+    def _child_call(spec: FieldSpec) -> str:
+        """Parsing the sub-message at ``buf[pos:p2]`` with its type's decoder."""
+        return f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
+
     def _decode_child(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """Decode the sub-message at ``buf[pos:p2]`` into ``v``: built from the memo's recipe
         when the same bytes were decoded before as the same class, else parsed (and offered)."""
-        call = f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
+        call = self._child_call(spec)
         target = f"_T_{spec.name}"
         self.constants[target] = spec.message_type
         # A memoryview's slices are not hashable: the "str" flavour copies the key out.
@@ -179,7 +184,7 @@ except UnicodeDecodeError:
             emit_read_length(w, ind)
             # A merge changes a message decoded before, perhaps a template: the memo forgets all.
             forget = "\n    if memo is not None:\n        memo.clear()"
-            call = f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
+            call = self._child_call(spec)
             if spec.repeated:
                 self._decode_child(w, ind, spec)
                 w(ind, "pos = p2")

@@ -61,8 +61,8 @@ __all__ = [
 MAX_PAYLOAD: Final = 64
 # Distinct templates kept; past this, new payloads are decoded without being remembered.
 MAX_ENTRIES: Final = 4096
-# Uses of a recipe in one decode before it is compiled: compiling pays back after ~180
-# (a 4-dim TypeProto) to ~400 (an int attribute) builds (docs/performance.md). Tests lower it.
+# Uses of a recipe in one decode before it is compiled: compiling pays back after ~160
+# (a 4-dim TypeProto) to ~480 (an int attribute) builds (bench/recipe_compile.py). Tests lower it.
 COMPILE_AFTER = 256
 
 # A template's offset d bytes further: both offsets in a span move by d.
@@ -98,9 +98,10 @@ class Memo(dict[Any, list[Any]]):
 _ON: Final = contextvars.ContextVar("wirecodec_memo", default=True)
 
 
-def new_memo() -> Memo | None:
-    """An empty memo for one top-level decode (None within :func:`turned_off`)."""
-    return Memo() if _ON.get() else None
+def new_memo(buf: Any) -> Memo | None:
+    """An empty memo for one top-level decode of ``buf``; None within :func:`turned_off`,
+    or for a ``bytearray``, whose slices (the keys) are not hashable."""
+    return Memo() if _ON.get() and not isinstance(buf, bytearray) else None
 
 
 @contextlib.contextmanager
@@ -149,7 +150,7 @@ def _recipe(message: Message) -> Recipe:
     span = None
     for name, value in message.__dict__.items():
         if name == "_span":
-            if value is not None and marked(value):
+            if marked(value):
                 raise _RefusedError(name)  # not canonical: a copy could not re-emit its bytes either
             span = value
         elif name.startswith("_"):

@@ -73,7 +73,9 @@ def payload_ranges(
     """Offsets of the large ``bytes`` payloads of a ``cls`` file, or None if unsure.
 
     Also None, as soon as it is known, when they cannot add up to ``at_least`` bytes:
-    a structure-heavy file is then not walked to its end for nothing.
+    a structure-heavy file is then not walked to its end for nothing. Every byte is
+    counted either as ruled out or inside a payload, so ranges returned add up to at
+    least ``at_least``.
     """
     reader = _Reader(fd)
     # Bytes known to hold no large payload; past size - at_least the answer is no.
