@@ -5,7 +5,8 @@ imported from its own folder (``git worktree add /tmp/before <commit>``), the tr
 turns so a change in the machine's load falls on all of them, and each run prints the
 decode and the walk (``bench/child.py``'s ``walk_proto``) separately. With ``--load`` the
 first step is ``wirecodec.load(path)`` (mapping the file, looking for external data)
-instead of ``wirecodec.decode`` of its bytes.
+instead of ``wirecodec.decode`` of its bytes; with ``--walk-without-gc`` the cyclic
+collector is off during the walk (what a full collection over the decoded tree costs).
 
     python bench/decode_walk_trees.py bench/.cache/<meta-100000>/model.onnx /tmp/before . --pairs 3
 """
@@ -18,17 +19,20 @@ import subprocess
 import sys
 
 _CHILD = """
-import sys, time
+import gc, sys, time
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(1, sys.argv[3])
 from child import walk_proto
 import wirecodec
 from schema_dsl.onnx import ModelProto
 load = sys.argv[4] == "load"
+gc_in_walk = sys.argv[5] == "gc"
 data = open(sys.argv[2], "rb").read()
 wirecodec.decode(ModelProto, b"")
 start = time.perf_counter()
 model = wirecodec.load(sys.argv[2]) if load else wirecodec.decode(ModelProto, data)
+if not gc_in_walk:
+    gc.disable()
 decoded = time.perf_counter()
 walk_proto(model)
 walked = time.perf_counter()
@@ -44,13 +48,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("trees", nargs="+", type=pathlib.Path, help="folders with wirecodec/, schema_dsl/")
     parser.add_argument("--pairs", type=int, default=3, help="rounds of one run per tree")
     parser.add_argument("--load", action="store_true", help="wirecodec.load(path) instead of decode(bytes)")
+    parser.add_argument("--walk-without-gc", action="store_true", help="no cyclic collector in the walk")
     args = parser.parse_args(argv)
     bench = pathlib.Path(__file__).resolve().parent
     step = "load" if args.load else "decode"
+    collector = "off" if args.walk_without_gc else "gc"
     for _ in range(args.pairs):
         for tree in args.trees:
+            child = [str(tree.resolve()), str(args.model), str(bench), step, collector]
             out = subprocess.run(
-                [sys.executable, "-c", _CHILD, str(tree.resolve()), str(args.model), str(bench), step],
+                [sys.executable, "-c", _CHILD, *child],
                 check=True,
                 capture_output=True,
                 text=True,
