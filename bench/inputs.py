@@ -121,6 +121,16 @@ def gpt_shape(sizes: Sizes, name: str) -> GptShape:
     return shape
 
 
+def model_and_repeat(description: str, repeat: int, argv: list[str] | None) -> tuple[pathlib.Path, int]:
+    """The command line of a one-model script: ``[MODEL]`` (default ``meta-100000``) and ``--repeat``."""
+    parser = argparse.ArgumentParser(description=description.split("\n")[0])
+    parser.add_argument("model", nargs="?", type=pathlib.Path)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    args = parser.parse_args(argv)
+    model: pathlib.Path = args.model or path_of(DEFAULT_CACHE, FULL, "meta-100000")
+    return model, args.repeat
+
+
 def names(sizes: Sizes) -> list[str]:
     """Every input the benchmark needs at these sizes."""
     return (

@@ -19,9 +19,7 @@ while building, as the decoders pause it). Input: ``bench/.cache/meta-100000`` b
 
 from __future__ import annotations
 
-import argparse
 import gc
-import pathlib
 import sys
 import time
 from collections.abc import Callable
@@ -242,11 +240,7 @@ def best(repeat: int, step: Callable[[], Any]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("model", nargs="?", type=pathlib.Path)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
-    path = args.model or inputs.path_of(inputs.DEFAULT_CACHE, inputs.FULL, "meta-100000")
+    path, repeat = inputs.model_and_repeat(__doc__, 3, argv)
     data = path.read_bytes()
 
     import onnx
@@ -261,32 +255,32 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         (
             "onnx (upb): decode + walk",
-            best(args.repeat, lambda: walk_proto(onnx.load_model_from_string(data))),
+            best(repeat, lambda: walk_proto(onnx.load_model_from_string(data))),
         ),
-        ("onnx (upb): decode alone", best(args.repeat, lambda: onnx.load_model_from_string(data))),
+        ("onnx (upb): decode alone", best(repeat, lambda: onnx.load_model_from_string(data))),
         (
             "wirecodec: decode + walk",
-            best(args.repeat, lambda: walk_proto(wirecodec.decode(ModelProto, data))),
+            best(repeat, lambda: walk_proto(wirecodec.decode(ModelProto, data))),
         ),
-        ("wirecodec: decode alone", best(args.repeat, lambda: wirecodec.decode(ModelProto, data))),
-        ("wirecodec: walk alone (objects built)", best(args.repeat, lambda: walk_proto(decoded))),
+        ("wirecodec: decode alone", best(repeat, lambda: wirecodec.decode(ModelProto, data))),
+        ("wirecodec: walk alone (objects built)", best(repeat, lambda: walk_proto(decoded))),
         (
             "build the walked objects: schema classes, `object.__setattr__` (today's store)",
-            best(args.repeat, lambda: build_schema_classes(nodes, values)),
+            best(repeat, lambda: build_schema_classes(nodes, values)),
         ),
         (
             "build them: plain classes, `STORE_ATTR` (no typed assignment)",
-            best(args.repeat, lambda: build_unchecked(nodes, values, PLAIN)),
+            best(repeat, lambda: build_unchecked(nodes, values, PLAIN)),
         ),
         (
             "build them: `__slots__`, unchecked twin then `__class__` swap",
-            best(args.repeat, lambda: build_unchecked(nodes, values, SLOTS_TWIN)),
+            best(repeat, lambda: build_unchecked(nodes, values, SLOTS_TWIN)),
         ),
     ]
     upb = rows[0][1]
     counts = f"{len(nodes):,} nodes, {len(values):,} typed values, {objects:,} objects and containers walked"
     print(f"`{path.parent.name}`: {counts}")
-    print(f"best of {args.repeat} runs each, one process\n")
+    print(f"best of {repeat} runs each, one process\n")
     print("| step | seconds | ÷ upb decode + walk |")
     print("|---|---|---|")
     for label, seconds in rows:

@@ -10,9 +10,7 @@ the figures behind ``memo.COMPILE_AFTER``. Best of ``--repeat`` rounds, one proc
 
 from __future__ import annotations
 
-import argparse
 import collections
-import pathlib
 import sys
 import time
 import types
@@ -45,11 +43,7 @@ def best(repeat: int, times: int, step: Callable[[], Any]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("model", nargs="?", type=pathlib.Path)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args(argv)
-    path = args.model or inputs.path_of(inputs.DEFAULT_CACHE, inputs.FULL, "meta-100000")
+    path, repeat = inputs.model_and_repeat(__doc__, 5, argv)
     data = path.read_bytes()
 
     import wirecodec
@@ -77,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     for state, count in states.most_common():
         print(f"- {state}: {count:,} ({', '.join(sorted(classes[state]))})")
 
-    print(f"\nbest of {args.repeat} rounds, one process\n")
+    print(f"\nbest of {repeat} rounds, one process\n")
     print("| recipe | compile | build, interpreted | build, compiled | compiling pays after |")
     print("|---|---|---|---|---|")
     samples = [
@@ -87,10 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     for label, template in samples:
         recipe = memo._recipe_of(template)
         assert recipe is not None, label
-        compile_cost = best(args.repeat, 50, lambda recipe=recipe: memo._compiled(recipe))
+        compile_cost = best(repeat, 50, lambda recipe=recipe: memo._compiled(recipe))
         built = memo._compiled(recipe)
-        interpreted = best(args.repeat, 5000, lambda recipe=recipe: memo._build(recipe, 0))
-        compiled = best(args.repeat, 5000, lambda built=built: built(0))
+        interpreted = best(repeat, 5000, lambda recipe=recipe: memo._build(recipe, 0))
+        compiled = best(repeat, 5000, lambda built=built: built(0))
         pays = f"{compile_cost / (interpreted - compiled):,.0f} builds" if interpreted > compiled else "never"
         cells = [f"{seconds * 1e6:.2f} µs" for seconds in (compile_cost, interpreted, compiled)]
         print(f"| {label} ({type(template).__name__}) | {' | '.join(cells)} | {pays} |")
