@@ -105,9 +105,9 @@ def _floating(spec: FieldSpec) -> Converter:
     def convert(value: Any) -> float:
         if type(value) is float:
             number = value
-        elif isinstance(value, (str, bytes, bytearray)) or (not hasattr(value, "__float__") and not hasattr(
-            value, "__index__"
-        )):
+        elif isinstance(value, (str, bytes, bytearray)) or (
+            not hasattr(value, "__float__") and not hasattr(value, "__index__")
+        ):
             raise TypeError(f"{name}: expected a real number, got {_type_name(value)}")
         else:
             number = float(value)

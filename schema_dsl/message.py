@@ -1,28 +1,36 @@
 """The message base class: declared fields become attributes with proto2 semantics.
 
-Representation (chosen for decode speed, see docs/format.md):
+Representation (chosen for decode speed, see docs/performance.md):
 
-* a field that is set lives in the instance ``__dict__``; presence is "the name is there";
-* an unset singular scalar reads as its default through a plain class attribute;
-* an unset message field reads as a *detached* empty instance, remembered by its owner
-  (in ``_stubs``) so that every read returns the same one, and the first write into it
-  attaches it (and every detached parent above it) to its owner, as in protobuf: every
-  reference a user holds sees every write. ``ClearField`` and ``Clear`` cut the link;
-* an unset repeated field reads as an empty list stored in the owner at once, so all
-  references share it; while the owner is itself detached, the first write into the
-  list attaches the owner;
+* every declared class is two classes: a private *holder* with one ``__slots__`` entry
+  per field, and the declared class itself, a subclass that adds nothing but the checked
+  ``__setattr__`` (typed assignment). A decoder fills a holder instance with plain
+  attribute stores, the cheapest Python has, then gives it the declared class
+  (``o.__class__ = cls``: same layout, no copy);
+* ``_has`` is a bit mask of the fields that are *stored*: a present singular field, or
+  a repeated field whose container exists. ``HasField`` tests its bit;
+* an unset singular scalar reads as its default because every constructor fills all
+  scalar slots with their defaults (:func:`blank`): a read is a plain slot read, set or not;
+* an unset message field's slot stays empty: reading it reaches ``__getattr__``, which
+  gives a *detached* empty instance, remembered by its owner (in ``_stubs``) so that
+  every read returns the same one; the first write into it attaches it (and every
+  detached parent above it) to its owner, as in protobuf: every reference a user holds
+  sees every write. ``ClearField`` and ``Clear`` cut the link;
+* an unset repeated field reads (through ``__getattr__``) as an empty container stored
+  in the owner at once, so all references share it; while the owner is itself
+  detached, the first write into the list attaches the owner;
 * unknown fields are raw wire records kept in ``_unknown`` and re-emitted verbatim;
 * a decoder may leave a repeated message field *pending*: ``_lazy`` then holds a
   :class:`DeferredTable` (the codec's; see wirecodec.protobuf.lazy) whose
-  ``take(name).load()`` gives the elements. The field's name is absent from
-  ``__dict__`` meanwhile, so the first read reaches the class descriptor, which loads
-  and stores the list; everything that looks at ``__dict__`` wholesale (ListFields,
-  copies, pickling, the encoder) loads first. That is all the message model knows of it.
+  ``take(name).load()`` gives the elements. The field's slot is empty meanwhile, so the
+  first read reaches ``__getattr__``, which loads and stores the list; everything that
+  looks at the fields wholesale (ListFields, copies, pickling, the encoder) loads first.
+  That is all the message model knows of it.
 * a decoder may give a message a *span* (``_span``, an int; see schema_dsl.spans)
   meaning "my source bytes are my encoding", and its repeated fields the same span.
   Every change to the message or its containers reports the span first
   (:func:`_changed`), so the codec re-emits the bytes only while they still hold. Copies
-  never take a span (nor the decoded root's ``_origin``): their changes would go
+  never take a span (nor what keeps the decoded root's bytes): their changes would go
   unreported.
 """
 
@@ -31,11 +39,12 @@ from __future__ import annotations
 import contextlib
 import enum
 import inspect
+import keyword
 import sys
 import threading
 import types
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar
 
 from schema_dsl.assign import Converter, FieldNameError, converter
 from schema_dsl.containers import RepeatedContainer, container_class, new_container
@@ -49,26 +58,56 @@ from schema_dsl.fields import (
 from schema_dsl.spans import report as report_span
 
 __all__ = [
+    "BLANK_INTERNALS",
     "Codec",
     "DeferredTable",
+    "Extras",
     "Message",
     "MessageSchema",
     "attach",
+    "blank",
     "copy_message",
+    "dropped",
+    "extras",
     "install_codec",
     "resolve_message_type",
+    "slot_value",
+    "stored_fields",
 ]
 
 _M = TypeVar("_M", bound="Message")
 _UNKNOWN: Final = "_unknown"
-_LAZY: Final = "_lazy"  # see the module docstring
-_OWNER: Final = "_owner"  # on a detached child: (parent message, field name)
-_STUBS: Final = "_stubs"  # on a parent: {field name: detached child} handed out by reads
-# Links to an owner and to stubs stay behind, and so do the span and what keeps its
-# bytes (see the module docstring): a copy's changes would not be reported.
-_NOT_COPIED: Final = frozenset({_OWNER, _STUBS, "_span", "_origin"})
+# The internal slots every constructor fills, with their empty values (see Message).
+BLANK_INTERNALS: Final[tuple[tuple[str, Any], ...]] = (("_span", None), ("_has", 0), ("_x", None))
 _new_list: Final = list.__new__
+_new: Final = object.__new__
 _osa: Final = object.__setattr__
+_odel: Final = object.__delattr__
+
+
+class Extras:
+    """What few messages need, kept in one slot (``_x``, None until needed) so that the
+    others pay 8 bytes for it: unknown fields, pending fields (``lazy``), the children
+    handed out by reads (``stubs``), a detached child's link to its parent (``owner``),
+    and what keeps a decoded root's bytes (``origin``)."""
+
+    __slots__ = ("lazy", "origin", "owner", "stubs", "unknown")
+
+    def __init__(self) -> None:
+        self.lazy: DeferredTable | None = None
+        self.origin: Any = None
+        self.owner: tuple[Message, str] | None = None
+        self.stubs: dict[str, Message] | None = None
+        self.unknown: tuple[Any, ...] | list[Any] = ()
+
+
+def extras(message: Message) -> Extras:
+    """``message``'s :class:`Extras`, made now if it had none."""
+    found = message._x
+    if found is None:
+        found = Extras()
+        _osa(message, "_x", found)
+    return found
 
 
 class PendingField(Protocol):
@@ -122,33 +161,51 @@ def _the_codec() -> Codec:
 class MessageSchema:
     """Everything the codec needs to know about one message class.
 
-    ``codecs`` is a cache the codec fills with what it generates for the class (keyed
-    by its own names); the schema never reads it, and it goes away with the class.
+    ``holder`` is the class whose slots hold the fields (the declared class's base): a
+    decoder builds on it and then gives the object the declared class ``cls``.
+    ``bit[name]`` is the field's bit in ``_has``; ``defaults`` the scalar fields'
+    defaults, which every constructor stores. ``codecs`` is a cache the codec fills with
+    what it generates for the class (keyed by its own names); the schema never reads it,
+    and it goes away with the class.
     """
 
     __slots__ = (
+        "bit",
         "by_name",
         "by_number",
         "cls",
         "codecs",
         "converters",
+        "declared",
+        "defaults",
         "detached",
+        "field_bits",
         "fields",
         "full_name",
+        "holder",
         "oneofs",
     )
 
-    def __init__(self, cls: type[Message], full_name: str, fields: tuple[FieldSpec, ...]) -> None:
+    def __init__(
+        self, cls: type[Message], holder: type[Message], full_name: str, fields: tuple[FieldSpec, ...]
+    ) -> None:
         self.cls = cls
+        self.holder = holder
         self.codecs: dict[str, Any] = {}
         # name -> (converter, other members of its oneof), filled on first assignment
         # (message types resolve late)
         self.converters: dict[str, tuple[Converter, tuple[str, ...]]] = {}
         self.detached: type[Message] = cls
         self.full_name = full_name
+        self.declared = fields
         self.fields = tuple(sorted(fields, key=lambda f: f.number))
         self.by_name = {f.name: f for f in self.fields}
         self.by_number = {f.number: f for f in self.fields}
+        self.bit = {f.name: 1 << i for i, f in enumerate(self.fields)}
+        self.field_bits = tuple((f, 1 << i) for i, f in enumerate(self.fields))
+        self.defaults = tuple(
+            (f.name, f.default) for f in self.fields if not f.repeated and f.kind is not Kind.MESSAGE
+        )
         oneofs: dict[str, tuple[FieldSpec, ...]] = {}
         for f in self.fields:
             if f.oneof is not None:
@@ -156,19 +213,65 @@ class MessageSchema:
         self.oneofs = oneofs
 
 
-class _RepeatedDefault:
-    """Unset repeated field: reading it stores an empty list in the owner and returns it."""
+def blank(cls: type[_M]) -> _M:
+    """A new ``cls`` message with every field unset (the one way to make an empty message:
+    its scalar slots must hold their defaults)."""
+    schema = cls.__schema__
+    o: Any = _new(schema.holder)
+    for name, value in BLANK_INTERNALS:
+        _osa(o, name, value)
+    for name, value in schema.defaults:
+        _osa(o, name, value)
+    _osa(o, "__class__", cls)
+    return o  # type: ignore[no-any-return]
 
-    __slots__ = ("name", "spec")
 
-    def __init__(self, spec: FieldSpec) -> None:
-        self.name = spec.name
-        self.spec = spec
+def stored_fields(message: Message) -> Iterator[tuple[FieldSpec, Any]]:
+    """``(spec, value)`` of every stored field (present, or a container that exists, even
+    empty), in field-number order; pending fields are not loaded (nor seen)."""
+    has = message._has
+    if has:
+        for spec, bit in message.__schema__.field_bits:
+            if has & bit:
+                yield spec, getattr(message, spec.name)
 
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return _store_empty_list(obj, self.spec)
+
+def dropped(message: Message, name: str, has: int) -> int:
+    """For a decoder building ``message`` (its ``_has`` kept aside as ``has``): empty field
+    ``name`` (a oneof member another one replaces) and return ``has`` without its bit."""
+    spec = message.__schema__.by_name[name]
+    if spec.repeated or spec.kind is Kind.MESSAGE:
+        _odel(message, name)
+    else:
+        _osa(message, name, spec.default)
+    return has & ~message.__schema__.bit[name]
+
+
+def slot_value(message: Message, name: str, default: Any = None) -> Any:
+    """Field ``name``'s slot, or ``default`` when it is empty: a look that never creates
+    the empty container or child a read would (nor loads a pending field)."""
+    try:
+        return object.__getattribute__(message, name)
+    except AttributeError:
+        return default
+
+
+def _store(message: Message, name: str, value: Any) -> None:
+    """Store field ``name`` and mark it stored (no checks, no conversion)."""
+    _osa(message, name, value)
+    _osa(message, "_has", message._has | message.__schema__.bit[name])
+
+
+def _unset(message: Message, name: str) -> None:
+    """Make field ``name`` unset: its slot emptied (or back to the default), its bit cleared."""
+    schema = message.__schema__
+    spec = schema.by_name[name]
+    if spec.repeated or spec.kind is Kind.MESSAGE:
+        with contextlib.suppress(AttributeError):
+            _odel(message, name)
+    else:
+        _osa(message, name, spec.default)
+    _osa(message, "_has", message._has & ~schema.bit[name])
 
 
 def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
@@ -178,23 +281,8 @@ def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
         empty._owner = obj  # only a detached owner needs to hear of the first write
     else:
         empty._span = obj._span
-    _osa(obj, spec.name, empty)
+    _store(obj, spec.name, empty)
     return empty
-
-
-class _MessageListDefault(_RepeatedDefault):
-    """Repeated message field: as above, unless a decoder left its elements pending."""
-
-    __slots__ = ()
-
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        # An attribute read, not obj.__dict__: that would build a dict on every instance.
-        pending = obj._lazy
-        if pending is not None and self.name in pending:
-            return _load_pending(obj, self.name, absent=True)
-        return _store_empty_list(obj, self.spec)
 
 
 _load_lock: Final = threading.RLock()
@@ -207,7 +295,7 @@ def _take_pending(message: Message, name: str) -> PendingField | None:
         return None
     record = table.take(name)
     if not table:
-        object.__delattr__(message, _LAZY)
+        extras(message).lazy = None
     return record
 
 
@@ -218,53 +306,49 @@ def _load_pending(message: Message, name: str, absent: bool = False) -> Any:
         record = _take_pending(message, name)
         if record is None:
             return getattr(message, name)
-        if not absent and name in message.__dict__:
-            return message.__dict__[name]  # assigned since the decode: the record is stale
+        schema = message.__schema__
+        if not absent and message._has & schema.bit[name]:
+            return getattr(message, name)  # assigned since the decode: the record is stale
         loaded = record.load()
-        spec = message.__schema__.by_name[name]
+        spec = schema.by_name[name]
         value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
         value._span = message._span
-        object.__setattr__(message, name, value)
+        _store(message, name, value)
         return value
 
 
-class _MessageDefault:
-    """Unset message field: reading it gives a detached empty child, absent until written."""
-
-    __slots__ = ("spec",)
-
-    def __init__(self, spec: FieldSpec) -> None:
-        self.spec = spec
-
-    def __get__(self, obj: Message | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        name = self.spec.name
-        stubs: dict[str, Message] | None = obj._stubs
-        if stubs is not None and name in stubs:
-            return stubs[name]
-        cls = self.spec.message_type
-        child = cls.__new__(cls.__schema__.detached)
-        child.__dict__[_OWNER] = (obj, name)
-        if stubs is None:
-            stubs = {}
-            object.__setattr__(obj, _STUBS, stubs)
-        stubs[name] = child
-        return child
+def _stub(obj: Message, spec: FieldSpec) -> Message:
+    """The detached empty child an unset message field reads as (the same one every time)."""
+    name = spec.name
+    stubs: dict[str, Message] | None = obj._stubs
+    if stubs is not None and name in stubs:
+        return stubs[name]
+    cls = spec.message_type
+    child = blank(cls.__schema__.detached)
+    extras(child).owner = (obj, name)
+    if stubs is None:
+        stubs = extras(obj).stubs = {}
+    stubs[name] = child
+    return child
 
 
 def _attach(message: Message) -> None:
     """Make a detached child (and its detached ancestors) a present field of its parent."""
-    link = message.__dict__.pop(_OWNER, None)
-    if link is None:
+    schema = message.__schema__
+    if type(message) is schema.cls:
+        return  # attached already (only the detached class carries a link)
+    x = message._x
+    link = None if x is None else x.owner
+    if x is None or link is None:
         return
+    x.owner = None
     parent, name = link
     _attach(parent)
-    object.__setattr__(message, "__class__", message.__schema__.cls)
+    _osa(message, "__class__", schema.cls)
     stubs = parent._stubs
     if stubs is not None and stubs.get(name) is message:
         del stubs[name]
-    if name not in parent.__dict__:
+    if not parent._has & parent.__schema__.bit[name]:
         _store_child(parent, name, message)
 
 
@@ -281,7 +365,6 @@ def _changed(message: Message) -> None:
 def _before_write(message: Message) -> None:
     """Before any change to ``message``: a detached child becomes a present field of its
     parent, and the message's source bytes, if it has any, no longer hold."""
-    # The type, not message.__dict__: reading that would give every written message a dict.
     if type(message) is not message.__schema__.cls:
         _attach(message)
     _changed(message)
@@ -292,9 +375,8 @@ def _store_child(parent: Message, name: str, child: Message) -> None:
     _changed(parent)
     _, others = _plan(parent.__schema__, name, type(parent))
     for other in others:
-        with contextlib.suppress(AttributeError):
-            object.__delattr__(parent, other)
-    object.__setattr__(parent, name, child)
+        _unset(parent, other)
+    _store(parent, name, child)
 
 
 def _sever(message: Message, name: str | None) -> None:
@@ -306,8 +388,8 @@ def _sever(message: Message, name: str | None) -> None:
     for field_name in [name] if name is not None else list(stubs):
         child = stubs.pop(field_name, None)
         if child is not None:
-            child.__dict__.pop(_OWNER, None)
-            object.__setattr__(child, "__class__", child.__schema__.cls)
+            extras(child).owner = None
+            _osa(child, "__class__", child.__schema__.cls)
 
 
 def _check_field(cls: type, spec: FieldSpec) -> None:
@@ -326,6 +408,8 @@ def _check_field(cls: type, spec: FieldSpec) -> None:
         raise SchemaError(f"{where}: enum= must be an IntEnum")
     if spec.name.startswith("_"):
         raise SchemaError(f"{where}: field names may not start with '_'")
+    if not spec.name.isidentifier() or keyword.iskeyword(spec.name):
+        raise SchemaError(f"{where}: a field name must be a Python identifier")
 
 
 def _full_name(cls: type) -> str:
@@ -333,7 +417,110 @@ def _full_name(cls: type) -> str:
     return f"{package}.{cls.__qualname__}" if package else cls.__qualname__
 
 
-class Message:
+class _MessageType(type):
+    """Builds each declared message as a slotted holder of its fields and, on top of it,
+    the declared class (see the module docstring)."""
+
+    def __new__(
+        mcs,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        detached: bool = False,
+        **kwargs: Any,
+    ) -> _MessageType:
+        if detached or not any(isinstance(base, _MessageType) for base in bases):
+            return super().__new__(mcs, name, bases, namespace, **kwargs)  # the base, or a detached variant
+        if "__slots__" in namespace:
+            raise SchemaError(f"{namespace.get('__qualname__', name)}: a message's slots are its fields")
+        specs = {key: value for key, value in namespace.items() if isinstance(value, FieldSpec)}
+        rest = {key: value for key, value in namespace.items() if key not in specs}
+        qualname = namespace.get("__qualname__", name)
+        holder_namespace = {
+            "__slots__": tuple(specs),
+            "__module__": namespace.get("__module__"),
+            "__qualname__": qualname,
+        }
+        holder = super().__new__(mcs, name, bases, holder_namespace)
+        rest["__slots__"] = ()
+        rest["__setattr__"] = _checked_setattr
+        cls = super().__new__(mcs, name, (holder,), rest, **kwargs)
+        _declare(cls, holder, specs)  # type: ignore[arg-type]
+        return cls
+
+    def __init__(
+        cls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        detached: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name, bases, namespace)
+
+
+def _declare(cls: type[Message], holder: type[Message], declared: dict[str, FieldSpec]) -> None:
+    """Check the declared fields and give both classes their schema."""
+    specs: list[FieldSpec] = []
+    annotations = inspect.get_annotations(cls)
+    for name, value in declared.items():
+        value.name = name
+        value.owner = cls
+        value._annotation = str(annotations.get(name, ""))
+        _check_field(cls, value)
+        specs.append(value)
+    for name, annotation in annotations.items():
+        # ``x: int`` with no ``= optional(...)`` would silently declare nothing.
+        if (
+            name not in declared
+            and name not in cls.__dict__
+            and not name.startswith("_")
+            and "ClassVar" not in str(annotation)
+        ):
+            raise SchemaError(
+                f"{cls.__qualname__}.{name}: annotated but not declared as a field "
+                "(give it a value such as optional(...) or repeated(...))"
+            )
+    field_names = set(declared)
+    _expose_enum_values(cls, field_names)
+    for group in sorted({s.oneof for s in specs if s.oneof is not None} & field_names):
+        raise SchemaError(f"{cls.__qualname__}: oneof {group!r} has the name of a field")
+    numbers = [s.number for s in specs]
+    if len(set(numbers)) != len(numbers):
+        dup = sorted({n for n in numbers if numbers.count(n) > 1})
+        raise SchemaError(f"{cls.__qualname__}: field numbers used twice: {dup}")
+    schema = MessageSchema(cls, holder, _full_name(cls), tuple(specs))
+    holder.__schema__ = schema
+    cls.__schema__ = schema
+    # Same layout and behaviour; being of this class marks a child not yet attached.
+    schema.detached = types.new_class(
+        cls.__name__,
+        (cls,),
+        {"detached": True},
+        lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__),
+    )
+
+
+def _checked_setattr(self: Message, name: str, value: Any) -> None:
+    """Assign a field, checked and converted as protobuf does (see schema_dsl.assign).
+
+    A name that is not a field is an AttributeError; setting a oneof member clears
+    the others; the first write into a detached child attaches it to its parent.
+    """
+    schema = self.__schema__
+    plan = schema.converters.get(name)
+    if plan is None:
+        plan = _plan(schema, name, type(self))
+    convert, others = plan
+    value = convert(value)
+    _before_write(self)
+    for other in others:
+        _unset(self, other)
+    _osa(self, name, value)
+    _osa(self, "_has", self._has | schema.bit[name])
+
+
+class Message(metaclass=_MessageType):
     """Base of every declared message.
 
     >>> from schema_dsl.onnx import TensorShapeProto
@@ -345,57 +532,31 @@ class Message:
     reads the same; none of them collides with a field of the ONNX schema.
     """
 
+    __slots__ = tuple(name for name, _ in BLANK_INTERNALS)
     __schema__: ClassVar[MessageSchema]
-    _unknown: ClassVar[tuple[Any, ...]] = ()
-    _lazy: ClassVar[DeferredTable | None] = None  # pending repeated fields (see the module docstring)
-    _stubs: ClassVar[dict[str, Message] | None] = None  # detached children handed out by reads
-    _span: ClassVar[int | None] = None  # source bytes that are this message's encoding (schema_dsl.spans)
+    _span: int | None  # source bytes that are this message's encoding (schema_dsl.spans)
+    _has: int  # a bit per stored field (MessageSchema.bit)
+    _x: Extras | None  # what few messages need (Extras)
 
-    def __init_subclass__(cls, detached: bool = False, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if detached:
-            return  # the detached variant shares its base's schema
-        specs: list[FieldSpec] = []
-        annotations = inspect.get_annotations(cls)
-        for name, value in list(cls.__dict__.items()):
-            if not isinstance(value, FieldSpec):
-                continue
-            value.name = name
-            value.owner = cls
-            value._annotation = str(annotations.get(name, ""))
-            _check_field(cls, value)
-            specs.append(value)
-            if value.repeated and value.kind is Kind.MESSAGE:
-                setattr(cls, name, _MessageListDefault(value))
-            elif value.repeated:
-                setattr(cls, name, _RepeatedDefault(value))
-            elif value.kind is Kind.MESSAGE:
-                setattr(cls, name, _MessageDefault(value))
-            else:
-                setattr(cls, name, value.default)
-        for name, annotation in annotations.items():
-            # ``x: int`` with no ``= optional(...)`` would silently declare nothing.
-            if name not in cls.__dict__ and not name.startswith("_") and "ClassVar" not in str(annotation):
-                raise SchemaError(
-                    f"{cls.__qualname__}.{name}: annotated but not declared as a field "
-                    "(give it a value such as optional(...) or repeated(...))"
-                )
-        field_names = {s.name for s in specs}
-        _expose_enum_values(cls, field_names)
-        for group in sorted({s.oneof for s in specs if s.oneof is not None} & field_names):
-            raise SchemaError(f"{cls.__qualname__}: oneof {group!r} has the name of a field")
-        numbers = [s.number for s in specs]
-        if len(set(numbers)) != len(numbers):
-            dup = sorted({n for n in numbers if numbers.count(n) > 1})
-            raise SchemaError(f"{cls.__qualname__}: field numbers used twice: {dup}")
-        cls.__schema__ = MessageSchema(cls, _full_name(cls), tuple(specs))
-        # Same layout and behaviour; being of this class marks a child not yet attached.
-        cls.__schema__.detached = types.new_class(
-            cls.__name__,
-            (cls,),
-            {"detached": True},
-            lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__),
-        )
+    @property
+    def _unknown(self) -> tuple[Any, ...] | list[Any]:
+        x = self._x
+        return () if x is None else x.unknown
+
+    @property
+    def _lazy(self) -> DeferredTable | None:
+        """Pending repeated fields (see the module docstring)."""
+        x = self._x
+        return None if x is None else x.lazy
+
+    @property
+    def _stubs(self) -> dict[str, Message] | None:
+        """Detached children handed out by reads."""
+        x = self._x
+        return None if x is None else x.stubs
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Message:
+        return blank(cls)
 
     def __init__(self, **fields: Any) -> None:
         by_name = self.__schema__.by_name
@@ -405,24 +566,20 @@ class Message:
             if value is not None:  # None leaves the field unset, as in protobuf
                 setattr(self, name, value)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Assign a field, checked and converted as protobuf does (see schema_dsl.assign).
+    if not TYPE_CHECKING:  # (a __getattr__ would let the type checker accept any attribute)
 
-        A name that is not a field is an AttributeError; setting a oneof member clears
-        the others; the first write into a detached child attaches it to its parent.
-        """
-        schema = self.__schema__
-        plan = schema.converters.get(name)
-        if plan is None:
-            plan = _plan(schema, name, type(self))
-        convert, others = plan
-        value = convert(value)
-        _before_write(self)
-        for other in others:
-            # Not self.__dict__: reading it would give every written message a dict.
-            with contextlib.suppress(AttributeError):
-                object.__delattr__(self, other)
-        object.__setattr__(self, name, value)
+        def __getattr__(self, name: str) -> Any:
+            # Reached only for an empty slot: an unset repeated or message field.
+            spec = None if name.startswith("_") else type(self).__schema__.by_name.get(name)
+            if spec is not None:
+                if spec.repeated:
+                    pending = self._lazy
+                    if pending is not None and name in pending:
+                        return _load_pending(self, name, absent=True)
+                    return _store_empty_list(self, spec)
+                if spec.kind is Kind.MESSAGE:
+                    return _stub(self, spec)
+            raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
 
     # -- presence -------------------------------------------------------------------------
 
@@ -431,19 +588,19 @@ class Message:
         spec = self._spec(name)
         if spec.repeated:
             raise ValueError(f"{spec.full_name} is repeated and has no presence")
-        return name in self.__dict__
+        return bool(self._has & self.__schema__.bit[name])
 
     def ClearField(self, name: str) -> None:
         """Make a field absent again (an empty list for a repeated field)."""
         self._spec(name)
         _before_write(self)  # clearing counts as a write, as in protobuf
-        self.__dict__.pop(name, None)
+        _unset(self, name)
         _sever(self, name)
         with _load_lock:
             _take_pending(self, name)
 
     def _load_lazy(self) -> None:
-        """Decode every pending repeated field (before looking at ``__dict__`` wholesale)."""
+        """Decode every pending repeated field (before looking at the fields wholesale)."""
         while self._lazy:
             name = self._lazy.first_name()
             assert name is not None
@@ -461,20 +618,9 @@ class Message:
 
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:
         """Present fields in field-number order, as ``(spec, value)`` pairs."""
-        out = []
         if self._lazy:
             self._load_lazy()
-        d = self.__dict__
-        for spec in self.__schema__.fields:
-            if spec.name not in d:
-                continue
-            value = d[spec.name]
-            if spec.repeated:
-                if value:
-                    out.append((spec, value))
-            elif self.HasField(spec.name):
-                out.append((spec, value))
-        return out
+        return [(spec, value) for spec, value in stored_fields(self) if value or not spec.repeated]
 
     # -- serialization (through the installed codec) --------------------------------------
 
@@ -519,7 +665,7 @@ class Message:
         """Drop unknown fields here and in every sub-message, as protobuf does."""
         if self._unknown:
             _changed(self)
-        self.__dict__.pop(_UNKNOWN, None)
+            extras(self).unknown = ()
         for spec, value in self.ListFields():
             if spec.kind is Kind.MESSAGE:
                 for child in value if spec.repeated else (value,):
@@ -544,7 +690,12 @@ class Message:
         # wrapper objects are still alive; one rule here.)
         _before_write(self)
         _sever(self, None)
-        self.__dict__.clear()
+        for spec in self.__schema__.fields:
+            if spec.repeated or spec.kind is Kind.MESSAGE:
+                with contextlib.suppress(AttributeError):
+                    _odel(self, spec.name)
+        for name, value in (*BLANK_INTERNALS, *self.__schema__.defaults):
+            _osa(self, name, value)
 
     def SetInParent(self) -> None:
         """Make this (possibly still detached) child a present field of its parent."""
@@ -565,7 +716,7 @@ class Message:
                 setattr(self, spec.name, value)
         if other._unknown:
             _before_write(self)
-            self.__dict__[_UNKNOWN] = [*self._unknown, *other._unknown]
+            extras(self).unknown = [*self._unknown, *other._unknown]
 
     def CopyFrom(self, other: Message) -> None:
         """Replace this message's content with a deep copy of ``other``'s."""
@@ -581,28 +732,15 @@ class Message:
     # belongs to the original alone.
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Message:
-        self._load_lazy()
-        cls = self.__schema__.cls
-        clone = cls.__new__(cls)
-        for key, value in self.__dict__.items():
-            if key not in _NOT_COPIED:
-                clone.__dict__[key] = _deep(value, memo)
-        return clone
+        return _rebuild(self.__schema__.cls, {key: _deep(value, memo) for key, value in _state(self)})
 
     def __copy__(self) -> Message:
-        self._load_lazy()
-        cls = self.__schema__.cls
-        clone = cls.__new__(cls)
-        clone.__dict__.update(self.__dict__)
-        for key in _NOT_COPIED:
-            clone.__dict__.pop(key, None)
-        return clone
+        # Shallow: the copy shares this message's containers and sub-messages.
+        return _rebuild(self.__schema__.cls, dict(_state(self)), convert=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
-        self._load_lazy()
-        state = {key: _deep(value, {}) for key, value in self.__dict__.items() if key not in _NOT_COPIED}
-        return (_rebuild, (self.__schema__.cls, state))
+        return (_rebuild, (self.__schema__.cls, {key: _deep(value, {}) for key, value in _state(self)}))
 
     # -- comparison and display -------------------------------------------------------------
 
@@ -686,14 +824,30 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _rebuild(cls: type[Message], state: dict[str, Any]) -> Message:
-    message = cls.__new__(cls)
-    by_name = cls.__schema__.by_name
+def _state(message: Message) -> Iterator[tuple[str, Any]]:
+    """What a copy or a pickle keeps: the stored fields by name, and the unknown records.
+    (Links to an owner and to stubs stay behind, and so do the span and what keeps its
+    bytes: a copy's changes would not be reported.)"""
+    message._load_lazy()
+    for spec, value in stored_fields(message):
+        yield spec.name, value
+    if message._unknown:
+        yield _UNKNOWN, message._unknown
+
+
+def _rebuild(cls: type[Message], state: dict[str, Any], convert: bool = True) -> Message:
+    """A new ``cls`` message holding ``state`` (field name -> value, and ``_unknown``:
+    the format pickles have always had); containers are made anew unless ``convert`` is off."""
+    message = blank(cls)
+    schema = cls.__schema__
     for key, value in state.items():
-        spec = by_name.get(key)
-        if spec is not None and spec.repeated:
+        if key == _UNKNOWN:
+            extras(message).unknown = list(value)
+            continue
+        spec = schema.by_name[key]
+        if convert and spec.repeated:
             value = new_container(spec, value)
-        message.__dict__[key] = value
+        _store(message, key, value)
     return message
 
 
@@ -712,22 +866,14 @@ def _deep(value: Any, memo: dict[int, Any]) -> Any:
 def copy_message(message: Message) -> Message:
     """An independent copy of ``message`` (what a repeated field stores on append): its
     messages and lists are new, its immutable values and ``bytes`` views are shared."""
-    message._load_lazy()
-    cls = message.__schema__.cls
-    clone = cls.__new__(cls)
-    target = clone.__dict__
-    for key, value in message.__dict__.items():
-        if key in _NOT_COPIED:
-            continue
-        if isinstance(value, RepeatedContainer):
-            items = [copy_message(v) for v in value] if value._spec.kind is Kind.MESSAGE else value
-            value = new_container(value._spec, items)
+    state: dict[str, Any] = {}
+    for key, value in _state(message):
+        if isinstance(value, RepeatedContainer) and value._spec.kind is Kind.MESSAGE:
+            value = [copy_message(v) for v in value]
         elif isinstance(value, Message):
             value = copy_message(value)
-        elif key == _UNKNOWN:
-            value = list(value)
-        target[key] = value
-    return clone
+        state[key] = value
+    return _rebuild(message.__schema__.cls, state)
 
 
 def resolve_message_type(spec: FieldSpec) -> type[Message]:

@@ -85,7 +85,7 @@ def _init_lines(cls: type[Message]) -> list[str]:
 
 def _declared_order(spec: FieldSpec) -> int:
     assert spec.owner is not None
-    return list(vars(spec.owner)).index(spec.name)
+    return spec.owner.__schema__.declared.index(spec)
 
 
 def _enum_lines(cls: type[enum.IntEnum]) -> list[str]:

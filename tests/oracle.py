@@ -11,6 +11,7 @@ import struct
 from typing import Any
 
 from schema_dsl import FieldSpec, Kind, Message
+from schema_dsl.message import extras
 
 _FIXED = {
     Kind.FLOAT: "<f",
@@ -201,7 +202,7 @@ def _message(cls: type[Message], data: bytes, pos: int, end: int, depth: int, pa
             pos = _skip(data, wire, number, pos, end, depth, here)
             unknown.append(data[start:pos])
     if unknown:
-        msg.__dict__["_unknown"] = unknown
+        extras(msg).unknown = unknown
     return msg
 
 

@@ -236,7 +236,7 @@ def test_random_messages_round_trip(msg: All) -> None:
 
 
 def test_last_scalar_wins() -> None:
-    assert decode(Guide1, bytes.fromhex("0801" "0802")).a == 2
+    assert decode(Guide1, bytes.fromhex("08010802")).a == 2
 
 
 def test_repeated_submessage_occurrences_merge() -> None:

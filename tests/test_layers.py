@@ -34,9 +34,7 @@ def test_the_schema_layer_imports_no_codec(path: pathlib.Path) -> None:
     assert not [name for name, _ in _imports(path) if name.split(".")[0] == "wirecodec"]
 
 
-@pytest.mark.parametrize(
-    "path", _modules("wirecodec/protobuf"), ids=lambda p: str(p.relative_to(ROOT))
-)
+@pytest.mark.parametrize("path", _modules("wirecodec/protobuf"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_protobuf_layer_knows_no_onnx(path: pathlib.Path) -> None:
     onnx_specific = ("schema_dsl.onnx", "wirecodec.tensors", "wirecodec.files", "wirecodec.cli")
     assert not [name for name, _ in _imports(path) if name.startswith(onnx_specific)]

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import wirecodec
+from schema_dsl.message import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from wirecodec import DecodeError, LimitError, decode, encode
 from wirecodec.protobuf.compile import defer_every_element
@@ -149,7 +150,7 @@ def test_only_small_elements_wait_by_default() -> None:
 
 def test_a_field_of_few_elements_never_waits() -> None:
     graph = decode(GraphProto, encode(GraphProto(node=[NodeProto(op_type="Relu")] * 4)))
-    assert graph._lazy is None and len(graph.__dict__["node"]) == 4
+    assert graph._lazy is None and len(slot_value(graph, "node")) == 4
 
 
 def test_writable_buffers_decode_eagerly() -> None:

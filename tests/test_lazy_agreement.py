@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schema_dsl import Kind, Message
+from schema_dsl.message import slot_value
 from tests.reference import all_message_classes, pb_class
 from tests.wire_gen import (
     corruptions,
@@ -164,7 +165,7 @@ def _is_waiting(cls: type[Message], data: bytes, every: bool) -> bool:
             message = decode(holder(cls), data)
     else:
         message = decode(holder(cls), data)
-    return "item" not in message.__dict__ and message._lazy is not None
+    return slot_value(message, "item") is None and message._lazy is not None
 
 
 # -- the exhaustive sweep -------------------------------------------------------------------------
@@ -256,7 +257,7 @@ def test_the_deferred_path_is_taken_where_the_docs_say(before: int, payload: int
     assert len(encode(element)) == payload
     data = encode(GraphProto(node=[NodeProto()] * before + [element]))
     graph = decode(GraphProto, data)
-    assert ("node" not in graph.__dict__) is waits
+    assert (slot_value(graph, "node") is None) is waits
     assert graph == decode(GraphProto, data, lazy=False)
 
 
@@ -275,4 +276,4 @@ def _is_waiting_graph(data: bytes) -> bool:
 
     with defer_every_element():
         graph = decode(GraphProto, data)
-    return "node" not in graph.__dict__
+    return slot_value(graph, "node") is None

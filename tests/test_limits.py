@@ -178,7 +178,10 @@ def _fresh_peaks(node: bytes, count: int) -> dict[str, float]:
     root = pathlib.Path(__file__).resolve().parent.parent
     done = subprocess.run(
         [sys.executable, "-c", _PEAK_CHILD, node.hex(), str(count)],
-        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     result: dict[str, float] = json.loads(done.stdout)
     return result

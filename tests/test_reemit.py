@@ -260,8 +260,10 @@ def test_an_unchanged_export_is_one_slice_and_a_change_reuses_the_rest(pytorch_e
     # initializer, value_info and input are each one slice of the source.
     slices = sum(1 for c in chunks if isinstance(c, memoryview))
     graph = model.graph
-    untouched = len(graph.node) - 1 + sum(
-        len(field) for field in (graph.initializer, graph.value_info, graph.input, graph.output)
+    untouched = (
+        len(graph.node)
+        - 1
+        + sum(len(field) for field in (graph.initializer, graph.value_info, graph.input, graph.output))
     )
     assert slices >= untouched
     reference = pb_class(ModelProto).FromString(data)

@@ -18,5 +18,7 @@ M = TypeVar("M", bound=Message)
 def unchecked(cls: type[M], **fields: Any) -> M:
     message = cls()
     for name, value in fields.items():
+        # The slot and the field's presence bit, as a store past the checks leaves them.
         object.__setattr__(message, name, value)
+        object.__setattr__(message, "_has", message._has | cls.__schema__.bit[name])
     return message

@@ -33,8 +33,17 @@ if str(ROOT) not in sys.path:
 from tests.mutation.mutants import MUTANTS, Mutant  # noqa: E402
 
 _IGNORED = shutil.ignore_patterns(
-    ".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "*.egg-info",
-    "findings", "seeds", "build", "dist",
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "*.egg-info",
+    "findings",
+    "seeds",
+    "build",
+    "dist",
 )
 
 
@@ -86,7 +95,11 @@ def _imports_the_copy(copy: pathlib.Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(copy))
     where = subprocess.run(
         [sys.executable, "-c", "import wirecodec; print(wirecodec.__file__)"],
-        cwd=copy, env=env, capture_output=True, text=True, check=True,
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     if not pathlib.Path(where).resolve().is_relative_to(copy.resolve()):
         raise HarnessError(f"the copy imports wirecodec from {where}, not from {copy}")

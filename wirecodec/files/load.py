@@ -39,7 +39,6 @@ M = TypeVar("M", bound=Message)
 Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
 
-
 def _read_source(source: Source, lazy: bool, cls: type[Message]) -> tuple[Any, pathlib.Path | None]:
     """The bytes to decode as ``cls`` (a map of the file when lazy) and the file's path, if any."""
     if isinstance(source, (str, os.PathLike)):
@@ -155,5 +154,3 @@ def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:
     """Load a single serialized TensorProto (the ``.pb`` files of onnx test data)."""
     data, _ = _read_source(source, lazy, TensorProto)
     return _decode_mapped(TensorProto, data, DEFAULT_MAX_DEPTH, lazy)
-
-

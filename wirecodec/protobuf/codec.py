@@ -18,7 +18,7 @@ from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
 from schema_dsl.assign import INT_RANGES
-from schema_dsl.message import install_codec
+from schema_dsl.message import extras, install_codec, stored_fields
 from schema_dsl.spans import install_receiver
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
@@ -106,7 +106,7 @@ def decode_split(
             memo = new_memo(buf)
             root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
         if origin is not None:
-            object.__setattr__(root, "_origin", origin)  # the spans' bytes live as long as the root
+            extras(root).origin = origin  # the spans' bytes live as long as the root
         return root  # type: ignore[return-value]
     except DecodeError as exc:
         exc._set_root(cls.__qualname__)
@@ -185,8 +185,6 @@ def _explain(message: Message, exc: BaseException) -> EncodeError:
     return EncodeError(f"cannot encode: {exc}", type(message).__qualname__)
 
 
-
-
 def _describe_type(value: object) -> str:
     """A value's type, with its module when that is not ours, and what to do with a protobuf message."""
     cls = type(value)
@@ -244,10 +242,7 @@ def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | 
     active.add(id(message))
     message._load_lazy()
     try:
-        for spec in message.__schema__.fields:
-            if spec.name not in message.__dict__:
-                continue
-            value = message.__dict__[spec.name]
+        for spec, value in stored_fields(message):
             where = f"{path}.{spec.name}"
             expected = spec.message_type if spec.kind is Kind.MESSAGE else None
             items: list[tuple[str, Any]]
@@ -265,7 +260,7 @@ def _find_bad_value(message: Any, path: str, active: set[int]) -> EncodeError | 
                     inner = _find_bad_value(item, item_path, active)
                     if inner is not None:
                         return inner
-        unknown = message.__dict__.get("_unknown", ())
+        unknown = message._unknown
         for i, record in enumerate(unknown):
             try:
                 rt.bytes_view(record)

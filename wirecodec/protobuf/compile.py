@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from schema_dsl import Kind, Message
+from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
 from wirecodec.protobuf import lazy, memo, notes, origin, paths
 from wirecodec.protobuf import runtime as rt
@@ -79,8 +80,8 @@ def _not_a_list(value: object) -> None:
 # What generated code may call, by the names it uses.
 _HELPERS: Final[dict[str, Any]] = {
     "_new": object.__new__,
-    "_osa": object.__setattr__,
-    "_odel": object.__delattr__,
+    "_dropped": dropped,
+    "_extras": extras,
     "_newlist": list.__new__,
     "_lapp": list.append,
     "_lext": list.extend,
@@ -290,6 +291,7 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     namespace.update(gen.constants)
     namespace["_C"] = cls
     namespace["_D"] = schema.detached
+    namespace["_H"] = schema.holder
     return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
 
 

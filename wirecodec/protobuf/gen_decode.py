@@ -73,9 +73,13 @@ class DecoderSource:
         self.thresholds = thresholds  # None: decode every element at once
         self.constants: dict[str, object] = {}
 
-    # Stores go through ``_osa`` (object.__setattr__): the message classes check user
-    # assignments in their own __setattr__, which decoded values do not need. (Writing
-    # ``o.__dict__`` instead would make every message build a dict: a third more memory.)
+    # A message is built on its class's slotted holder (``_H``, schema_dsl.message) with
+    # plain attribute stores, and given the declared class (``_C``) once complete: the
+    # declared class checks user assignments in its own __setattr__, which decoded
+    # values do not need. ``h`` collects the bits of the stored fields (``_has``).
+
+    def _bit(self, spec: FieldSpec) -> int:
+        return self.schema.bit[spec.name]
 
     def _store(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """Set a singular field; a oneof member first clears the member set before it."""
@@ -85,11 +89,11 @@ class DecoderSource:
                 ind,
                 f"""
 if {g} is not None and {g} != {spec.name!r}:
-    _odel(o, {g})
+    h = _dropped(o, {g}, h)
     nc = 1  # the encoder writes only the last member
 {g} = {spec.name!r}""",
             )
-        w(ind, f"_osa(o, {spec.name!r}, {value})")
+        w(ind, f"o.{spec.name} = {value}\nh |= {self._bit(spec)}")
 
     # A repeated field's value is its container class (schema_dsl.containers), filled
     # through the unbound list methods ``_lapp``/``_lext``: the container's own append
@@ -112,7 +116,8 @@ if {g} is not None and {g} != {spec.name!r}:
 if {r} is None:
     {r} = _newlist({self._container(spec)})
     {r}._span = sp
-    _osa(o, {spec.name!r}, {r})""",
+    o.{spec.name} = {r}
+    h |= {self._bit(spec)}""",
         )
 
     @staticmethod
@@ -148,7 +153,7 @@ else:
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
         """Keep an unknown record; the encoder writes it after the known fields, so the
         message's bytes are not canonical."""
-        w(ind, f"if unk is None:\n    unk = []\n    _osa(o, '_unknown', unk)\nunk.append({record})\nnc = 1")
+        w(ind, f"if unk is None:\n    unk = _extras(o).unknown = []\nunk.append({record})\nnc = 1")
 
     # -- one branch per accepted tag -------------------------------------------------------
 
@@ -200,7 +205,7 @@ except UnicodeDecodeError:
                 m = f"m_{spec.name}"
                 w(ind, f"if {m} is None:")
                 self._decode_child(w, ind + 1, spec)
-                w(ind, f"    pos = p2\n    {m} = v\n    _osa(o, {spec.name!r}, v)")
+                w(ind, f"    pos = p2\n    {m} = v\n    o.{spec.name} = v\n    h |= {self._bit(spec)}")
                 w(ind, f"else:\n    v = {call}\n    pos = p2\n    {m}.MergeFrom(v){forget}")
         elif kind in FIXED_KINDS:
             size, unpack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].unpack
@@ -255,6 +260,7 @@ else:
             _touch(src | pos << {SPAN_SHIFT} | p2)
     if {s} is None:
         {s} = _pending(o, {spec.name!r}, buf, mv, src, {fn}, {r})
+        h &= ~{self._bit(spec)}  # the elements so far wait with the rest
         {a} = {s}.starts
         {q} = None
     if {q} is None:
@@ -322,13 +328,16 @@ for raw in _rpv(buf, pos, p2, None):
             """
 if depth < 0:
     raise _LimitError("nesting deeper than max_depth", pos)
-o = _new(_C)
-if src is None:
-    sp = None
-else:  # first, so every message of a class adds its attributes in one order (see below)
-    sp = src | pos << SPAN_SHIFT | end
-    _osa(o, '_span', sp)""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
+o = _new(_H)
+sp = None if src is None else src | pos << SPAN_SHIFT | end
+o._span = sp
+o._x = None
+h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         )
+        for name, value in self.schema.defaults:
+            constant = f"_Z_{name}"
+            self.constants[constant] = value
+            w(1, f"o.{name} = {constant}")
         for group in self.schema.oneofs:
             w(1, f"g_{group} = None")
         w(1, "unk = None")
@@ -364,6 +373,5 @@ else:  # first, so every message of a class adds its attributes in one order (se
             w(2, "else:")
             for text in spans:
                 w(3, text)
-        w(1, "return o")
+        w(1, "o._has = h\no.__class__ = _C\nreturn o")
         return w.text()
-

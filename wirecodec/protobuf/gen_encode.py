@@ -35,6 +35,8 @@ _VARINT_ENCODER: Final = {
 }
 # Kinds whose values 0..127 encode as that single byte, so a table can hold tag+value.
 _SMALL_TABLE: Final = {Kind.INT64, Kind.INT32, Kind.ENUM, Kind.UINT64, Kind.UINT32}
+
+
 class EncoderSource:
     """Builds the source for one message; ``constants`` are tag tables it refers to."""
 
@@ -142,7 +144,7 @@ else:
         self._length_delimited(w, ind, spec, "b")
 
     def _field(self, w: Writer, spec: FieldSpec) -> None:
-        w(1, f"v = d.get({spec.name!r}, _MISSING)\nif v is not _MISSING:")
+        w(1, f"if present & {self.schema.bit[spec.name]}:\n    v = o.{spec.name}")
         if spec.repeated:
             w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
             if spec.packed:
@@ -184,9 +186,10 @@ if sp is not None:
     if b is not None:
         out.append(b)
         return len(b)
-if o._lazy:
+x = o._x
+if x is not None and x.lazy:
     o._load_lazy()
-d = o.__dict__
+present = o._has
 n = 0""",
         )
         for spec in self.schema.fields:
@@ -194,7 +197,8 @@ n = 0""",
         w(
             1,
             """
-v = d.get('_unknown')
+x = o._x
+v = () if x is None else x.unknown
 if v:
     for x in v:
         out.append(x)

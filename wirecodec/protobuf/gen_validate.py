@@ -95,4 +95,3 @@ except _DecodeError as exc:
 return not nc""",
         )
         return w.text()
-

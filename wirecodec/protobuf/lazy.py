@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Message
+from schema_dsl.message import extras, slot_value
 from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.wire import read_varint
 
@@ -243,7 +244,7 @@ def pending(
         # makes it set aside, then rescan, everything below (every decoded element). A
         # list subclass is tracked at once, so it comes first.
         table = DeferredFields()
-        object.__setattr__(owner, "_lazy", table)
+        extras(owner).lazy = table
     record = Pending(buf, mv, source, decode, head if head is not None else [])
     table += (name, record)
     return record
@@ -255,7 +256,7 @@ def elements_so_far(message: Message, name: str) -> int:
     record = table.record(name) if isinstance(table, DeferredFields) else None
     if record is not None:
         return len(record)
-    return len(message.__dict__.get(name, ()))
+    return len(slot_value(message, name, ()))
 
 
 def _payload(buf: Any, start: int, end: int) -> tuple[int, int]:

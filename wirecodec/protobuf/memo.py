@@ -44,6 +44,7 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.containers import RepeatedContainer
+from schema_dsl.message import BLANK_INTERNALS, blank, stored_fields
 from wirecodec.protobuf.origin import SPAN_SHIFT, marked
 
 __all__ = [
@@ -75,9 +76,8 @@ _SCALARS: Final = 2  # a repeated scalar field: (container class, span, records 
 _MESSAGES: Final = 3  # a repeated message field: (container class, span, records span, recipes)
 _IMMUTABLE: Final = (str, bytes, int, float, bool)
 
-# A recipe: (class, span or None, ((field name, kind, what), ...)) in the template's own
-# attribute order, so that copies lay out their attributes as decoded messages do.
-Recipe = tuple[type, int | None, tuple[tuple[str, int, Any], ...]]
+# A recipe: (class, span or None, ((field name, kind, what), ...), the stored fields' bits).
+Recipe = tuple[type[Message], int | None, tuple[tuple[str, int, Any], ...], int]
 
 
 class _RefusedError(Exception):
@@ -147,15 +147,14 @@ def _recipe_of(template: Message) -> Recipe | None:
 
 def _recipe(message: Message) -> Recipe:
     fields: list[tuple[str, int, Any]] = []
-    span = None
-    for name, value in message.__dict__.items():
-        if name == "_span":
-            if marked(value):
-                raise _RefusedError(name)  # not canonical: a copy could not re-emit its bytes either
-            span = value
-        elif name.startswith("_"):
-            raise _RefusedError(name)  # unknown fields, waiting elements, an origin...
-        elif isinstance(value, Message):
+    span = message._span
+    if span is not None and marked(span):
+        raise _RefusedError("_span")  # not canonical: a copy could not re-emit its bytes either
+    if message._x is not None:
+        raise _RefusedError("_x")  # unknown fields, waiting elements, handed-out children...
+    for spec, value in stored_fields(message):
+        name = spec.name
+        if isinstance(value, Message):
             fields.append((name, _MESSAGE, _recipe(value)))
         elif isinstance(value, RepeatedContainer):
             fields.append(_container(name, value))
@@ -163,7 +162,7 @@ def _recipe(message: Message) -> Recipe:
             fields.append((name, _VALUE, value))
         else:
             raise _RefusedError(name)  # a view of the input, or something unforeseen
-    return type(message), span, tuple(fields)
+    return type(message), span, tuple(fields), message._has
 
 
 def _container(name: str, container: RepeatedContainer[Any]) -> tuple[str, int, Any]:
@@ -184,10 +183,11 @@ _extend: Final = list.extend
 
 
 def _build(recipe: Recipe, shift: int) -> Any:
-    cls, span, fields = recipe
-    o: Any = _new(cls)
+    cls, span, fields, has = recipe
+    o: Any = blank(cls)
     if span is not None:
         _osa(o, "_span", span + shift)
+    _osa(o, "_has", has)
     for name, kind, what in fields:
         if kind == _VALUE:
             _osa(o, name, what)
@@ -204,10 +204,20 @@ def _build(recipe: Recipe, shift: int) -> Any:
     return o
 
 
+# What a builder stores before the fields (the span and the bits get values of their own).
+_EMPTY_INTERNALS: Final = tuple(
+    (name, value) for name, value in BLANK_INTERNALS if name not in ("_span", "_has")
+)
+
+
 def _compiled(recipe: Recipe) -> Callable[[int], Any]:
-    """The recipe as a straight-line function of the span shift (what _build does, unrolled)."""
+    """The recipe as a straight-line function of the span shift (what _build does, unrolled).
+
+    Each message is built on its class's slotted holder and then given its class, as
+    decoders do (schema_dsl.message); field names are declared identifiers, checked
+    when their class was declared, and so may appear in the source."""
     names = itertools.count()
-    namespace: dict[str, Any] = {"_new": _new, "_osa": _osa, "_newlist": _newlist, "_extend": _extend}
+    namespace: dict[str, Any] = {"_new": _new, "_newlist": _newlist, "_extend": _extend}
     namespace["_append"] = list.append
     lines = ["def build(shift):"]
 
@@ -220,18 +230,22 @@ def _compiled(recipe: Recipe) -> Callable[[int], Any]:
         return "None" if span is None else f"{constant(span)} + shift"
 
     def emit(recipe: Recipe, target: str) -> None:
-        cls, span, fields = recipe
-        lines.append(f"    {target} = _new({constant(cls)})")
-        if span is not None:
-            lines.append(f"    _osa({target}, '_span', {shifted(span)})")
+        cls, span, fields, has = recipe
+        schema = cls.__schema__
+        lines.append(f"    {target} = _new({constant(schema.holder)})")
+        lines.append(f"    {target}._span = {shifted(span)}")
+        set_here = {name for name, _, _ in fields}
+        for name, value in (*_EMPTY_INTERNALS, *schema.defaults):
+            if name not in set_here:
+                lines.append(f"    {target}.{name} = {constant(value)}")
+        lines.append(f"    {target}._has = {constant(has)}")
         for name, kind, what in fields:
-            field = constant(name)  # a declared field name; kept out of the source all the same
             if kind == _VALUE:
-                lines.append(f"    _osa({target}, {field}, {constant(what)})")
+                lines.append(f"    {target}.{name} = {constant(what)}")
             elif kind == _MESSAGE:
                 child = f"m{next(names)}"
                 emit(what, child)
-                lines.append(f"    _osa({target}, {field}, {child})")
+                lines.append(f"    {target}.{name} = {child}")
             else:
                 container_cls, container_span, records, items = what
                 c = f"c{next(names)}"
@@ -246,7 +260,8 @@ def _compiled(recipe: Recipe) -> Callable[[int], Any]:
                         element = f"m{next(names)}"
                         emit(item, element)
                         lines.append(f"    _append({c}, {element})")
-                lines.append(f"    _osa({target}, {field}, {c})")
+                lines.append(f"    {target}.{name} = {c}")
+        lines.append(f"    {target}.__class__ = {constant(cls)}")
 
     emit(recipe, "o")
     lines.append("    return o")

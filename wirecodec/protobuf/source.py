@@ -230,7 +230,7 @@ def _emit_dispatch(
         emit(w, ind + 1)
         keyword = "elif"
     if lowest:  # only the lowest range can hold field number 0
-        w(ind, f"{keyword} tag < 8:\n    raise _DecodeError(\"field number 0 is not allowed\", start)")
+        w(ind, f'{keyword} tag < 8:\n    raise _DecodeError("field number 0 is not allowed", start)')
         keyword = "elif"
     w(ind, "else:")
     w(ind + 1, "pos = _skip(buf, tag, pos, end, depth)")

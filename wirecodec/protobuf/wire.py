@@ -44,9 +44,7 @@ def read_varint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
     start = pos
     while True:
         if pos >= end:
-            raise DecodeError(
-                f"truncated varint: input ends after {pos - start} of its bytes", start
-            )
+            raise DecodeError(f"truncated varint: input ends after {pos - start} of its bytes", start)
         byte = buf[pos]
         pos += 1
         result |= (byte & 0x7F) << shift
@@ -121,9 +119,7 @@ def skip_field(buf: Buffer, tag: int, pos: int, end: int, depth_left: int) -> in
         start = pos
         length, pos = read_varint(buf, pos, end)
         if length > end - pos:
-            raise DecodeError(
-                f"length {length} runs past the end: only {end - pos} bytes remain", start
-            )
+            raise DecodeError(f"length {length} runs past the end: only {end - pos} bytes remain", start)
         return pos + length
     if wire_type == 3:
         return _skip_group(buf, tag >> 3, pos, end, depth_left)

@@ -19,10 +19,22 @@ import numpy.typing as npt
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import TensorError
 
-__all__ = ["INFOS", "TYPED_FIELDS", "Info", "data_type_of", "info_of", "label", "ml_dtype",
-           "ml_dtypes_available", "numpy_dtype", "raw_size", "result_dtype"]
+__all__ = [
+    "INFOS",
+    "TYPED_FIELDS",
+    "Info",
+    "data_type_of",
+    "info_of",
+    "label",
+    "ml_dtype",
+    "ml_dtypes_available",
+    "numpy_dtype",
+    "raw_size",
+    "result_dtype",
+]
 
 DataType = TensorProto.DataType
+
 
 @dataclass(frozen=True, slots=True)
 class Info:
@@ -96,7 +108,6 @@ def _import_ml_dtypes() -> ModuleType | None:
         return importlib.import_module("ml_dtypes")
     except ImportError:
         return None
-
 
 
 def _ml_dtypes() -> ModuleType | None:
@@ -199,4 +210,3 @@ def data_type_of(dtype: npt.DTypeLike) -> int:
                 if info.ml_name is not None and dt == np.dtype(getattr(ml, info.ml_name)):
                     return code
     raise TensorError(f"numpy dtype {dt} has no ONNX element type")
-

@@ -18,6 +18,7 @@ from wirecodec.tensors.dtypes import DataType, Info, data_type_of, info_of, ml_d
 
 __all__ = ["storage_codes", "to_float32"]
 
+
 def _minifloat_table(exp_bits: int, man_bits: int, bias: int, specials: str) -> npt.NDArray[np.float32]:
     """float32 value of every code of a small float format (sign bit first).
 
@@ -117,4 +118,3 @@ def to_float32(array: npt.NDArray[Any], data_type: int) -> npt.NDArray[np.float3
         return ((codes.astype(np.int16) ^ sign) - sign).astype(np.float32)
     values: npt.NDArray[np.float32] = _table(code)[codes]
     return values
-

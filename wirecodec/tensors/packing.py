@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 __all__ = ["pack_bits", "unpack_bits"]
 
+
 def _group(bits: int) -> tuple[int, int]:
     # Elements per group and bytes per group: the smallest run that ends on a byte boundary.
     per = 8 // math.gcd(bits, 8)
@@ -57,4 +58,3 @@ def pack_bits(codes: npt.NDArray[np.uint8], bits: int) -> npt.NDArray[np.uint8]:
         word |= lanes[:, i].astype(np.uint32) << np.uint32(i * bits)
     grouped = word.astype("<u4").view(np.uint8).reshape(groups, 4)[:, :nbytes]
     return grouped.reshape(-1)[:size]
-

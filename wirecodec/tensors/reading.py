@@ -264,4 +264,3 @@ def to_array(tensor: TensorProto, *, copy: bool = False) -> npt.NDArray[Any]:
             "or raw_data"
         )
     return _reshape(_from_typed(tensor, info, count, where), shape, where)
-

@@ -15,6 +15,7 @@ from wirecodec.tensors.packing import pack_bits
 
 __all__ = ["from_array"]
 
+
 def _string_data(array: npt.NDArray[Any], where: str) -> list[bytes]:
     out: list[bytes] = []
     for i, item in enumerate(array.reshape(-1).tolist()):
