@@ -5,11 +5,13 @@ every message the walk reads. This measures the floor under that: the time to *b
 those objects alone (no bytes parsed: every value is taken beforehand from a decoded
 model), with
 
-* ``object.__setattr__`` on the schema's own classes: the store the generated decoders
-  use today, since a message class checks user assignments in its ``__setattr__``;
+* the schema's own classes, the way the generated decoders build them today: on the
+  class's slotted holder with plain stores (the internal slots, every scalar default,
+  the fields, the presence bits), then given the declared class (``o.__class__ = ...``),
+  which checks user assignments in its ``__setattr__`` (schema_dsl.message);
+* instance-dict classes that check assignments in ``__setattr__``, filled through
+  ``object.__setattr__``: the store before the slotted holders;
 * plain classes and ``STORE_ATTR``: what Python allows with no typed assignment at all;
-* ``__slots__`` classes built through an unchecked twin and then given the checked class
-  (``o.__class__ = ...``): the cheapest way found to keep typed assignment;
 
 beside upb's decode + walk, wirecodec's decode + walk, and the walk alone over wirecodec's
 objects, all in one process, best of ``--repeat`` runs each (the cyclic collector off
@@ -58,7 +60,8 @@ def extract(model: Any) -> tuple[list[Node], list[Value]]:
 
 
 def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
-    """Today's store: the schema's classes, every field stored with ``object.__setattr__``."""
+    """Today's store, as the generated decoders make it: each message built on its class's
+    slotted holder (internals, scalar defaults, fields, presence bits), then given its class."""
     from schema_dsl.containers import container_class
     from schema_dsl.onnx import (
         AttributeProto,
@@ -68,31 +71,123 @@ def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
         ValueInfoProto,
     )
 
-    new, osa, newlist, extend = object.__new__, object.__setattr__, list.__new__, list.extend
+    new, newlist, extend = object.__new__, list.__new__, list.extend
     append = list.append  # as the decoders fill containers: no per-element check or copy
-    dim_cls, tensor_cls, shape_cls = TensorShapeProto.Dimension, TypeProto.Tensor, TensorShapeProto
+    node_cls, attribute_cls, dim_cls = NodeProto, AttributeProto, TensorShapeProto.Dimension
+    shape_cls, tensor_cls, type_cls, value_cls = TensorShapeProto, TypeProto.Tensor, TypeProto, ValueInfoProto
+    holders = {cls: cls.__schema__.holder for cls in (node_cls, attribute_cls, dim_cls)}
+    holders |= {cls: cls.__schema__.holder for cls in (shape_cls, tensor_cls, type_cls, value_cls)}
+    bits = {cls: cls.__schema__.bit for cls in holders}
+    defaults = {cls: cls.__schema__.defaults for cls in holders}
     spec = {f.name: f for f in NodeProto.__schema__.fields}
     input_list, output_list = container_class(spec["input"]), container_class(spec["output"])
     attribute_list = container_class(spec["attribute"])
     dim_list = container_class({f.name: f for f in shape_cls.__schema__.fields}["dim"])
+
+    starters: dict[type, Callable[[], Any]] = {}
+    for cls, holder in holders.items():
+        # What a decoder writes out line by line, as one function per class.
+        namespace: dict[str, Any] = {"new": new, "holder": holder, "span": _SPAN, "defaults": defaults[cls]}
+        lines = ["def start():", "    o = new(holder)", "    o._span = span", "    o._x = None"]
+        lines += [f"    o.{name} = defaults[{i}][1]" for i, (name, _) in enumerate(defaults[cls])]
+        exec("\n".join([*lines, "    return o"]), namespace)
+        starters[cls] = namespace["start"]
+
+    def start(cls: type) -> Any:
+        return starters[cls]()
+
+    node_bits, attribute_bits, dim_bits = bits[node_cls], bits[attribute_cls], bits[dim_cls]
     built: list[Any] = []
     for name, op_type, domain, ins, outs, attributes in nodes:
-        o = new(NodeProto)
-        osa(o, "_span", _SPAN)
+        o = start(node_cls)
         r = newlist(input_list)
         r._span = _SPAN
         extend(r, ins)
-        osa(o, "input", r)
+        o.input = r
         r = newlist(output_list)
         r._span = _SPAN
         extend(r, outs)
-        osa(o, "output", r)
-        osa(o, "name", name)
-        osa(o, "op_type", op_type)
+        o.output = r
+        o.name = name
+        o.op_type = op_type
         r = newlist(attribute_list)
         r._span = _SPAN
         for a_name, a_type, field, value in attributes:
-            a = new(AttributeProto)
+            a = start(attribute_cls)
+            a.name = a_name
+            setattr(a, field, value)
+            a.type = a_type
+            a._has = attribute_bits["name"] | attribute_bits[field] | attribute_bits["type"]
+            a.__class__ = attribute_cls
+            append(r, a)
+        o.attribute = r
+        has = node_bits["input"] | node_bits["output"] | node_bits["name"] | node_bits["op_type"]
+        if domain:
+            o.domain = domain
+            has |= node_bits["domain"]
+        o._has = has | node_bits["attribute"]
+        o.__class__ = node_cls
+        built.append(o)
+    for name, elem_type, dims in values:
+        r = newlist(dim_list)
+        r._span = _SPAN
+        for field, value in dims:
+            d = start(dim_cls)
+            setattr(d, field, value)
+            d._has = dim_bits[field]
+            d.__class__ = dim_cls
+            append(r, d)
+        s = start(shape_cls)
+        s.dim = r
+        s._has = 1
+        t = start(tensor_cls)
+        t.elem_type = elem_type
+        t.shape = s
+        t._has = 3
+        ty = start(type_cls)
+        ty.tensor_type = t
+        ty._has = 1
+        v = start(value_cls)
+        v.name = name
+        v.type = ty
+        v._has = 3
+        s.__class__ = shape_cls
+        t.__class__ = tensor_cls
+        ty.__class__ = type_cls
+        v.__class__ = value_cls
+        built.append(v)
+    return built
+
+
+class _Plain:
+    """A message with no typed assignment: every store is a plain ``STORE_ATTR``."""
+
+
+def _refuse(self: Any, name: str, value: Any) -> None:
+    raise TypeError("checked assignment")
+
+
+class _Checked:
+    """The store before the slotted holders: a class that checks assignments in its
+    ``__setattr__``, so that a decoder stores through ``object.__setattr__``."""
+
+    __setattr__ = _refuse
+
+
+def build_checked_dict(nodes: list[Node], values: list[Value]) -> list[Any]:
+    """The same objects and stores on ``_Checked`` (instance dicts), through ``object.__setattr__``."""
+    new, osa, append = object.__new__, object.__setattr__, list.append
+    built: list[Any] = []
+    for name, op_type, domain, ins, outs, attributes in nodes:
+        o = new(_Checked)
+        osa(o, "_span", _SPAN)
+        osa(o, "input", list(ins))
+        osa(o, "output", list(outs))
+        osa(o, "name", name)
+        osa(o, "op_type", op_type)
+        r: list[Any] = []
+        for a_name, a_type, field, value in attributes:
+            a = new(_Checked)
             osa(a, "_span", _SPAN)
             osa(a, "name", a_name)
             osa(a, field, value)
@@ -103,24 +198,23 @@ def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
             osa(o, "domain", domain)
         built.append(o)
     for name, elem_type, dims in values:
-        r = newlist(dim_list)
-        r._span = _SPAN
+        r = []
         for field, value in dims:
-            d = new(dim_cls)
+            d = new(_Checked)
             osa(d, "_span", _SPAN)
             osa(d, field, value)
             append(r, d)
-        s = new(shape_cls)
+        s = new(_Checked)
         osa(s, "_span", _SPAN)
         osa(s, "dim", r)
-        t = new(tensor_cls)
+        t = new(_Checked)
         osa(t, "_span", _SPAN)
         osa(t, "elem_type", elem_type)
         osa(t, "shape", s)
-        ty = new(TypeProto)
+        ty = new(_Checked)
         osa(ty, "_span", _SPAN)
         osa(ty, "tensor_type", t)
-        v = new(ValueInfoProto)
+        v = new(_Checked)
         osa(v, "_span", _SPAN)
         osa(v, "name", name)
         osa(v, "type", ty)
@@ -128,52 +222,12 @@ def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
     return built
 
 
-class _Plain:
-    """A message with no typed assignment: every store is a plain ``STORE_ATTR``."""
-
-
-# Per message: (the class objects are built as, the class they are given at the end or None).
-Classes = dict[str, tuple[type, type | None]]
-
-
-def _slotted(fields: tuple[str, ...]) -> tuple[type, type]:
-    """An unchecked class and a checked one with the same slots (``__class__`` can move between them)."""
-
-    def refuse(self: Any, name: str, value: Any) -> None:
-        raise TypeError("checked assignment")
-
-    raw = type("Raw", (), {"__slots__": fields})
-    checked = type("Checked", (), {"__slots__": fields, "__setattr__": refuse})
-    return raw, checked
-
-
-_MESSAGES = ("node", "attribute", "dim", "shape", "tensor", "type", "value")
-PLAIN: Classes = dict.fromkeys(_MESSAGES, (_Plain, None))
-SLOTS_TWIN: Classes = {
-    "node": _slotted(("_span", "input", "output", "name", "op_type", "attribute", "domain")),
-    "attribute": _slotted(("_span", "name", "type", *_VALUE_FIELDS.values())),
-    "dim": _slotted(("_span", "dim_value", "dim_param")),
-    "shape": _slotted(("_span", "dim")),
-    "tensor": _slotted(("_span", "elem_type", "shape")),
-    "type": _slotted(("_span", "tensor_type")),
-    "value": _slotted(("_span", "name", "type")),
-}
-
-
-def build_unchecked(nodes: list[Node], values: list[Value], classes: Classes) -> list[Any]:
-    """The same objects and stores with plain ``STORE_ATTR``, on classes without a ``__setattr__``
-    of their own, each then given its final class where ``classes`` names one."""
+def build_plain(nodes: list[Node], values: list[Value]) -> list[Any]:
+    """The same objects and stores with plain ``STORE_ATTR``, on a class without typed assignment."""
     new = object.__new__
-    raw_node, node_cls = classes["node"]
-    raw_attribute, attribute_cls = classes["attribute"]
-    raw_dim, dim_cls = classes["dim"]
-    raw_shape, shape_cls = classes["shape"]
-    raw_tensor, tensor_cls = classes["tensor"]
-    raw_type, type_cls = classes["type"]
-    raw_value, value_cls = classes["value"]
     built: list[Any] = []
     for name, op_type, domain, ins, outs, attributes in nodes:
-        o = new(raw_node)
+        o = new(_Plain)
         o._span = _SPAN
         o.input = list(ins)
         o.output = list(outs)
@@ -181,46 +235,37 @@ def build_unchecked(nodes: list[Node], values: list[Value], classes: Classes) ->
         o.op_type = op_type
         r = []
         for a_name, a_type, field, value in attributes:
-            a = new(raw_attribute)
+            a = new(_Plain)
             a._span = _SPAN
             a.name = a_name
             setattr(a, field, value)
             a.type = a_type
-            if attribute_cls is not None:
-                a.__class__ = attribute_cls
             r.append(a)
         o.attribute = r
         if domain:
             o.domain = domain
-        if node_cls is not None:
-            o.__class__ = node_cls
         built.append(o)
     for name, elem_type, dims in values:
         r = []
         for field, value in dims:
-            d = new(raw_dim)
+            d = new(_Plain)
             d._span = _SPAN
             setattr(d, field, value)
-            if dim_cls is not None:
-                d.__class__ = dim_cls
             r.append(d)
-        s = new(raw_shape)
+        s = new(_Plain)
         s._span = _SPAN
         s.dim = r
-        t = new(raw_tensor)
+        t = new(_Plain)
         t._span = _SPAN
         t.elem_type = elem_type
         t.shape = s
-        ty = new(raw_type)
+        ty = new(_Plain)
         ty._span = _SPAN
         ty.tensor_type = t
-        v = new(raw_value)
+        v = new(_Plain)
         v._span = _SPAN
         v.name = name
         v.type = ty
-        if value_cls is not None:
-            for obj, cls in ((s, shape_cls), (t, tensor_cls), (ty, type_cls), (v, value_cls)):
-                obj.__class__ = cls
         built.append(v)
     return built
 
@@ -265,16 +310,16 @@ def main(argv: list[str] | None = None) -> int:
         ("wirecodec: decode alone", best(repeat, lambda: wirecodec.decode(ModelProto, data))),
         ("wirecodec: walk alone (objects built)", best(repeat, lambda: walk_proto(decoded))),
         (
-            "build the walked objects: schema classes, `object.__setattr__` (today's store)",
+            "build the walked objects: schema classes, slotted holder then `__class__` (today's store)",
             best(repeat, lambda: build_schema_classes(nodes, values)),
         ),
         (
-            "build them: plain classes, `STORE_ATTR` (no typed assignment)",
-            best(repeat, lambda: build_unchecked(nodes, values, PLAIN)),
+            "build them: instance dicts, `object.__setattr__` (the store before)",
+            best(repeat, lambda: build_checked_dict(nodes, values)),
         ),
         (
-            "build them: `__slots__`, unchecked twin then `__class__` swap",
-            best(repeat, lambda: build_unchecked(nodes, values, SLOTS_TWIN)),
+            "build them: plain classes, `STORE_ATTR` (no typed assignment)",
+            best(repeat, lambda: build_plain(nodes, values)),
         ),
     ]
     upb = rows[0][1]

@@ -11,11 +11,12 @@ Representation (chosen for decode speed, see docs/performance.md):
   a repeated field whose container exists. ``HasField`` tests its bit;
 * an unset singular scalar reads as its default because every constructor fills all
   scalar slots with their defaults (:func:`blank`): a read is a plain slot read, set or not;
-* an unset message field's slot stays empty: reading it reaches ``__getattr__``, which
-  gives a *detached* empty instance, remembered by its owner (in ``_stubs``) so that
-  every read returns the same one; the first write into it attaches it (and every
-  detached parent above it) to its owner, as in protobuf: every reference a user holds
-  sees every write. ``ClearField`` and ``Clear`` cut the link;
+* an unset message field's slot stays empty: reading it reaches ``__getattr__`` (whose
+  presence costs every attribute read of the class CPython's specialization, see
+  docs/performance.md), which gives a *detached* empty instance, remembered by its owner
+  (in ``_stubs``) so that every read returns the same one; the first write into it
+  attaches it (and every detached parent above it) to its owner, as in protobuf: every
+  reference a user holds sees every write. ``ClearField`` and ``Clear`` cut the link;
 * an unset repeated field reads (through ``__getattr__``) as an empty container stored
   in the owner at once, so all references share it; while the owner is itself
   detached, the first write into the list attaches the owner;

@@ -142,6 +142,8 @@ if memo is not None and p2 - pos <= {MAX_PAYLOAD}:
     if e is None:
         v = {call}
         _offer(memo, k, v, pos, depth - 1)
+    elif e[0] is {target} and type(e[1]) is _Fn and depth > e[3]:
+        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
     else:
         v = _rebuild(e, {target}, pos, depth - 1)
         if v is None:

@@ -50,6 +50,7 @@ from wirecodec.protobuf.origin import SPAN_SHIFT, marked
 __all__ = [
     "COMPILE_AFTER",
     "MAX_ENTRIES",
+    "ONE_BYTE",
     "MAX_PAYLOAD",
     "Memo",
     "new_memo",
@@ -67,7 +68,7 @@ MAX_ENTRIES: Final = 4096
 COMPILE_AFTER = 256
 
 # A template's offset d bytes further: both offsets in a span move by d.
-_ONE_BYTE: Final = (1 << SPAN_SHIFT) + 1
+ONE_BYTE: Final = (1 << SPAN_SHIFT) + 1
 
 # Recipe entry kinds.
 _VALUE: Final = 0  # an immutable value, stored as it is
@@ -127,7 +128,7 @@ def rebuild(entry: list[Any], cls: type, offset: int, depth: int) -> Any:
         return None
     how = entry[1]
     if type(how) is types.FunctionType:
-        return how((offset - entry[2]) * _ONE_BYTE)
+        return how((offset - entry[2]) * ONE_BYTE)
     if isinstance(how, Message):
         how = entry[1] = _recipe_of(how)
     if how is None:
@@ -135,7 +136,7 @@ def rebuild(entry: list[Any], cls: type, offset: int, depth: int) -> Any:
     entry[4] += 1
     if entry[4] >= COMPILE_AFTER:
         entry[1] = _compiled(how)
-    return _build(how, (offset - entry[2]) * _ONE_BYTE)
+    return _build(how, (offset - entry[2]) * ONE_BYTE)
 
 
 def _recipe_of(template: Message) -> Recipe | None:
