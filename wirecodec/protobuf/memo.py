@@ -44,7 +44,7 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.containers import RepeatedContainer
-from schema_dsl.message import BLANK_INTERNALS, blank, stored_fields
+from schema_dsl.message import BLANK_INTERNALS, stored_fields
 from wirecodec.protobuf.origin import SPAN_SHIFT, marked
 
 __all__ = [
@@ -185,10 +185,10 @@ _extend: Final = list.extend
 
 def _build(recipe: Recipe, shift: int) -> Any:
     cls, span, fields, has = recipe
-    o: Any = blank(cls)
+    o: Any = cls.__schema__.fresh()  # on the holder: plain stores, then the class (as decoders do)
     if span is not None:
-        _osa(o, "_span", span + shift)
-    _osa(o, "_has", has)
+        o._span = span + shift
+    o._has = has
     for name, kind, what in fields:
         if kind == _VALUE:
             _osa(o, name, what)
@@ -202,6 +202,7 @@ def _build(recipe: Recipe, shift: int) -> Any:
                 c._records = records + shift
             _extend(c, items if kind == _SCALARS else [_build(item, shift) for item in items])
             _osa(o, name, c)
+    o.__class__ = cls
     return o
 
 
