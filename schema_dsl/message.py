@@ -74,6 +74,7 @@ __all__ = [
     "resolve_message_type",
     "slot_value",
     "stored_fields",
+    "stored_value",
 ]
 
 _M = TypeVar("_M", bound="Message")
@@ -265,6 +266,14 @@ def slot_value(message: Message, name: str, default: Any = None) -> Any:
         return object.__getattribute__(message, name)
     except AttributeError:
         return default
+
+
+def stored_value(message: Message, name: str) -> Any:
+    """Field ``name``'s value if it is stored, else None: a look that creates nothing
+    (no empty container, no detached child) and loads nothing pending."""
+    if message._has & message.__schema__.bit[name]:
+        return getattr(message, name)
+    return None
 
 
 def _store(message: Message, name: str, value: Any) -> None:

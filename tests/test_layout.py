@@ -156,3 +156,29 @@ def test_changes_keep_the_invariants_and_presence_of_protobuf(steps: list[int]) 
             check_layout(mine)
             assert _present(mine, mine) == _present(mine, theirs), label
             assert mine.SerializeToString() == theirs.SerializeToString(), label
+
+
+def test_loading_external_data_stores_no_empty_fields(tmp_path: pathlib.Path) -> None:
+    """The walk for external tensors looks at fields without reading them into existence."""
+    onnx = pytest.importorskip("onnx", reason="the onnx package writes the external data (test extra)")
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    weight = numpy_helper.from_array(np.arange(4096, dtype=np.float32), "w")
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add", axis=1)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [4096])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4096])],
+        [weight],
+    )
+    path = tmp_path / "m.onnx"
+    onnx.save_model(helper.make_model(graph), str(path), save_as_external_data=True, size_threshold=0)
+    model = wirecodec.load(path)
+    assert wirecodec.to_array(model.graph.initializer[0])[-1] == 4095  # the external data was found
+    attribute = model.graph.node[0].attribute[0]
+    for name in ("tensors", "sparse_tensors", "graphs"):
+        assert slot_value(attribute, name) is None, name
+    assert slot_value(model.graph, "sparse_initializer") is None
+    check_layout(model)

@@ -55,7 +55,9 @@ def tensors(
     """
 
     def each(owner: Message, name: str) -> Iterable[Any]:
-        return lazy.peek(owner, name, needles) if peek else getattr(owner, name)
+        if peek:
+            return lazy.peek(owner, name, needles)
+        return lazy.elements(owner, name)
 
     def walk(item: Message) -> Iterator[TensorProto]:
         if isinstance(item, TensorProto):

@@ -36,12 +36,12 @@ from __future__ import annotations
 import contextlib
 import itertools
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Message
-from schema_dsl.message import extras, slot_value
+from schema_dsl.message import extras, slot_value, stored_value
 from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.wire import read_varint
 
@@ -53,6 +53,7 @@ __all__ = [
     "DeferredFields",
     "Pending",
     "Thresholds",
+    "elements",
     "elements_so_far",
     "peek",
     "pending",
@@ -287,6 +288,19 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
     table = message._lazy
     record = table.record(name) if isinstance(table, DeferredFields) else None
     if record is None:
-        elements: list[Message] = getattr(message, name)
-        return elements
+        stored: list[Message] | None = stored_value(message, name)
+        return () if stored is None else stored
     return record.iterate(needles)
+
+
+def elements(message: Message, name: str) -> Sequence[Message]:
+    """The elements of repeated message field ``name``, loaded if they wait; an unset
+    field gives an empty tuple and, unlike reading it, stores no empty container."""
+    stored: Sequence[Message] | None = stored_value(message, name)
+    if stored is not None:
+        return stored
+    table = message._lazy
+    if table is not None and name in table:
+        loaded: Sequence[Message] = getattr(message, name)
+        return loaded
+    return ()
