@@ -139,18 +139,18 @@ def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
             append(r, d)
         s = start(shape_cls)
         s.dim = r
-        s._has = 1
+        s._has = bits[shape_cls]["dim"]
         t = start(tensor_cls)
         t.elem_type = elem_type
         t.shape = s
-        t._has = 3
+        t._has = bits[tensor_cls]["elem_type"] | bits[tensor_cls]["shape"]
         ty = start(type_cls)
         ty.tensor_type = t
-        ty._has = 1
+        ty._has = bits[type_cls]["tensor_type"]
         v = start(value_cls)
         v.name = name
         v.type = ty
-        v._has = 3
+        v._has = bits[value_cls]["name"] | bits[value_cls]["type"]
         s.__class__ = shape_cls
         t.__class__ = tensor_cls
         ty.__class__ = type_cls
