@@ -71,30 +71,23 @@ def build_schema_classes(nodes: list[Node], values: list[Value]) -> list[Any]:
         ValueInfoProto,
     )
 
-    new, newlist, extend = object.__new__, list.__new__, list.extend
+    newlist, extend = list.__new__, list.extend
     append = list.append  # as the decoders fill containers: no per-element check or copy
     node_cls, attribute_cls, dim_cls = NodeProto, AttributeProto, TensorShapeProto.Dimension
     shape_cls, tensor_cls, type_cls, value_cls = TensorShapeProto, TypeProto.Tensor, TypeProto, ValueInfoProto
-    holders = {cls: cls.__schema__.holder for cls in (node_cls, attribute_cls, dim_cls)}
-    holders |= {cls: cls.__schema__.holder for cls in (shape_cls, tensor_cls, type_cls, value_cls)}
-    bits = {cls: cls.__schema__.bit for cls in holders}
-    defaults = {cls: cls.__schema__.defaults for cls in holders}
+    classes = (node_cls, attribute_cls, dim_cls, shape_cls, tensor_cls, type_cls, value_cls)
+    bits = {cls: cls.__schema__.bit for cls in classes}
     spec = {f.name: f for f in NodeProto.__schema__.fields}
     input_list, output_list = container_class(spec["input"]), container_class(spec["output"])
     attribute_list = container_class(spec["attribute"])
     dim_list = container_class({f.name: f for f in shape_cls.__schema__.fields}["dim"])
 
-    starters: dict[type, Callable[[], Any]] = {}
-    for cls, holder in holders.items():
-        # What a decoder writes out line by line, as one function per class.
-        namespace: dict[str, Any] = {"new": new, "holder": holder, "span": _SPAN, "defaults": defaults[cls]}
-        lines = ["def start():", "    o = new(holder)", "    o._span = span", "    o._x = None"]
-        lines += [f"    o.{name} = defaults[{i}][1]" for i, (name, _) in enumerate(defaults[cls])]
-        exec("\n".join([*lines, "    return o"]), namespace)
-        starters[cls] = namespace["start"]
+    fresh = {cls: cls.__schema__.fresh for cls in classes}  # the holder filled line by line
 
     def start(cls: type) -> Any:
-        return starters[cls]()
+        o = fresh[cls]()
+        o._span = _SPAN
+        return o
 
     node_bits, attribute_bits, dim_bits = bits[node_cls], bits[attribute_cls], bits[dim_cls]
     built: list[Any] = []

@@ -253,7 +253,8 @@ def dropped(message: Message, name: str, has: int) -> int:
     ``name`` (a oneof member another one replaces) and return ``has`` without its bit."""
     spec = message.__schema__.by_name[name]
     if spec.repeated or spec.kind is Kind.MESSAGE:
-        _odel(message, name)
+        with contextlib.suppress(AttributeError):  # already empty
+            _odel(message, name)
     else:
         _osa(message, name, spec.default)
     return has & ~message.__schema__.bit[name]
@@ -284,14 +285,7 @@ def _store(message: Message, name: str, value: Any) -> None:
 
 def _unset(message: Message, name: str) -> None:
     """Make field ``name`` unset: its slot emptied (or back to the default), its bit cleared."""
-    schema = message.__schema__
-    spec = schema.by_name[name]
-    if spec.repeated or spec.kind is Kind.MESSAGE:
-        with contextlib.suppress(AttributeError):
-            _odel(message, name)
-    else:
-        _osa(message, name, spec.default)
-    _osa(message, "_has", message._has & ~schema.bit[name])
+    _osa(message, "_has", dropped(message, name, message._has))
 
 
 def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
@@ -358,11 +352,10 @@ def _attach(message: Message) -> None:
     if type(message) is schema.cls:
         return  # attached already (only the detached class carries a link)
     x = message._x
-    link = None if x is None else x.owner
-    if x is None or link is None:
+    if x is None or x.owner is None:
         return
+    parent, name = x.owner
     x.owner = None
-    parent, name = link
     _attach(parent)
     _osa(message, "__class__", schema.cls)
     stubs = parent._stubs
@@ -468,15 +461,8 @@ class _MessageType(type):
         _declare(cls, holder, specs)  # type: ignore[arg-type]
         return cls
 
-    def __init__(
-        cls,
-        name: str,
-        bases: tuple[type, ...],
-        namespace: dict[str, Any],
-        detached: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(name, bases, namespace)
+    def __init__(cls, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args)  # type.__init__ takes no keywords (``detached`` is __new__'s)
 
 
 def _declare(cls: type[Message], holder: type[Message], declared: dict[str, FieldSpec]) -> None:
@@ -537,8 +523,7 @@ def _checked_setattr(self: Message, name: str, value: Any) -> None:
     _before_write(self)
     for other in others:
         _unset(self, other)
-    _osa(self, name, value)
-    _osa(self, "_has", self._has | schema.bit[name])
+    _store(self, name, value)
 
 
 class Message(metaclass=_MessageType):

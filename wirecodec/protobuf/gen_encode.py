@@ -144,13 +144,7 @@ else:
         self._length_delimited(w, ind, spec, "b")
 
     def _field(self, w: Writer, spec: FieldSpec) -> None:
-        read = f"o.{spec.name}"
-        if spec.repeated or spec.kind is Kind.MESSAGE:
-            # The holder's slot itself: the declared class's descriptor would cost a Python
-            # call for what only matters when the slot is empty (its bit says it is not).
-            read = f"_g_{spec.name}(o)"
-            self.constants[f"_g_{spec.name}"] = self.schema.holder.__dict__[spec.name].__get__
-        w(1, f"if present & {self.schema.bit[spec.name]}:\n    v = {read}")
+        w(1, f"if present & {self.schema.bit[spec.name]}:\n    v = o.{spec.name}")
         if spec.repeated:
             w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
             if spec.packed:

@@ -288,8 +288,7 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
     table = message._lazy
     record = table.record(name) if isinstance(table, DeferredFields) else None
     if record is None:
-        stored: list[Message] | None = stored_value(message, name)
-        return () if stored is None else stored
+        return elements(message, name)
     return record.iterate(needles)
 
 
