@@ -13,10 +13,12 @@ Representation (chosen for decode speed, see docs/performance.md):
   scalar slots with their defaults (:func:`blank`): a read is a plain slot read, set or not;
 * an unset message field's slot stays empty: reading it reaches ``__getattr__`` (whose
   presence costs every attribute read of the class CPython's specialization, see
-  docs/performance.md), which gives a *detached* empty instance, remembered by its owner
-  (in ``_stubs``) so that every read returns the same one; the first write into it
-  attaches it (and every detached parent above it) to its owner, as in protobuf: every
-  reference a user holds sees every write. ``ClearField`` and ``Clear`` cut the link;
+  docs/performance.md, so only classes with a message or repeated field have it: their
+  holders derive from :class:`_UnsetFallback`), which gives a *detached* empty
+  instance, remembered by its owner (in ``_stubs``) so that every read returns the same
+  one; the first write into it attaches it (and every detached parent above it) to its
+  owner, as in protobuf: every reference a user holds sees every write. ``ClearField``
+  and ``Clear`` cut the link;
 * an unset repeated field reads (through ``__getattr__``) as an empty container stored
   in the owner at once, so all references share it; while the owner is itself
   detached, the first write into the list attaches the owner;
@@ -45,7 +47,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar, cast
 
 from schema_dsl.assign import Converter, FieldNameError, converter
 from schema_dsl.containers import RepeatedContainer, container_class, new_container
@@ -454,6 +456,10 @@ class _MessageType(type):
             "__module__": namespace.get("__module__"),
             "__qualname__": qualname,
         }
+        if any(spec.repeated or spec.kind is Kind.MESSAGE for spec in specs.values()):
+            # Only these can have an empty slot to fall back from; a class without the
+            # fallback keeps CPython's specialized attribute reads (docs/performance.md).
+            bases = (*bases, _UnsetFallback)
         holder = super().__new__(mcs, name, bases, holder_namespace)
         rest["__slots__"] = ()
         rest["__setattr__"] = _checked_setattr
@@ -504,7 +510,7 @@ def _declare(cls: type[Message], holder: type[Message], declared: dict[str, Fiel
         cls.__name__,
         (cls,),
         {"detached": True},
-        lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__),
+        lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__, __module__=cls.__module__),
     )
 
 
@@ -524,6 +530,28 @@ def _checked_setattr(self: Message, name: str, value: Any) -> None:
     for other in others:
         _unset(self, other)
     _store(self, name, value)
+
+
+class _UnsetFallback:
+    """What an empty slot reads as: the holder of every class with a message or repeated
+    field derives from this too (scalar slots are never empty, see :func:`blank`)."""
+
+    __slots__ = ()
+
+    if not TYPE_CHECKING:  # (a __getattr__ would let the type checker accept any attribute)
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only for an empty slot: an unset repeated or message field.
+            spec = None if name.startswith("_") else type(self).__schema__.by_name.get(name)
+            if spec is not None:
+                if spec.repeated:
+                    pending = self._lazy
+                    if pending is not None and name in pending:
+                        return _load_pending(self, name, absent=True)
+                    return _store_empty_list(self, spec)
+                if spec.kind is Kind.MESSAGE:
+                    return _stub(self, spec)
+            raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
 
 
 class Message(metaclass=_MessageType):
@@ -562,7 +590,15 @@ class Message(metaclass=_MessageType):
         return None if x is None else x.stubs
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Message:
-        return blank(cls)
+        declared = cls.__schema__.cls
+        if cls is declared:
+            return blank(cls)
+        # The class of an unset field's detached child (``type(model.graph)``) makes an
+        # ordinary message, as protobuf's does. Python skips __init__ for an object that
+        # is not an instance of ``cls``, so it is called here.
+        message = blank(declared)
+        Message.__init__(message, *args, **kwargs)
+        return message
 
     def __init__(self, **fields: Any) -> None:
         by_name = self.__schema__.by_name
@@ -571,21 +607,6 @@ class Message(metaclass=_MessageType):
                 raise FieldNameError(f"{type(self).__qualname__} has no field {name!r}")
             if value is not None:  # None leaves the field unset, as in protobuf
                 setattr(self, name, value)
-
-    if not TYPE_CHECKING:  # (a __getattr__ would let the type checker accept any attribute)
-
-        def __getattr__(self, name: str) -> Any:
-            # Reached only for an empty slot: an unset repeated or message field.
-            spec = None if name.startswith("_") else type(self).__schema__.by_name.get(name)
-            if spec is not None:
-                if spec.repeated:
-                    pending = self._lazy
-                    if pending is not None and name in pending:
-                        return _load_pending(self, name, absent=True)
-                    return _store_empty_list(self, spec)
-                if spec.kind is Kind.MESSAGE:
-                    return _stub(self, spec)
-            raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
 
     # -- presence -------------------------------------------------------------------------
 
@@ -659,9 +680,10 @@ class Message(metaclass=_MessageType):
     @classmethod
     def FromString(cls: type[_M], data: Any) -> _M:
         """A new message parsed from ``data`` (its view fields, such as ``raw_data``, look into ``data``)."""
-        message = _the_codec().decode(cls.__schema__.cls, data)
-        assert isinstance(message, cls)
-        return message
+        declared = cls.__schema__.cls  # also when ``cls`` is a detached child's class
+        message = _the_codec().decode(declared, data)
+        assert isinstance(message, declared)
+        return cast(_M, message)
 
     def IsInitialized(self) -> bool:
         """Always True: the ONNX schema (proto2) declares no required fields."""

@@ -71,6 +71,23 @@ def test_every_class_is_a_holder_of_slots_and_a_declared_class_on_top() -> None:
         check_layout(blank)
 
 
+def test_only_classes_that_can_have_an_empty_slot_fall_back_on_getattr() -> None:
+    # A __getattr__ anywhere in the class costs all its reads CPython's specialization;
+    # the scalar-only classes (TensorShapeProto.Dimension is the most numerous) need none.
+    scalar_only = []
+    for cls in all_message_classes():
+        can_be_empty = any(spec.repeated or spec.kind is Kind.MESSAGE for spec in cls.__schema__.fields)
+        assert hasattr(cls, "__getattr__") == can_be_empty, cls.__qualname__
+        if not can_be_empty:
+            scalar_only.append(cls.__qualname__)
+            with pytest.raises(AttributeError, match="no attribute 'not_a_field'"):
+                cls().not_a_field  # noqa: B018
+    assert "TensorShapeProto.Dimension" in scalar_only
+    node = ours.NodeProto()
+    assert list(node.attribute) == [] and not node.HasField("name")
+    assert ours.AttributeProto().t.ByteSize() == 0  # an unset message field still reads as empty
+
+
 def test_a_declared_message_cannot_bring_slots_of_its_own() -> None:
     with pytest.raises(SchemaError, match="slots"):
 

@@ -332,6 +332,10 @@ def _compiled(cls: type[Message], kind: str) -> _Compiled:
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
         return found
+    # The codecs are shared by the schema's classes; the code is generated for the
+    # declared class, whose type its checks of nested fields name (a detached empty
+    # child, an unset field's read, is the first to be encoded now and then).
+    cls = cls.__schema__.cls
     with _LOCK:
         found = cls.__schema__.codecs.get(kind)
         if found is None:
