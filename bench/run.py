@@ -240,7 +240,7 @@ def measure_all(
     results: dict[str, dict[str, list[Any]]] = {}
     for job in jobs:
         model = inputs.path_of(cache, sizes, job.input)
-        runs = min(repeat, job.max_repeat or repeat)
+        runs = max(job.runs_of(library, repeat) for library in libraries_of(job))
         results[job.name] = {library: [] for library in libraries_of(job)}
         for run in range(runs):
             warm(inputs.files_of(model))
@@ -262,7 +262,8 @@ def measure_all(
                     if scratch:
                         shutil.rmtree(scratch, ignore_errors=True)
                 results[job.name][library].append(result)
-                _progress(f"{job.name} {library} run {run + 1}/{runs}: {_summary(result)}")
+                of = job.runs_of(library, repeat)
+                _progress(f"{job.name} {library} run {run + 1}/{of}: {_summary(result)}")
     return results
 
 

@@ -332,9 +332,9 @@ def _compiled(cls: type[Message], kind: str) -> _Compiled:
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
         return found
-    # The codecs are shared by the schema's classes; the code is generated for the
-    # declared class, whose type its checks of nested fields name (a detached empty
-    # child, an unset field's read, is the first to be encoded now and then).
+    # A schema's classes share its codecs, generated for the declared class: their
+    # checks of nested fields name it. (The first message of a type to be encoded may
+    # be a detached child, the read of an unset field.)
     cls = cls.__schema__.cls
     with _LOCK:
         found = cls.__schema__.codecs.get(kind)

@@ -50,8 +50,8 @@ from wirecodec.protobuf.origin import SPAN_SHIFT, marked
 __all__ = [
     "COMPILE_AFTER",
     "MAX_ENTRIES",
-    "ONE_BYTE",
     "MAX_PAYLOAD",
+    "ONE_BYTE",
     "Memo",
     "new_memo",
     "offer",
