@@ -58,7 +58,7 @@ def test_bundled_model_is_what_the_builder_makes() -> None:
 def test_every_verb_is_registered() -> None:
     from wirecodec.cli import VERBS
 
-    assert {"inspect", "extract", "diff", "edit"} <= set(VERBS)
+    assert {"inspect", "tensors", "diff", "edit"} <= set(VERBS)
 
 
 def test_version_and_help_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +66,7 @@ def test_version_and_help_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("wirecodec ")
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for verb in ("inspect", "extract", "diff", "edit"):
+    for verb in ("inspect", "tensors", "diff", "edit"):
         assert verb in out
 
 
@@ -75,9 +75,9 @@ def test_version_and_help_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
     [
         ["inspect", "--top", "-1"],
         ["inspect", "--no-such-option"],
-        ["extract", str(EXAMPLE)],  # no tensor named
-        ["extract", str(EXAMPLE), "no-such-tensor"],
-        ["extract", str(EXAMPLE), "w1", "--list"],
+        ["tensors", str(EXAMPLE)],  # no tensor named
+        ["tensors", str(EXAMPLE), "no-such-tensor"],
+        ["tensors", str(EXAMPLE), "w1", "--list"],
         ["diff", str(EXAMPLE)],
         ["diff", "-", "-"],
         ["diff", str(EXAMPLE), str(EXAMPLE), "--rtol", "-1"],
@@ -108,14 +108,14 @@ def test_usage_errors_exit_2_and_write_nothing(
     [
         ["inspect", "{bad}"],
         ["inspect", "--json", "{missing}"],
-        ["extract", "{bad}", "w"],
-        ["extract", "--list", "{missing}"],
+        ["tensors", "{bad}", "w"],
+        ["tensors", "--list", "{missing}"],
         ["diff", "{bad}", str(EXAMPLE)],
         ["diff", str(EXAMPLE), "{missing}"],
         ["edit", "{bad}", "-o", "{out}"],
         ["edit", "{missing}", "-o", "{out}"],
         ["edit", str(EXAMPLE), "-o", "{missing}/out.onnx"],
-        ["extract", str(EXAMPLE), "w1", "-o", "{missing}/w1.npy"],
+        ["tensors", str(EXAMPLE), "w1", "-o", "{missing}/w1.npy"],
     ],
 )
 def test_bad_or_missing_models_exit_1_with_one_line(
@@ -226,7 +226,7 @@ def test_console_script_runs_every_verb(tmp_path: pathlib.Path) -> None:
     code, out, _ = _run([*script, "inspect", "--json", str(EXAMPLE)], tmp_path)
     assert code == 0 and json.loads(out)["graph"]["nodes"] == 3
 
-    code, out, _ = _run([*script, "extract", str(EXAMPLE), "w1", "-o", "w1.npy"], tmp_path)
+    code, out, _ = _run([*script, "tensors", str(EXAMPLE), "w1", "-o", "w1.npy"], tmp_path)
     assert code == 0
     expected = wirecodec.to_array(wirecodec.load(EXAMPLE).graph.initializer[0])
     assert np.array_equal(np.load(tmp_path / "w1.npy"), expected)

@@ -131,14 +131,14 @@ def test_extract_gives_what_numpy_helper_reads(
         wanted = _tensors_onnx_sees(theirs)
         if not wanted:
             continue
-        assert main(["extract", "--list", "--json", str(path)]) == 0
+        assert main(["tensors", "--list", "--json", str(path)]) == 0
         listing = json.loads(capsysbinary.readouterr().out)
         names = {name for entry in listing for name in entry["names"]}
         for name, expected in wanted:
             assert name in names, (item.name, name)
             if sum(1 for entry in listing if name in entry["names"]) > 1:
                 continue  # the same name in two places: extract asks for a path (tested elsewhere)
-            assert main(["extract", str(path), name, "-o", "-"]) == 0, (item.name, name)
+            assert main(["tensors", str(path), name, "-o", "-"]) == 0, (item.name, name)
             got = np.load(io.BytesIO(capsysbinary.readouterr().out), allow_pickle=False)
             if expected.dtype == object:
                 expected = expected.astype(str) if expected.size else expected.astype(np.str_)

@@ -129,13 +129,13 @@ def test_extract_every_initializer_and_constant(
         for node in theirs.graph.node:
             if node.op_type == "Constant" and node.attribute[0].name == "value":
                 expected[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
-        code, listing = _json(capsys, ["extract", "--list", "--json", str(external)])
+        code, listing = _json(capsys, ["tensors", "--list", "--json", str(external)])
         assert code == 0
         assert set(expected) <= {name for entry in listing for name in entry["names"]}, item.name
         for source in (inline, external):
             for name, want in expected.items():
                 out = tmp_path / "t.npy"
-                assert main(["extract", str(source), name, "-o", str(out)]) == 0, (item.name, name)
+                assert main(["tensors", str(source), name, "-o", str(out)]) == 0, (item.name, name)
                 capsys.readouterr()
                 got = np.load(out, allow_pickle=False)
                 assert got.dtype == want.dtype and np.array_equal(got, want), (item.name, name)

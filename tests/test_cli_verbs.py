@@ -99,7 +99,7 @@ def test_extract_widens_and_densifies(
     holder: str, name: str, expected: np.ndarray, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out.npy"
-    assert main(["extract", holder, name, "-o", str(out)]) == 0
+    assert main(["tensors", holder, name, "-o", str(out)]) == 0
     got = np.load(out, allow_pickle=False)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     assert np.array_equal(got, expected)
@@ -107,7 +107,7 @@ def test_extract_widens_and_densifies(
 
 
 def test_extract_lists_every_tensor_with_its_path(holder: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, listing = _json(capsys, ["extract", "--list", "--json", holder])
+    code, listing = _json(capsys, ["tensors", "--list", "--json", holder])
     assert code == 0
     by_name = {entry["name"]: entry for entry in listing}
     assert by_name["sparse_w"]["path"] == "graph.sparse_initializer[0]"
@@ -123,7 +123,7 @@ def test_extract_lists_every_tensor_with_its_path(holder: str, capsys: pytest.Ca
     }
     assert by_name["bf16"]["dtype"] == "BFLOAT16" and by_name["bf16"]["bytes"] == 8
     # The text form: one tensor per line.
-    assert main(["extract", "--list", holder]) == 0
+    assert main(["tensors", "--list", holder]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == len(listing) == 9
 
 
@@ -144,7 +144,7 @@ def test_extract_to_standard_output(holder: str) -> None:
     original = sys.stdout
     sys.stdout = Out()  # type: ignore[assignment]
     try:
-        assert main(["extract", holder, "typed", "-o", "-"]) == 0
+        assert main(["tensors", holder, "typed", "-o", "-"]) == 0
     finally:
         sys.stdout = original
     assert np.load(io.BytesIO(buffer.getvalue())).tolist() == [0.25, -1.0]
@@ -158,7 +158,7 @@ def test_extract_default_file_name_is_safe(
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    assert main(["extract", source, "/encoder/layer.0:weight"]) == 0
+    assert main(["tensors", source, "/encoder/layer.0:weight"]) == 0
     assert [p.name for p in work.iterdir()] == ["encoder_layer.0_weight.npy"]
 
 
@@ -178,12 +178,12 @@ def test_extract_asks_for_a_path_when_a_name_is_used_twice(
 
     node = helper.make_node("If", ["cond"], ["y"], then_branch=branch(1.0, "t"), else_branch=branch(2.0, "e"))
     source = _save(_model([node]), tmp_path / "if.onnx")
-    assert main(["extract", source, "c", "-o", str(tmp_path / "c.npy")]) == 2
+    assert main(["tensors", source, "c", "-o", str(tmp_path / "c.npy")]) == 2
     err = capsys.readouterr().err
     assert "2 tensors are named 'c'" in err
     path = "graph.node[0].attribute[1].g.initializer[0]"
     assert path in err
-    assert main(["extract", source, path, "-o", str(tmp_path / "c.npy")]) == 0
+    assert main(["tensors", source, path, "-o", str(tmp_path / "c.npy")]) == 0
     second = onnx.load(source).graph.node[0].attribute[1]
     assert np.load(tmp_path / "c.npy").tolist() == numpy_helper.to_array(second.g.initializer[0]).tolist()
 

@@ -29,7 +29,7 @@ VERBS: dict[str, str] = {
     "inspect": "wirecodec.cli.inspect",
     "check": "wirecodec.cli.check",
     "dump": "wirecodec.cli.dump",
-    "extract": "wirecodec.cli.extract",
+    "tensors": "wirecodec.cli.tensors",
     "diff": "wirecodec.cli.diff",
     "edit": "wirecodec.cli.edit",
     "convert": "wirecodec.cli.convert",

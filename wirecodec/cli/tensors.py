@@ -9,9 +9,9 @@ found by the name of the node's output. A field path printed by ``--list``
 Element types a ``.npy`` file cannot describe are widened without loss: bfloat16 and
 the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to uint8.
 
-  wirecodec extract --list model.onnx
-  wirecodec extract model.onnx fc.weight -o fc_weight.npy
-  wirecodec extract model.onnx fc.weight -o - > fc_weight.npy
+  wirecodec tensors model.onnx
+  wirecodec tensors model.onnx fc.weight -o fc_weight.npy
+  wirecodec tensors model.onnx fc.weight -o - > fc_weight.npy
 """
 
 from __future__ import annotations
