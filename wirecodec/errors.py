@@ -21,7 +21,9 @@ __all__ = [
     "EncodeError",
     "ExternalDataError",
     "LimitError",
+    "NotAModelError",
     "ParseError",
+    "PathError",
     "TensorError",
     "WireCodecError",
 ]
@@ -65,6 +67,19 @@ class DecodeError(WireCodecError, ValueError):
 
 class LimitError(DecodeError):
     """Input exceeded an explicit safety limit (nesting depth, size)."""
+
+
+class NotAModelError(DecodeError):
+    """The input decodes as no ONNX model at all: empty, or made only of fields ONNX does not have.
+
+    Zero bytes are a valid encoding of an empty ModelProto, and protobuf keeps fields it
+    does not know, so a text file can decode too; nobody means either by a model file.
+    """
+
+
+class PathError(WireCodecError, LookupError):
+    """A field path (``graph.node[3].attribute[0].t``) that does not lead anywhere: the
+    message names the step that failed."""
 
 
 class EncodeError(WireCodecError, ValueError):

@@ -37,7 +37,7 @@ from wirecodec.files.zip_replace import replace_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 from wirecodec.protobuf.payloads import release
 
-__all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "replace_model", "save_zip"]
+__all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "open_zip", "replace_model", "save_zip"]
 
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
 # start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
@@ -159,6 +159,17 @@ def load_zip(
     and the model then never depends on bytes :func:`replace_model` rewrites.
     Every problem is a :class:`~wirecodec.ContainerError` naming the entry or tensor.
     """
+    model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth)
+    if load_external_data:
+        _resolve_entries(model, buffer, archive)
+    return model
+
+
+def open_zip(
+    source: Source, *, lazy: bool = True, max_depth: int = DEFAULT_MAX_DEPTH
+) -> tuple[ModelProto, memoryview, Archive]:
+    """The container's model with its references to entries left in place, the archive's
+    buffer and its checked directory (what :func:`load_zip` and the opener build on)."""
     buffer = open_buffer(source, lazy)
     archive = read_archive(buffer)
     entry = archive.by_name[MODEL_ENTRY]
@@ -169,9 +180,7 @@ def load_zip(
         model = decode(ModelProto, proto, lazy=lazy, max_depth=max_depth)
     except DecodeError as exc:
         raise ContainerError(f"entry {MODEL_ENTRY!r}: not a valid ModelProto: {exc}") from exc
-    if load_external_data:
-        _resolve_entries(model, buffer, archive)
-    return model
+    return model, buffer, archive
 
 
 def entry_range(tensor: TensorProto, archive: Archive) -> tuple[int, int]:

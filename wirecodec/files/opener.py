@@ -1,0 +1,246 @@
+"""The one way a model comes in: every API and every CLI verb opens models here.
+
+:func:`open_model` takes a path, ``-`` (standard input), bytes, a binary file object,
+a zip container (``.onnxz``), a model with external data, or a single file of any
+size, and returns an :class:`Opened`: the decoded model with its references left as
+they are, and the :class:`~wirecodec.files.tensor_data.TensorData` that resolves them
+(data files beside the model, or the archive's entries). A new layout is added here
+once, and every tool has it.
+
+One set of errors, each naming the right file:
+
+- a missing file, a directory, an unreadable file: the ``OSError`` (its ``filename`` set);
+- an empty input, or one that decodes to no ONNX field at all (a text file):
+  :class:`~wirecodec.NotAModelError`;
+- a truncated or malformed model: :class:`~wirecodec.DecodeError` with offset and path;
+- a damaged container: :class:`~wirecodec.ContainerError`.
+
+>>> from wirecodec.examples.build_mlp import build
+>>> from wirecodec.protobuf.codec import encode
+>>> opened = open_model(encode(build()))
+>>> opened.label, opened.layout, opened.model.graph.node[0].op_type
+('<bytes>', 'single', 'Gemm')
+>>> open_model(b"")
+Traceback (most recent call last):
+...
+wirecodec.errors.NotAModelError: empty input: not an ONNX model (byte offset 0 at ModelProto)
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import pathlib
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any, Final, Literal, TypeVar
+
+from schema_dsl.message import Message
+from schema_dsl.onnx import ModelProto, TensorProto
+from wirecodec.errors import NotAModelError
+from wirecodec.files.external import any_external_data, uses_external_data
+from wirecodec.files.mapping import map_read_only
+from wirecodec.files.tensor_data import DirectoryData, NoData, TensorData, ZipData
+from wirecodec.files.walk import iter_tensors
+from wirecodec.files.zip_container import is_zip, open_zip
+from wirecodec.protobuf import sparse as _sparse
+from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
+from wirecodec.protobuf.notes import noting
+
+__all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model", "read_payload_source"]
+
+M = TypeVar("M", bound=Message)
+
+STDIN: Final = "-"
+"""The source that means "read the model from standard input"."""
+
+Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
+Layout = Literal["single", "external", "zip"]
+
+
+@dataclass
+class Opened:
+    """A model as it was opened.
+
+    ``label`` names the source in messages (the path as given, ``<stdin>``, ``<bytes>``);
+    ``path`` is the model file (None for bytes and pipes); ``size`` its bytes; ``layout``
+    says where tensor bytes live; ``data`` resolves the references; ``original`` is the
+    buffer the model was decoded from (the file's map, the bytes read, or a container's
+    ``__MODEL_PROTO``), for byte-for-byte comparisons.
+    """
+
+    model: ModelProto
+    label: str
+    path: pathlib.Path | None
+    size: int
+    layout: Layout
+    data: TensorData
+    original: Any
+
+    def external_tensors(self) -> Iterator[TensorProto]:
+        """The tensors that refer to bytes outside the model's encoding (none for ``single``)."""
+        if self.layout == "single":
+            return iter(())
+        return (tensor for tensor in iter_tensors(self.model) if uses_external_data(tensor))
+
+    def resolve_external(self) -> int:
+        """Give every referring tensor its bytes as ``raw_data`` (views; all checked first)."""
+        return self.data.resolve_all(list(self.external_tensors()))
+
+
+class _Mapped:
+    """A mapped model file, and (when it pays) a sparse copy of it without its big payloads."""
+
+    def __init__(self, fileno: int, size: int, name: str, cls: type[Message]) -> None:
+        # The map is read-only and outlives the file object; views keep it alive.
+        self.map = map_read_only(fileno, size, name)
+        self.shadow: mmap.mmap | None = None
+        if size >= 1 << 20:
+            # Payloads at least half the file, or None: a sparse copy then saves little.
+            payloads = _sparse.payload_ranges(fileno, size, cls, at_least=size // 2)
+            if payloads:
+                self.shadow = _sparse.shadow_copy(fileno, size, payloads)
+
+
+def _regular_size(file: IO[bytes]) -> int | None:
+    """The size of a regular file positioned at its start (mappable), else None."""
+    try:
+        info = os.fstat(file.fileno())
+        at_start = file.tell() == 0
+    except (OSError, io.UnsupportedOperation, AttributeError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) and at_start else None
+
+
+def read_payload_source(file: IO[bytes], lazy: bool, name: str, cls: type[Message] = ModelProto) -> Any:
+    """What to decode from an open file: a map of it (lazy, regular, non-empty) or its bytes."""
+    size = _regular_size(file)
+    if lazy and size:
+        mapped = _Mapped(file.fileno(), size, name, cls)
+        file.seek(0, os.SEEK_END)  # as if read, like onnx.load(file) leaves it
+        return mapped
+    return file.read()
+
+
+def decode_source(cls: type[M], data: Any, max_depth: int, lazy: bool) -> M:
+    """Decode; for a mapped file, touch as few of its pages as the structure needs.
+
+    With a sparse copy (see wirecodec.protobuf.sparse) the decoder reads headers from the
+    copy and never touches the map. Otherwise it reads the map itself under random-access
+    advice, so on a cold page cache the kernel does not read megabytes around every header
+    it faults on; afterwards the map reads ahead normally again.
+    """
+    if not isinstance(data, _Mapped):
+        return decode(cls, data, max_depth=max_depth, lazy=lazy)
+    if data.shadow is not None:
+        # The sparse copy is ours alone and the map is read-only: safe to decode lazily.
+        return decode_split(cls, data.shadow, memoryview(data.map), "decode", max_depth=max_depth, lazy=True)
+    if not hasattr(mmap, "MADV_RANDOM"):
+        return decode(cls, data.map, max_depth=max_depth)
+    data.map.madvise(mmap.MADV_RANDOM)
+    try:
+        return decode(cls, data.map, max_depth=max_depth)
+    finally:
+        data.map.madvise(mmap.MADV_NORMAL)
+
+
+def _size_of(data: Any) -> int:
+    if isinstance(data, _Mapped):
+        return len(data.map)
+    return memoryview(data).nbytes
+
+
+def _original(data: Any) -> Any:
+    return data.map if isinstance(data, _Mapped) else data
+
+
+def _refuse_empty(size: int, what: str) -> None:
+    if size == 0:
+        raise NotAModelError(f"empty {what}: not an ONNX model", 0, "ModelProto")
+
+
+def open_model(
+    source: Source,
+    *,
+    lazy: bool = True,
+    base_dir: str | os.PathLike[str] | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    stdin: IO[bytes] | None = None,
+) -> Opened:
+    """Open the model in ``source``, leaving its external references unresolved (see module doc).
+
+    ``lazy`` as in :func:`wirecodec.load`. ``base_dir`` is where data files are looked for
+    (default: the model file's directory; a model from bytes or a pipe has none unless
+    given). ``stdin`` is the stream ``-`` reads (default: the process's standard input).
+    """
+    data: Any
+    if isinstance(source, str) and source == STDIN:
+        data = (stdin if stdin is not None else sys.stdin.buffer).read()
+        _refuse_empty(len(data), "input")
+        return _from_buffer(data, "<stdin>", None, lazy, base_dir, max_depth)
+    if isinstance(source, (str, os.PathLike)):
+        path = pathlib.Path(source)
+        with path.open("rb") as file:  # OSError names the path: missing, a directory, unreadable
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                data = file.read()  # a pipe or device given by name (/dev/stdin)
+                _refuse_empty(len(data), "input")
+            else:
+                _refuse_empty(info.st_size, "file")
+                head = file.read(4)
+                file.seek(0)
+                if is_zip(head):
+                    return _from_zip(path, str(source), path, info.st_size, lazy, max_depth)
+                data = read_payload_source(file, lazy, str(path))
+        return _from_buffer(data, str(source), path, lazy, base_dir, max_depth)
+    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        _refuse_empty(memoryview(source).nbytes, "input")
+        return _from_buffer(source, "<bytes>", None, lazy, base_dir, max_depth)
+    if hasattr(source, "read"):
+        name = getattr(source, "name", None)
+        named = pathlib.Path(name) if isinstance(name, str) else None
+        label = name if isinstance(name, str) else "<file object>"
+        if is_zip(source):
+            return _from_zip(source, label, named, 0, lazy, max_depth)
+        data = read_payload_source(source, lazy, label)
+        _refuse_empty(_size_of(data), "input")
+        return _from_buffer(data, label, named, lazy, base_dir, max_depth)
+    raise TypeError(f"a model comes from a path, '-', a binary file or bytes, not {type(source).__name__}")
+
+
+def _from_zip(
+    source: Any, label: str, path: pathlib.Path | None, size: int, lazy: bool, depth: int
+) -> Opened:
+    model, buffer, archive = open_zip(source, lazy=lazy, max_depth=depth)
+    proto = archive.by_name["__MODEL_PROTO"]
+    original = buffer[proto.data_offset : proto.data_end]
+    return Opened(model, label, path, size or buffer.nbytes, "zip", ZipData(buffer, archive), original)
+
+
+def _from_buffer(
+    data: Any,
+    label: str,
+    path: pathlib.Path | None,
+    lazy: bool,
+    base_dir: str | os.PathLike[str] | None,
+    max_depth: int,
+) -> Opened:
+    if not isinstance(data, _Mapped) and is_zip(data):
+        return _from_zip(data, label, path, memoryview(data).nbytes, lazy, max_depth)
+    with noting() as seen:
+        model = decode_source(ModelProto, data, max_depth, lazy)
+    if not model.ListFields():
+        raise NotAModelError(
+            f"no ONNX model field in these {_size_of(data):,} bytes: not an ONNX model", 0, "ModelProto"
+        )
+    # Only a tensor that set data_location can refer to external data: when the decoders
+    # met none, nothing is walked (a walk would read every node's empty fields).
+    external = (TensorProto, "data_location") in seen and any_external_data(model)
+    folder = base_dir if base_dir is not None else (path.parent if path is not None else None)
+    resolver: TensorData = DirectoryData(folder, lazy=lazy) if folder is not None else NoData(label)
+    return Opened(
+        model, label, path, _size_of(data), "external" if external else "single", resolver, _original(data)
+    )

@@ -1,0 +1,151 @@
+"""Where the bytes a tensor refers to live: data files beside the model, or a zip container's entries.
+
+A tensor whose ``data_location`` is EXTERNAL names its bytes by ``location``, ``offset``
+and ``length``. What a location means depends on where the model came from: a file in
+the model's directory (external data) or an entry of the archive (the ``.onnxz``
+container). :func:`wirecodec.files.opener.open_model` gives every model the resolver
+that fits it, so each tool asks the same two questions the same way:
+
+- :meth:`TensorData.locate`: where are the bytes, and are they all there (nothing read);
+- :meth:`TensorData.view`: the bytes, as a read-only view of a map (nothing copied).
+
+Both raise :class:`~wirecodec.ExternalDataError` (or :class:`~wirecodec.ContainerError`
+for an archive) naming the tensor.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from schema_dsl.onnx import TensorProto
+from wirecodec.errors import ExternalDataError
+from wirecodec.files.external import ExternalDataStore, parse_ref, resolve
+from wirecodec.files.zip_container import entry_range
+from wirecodec.files.zip_records import Archive
+
+__all__ = ["DirectoryData", "Located", "NoData", "TensorData", "ZipData", "label_of"]
+
+
+def label_of(tensor: TensorProto) -> str:
+    """``tensor 'w1'``, or ``an unnamed tensor``: how messages name a tensor."""
+    return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where a tensor's bytes lie: ``where`` names the file or entry, ``start``/``end`` the range
+    in it, ``size`` its whole size. ``path`` is the data file, when it is one."""
+
+    where: str
+    start: int
+    end: int
+    size: int
+    path: pathlib.Path | None
+
+
+class TensorData:
+    """Resolves tensors that refer to bytes outside the model's own encoding."""
+
+    kind = "none"
+
+    def locate(self, tensor: TensorProto) -> Located:
+        """Where ``tensor``'s referenced bytes lie; checks they exist and fit, reads nothing."""
+        raise NotImplementedError
+
+    def view(self, tensor: TensorProto) -> memoryview:
+        """The bytes ``tensor`` refers to, as a read-only view."""
+        raise NotImplementedError
+
+    def resolve_all(self, tensors: Iterable[TensorProto]) -> int:
+        """Give each external tensor its bytes as ``raw_data`` (a view), as ``onnx.load`` does.
+
+        Every reference is resolved before any tensor changes: a refusal leaves the model
+        exactly as it was. Returns how many tensors changed.
+        """
+        views = [(tensor, self.view(tensor)) for tensor in tensors]
+        for tensor, view in views:
+            tensor.raw_data = view
+            self._forget_reference(tensor)
+        return len(views)
+
+    def _forget_reference(self, tensor: TensorProto) -> None:
+        tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
+        tensor.ClearField("external_data")
+
+
+class NoData(TensorData):
+    """A model read from bytes or a pipe: there is no directory to find its data files in."""
+
+    kind = "none"
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def _refuse(self, tensor: TensorProto) -> ExternalDataError:
+        location = parse_ref(tensor).location
+        return ExternalDataError(
+            f"{label_of(tensor)}: its data is in {location!r}, but the model came from {self.label}, "
+            "which has no directory to find data files in (give a path, or base_dir=...)"
+        )
+
+    def locate(self, tensor: TensorProto) -> Located:
+        raise self._refuse(tensor)
+
+    def view(self, tensor: TensorProto) -> memoryview:
+        raise self._refuse(tensor)
+
+
+class DirectoryData(TensorData):
+    """Data files in the model's directory, each mapped once (see :class:`ExternalDataStore`)."""
+
+    kind = "directory"
+
+    def __init__(self, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> None:
+        self.base_dir = pathlib.Path(base_dir)
+        self.store = ExternalDataStore(self.base_dir, lazy=lazy)
+        self._sizes: dict[pathlib.Path, int] = {}
+
+    def locate(self, tensor: TensorProto) -> Located:
+        ref = parse_ref(tensor)
+        path = resolve(self.base_dir, ref.location, tensor)
+        size = self._sizes.get(path)
+        if size is None:
+            size = self._sizes[path] = path.stat().st_size
+        end = size if ref.length is None else ref.offset + ref.length
+        if ref.offset > size or end > size:
+            raise ExternalDataError(
+                f"{label_of(tensor)}: bytes {ref.offset} to {end} of {ref.location!r} lie past its end "
+                f"({size} bytes)"
+            )
+        return Located(ref.location, ref.offset, end, size, path)
+
+    def view(self, tensor: TensorProto) -> memoryview:
+        return self.store.view(tensor)
+
+
+class ZipData(TensorData):
+    """The entries of a zip container, each tensor a view of the archive's map."""
+
+    kind = "zip"
+
+    def __init__(self, buffer: memoryview, archive: Archive) -> None:
+        self.buffer = buffer
+        self.archive = archive
+
+    def locate(self, tensor: TensorProto) -> Located:
+        start, end = entry_range(tensor, self.archive)
+        entry = self.archive.by_name[parse_ref(tensor).location]
+        return Located(entry.name, start - entry.data_offset, end - entry.data_offset, entry.size, None)
+
+    def view(self, tensor: TensorProto) -> memoryview:
+        start, end = entry_range(tensor, self.archive)
+        return self.buffer[start:end]
+
+    def _forget_reference(self, tensor: TensorProto) -> None:
+        # Cleared rather than set to DEFAULT: the reference was the container's doing, so a
+        # model saved and loaded again reads (and encodes) as it was saved.
+        tensor.ClearField("data_location")
+        tensor.ClearField("external_data")

@@ -1,0 +1,97 @@
+"""Field paths, the one syntax every tool prints and accepts: ``graph.node[3].attribute[0].t``.
+
+A path is a chain of field names from a root message, each repeated field followed by
+an index in brackets (negative indices count from the end, as in Python). The paths
+:func:`wirecodec.protobuf.walk.walk` yields, the checker's violations, ``inspect
+--json`` and decode errors print are all of this form; a decode error's path starts
+with the root's class name (``ModelProto.graph.node[12]``), which :func:`resolve`
+accepts too.
+
+>>> from wirecodec.examples.build_mlp import build
+>>> resolve(build(), "graph.initializer[0].name")
+'w1'
+>>> resolve(build(), "graph.nodes")
+Traceback (most recent call last):
+...
+wirecodec.errors.PathError: 'graph.nodes': GraphProto has no field 'nodes' (did you mean 'node'?)
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Final, NamedTuple
+
+from schema_dsl import Message
+from wirecodec.errors import PathError
+
+__all__ = ["Step", "format_path", "parse", "resolve"]
+
+_STEP: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(-?\d+)\])?")
+
+
+class Step(NamedTuple):
+    """One step of a path: a field name and, for a repeated field, an index."""
+
+    name: str
+    index: int | None
+
+
+def parse(path: str) -> list[Step]:
+    """The steps of ``path`` (empty for ``""``, the root); PathError naming the bad step."""
+    steps: list[Step] = []
+    if not path:
+        return steps
+    for text in path.split("."):
+        match = _STEP.fullmatch(text)
+        if match is None:
+            raise PathError(f"{path!r}: {text!r} is not a field name with an optional [index]")
+        index = match.group(2)
+        steps.append(Step(match.group(1), None if index is None else int(index)))
+    return steps
+
+
+def format_path(steps: list[Step]) -> str:
+    """The text of ``steps``: the inverse of :func:`parse`."""
+    return ".".join(step.name if step.index is None else f"{step.name}[{step.index}]" for step in steps)
+
+
+def resolve(root: Message, path: str) -> Any:
+    """The value at ``path`` under ``root``: a message, a list, or a scalar.
+
+    A leading step naming ``root``'s own class (as decode errors print) is skipped.
+    Every failure is a :class:`~wirecodec.errors.PathError` saying which step failed
+    and why.
+    """
+    steps = parse(path)
+    if steps and steps[0].index is None and steps[0].name == type(root).__schema__.cls.__name__:
+        steps = steps[1:]
+    value: Any = root
+    walked = ""
+    for step in steps:
+        if not isinstance(value, Message):
+            where = walked or "the root"
+            raise PathError(f"{path!r}: {where} is not a message, so it has no field {step.name!r}")
+        schema = type(value).__schema__
+        spec = schema.by_name.get(step.name)
+        if spec is None:
+            near = difflib.get_close_matches(step.name, list(schema.by_name), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise PathError(f"{path!r}: {schema.cls.__name__} has no field {step.name!r}{hint}")
+        walked = f"{walked}.{step.name}" if walked else step.name
+        if spec.repeated:
+            items = getattr(value, step.name)
+            if step.index is None:
+                value = items
+                continue
+            if not -len(items) <= step.index < len(items):
+                raise PathError(f"{path!r}: {walked} has {len(items)} elements, so no [{step.index}]")
+            value = items[step.index]
+            walked += f"[{step.index}]"
+        else:
+            if step.index is not None:
+                raise PathError(f"{path!r}: {walked} is not a repeated field, so it takes no [{step.index}]")
+            if spec.kind.name == "MESSAGE" and not value.HasField(step.name):
+                raise PathError(f"{path!r}: {walked} is not set")
+            value = getattr(value, step.name)
+    return value

@@ -1,0 +1,137 @@
+"""The one walk over a message tree: every sub-message, with the field path that leads to it.
+
+The walk reads the schema, so no field is forgotten: it descends through every message
+field (singular and repeated) of every class, in field-number order unless the caller
+gives an order, and only into fields whose type can hold one of the classes asked for.
+A walk for tensors therefore never enters a ``TypeProto``, and a new message field that
+can hold a tensor is walked the day it is declared.
+
+>>> from schema_dsl.onnx import ModelProto, TensorProto
+>>> from wirecodec.examples.build_mlp import build
+>>> [site.path for site in walk(build(), (TensorProto,))][:3]
+['', 'graph', 'graph.node[0]']
+
+Paths are what :mod:`wirecodec.protobuf.fieldpath` parses: ``graph.node[3].attribute[0].t``.
+
+Repeated fields still waiting to be decoded (lazy elements) are loaded when walked; with
+``peek=True`` they are decoded one at a time and dropped instead, so a look at a model
+read lazily leaves it small (the messages yielded may then be temporary copies).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from schema_dsl import FieldSpec, Kind, Message
+from wirecodec.protobuf import lazy
+
+__all__ = ["Site", "fields_toward", "walk"]
+
+
+class Site(NamedTuple):
+    """A message met by :func:`walk`: its path, itself, and the field of its parent holding it.
+
+    ``field`` is None for the message the walk started from; ``parent`` is the message
+    whose ``field`` holds it.
+    """
+
+    path: str
+    message: Message
+    field: str | None
+    parent: Message | None
+
+
+Order = Mapping[type[Message], tuple[str, ...]]
+"""Per class, the field names to visit first, in this order (the others follow by number)."""
+
+
+@functools.cache
+def _reachable(cls: type[Message], targets: tuple[type[Message], ...]) -> bool:
+    """Whether a message of class ``cls`` can hold (at any depth) one of ``targets``, itself included."""
+    seen: set[type[Message]] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if issubclass(current, targets):
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(spec.message_type for spec in _message_fields(current))
+    return False
+
+
+def _message_fields(cls: type[Message]) -> tuple[FieldSpec, ...]:
+    return tuple(spec for spec in cls.__schema__.fields if spec.kind is Kind.MESSAGE)
+
+
+@functools.cache
+def _ordered_fields(
+    cls: type[Message], targets: tuple[type[Message], ...] | None, first: tuple[str, ...]
+) -> tuple[FieldSpec, ...]:
+    specs = [
+        spec
+        for spec in sorted(_message_fields(cls), key=lambda spec: spec.number)
+        if targets is None or _reachable(spec.message_type, targets)
+    ]
+    rank = {name: i for i, name in enumerate(first)}
+    return tuple(sorted(specs, key=lambda spec: rank.get(spec.name, len(rank))))
+
+
+def fields_toward(cls: type[Message], targets: tuple[type[Message], ...] | None) -> tuple[FieldSpec, ...]:
+    """The message fields of ``cls`` a walk for ``targets`` descends into (all of them for None)."""
+    return _ordered_fields(cls, targets, ())
+
+
+def walk(
+    message: Message,
+    targets: tuple[type[Message], ...] | None = None,
+    *,
+    order: Order | None = None,
+    prune: Callable[[Site], bool] | None = None,
+    peek: bool = False,
+    needles: tuple[bytes, ...] = (),
+    path: str = "",
+) -> Iterator[Site]:
+    """Every message under ``message`` (itself first), depth first, each with its field path.
+
+    ``targets`` limits the walk to the fields through which a message of one of those
+    classes can be reached (the messages on the way are yielded too; filter by type).
+    ``order`` puts some fields of a class first. ``prune(site)`` true skips what lies
+    below that site (the site itself is still yielded). ``peek`` reads waiting elements
+    without keeping them; with ``needles`` it also skips waiting elements whose bytes hold
+    none of them — the indices in later paths of that field are then not meaningful,
+    so use needles only where paths are not needed.
+    """
+    firsts = order or {}
+
+    def elements(owner: Message, name: str) -> Iterable[Any]:
+        if peek:
+            return lazy.peek(owner, name, needles)
+        return lazy.elements(owner, name)
+
+    def visit(site: Site) -> Iterator[Site]:
+        yield site
+        if prune is not None and prune(site):
+            return
+        current = site.message
+        cls = type(current)
+        specs = _ordered_fields(_declared(cls), targets, firsts.get(_declared(cls), ()))
+        prefix = f"{site.path}." if site.path else ""
+        for spec in specs:
+            name = spec.name
+            if spec.repeated:
+                for i, item in enumerate(elements(current, name)):
+                    yield from visit(Site(f"{prefix}{name}[{i}]", item, name, current))
+            elif current.HasField(name):
+                yield from visit(Site(f"{prefix}{name}", getattr(current, name), name, current))
+
+    return visit(Site(path, message, None, None))
+
+
+def _declared(cls: type[Message]) -> type[Message]:
+    """The declared class of a message (an unset field's detached child has a subclass)."""
+    declared: type[Message] = cls.__schema__.cls
+    return declared
