@@ -25,7 +25,10 @@ def _broken_example(folder: pathlib.Path) -> pathlib.Path:
 
 def test_a_valid_model_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(EXAMPLE)]) == 0
-    assert capsys.readouterr().out == f"{EXAMPLE}: valid\n"
+    # It says what it did not check: operator schemas.
+    assert capsys.readouterr().out == (
+        f"{EXAMPLE}: valid under the IR rules (2 operator types not checked against their schemas)\n"
+    )
 
 
 def test_violations_are_listed_and_exit_1(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,14 +38,15 @@ def test_violations_are_listed_and_exit_1(tmp_path: pathlib.Path, capsys: pytest
     assert lines == [
         "graph.node[1].input[0]: 'nowhere' is not defined before this node [undefined-input]",
         "graph.name: the graph has no name [graph-name]",
-        f"{path}: 2 violations",
+        f"{path}: 2 violations of the IR rules (2 operator types not checked against their schemas)",
     ]
 
 
 def test_json_lists_the_violations(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(_broken_example(tmp_path)), "--json"]) == 1
-    listed = json.loads(capsys.readouterr().out)
-    assert listed == [
+    result = json.loads(capsys.readouterr().out)
+    assert (result["version"], result["valid"], result["schemas_checked"]) == (1, False, False)
+    assert result["violations"] == [
         {
             "path": "graph.node[1].input[0]",
             "rule": "undefined-input",
@@ -52,9 +56,10 @@ def test_json_lists_the_violations(tmp_path: pathlib.Path, capsys: pytest.Captur
     ]
 
 
-def test_json_of_a_valid_model_is_an_empty_list(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_of_a_valid_model_has_no_violations(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--json", str(EXAMPLE)]) == 0
-    assert json.loads(capsys.readouterr().out) == []
+    result = json.loads(capsys.readouterr().out)
+    assert (result["valid"], result["violations"]) == (True, [])
 
 
 def test_external_data_is_found_next_to_the_model(
@@ -64,9 +69,11 @@ def test_external_data_is_found_next_to_the_model(
     assert main(["check", str(path)]) == 0
     (tmp_path / "model.onnx.data").unlink()
     assert main(["check", str(path), "--json"]) == 1
-    listed = json.loads(capsys.readouterr().out.split("\n", 1)[1])  # after the first run's line
-    assert {v["rule"] for v in listed} == {"external-file"}
-    assert len(listed) == 4  # one per initializer
+    listed = json.loads(capsys.readouterr().out.split("\n", 1)[1])["violations"]  # after the first run's line
+    # One missing file is one violation, naming how many tensors refer to it (not one per tensor,
+    # each naming the first).
+    assert [v["rule"] for v in listed] == ["external-file"]
+    assert "4 tensors refer to 'model.onnx.data'" in listed[0]["message"]
 
 
 def test_full_verifies_checksums(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:

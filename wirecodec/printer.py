@@ -24,6 +24,7 @@ three more spaces, and tensor data the syntax cannot write (4-bit, complex, stri
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -83,13 +84,18 @@ _INT32_TYPES = frozenset(
 )  # fmt: skip
 
 
-def to_text(proto: ModelProto | GraphProto | FunctionProto | NodeProto) -> str:
+def to_text(
+    proto: ModelProto | GraphProto | FunctionProto | NodeProto, *, max_elements: int | None = None
+) -> str:
     """The textual form of a model, graph, function or node (as ``onnx.printer.to_text``).
 
+    ``max_elements`` elides the data of tensors with more elements than that (printed
+    ``...``, as the syntax writes data it cannot show): a model's weights are megabytes of
+    numbers nobody reads. The default prints everything, byte for byte as onnx does.
     Raises TensorError when a tensor's ``raw_data`` does not match its ``dims``, and
     TypeError for any other kind of message.
     """
-    printer = _Printer()
+    printer = _Printer(max_elements)
     if isinstance(proto, ModelProto):
         printer.model(proto)
     elif isinstance(proto, FunctionProto):
@@ -137,9 +143,10 @@ def _numbers(values: Iterable[float], kind: str) -> list[str]:
 class _Printer:
     """Collects the output; ``indent`` is the reference printer's indentation column."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_elements: int | None = None) -> None:
         self.out: list[str] = []
         self.indent = 3
+        self.max_elements = max_elements
 
     def write(self, text: str) -> None:
         self.out.append(text)
@@ -335,6 +342,8 @@ class _Printer:
         dtype = tensor.data_type
         if tensor.HasField("data_location") and tensor.data_location == TensorProto.DataLocation.EXTERNAL:
             return self._string_pairs(tensor.external_data)
+        if self.max_elements is not None and math.prod(tensor.dims) > self.max_elements:
+            return "..."
         if tensor.HasField("raw_data"):
             layout = _RAW_LAYOUT.get(dtype)
             if layout is None:

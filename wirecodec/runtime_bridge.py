@@ -23,7 +23,6 @@ onnxruntime is imported when a session is made, never with wirecodec.
 
 from __future__ import annotations
 
-import mmap
 import os
 import pathlib
 from collections.abc import Iterator
@@ -32,11 +31,12 @@ from typing import Any, Final
 import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.errors import DecodeError
-from wirecodec.files.external import iter_tensors, uses_external_data
-from wirecodec.files.zip_container import entry_range, is_zip, load_zip
-from wirecodec.files.zip_records import read_archive
-from wirecodec.protobuf.codec import decode, encode
+from wirecodec.files.external import uses_external_data
+from wirecodec.files.opener import Opened, open_model
+from wirecodec.files.tensor_data import ZipData
+from wirecodec.files.walk import iter_tensors
+from wirecodec.protobuf.codec import encode
+from wirecodec.protobuf.walk import walk
 
 __all__ = ["onnxruntime_session"]
 
@@ -58,15 +58,11 @@ def _import_onnxruntime() -> Any:
     return onnxruntime
 
 
-def _graphs(graph: GraphProto) -> Iterator[GraphProto]:
-    """``graph`` and every subgraph in its nodes' attributes (If, Loop, Scan bodies)."""
-    yield graph
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.HasField("g"):
-                yield from _graphs(attribute.g)
-            for subgraph in attribute.graphs:
-                yield from _graphs(subgraph)
+def _graphs(model: ModelProto) -> Iterator[GraphProto]:
+    """The main graph and every subgraph in its nodes' attributes (If, Loop, Scan bodies)."""
+    for site in walk(model.graph, (GraphProto,)):
+        if isinstance(site.message, GraphProto):
+            yield site.message
 
 
 def _reference(tensor: TensorProto, location: str, start: int, end: int) -> None:
@@ -80,31 +76,33 @@ def _reference(tensor: TensorProto, location: str, start: int, end: int) -> None
     ]
 
 
-def _from_zip(mapped: mmap.mmap, location: str) -> ModelProto:
-    """A container's model, its initializers referring to their entries' bytes in the archive
-    file, other tensors (attributes, sparse parts, small initializers) given their bytes inline."""
-    model = load_zip(mapped, load_external_data=False)
-    archive = read_archive(mapped)
-    initializers = {id(t) for g in _graphs(model.graph) for t in g.initializer}
+def _from_zip(opened: Opened, data: ZipData, location: str) -> None:
+    """A container's initializers refer to their entries' bytes in the archive file; other
+    tensors (attributes, sparse parts, small initializers) get their bytes inline."""
+    model = opened.model
+    initializers = {id(t) for g in _graphs(model) for t in g.initializer}
     tensors = [t for t in iter_tensors(model) if uses_external_data(t)]
-    ranges = [(tensor, entry_range(tensor, archive)) for tensor in tensors]  # all checked first
-    for tensor, (start, end) in ranges:
+    ranges = []
+    for tensor in tensors:  # every reference checked before any tensor changes
+        found = data.locate(tensor)
+        offset = data.archive.by_name[found.where].data_offset
+        ranges.append((tensor, offset + found.start, offset + found.end))
+    for tensor, start, end in ranges:
         if id(tensor) in initializers and end - start >= _INLINE_BELOW:
             _reference(tensor, location, start, end)
         else:
-            tensor.raw_data = mapped[start:end]
+            tensor.raw_data = data.buffer[start:end]
             tensor.ClearField("data_location")
             tensor.ClearField("external_data")
-    return model
 
 
-def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
-    """A model file's model, its initializers (but small ones) referring to their ``raw_data``'s
-    bytes in the file; external data references stay as they are."""
-    model = decode(ModelProto, mapped, lazy=True)
+def _from_protobuf(opened: Opened, location: str) -> None:
+    """A model file's initializers (but small ones) refer to their ``raw_data``'s bytes in the
+    file; external data references stay as they are."""
+    mapped = opened.original
     base = np.frombuffer(mapped, dtype=np.uint8)
     try:
-        for graph in _graphs(model.graph):
+        for graph in _graphs(opened.model):
             for tensor in graph.initializer:
                 view = tensor.raw_data if tensor.HasField("raw_data") else None
                 # decode keeps bytes fields as views of the buffer it was given: of our map.
@@ -113,7 +111,6 @@ def _from_protobuf(mapped: mmap.mmap, location: str) -> ModelProto:
                     _reference(tensor, location, start, start + view.nbytes)
     finally:
         del base
-    return model
 
 
 def onnxruntime_session(path: str | os.PathLike[str], sess_options: Any = None, providers: Any = None) -> Any:
@@ -121,17 +118,18 @@ def onnxruntime_session(path: str | os.PathLike[str], sess_options: Any = None, 
 
     A single file over 2 GiB, the zip container and external data all work, and the
     weights are not copied on their way: onnxruntime reads them from the file itself
-    (see the module documentation). ``sess_options`` is used and modified (the folder
-    external data is resolved in is set to the model's directory).
-    Raises ``ImportError`` when onnxruntime is not installed.
+    (see the module documentation). The model is opened by the one opener
+    (:func:`wirecodec.files.opener.open_model`), so its errors are the opener's.
+    ``sess_options`` is used and modified (the folder external data is resolved in is
+    set to the model's directory). Raises ``ImportError`` when onnxruntime is not installed.
     """
     onnxruntime = _import_onnxruntime()
     source = pathlib.Path(path)
-    with source.open("rb") as file:
-        if os.fstat(file.fileno()).st_size == 0:
-            raise DecodeError("the model file is empty", 0, "ModelProto")
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    model = _from_zip(mapped, source.name) if is_zip(mapped) else _from_protobuf(mapped, source.name)
+    opened = open_model(source)
+    if isinstance(opened.data, ZipData):
+        _from_zip(opened, opened.data, source.name)
+    else:
+        _from_protobuf(opened, source.name)
     options = onnxruntime.SessionOptions() if sess_options is None else sess_options
     options.add_session_config_entry(_FOLDER_KEY, str(source.resolve().parent))
-    return onnxruntime.InferenceSession(encode(model), options, providers=providers)
+    return onnxruntime.InferenceSession(encode(opened.model), options, providers=providers)

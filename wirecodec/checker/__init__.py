@@ -22,7 +22,6 @@ wirecodec.errors.CheckError: the model breaks the ONNX IR specification in 1 pla
 from __future__ import annotations
 
 import os
-import pathlib
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
@@ -30,7 +29,8 @@ from wirecodec.checker import attributes, external, functions, names, opsets, re
 from wirecodec.checker.violation import Report, Rule, Violation
 from wirecodec.checker.walk import walk
 from wirecodec.errors import CheckError
-from wirecodec.files.load import load
+from wirecodec.files.opener import Opened, Source, open_model
+from wirecodec.files.tensor_data import DirectoryData, TensorData
 
 __all__ = ["RULES", "Rule", "Violation", "check", "violations"]
 
@@ -43,23 +43,29 @@ RULES: Final[dict[str, Rule]] = {
 
 
 def violations(
-    model: ModelProto | str | os.PathLike[str],
+    model: ModelProto | Opened | Source,
     *,
     full: bool = False,
     base_dir: str | os.PathLike[str] | None = None,
 ) -> list[Violation]:
     """Every violation in ``model``, rule family by family (an empty list for a valid model).
 
-    ``model`` is a :class:`ModelProto` or the path of a model file; a file is read with
-    its external data left in place, and ``base_dir`` defaults to its directory. With a
-    ``base_dir`` external data files are found and sized; ``full=True`` also reads them
-    to verify checksums.
+    ``model`` is a :class:`ModelProto`, an opened model
+    (:func:`wirecodec.files.opener.open_model`) or anything the opener takes (a path, a
+    zip container, bytes); a source is opened with its external data left in place and
+    its references checked where they point (data files beside it, or the container's
+    entries; ``base_dir`` to look elsewhere). For a ModelProto, data files are looked for
+    only with a ``base_dir``. ``full=True`` also reads data files to verify checksums.
     """
-    if not isinstance(model, ModelProto):
-        path = pathlib.Path(model)
-        model = load(path, load_external_data=False)
-        if base_dir is None:
-            base_dir = path.parent
+    data: TensorData | None = None
+    opened = model if isinstance(model, (Opened, ModelProto)) else open_model(model, base_dir=base_dir)
+    if isinstance(opened, Opened):
+        proto, data = opened.model, opened.data
+    else:
+        proto = opened
+    if base_dir is not None and data is None:
+        data = DirectoryData(base_dir)
+    model = proto
     report = Report()
     sites = walk(model)
     names.check_names(model, report)
@@ -67,16 +73,14 @@ def violations(
     opsets.check_opsets(sites, report)
     attributes.check_attributes(sites, report)
     tensors.check_tensors(sites, report)
-    external.check_external(
-        sites, report, base_dir=None if base_dir is None else pathlib.Path(base_dir), full=full
-    )
+    external.check_external(sites, report, data=data, full=full)
     functions.check_functions(sites, report)
     sparse.check_sparse(sites, report)
     return report.violations
 
 
 def check(
-    model: ModelProto | str | os.PathLike[str],
+    model: ModelProto | Opened | Source,
     *,
     full: bool = False,
     base_dir: str | os.PathLike[str] | None = None,

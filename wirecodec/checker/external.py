@@ -17,8 +17,8 @@ from schema_dsl.onnx import TensorProto
 from wirecodec.checker.tensors import element_count, is_external
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
-from wirecodec.errors import ExternalDataError
-from wirecodec.files.external import resolve
+from wirecodec.errors import WireCodecError
+from wirecodec.files.tensor_data import Located, TensorData
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, raw_size
 
 __all__ = ["RULES", "check_external"]
@@ -75,21 +75,26 @@ _KEYS: Final = frozenset({"location", "offset", "length", "checksum", "basepath"
 
 @dataclass
 class _Files:
-    """What the checker learned about each data file, so each is stat'ed and hashed once."""
+    """What the checker learned about each data file (or container entry), so each is
+    located, stat'ed and hashed once, and a missing one is reported once."""
 
-    base_dir: pathlib.Path | None
+    data: TensorData | None
     full: bool
-    resolved: dict[str, pathlib.Path | ExternalDataError] = field(default_factory=dict)
+    refused: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # location -> path, why, count
     digests: dict[pathlib.Path, str] = field(default_factory=dict)
 
-    def find(self, location: str, tensor: TensorProto) -> pathlib.Path | ExternalDataError:
-        if location not in self.resolved:
-            assert self.base_dir is not None
-            try:
-                self.resolved[location] = resolve(self.base_dir, location, tensor)
-            except ExternalDataError as exc:
-                self.resolved[location] = exc
-        return self.resolved[location]
+    def find(self, path: str, location: str, tensor: TensorProto) -> Located | None:
+        """Where ``tensor``'s bytes are, or None when its location is refused (noted once per location)."""
+        assert self.data is not None
+        refused = self.refused.get(location)
+        if refused is not None:
+            self.refused[location] = (refused[0], refused[1], refused[2] + 1)
+            return None
+        try:
+            return self.data.whole(location, tensor)
+        except WireCodecError as exc:
+            self.refused[location] = (path, _without_tensor(str(exc)), 1)
+            return None
 
     def sha1(self, path: pathlib.Path) -> str:
         if path not in self.digests:
@@ -101,9 +106,15 @@ class _Files:
         return self.digests[path]
 
 
-def check_external(sites: ModelSites, report: Report, *, base_dir: pathlib.Path | None, full: bool) -> None:
-    """Report every external-data violation; files are consulted only with ``base_dir``."""
-    files = _Files(base_dir, full)
+def _without_tensor(message: str) -> str:
+    """A resolver's message without its leading ``tensor 'w': ``: the problem is the file's."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and (head.startswith("tensor ") or head == "an unnamed tensor") else message
+
+
+def check_external(sites: ModelSites, report: Report, *, data: TensorData | None, full: bool) -> None:
+    """Report every external-data violation; files are consulted only with ``data`` (a resolver)."""
+    files = _Files(data, full)
     for site in sites.tensors:
         tensor, path = site.tensor, site.path
         if not is_external(tensor):
@@ -115,6 +126,9 @@ def check_external(sites: ModelSites, report: Report, *, base_dir: pathlib.Path 
                 )
             continue
         _tensor(report, path, tensor, files)
+    for location, (path, why, count) in files.refused.items():
+        others = f" ({count} tensors refer to {location!r}; this is the first)" if count > 1 else ""
+        report.add(path, EXTERNAL_FILE, why + others)
 
 
 def _count(report: Report, path: str, key: str, text: str) -> int | None:
@@ -171,13 +185,12 @@ def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> No
         )
     i, location = entries["location"]
     where = f"{path}.external_data[{i}].value"
-    if not _relative_inside(report, where, location) or files.base_dir is None:
+    if not _relative_inside(report, where, location) or files.data is None:
         return
-    found = files.find(location, tensor)
-    if isinstance(found, ExternalDataError):
-        report.add(where, EXTERNAL_FILE, str(found))
+    found = files.find(where, location, tensor)
+    if found is None:
         return
-    size = found.stat().st_size
+    size = found.size
     end = offset + (length if length is not None else max(size - offset, 0))
     if offset > size or end > size:
         report.add(
@@ -190,9 +203,9 @@ def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> No
             f"the {size - offset} bytes from offset {offset} to the end of {location!r} do not hold "
             f"dims {list(tensor.dims)}, which need {expected}",
         )
-    if files.full and "checksum" in entries:
+    if files.full and "checksum" in entries and found.path is not None:
         j, checksum = entries["checksum"]
-        actual = files.sha1(found)
+        actual = files.sha1(found.path)
         if checksum.lower() != actual:
             report.add(
                 f"{path}.external_data[{j}].value",

@@ -1,15 +1,15 @@
 """One pass over a model that lists every graph, node, attribute and tensor with its field path.
 
-The rule families read these lists instead of each walking the model again. Paths
-start at the model: ``graph.node[3].attribute[0].g.node[1]``, ``functions[0].node[2]``,
-``training_info[0].algorithm``. (``wirecodec.files.external.iter_tensors`` walks the
-same tree but yields no paths, which every violation needs.)
+The rule families read these lists instead of each walking the model again. They come
+from the one schema-driven walk (wirecodec.protobuf.walk), so the paths are the ones
+every tool prints: ``graph.node[3].attribute[0].g.node[1]``, ``functions[0].node[2]``,
+``training_info[0].algorithm``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from schema_dsl.onnx import (
     AttributeProto,
@@ -20,6 +20,8 @@ from schema_dsl.onnx import (
     SparseTensorProto,
     TensorProto,
 )
+from wirecodec.files.walk import ORDER
+from wirecodec.protobuf.walk import walk as tensor_walk
 
 __all__ = ["AttributeSite", "GraphSite", "ModelSites", "NodeSite", "SparseSite", "TensorSite", "walk"]
 
@@ -75,64 +77,42 @@ class ModelSites:
     sparse: list[SparseSite] = field(default_factory=list)
 
 
+_KINDS: Final = (GraphProto, NodeProto, AttributeProto, TensorProto, SparseTensorProto)
+_TENSOR_ROLES: Final[dict[str | None, TensorRole]] = {
+    "initializer": "initializer",
+    "t": "attribute",
+    "tensors": "attribute",
+    "values": "sparse values",
+    "indices": "sparse indices",
+}
+_GRAPH_ROLES: Final[dict[str | None, GraphRole]] = {
+    "graph": "main",
+    "initialization": "initialization",
+    "algorithm": "algorithm",
+}
+
+
 def walk(model: ModelProto) -> ModelSites:
-    """List every graph, node, attribute, tensor and sparse tensor of ``model``."""
+    """List every graph, node, attribute, tensor and sparse tensor of ``model`` (the one walk, filtered)."""
     sites = ModelSites(model)
-    if model.HasField("graph"):
-        _graph(sites, "graph", model.graph, "main", None)
-    for i, info in enumerate(model.training_info):
-        if info.HasField("initialization"):
-            _graph(sites, f"training_info[{i}].initialization", info.initialization, "initialization", None)
-        if info.HasField("algorithm"):
-            _graph(sites, f"training_info[{i}].algorithm", info.algorithm, "algorithm", None)
-    for i, function in enumerate(model.functions):
-        path = f"functions[{i}]"
-        for j, attribute in enumerate(function.attribute_proto):
-            _attribute(sites, f"{path}.attribute_proto[{j}]", attribute, function)
-        for j, node in enumerate(function.node):
-            _node(sites, f"{path}.node[{j}]", node, function)
+    functions = list(model.functions)
+    for site in tensor_walk(model, _KINDS, order={**ORDER, ModelProto: ()}):
+        item, path = site.message, site.path
+        if isinstance(item, GraphProto):
+            sites.graphs.append(GraphSite(path, item, _GRAPH_ROLES.get(site.field, "subgraph")))
+        elif isinstance(item, NodeProto):
+            sites.nodes.append(NodeSite(path, item, _function(path, functions)))
+        elif isinstance(item, AttributeProto):
+            sites.attributes.append(AttributeSite(path, item, _function(path, functions)))
+        elif isinstance(item, TensorProto):
+            sites.tensors.append(TensorSite(path, item, _TENSOR_ROLES.get(site.field, "attribute")))
+        elif isinstance(item, SparseTensorProto):
+            sites.sparse.append(SparseSite(path, item, site.field == "sparse_initializer"))
     return sites
 
 
-def _graph(
-    sites: ModelSites, path: str, graph: GraphProto, role: GraphRole, function: FunctionProto | None
-) -> None:
-    sites.graphs.append(GraphSite(path, graph, role))
-    for i, tensor in enumerate(graph.initializer):
-        sites.tensors.append(TensorSite(f"{path}.initializer[{i}]", tensor, "initializer"))
-    for i, sparse in enumerate(graph.sparse_initializer):
-        _sparse(sites, f"{path}.sparse_initializer[{i}]", sparse, initializer=True)
-    for i, node in enumerate(graph.node):
-        _node(sites, f"{path}.node[{i}]", node, function)
-
-
-def _node(sites: ModelSites, path: str, node: NodeProto, function: FunctionProto | None) -> None:
-    sites.nodes.append(NodeSite(path, node, function))
-    for i, attribute in enumerate(node.attribute):
-        _attribute(sites, f"{path}.attribute[{i}]", attribute, function)
-
-
-def _attribute(
-    sites: ModelSites, path: str, attribute: AttributeProto, function: FunctionProto | None
-) -> None:
-    sites.attributes.append(AttributeSite(path, attribute, function))
-    if attribute.HasField("t"):
-        sites.tensors.append(TensorSite(f"{path}.t", attribute.t, "attribute"))
-    for i, tensor in enumerate(attribute.tensors):
-        sites.tensors.append(TensorSite(f"{path}.tensors[{i}]", tensor, "attribute"))
-    if attribute.HasField("sparse_tensor"):
-        _sparse(sites, f"{path}.sparse_tensor", attribute.sparse_tensor, initializer=False)
-    for i, sparse in enumerate(attribute.sparse_tensors):
-        _sparse(sites, f"{path}.sparse_tensors[{i}]", sparse, initializer=False)
-    if attribute.HasField("g"):
-        _graph(sites, f"{path}.g", attribute.g, "subgraph", function)
-    for i, graph in enumerate(attribute.graphs):
-        _graph(sites, f"{path}.graphs[{i}]", graph, "subgraph", function)
-
-
-def _sparse(sites: ModelSites, path: str, sparse: SparseTensorProto, *, initializer: bool) -> None:
-    sites.sparse.append(SparseSite(path, sparse, initializer))
-    if sparse.HasField("values"):
-        sites.tensors.append(TensorSite(f"{path}.values", sparse.values, "sparse values"))
-    if sparse.HasField("indices"):
-        sites.tensors.append(TensorSite(f"{path}.indices", sparse.indices, "sparse indices"))
+def _function(path: str, functions: list[FunctionProto]) -> FunctionProto | None:
+    """The model-local function whose body holds what is at ``path`` (``functions[2].node[0]``)."""
+    if not path.startswith("functions["):
+        return None
+    return functions[int(path[len("functions[") : path.index("]")])]

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from wirecodec.cli.common import EXAMPLE, CliError, describe_error
+from wirecodec.cli.common import EXAMPLE, CliError, describe_error, print_json
 from wirecodec.errors import WireCodecError
 
 __all__ = ["EXAMPLE", "VERBS", "main"]
@@ -47,7 +47,12 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wirecodec", description="Read, check and convert ONNX models.")
+    parser = argparse.ArgumentParser(
+        prog="wirecodec",
+        description="Read, check and convert ONNX models (.onnx, external data, .onnxz).",
+        epilog="Every MODEL may be a file, an .onnxz container or - (standard input). "
+        "wirecodec VERB --help explains a verb.",
+    )
     parser.add_argument("--version", action="version", version=f"wirecodec {_version()}")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     for verb, module_name in VERBS.items():
@@ -91,10 +96,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except CliError as exc:
-        print(f"wirecodec {args.verb}: {exc.message}", file=sys.stderr)
-        return exc.code
+        return _failed(args, exc.message, exc.code)
     except (WireCodecError, OSError) as exc:
         label = getattr(args, "model", None)
         message = describe_error(str(label), exc) if label is not None else describe_error("", exc)[2:]
-        print(f"wirecodec {args.verb}: {message}", file=sys.stderr)
-        return 1
+        return _failed(args, message, 1)
+
+
+def _failed(args: argparse.Namespace, message: str, code: int) -> int:
+    """Report a failure: one line on standard error, and with ``--json`` a JSON object on
+    standard output too, so a script reading the JSON always gets JSON."""
+    print(f"wirecodec {args.verb}: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print_json({"error": message, "exit_code": code})
+    return code

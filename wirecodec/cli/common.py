@@ -8,23 +8,24 @@ for something the model does not have). Verbs raise :class:`CliError` (or
 
 from __future__ import annotations
 
+import argparse
 import json
-import mmap
 import pathlib
 import sys
-from dataclasses import dataclass
 from typing import IO, Any, Final
 
-from schema_dsl.onnx import ModelProto
 from wirecodec.errors import WireCodecError
-from wirecodec.files.load import load
+from wirecodec.files.opener import STDIN, Opened
+from wirecodec.files.opener import open_model as _open
 
 __all__ = [
     "EXAMPLE",
+    "JSON_VERSION",
     "STDIN",
     "CliError",
     "Opened",
     "UsageError",
+    "add_model_argument",
     "describe_error",
     "open_model",
     "print_json",
@@ -32,8 +33,10 @@ __all__ = [
 ]
 
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
-STDIN: Final = "-"
-"""The model argument that means "read the model from standard input"."""
+JSON_VERSION: Final = 1
+"""The ``version`` of every verb's ``--json`` output; raised when a key changes meaning or goes."""
+
+MODEL_HELP: Final = "an .onnx file, an .onnxz container, or - for standard input"
 
 
 class CliError(Exception):
@@ -52,23 +55,35 @@ class UsageError(CliError):
     code = 2
 
 
-@dataclass
-class Opened:
-    """A model as a verb opened it: ``label`` names it in messages, ``size`` counts its bytes."""
-
-    model: ModelProto
-    label: str
-    path: pathlib.Path | None  # None when read from standard input
-    size: int
-    data: Any = None  # what standard input held, or the file's map (``keep_bytes``)
+def add_model_argument(
+    parser: argparse.ArgumentParser, *, name: str = "model", default: str | None = None
+) -> None:
+    """The MODEL argument, declared alike by every verb (``default``: optional, with that value)."""
+    if default is None:
+        parser.add_argument(name, metavar=name.upper(), help=MODEL_HELP)
+    else:
+        parser.add_argument(
+            name,
+            metavar=name.upper(),
+            nargs="?",
+            default=default,
+            help=MODEL_HELP + " (default: the example)",
+        )
 
 
 def describe_error(label: str, exc: BaseException) -> str:
-    """One line naming what failed and why: ``model.onnx: DecodeError: ...``."""
+    """One line naming what failed and why: ``model.onnx: DecodeError: ...``.
+
+    An ``OSError`` names the file it is about (``filename``) when it knows it: a verb
+    writing ``out.onnx`` must not blame the model it read.
+    """
     if isinstance(exc, WireCodecError):
         return f"{label}: {type(exc).__name__}: {exc}"
     if isinstance(exc, OSError):
-        return f"{label}: {exc.strerror or exc}"
+        name = exc.filename if exc.filename is not None else label
+        if isinstance(exc, IsADirectoryError):
+            return f"{name}: is a directory, not a model file"
+        return f"{name}: {exc.strerror or exc}"
     return f"{label}: {exc}"
 
 
@@ -78,41 +93,27 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
 
 
 def open_model(
-    source: str | pathlib.Path, *, load_external_data: bool = True, keep_bytes: bool = False
+    source: str | pathlib.Path, *, load_external_data: bool = True, streamed: bool = False
 ) -> Opened:
-    """Load the model at ``source`` (a path, or ``-`` for standard input) as any user would.
+    """Open the model at ``source`` (a path, a container, or ``-``) through the one opener.
 
-    Files are mapped and decoded in place (``wirecodec.load``); external data is
-    resolved next to the file unless ``load_external_data`` is false. With
-    ``keep_bytes`` the model is decoded from a map of the file that ``Opened.data``
-    then holds, so its payloads are views of that very buffer. Any failure is a
-    :class:`CliError` naming the model, never a traceback.
+    With ``load_external_data`` every reference (data files, container entries) is
+    resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
+    answers for them. ``streamed`` as for :func:`wirecodec.files.opener.open_model`.
+    Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
-    label = str(source)
+    label = "<stdin>" if str(source) == STDIN else str(source)
     try:
-        if label == STDIN:
-            data = read_stdin()
-            if not data:
-                raise CliError(f"{label}: DecodeError: empty input: not an ONNX model")
-            model = load(data, load_external_data=load_external_data)
-            return Opened(model, "<stdin>", None, len(data), data)
-        path = pathlib.Path(source)
-        size = path.stat().st_size
-        if size == 0:
-            # Zero bytes decode as an empty ModelProto; nobody means that by a model file.
-            raise CliError(f"{label}: DecodeError: empty file: not an ONNX model")
-        if not keep_bytes:
-            return Opened(load(path, load_external_data=load_external_data), label, path, size)
-        with path.open("rb") as file:
-            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        model = load(mapped, load_external_data=load_external_data, base_dir=path.parent)
-        return Opened(model, label, path, size, mapped)
+        opened = _open(str(source) if str(source) == STDIN else pathlib.Path(source), streamed=streamed)
+        if load_external_data:
+            opened.resolve_external()
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(label, exc)) from None
+    return opened
 
 
-def print_json(value: Any, stream: IO[str] | None = None) -> None:
-    """``value`` as indented JSON on standard output (non-ASCII kept readable)."""
+def print_json(value: dict[str, Any], stream: IO[str] | None = None) -> None:
+    """``value`` with the output ``version`` first, as indented JSON on standard output."""
     out = stream or sys.stdout
-    json.dump(value, out, indent=2, ensure_ascii=False)
+    json.dump({"version": JSON_VERSION, **value}, out, indent=2, ensure_ascii=False)
     out.write("\n")

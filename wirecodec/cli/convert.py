@@ -16,8 +16,9 @@ import sys
 import time
 from typing import IO
 
+from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
 from wirecodec.errors import WireCodecError
-from wirecodec.files.convert import convert
+from wirecodec.files.convert import convert_opened
 
 HELP = "convert a model between single-file, external-data and zip layouts"
 
@@ -33,7 +34,9 @@ def byte_count(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="SRC", help="the model to read (.onnx file or zip container)")
+    parser.add_argument(
+        "model", metavar="SRC", help="the model to read: .onnx, .onnxz, or - for standard input"
+    )
     parser.add_argument("dst", metavar="DST", help="where to write the converted model")
     parser.add_argument(
         "--to", required=True, choices=("single", "external", "zip"), help="the layout to write"
@@ -60,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=byte_count,
         metavar="N",
         help="split external data into files of at most N bytes",
+    )
+    parser.add_argument(
+        "--convert-attribute",
+        action="store_true",
+        help="--to external: move attribute tensors too (Constant values), as onnx's option",
     )
     parser.add_argument(
         "--align",
@@ -113,10 +121,13 @@ def _size(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.convert_attribute and args.to != "external":
+        raise UsageError("--convert-attribute goes with --to external")
+    opened = open_model(args.model, load_external_data=False, streamed=True)  # read errors name SRC
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        convert(
-            args.model,
+        convert_opened(
+            opened,
             args.dst,
             to=args.to,
             location=args.location,
@@ -125,7 +136,12 @@ def run(args: argparse.Namespace) -> int:
             max_shard_size=args.max_shard_size,
             align=args.align,
             progress=progress,
+            convert_attribute=args.convert_attribute,
         )
+    except OSError as exc:
+        if isinstance(exc, WireCodecError):
+            raise
+        raise CliError(describe_error(args.dst, exc)) from None
     except NotImplementedError as exc:
         print(f"wirecodec convert: {exc}", file=sys.stderr)
         return 1

@@ -1,8 +1,12 @@
 """Show where two models differ, field by field: ``graph.node[3].attribute[0].i: 1 != 2``.
 
-Every field of every message is compared, in schema order; repeated fields (nodes,
-initializers, inputs, ...) are matched by position, and items past the end of the
-shorter list are reported as only in A or only in B. An unset field reads as its
+Every field of every message is compared, in schema order. Repeated messages are
+matched by name where every element has a distinct one: nodes by name (or, unnamed, by
+their outputs), initializers, value_info, attributes and functions by name, metadata by
+key, opsets by domain; so two exports that list the same nodes in another order compare
+equal. Graph inputs and outputs bind by position and are compared by position. Other repeated fields are matched by position, and what is left
+over is reported as only in A or only in B (at its index in that model). A one-line
+summary comes first. An unset field reads as its
 default (``''`` equals an unset name), except in a oneof, where which member is set
 is part of the value (``dim_value: 0`` is not an unknown dimension).
 
@@ -31,12 +35,12 @@ import numpy.typing as npt
 
 from schema_dsl import Kind, Message
 from schema_dsl.onnx import TensorProto
-from wirecodec.cli.common import STDIN, UsageError, open_model, print_json
+from wirecodec.cli.common import STDIN, UsageError, add_model_argument, open_model, print_json
 from wirecodec.errors import TensorError
 from wirecodec.tensors import to_array, to_float32
 from wirecodec.tensors.dtypes import info_of
 
-__all__ = ["HELP", "Difference", "Tolerance", "add_arguments", "compare", "run"]
+__all__ = ["HELP", "Difference", "Tolerance", "add_arguments", "compare", "run", "summary"]
 
 HELP = "show the fields where two models differ (tensors by value, with a tolerance)"
 
@@ -56,6 +60,21 @@ _STORAGE: Final = frozenset(
 )
 _FLOATS: Final = frozenset({Kind.FLOAT, Kind.DOUBLE})
 _SHOWN_ELEMENTS: Final = 8
+# Repeated fields whose order carries no meaning, matched by name; inputs and outputs
+# bind by position (a Loop body's, a function's), so they stay matched by position.
+_MATCHED_BY_NAME: Final = frozenset(
+    {
+        "node",
+        "initializer",
+        "sparse_initializer",
+        "value_info",
+        "attribute",
+        "attribute_proto",
+        "functions",
+        "metadata_props",
+        "opset_import",
+    }
+)
 
 
 def _tolerance(text: str) -> float:
@@ -69,8 +88,8 @@ def _tolerance(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("a", metavar="A", help="an .onnx file (- for standard input)")
-    parser.add_argument("b", metavar="B", help="an .onnx file (- for standard input)")
+    add_model_argument(parser, name="a")
+    add_model_argument(parser, name="b")
     parser.add_argument("--rtol", type=_tolerance, default=0.0, metavar="R", help="relative tolerance (0)")
     parser.add_argument("--atol", type=_tolerance, default=0.0, metavar="A", help="absolute tolerance (0)")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON")
@@ -171,9 +190,39 @@ def _fields(
             yield Difference(where, _plain(value_a) if has_a else None, _plain(value_b) if has_b else None)
 
 
+def _key(item: Message) -> Any:
+    """What names an element of a repeated field for matching, or None (match by position)."""
+    kind = type(item).__schema__.cls.__name__
+    if kind == "NodeProto":
+        return item.name or ("outputs", tuple(item.output))  # type: ignore[attr-defined]
+    if kind == "SparseTensorProto":
+        return item.values.name or None  # type: ignore[attr-defined]
+    if kind == "OperatorSetIdProto":
+        return ("domain", item.domain)  # type: ignore[attr-defined]
+    if kind == "FunctionProto":
+        return (item.domain, item.name, item.overload)  # type: ignore[attr-defined]
+    for field in ("name", "key"):
+        if field in item.__schema__.by_name:
+            return getattr(item, field) or None
+    return None
+
+
+def _keyed(items: list[Any]) -> dict[Any, int] | None:
+    """Element index by key, when every element has a distinct, non-empty key."""
+    keys = [_key(item) for item in items]
+    if any(key is None for key in keys) or len(set(keys)) != len(keys):
+        return None
+    return {key: i for i, key in enumerate(keys)}
+
+
 def _repeated(
     kind: Kind, a: list[Any], b: list[Any], where: str, tolerance: Tolerance
 ) -> Iterator[Difference]:
+    if kind is Kind.MESSAGE and a and b and where.rpartition(".")[2] in _MATCHED_BY_NAME:
+        keys_a, keys_b = _keyed(a), _keyed(b)
+        if keys_a is not None and keys_b is not None:
+            yield from _by_key(a, b, keys_a, keys_b, where, tolerance)
+            return
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if kind is Kind.MESSAGE:
             yield from compare(x, y, f"{where}[{i}]", tolerance)
@@ -189,6 +238,48 @@ def _repeated(
                 shown if side == "B" else None,
                 f"only in {side}: {shown if kind is Kind.MESSAGE else _show(shown)}",
             )
+
+
+def _by_key(
+    a: list[Any],
+    b: list[Any],
+    keys_a: dict[Any, int],
+    keys_b: dict[Any, int],
+    where: str,
+    tolerance: Tolerance,
+) -> Iterator[Difference]:
+    for key, i in keys_a.items():
+        j = keys_b.get(key)
+        if j is not None:
+            yield from compare(a[i], b[j], f"{where}[{i}]", tolerance)
+        else:
+            shown = _summary(a[i])
+            yield Difference(f"{where}[{i}]", shown, None, f"only in A: {shown}")
+    for key, j in keys_b.items():
+        if key not in keys_a:
+            shown = _summary(b[j])
+            yield Difference(f"{where}[{j}]", None, shown, f"only in B: {shown}")
+
+
+def summary(differences: list[Difference], a: str, b: str) -> str:
+    """One line: whether the models are equal, else how many places differ and of what kind."""
+    if not differences:
+        return f"{a} and {b} are equal"
+    only_a = sum(1 for d in differences if d.message.startswith("only in A"))
+    only_b = sum(1 for d in differences if d.message.startswith("only in B"))
+    values = sum(1 for d in differences if d.details is not None)
+    changed = len(differences) - only_a - only_b - values
+    parts = [
+        f"{count} {what}"
+        for count, what in (
+            (only_a, "only in A"),
+            (only_b, "only in B"),
+            (values, "tensor values differ"),
+            (changed, "fields changed"),
+        )
+        if count
+    ]
+    return f"{a} and {b} differ in {len(differences)} places: {', '.join(parts)}"
 
 
 def _comparable(tensor: TensorProto, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -289,6 +380,7 @@ def run(args: argparse.Namespace) -> int:
     first, second = open_model(args.a), open_model(args.b)
     tolerance = Tolerance(args.rtol, args.atol)
     differences = list(compare(first.model, second.model, "", tolerance))
+    line = summary(differences, first.label, second.label)
     if args.json:
         print_json(
             {
@@ -297,10 +389,12 @@ def run(args: argparse.Namespace) -> int:
                 "rtol": args.rtol,
                 "atol": args.atol,
                 "equal": not differences,
+                "summary": line,
                 "differences": [d.json() for d in differences],
             }
         )
     else:
+        print(line)
         for difference in differences:
             print(difference.text())
     return 1 if differences else 0

@@ -5,12 +5,15 @@ node inputs and outputs, initializers of the same name, quantization annotations
 subgraphs (If/Loop/Scan bodies) that read the value from the enclosing graph. The new
 name must not already name a value. ``--set-dim-*`` change one axis of a graph input's
 (or output's) shape; AXIS counts from 0, negative from the end; they name the input as
-it is called after any renames of the same command.
+it is called after any renames of the same command. A symbolic axis (``batch``) set to a
+size or a new name changes every dimension of that name in the model (inputs, outputs,
+value_info), as onnxruntime's make_dynamic_shape_fixed does.
 
 Every option may be given several times. The model is written with ``wirecodec.save``
 (atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
 external data is written with external data in a new file next to OUT (``OUT.data``);
-a data file the edited model no longer uses is named, never deleted.
+a data file the edited model no longer uses is named, never deleted. A .onnxz
+container (or an OUT ending in .onnxz) is written as a container.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels --rename-output 191=logits
@@ -24,13 +27,15 @@ import pathlib
 import re
 from collections.abc import Callable, Iterator
 
-from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, ValueInfoProto
-from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
+from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
 from wirecodec.cli.facts import is_external
 from wirecodec.errors import WireCodecError
-from wirecodec.files.external import any_external_data, iter_tensors, parse_ref
-from wirecodec.files.load import load, load_external_data_into
+from wirecodec.files.external import iter_tensors, parse_ref
+from wirecodec.files.load import load
 from wirecodec.files.save import save
+from wirecodec.files.zip_container import save_zip
+from wirecodec.protobuf.walk import walk
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]
 
@@ -73,7 +78,7 @@ def _dim(what: str, number: bool) -> Callable[[str], tuple[str, int, str | int]]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="an .onnx file (- for standard input)")
+    add_model_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write (may be MODEL)")
     parser.add_argument("--set-producer", metavar="NAME[:VERSION]", help="producer_name and producer_version")
     for role in ("input", "output"):
@@ -205,8 +210,14 @@ def _find_value(graph: GraphProto, name: str, renamed: dict[str, str]) -> ValueI
     raise UsageError(f"the graph has no input or output {name!r}")
 
 
-def set_dim(info: ValueInfoProto, axis: int, value: str | int) -> str:
-    """Set one axis of a tensor input's shape to a size (int) or a symbolic name (str)."""
+def set_dim(info: ValueInfoProto, axis: int, value: str | int, model: ModelProto | None = None) -> str:
+    """Set one axis of a tensor input's shape to a size (int) or a symbolic name (str).
+
+    When the axis was symbolic (``batch``) and ``model`` is given, every other dimension
+    of that name in the model's inputs, outputs and value_info (subgraphs included) gets
+    the same value, as onnxruntime's ``make_dynamic_shape_fixed`` does: a name is one
+    size wherever it appears.
+    """
     kind = info.type.WhichOneof("value")
     if kind not in ("tensor_type", "sparse_tensor_type"):
         raise UsageError(f"{info.name!r} is not a tensor (its type is {kind or 'unset'})")
@@ -217,11 +228,32 @@ def set_dim(info: ValueInfoProto, axis: int, value: str | int) -> str:
     if not -len(dims) <= axis < len(dims):
         raise UsageError(f"{info.name!r} has {len(dims)} axes; there is no axis {axis}")
     dim = dims[axis]
+    old = dim.dim_param if dim.WhichOneof("value") == "dim_param" else None
+    _set(dim, value)
+    done = f"{info.name!r} axis {axis % len(dims)} = {value!r}"
+    if old and model is not None and old != value:
+        others = [
+            d for d in _symbolic_dims(model) if d.WhichOneof("value") == "dim_param" and d.dim_param == old
+        ]
+        for other in others:
+            _set(other, value)
+        if others:
+            done += f" (and {len(others)} other dimension{'s' if len(others) != 1 else ''} named {old!r})"
+    return done
+
+
+def _set(dim: TensorShapeProto.Dimension, value: str | int) -> None:
     if isinstance(value, int):
         dim.dim_value = value
     else:
         dim.dim_param = value
-    return f"{info.name!r} axis {axis % len(dims)} = {value!r}"
+
+
+def _symbolic_dims(model: ModelProto) -> Iterator[TensorShapeProto.Dimension]:
+    """Every shape dimension of every input, output and value_info, in every graph."""
+    for site in walk(model, (TensorShapeProto.Dimension,)):
+        if isinstance(site.message, TensorShapeProto.Dimension):
+            yield site.message
 
 
 def set_metadata(model: ModelProto, key: str, value: str) -> str:
@@ -258,7 +290,7 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
             done.append(_rename(graph, old, new, role))
             renamed[old] = new
     for name, axis, value in [*args.set_dim_param, *args.set_dim_value]:
-        done.append(set_dim(_find_value(graph, name, renamed), axis, value))
+        done.append(set_dim(_find_value(graph, name, renamed), axis, value, model))
     for key, value in args.set_metadata:
         done.append(set_metadata(model, key, value))
     return done
@@ -267,23 +299,26 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False)
     model = opened.model
-    external = any_external_data(model)
-    old_files: set[str] = set()
-    if external:
-        if opened.path is None:
-            raise CliError(f"{opened.label}: the model refers to external data files, which - cannot locate")
-        old_files = _data_files(model)
-        # Mapped views of the data files; save copies them into the new data file. The old
-        # files (and the model, which stays mapped) are replaced only after that.
-        load_external_data_into(model, opened.path.parent)
+    external = opened.layout == "external"
+    to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
+    old_files = _data_files(model) if external else set()
+    try:
+        # Mapped views of the data files or entries; saving copies them. The old files (and
+        # the model, which stays mapped) are replaced only after that.
+        opened.resolve_external()
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error(opened.label, exc)) from None
     done = apply(model, args)
     try:
-        save(model, args.output, external_data=external)
+        if to_zip:
+            save_zip(model, args.output)
+        else:
+            save(model, args.output, external_data=external)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.output, exc)) from None
     for line in done:
         print(line)
-    print(f"wrote {args.output}" + (" (with external data)" if external else ""))
+    print(f"wrote {args.output}" + (" (with external data)" if external and not to_zip else ""))
     if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
         # Never deleted here: the user may keep other models that point into them.
         unused = old_files - _data_files(load(args.output, load_external_data=False))

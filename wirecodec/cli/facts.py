@@ -1,18 +1,16 @@
 """Facts about a model that several verbs print.
 
-Types as ONNX writes them (``tensor(float)``, ``seq(tensor(int64))``), shapes, every
-tensor in a model with the field path that leads to it, and a tensor's size read from
-its header (``dims``, ``data_type``, ``external_data``) without touching its payload.
+Types as ONNX writes them (``tensor(float)``, ``seq(tensor(int64))``), shapes, and a
+tensor's size read from its header (``dims``, ``data_type``, ``external_data``) without
+touching its payload. (Walking a model is :mod:`wirecodec.protobuf.walk`'s job.)
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from schema_dsl import Kind, Message
 from schema_dsl.onnx import TensorProto, TensorShapeProto, TypeProto, ValueInfoProto
 from wirecodec.errors import TensorError
 from wirecodec.files.external import parse_ref
@@ -25,10 +23,8 @@ __all__ = [
     "is_external",
     "shape_of",
     "tensor_facts",
-    "tensor_sites",
     "type_text",
     "value_info_json",
-    "walk",
 ]
 
 EXTERNAL = int(TensorProto.DataLocation.EXTERNAL)
@@ -156,31 +152,3 @@ def _typed_size(tensor: TensorProto, elements: int) -> int:
         return raw_size(tensor.data_type, max(elements, 0))
     except TensorError:
         return 0  # an unknown data_type: no size to speak of
-
-
-def walk(message: Message, path: str = "") -> Iterator[tuple[str, Message]]:
-    """Every message under ``message`` (itself first), depth first, with its field path.
-
-    Walks the schema, so nothing is missed: initializers, sparse tensors, attributes,
-    subgraphs at any depth, functions, training info. TensorProtos are yielded but not
-    looked into (their payload stays untouched).
-    """
-    yield path, message
-    if isinstance(message, TensorProto):
-        return
-    for spec, value in message.ListFields():
-        if spec.kind is not Kind.MESSAGE:
-            continue
-        where = f"{path}.{spec.name}" if path else spec.name
-        if spec.repeated:
-            for i, item in enumerate(value):
-                yield from walk(item, f"{where}[{i}]")
-        else:
-            yield from walk(value, where)
-
-
-def tensor_sites(message: Message) -> Iterator[tuple[str, TensorProto]]:
-    """Every TensorProto under ``message`` with its field path (``graph.node[3].attribute[0].t``)."""
-    for path, found in walk(message):
-        if isinstance(found, TensorProto):
-            yield path, found

@@ -1,10 +1,11 @@
-"""Write one tensor of a model to a ``.npy`` file, or list the tensors a model holds.
+"""List the tensors a model holds, or write one of them to a ``.npy`` file.
 
-TENSOR_NAME is looked up among every tensor in the model: initializers (external data
-included), sparse initializers (written dense), tensors in attributes at any depth
-(If/Loop/Scan bodies, functions), and the values of ``Constant`` nodes, which are also
-found by the name of the node's output. A field path printed by ``--list``
-(``graph.node[3].attribute[0].t``) picks one tensor when a name is used twice.
+Without TENSOR every tensor is listed with its field path. TENSOR is looked up among
+every tensor in the model: initializers (external data included), sparse initializers
+(written dense), tensors in attributes at any depth (If/Loop/Scan bodies, functions),
+and the values of Constant nodes, also found by the name of the node's output. A field
+path as any verb prints it (``graph.node[3].attribute[0].t``, or the Constant node's
+``graph.node[3]``) picks one tensor when a name is used twice.
 
 Element types a ``.npy`` file cannot describe are widened without loss: bfloat16 and
 the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to uint8.
@@ -29,31 +30,44 @@ import numpy.typing as npt
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
-from wirecodec.cli.common import CliError, Opened, UsageError, describe_error, open_model, print_json
-from wirecodec.cli.facts import is_external, tensor_facts, walk
+from wirecodec.cli.common import (
+    CliError,
+    Opened,
+    UsageError,
+    add_model_argument,
+    describe_error,
+    open_model,
+    print_json,
+)
+from wirecodec.cli.facts import is_external, tensor_facts
+from wirecodec.errors import PathError, WireCodecError
 from wirecodec.files.atomic import AtomicFiles
-from wirecodec.files.external import ExternalDataStore, load_external_data
+from wirecodec.files.walk import ORDER
+from wirecodec.protobuf import fieldpath
+from wirecodec.protobuf.walk import walk
 from wirecodec.tensors import to_array, to_float32
 from wirecodec.tensors.dtypes import info_of
 
 __all__ = ["HELP", "Found", "add_arguments", "array_of", "find_all", "run"]
 
-HELP = "write a tensor to a .npy file (--list: the tensors a model holds)"
+HELP = "list a model's tensors, or write one to a .npy file"
 
 Attr = AttributeProto.AttributeType
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="an .onnx file, or - for standard input")
-    parser.add_argument("tensor", nargs="?", metavar="TENSOR_NAME", help="a tensor's name or field path")
+    add_model_argument(parser)
+    parser.add_argument(
+        "tensor", nargs="?", metavar="TENSOR", help="a tensor's name or field path (none: list them all)"
+    )
     parser.add_argument(
         "-o",
         "--output",
         metavar="OUT",
         help="the .npy file to write, - for standard output (default: NAME.npy)",
     )
-    parser.add_argument("--list", action="store_true", help="list the model's tensors instead")
-    parser.add_argument("--json", action="store_true", help="with --list: print the list as JSON")
+    parser.add_argument("--list", action="store_true", help="list the model's tensors (the default)")
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
 
 
 @dataclass(frozen=True)
@@ -134,7 +148,7 @@ def _constant_value(node: NodeProto) -> tuple[int, AttributeProto] | None:
 def find_all(model: ModelProto) -> Iterator[Found]:
     """Every tensor in ``model``, in the order the file holds them."""
     claimed: set[str] = set()  # paths already covered by their Constant node or sparse tensor
-    for path, message in walk(model):
+    for path, message, _, _ in walk(model, (TensorProto,), order=ORDER):
         if path in claimed:
             continue
         if isinstance(message, NodeProto):
@@ -153,10 +167,33 @@ def find_all(model: ModelProto) -> Iterator[Found]:
             yield Found((message.name,) if message.name else (), path, message)
 
 
+def _at_path(model: ModelProto, wanted: str) -> Found | None:
+    """The tensor at field path ``wanted`` (any path the other verbs print), or None if it is
+    not a path to a tensor, a sparse tensor or a Constant node's value."""
+    try:
+        value = fieldpath.resolve(model, wanted)
+    except PathError:
+        return None
+    if isinstance(value, NodeProto):
+        held = _constant_value(value)
+        if held is None:
+            return None
+        value, wanted = held[1], f"{wanted}.attribute[{held[0]}]"
+    if isinstance(value, TensorProto):
+        return Found((value.name,) if value.name else (), wanted, value)
+    if isinstance(value, SparseTensorProto):
+        return Found((value.values.name,) if value.values.name else (), wanted, value)
+    if isinstance(value, AttributeProto) and value.type in (Attr.TENSOR, Attr.SPARSE_TENSOR):
+        return Found((value.name,), wanted, value)
+    return None
+
+
 def find(model: ModelProto, wanted: str) -> Found:
     """The one tensor named (or at the field path) ``wanted``; a UsageError if none or several."""
-    everything = list(find_all(model))
-    matches = [f for f in everything if f.path == wanted] or [f for f in everything if wanted in f.names]
+    by_path = _at_path(model, wanted)
+    if by_path is not None:
+        return by_path
+    matches = [f for f in find_all(model) if wanted in f.names]
     if not matches:
         raise UsageError(f"no tensor named {wanted!r} (--list shows the tensors)")
     if len(matches) > 1:
@@ -247,15 +284,16 @@ def _data_type(found: Found) -> int | None:
 
 
 def _resolve_external(found: Found, opened: Opened) -> None:
-    """Read only this tensor's external data (the rest of the model's stays on disk)."""
-    holders = [m for _, m in walk(found.source) if isinstance(m, TensorProto) and is_external(m)]
-    if not holders:
-        return
-    if opened.path is None:
-        raise CliError(f"{found.path}: its data is in an external file: cannot locate it from stdin")
-    store = ExternalDataStore(opened.path.parent)
-    for tensor in holders:
-        load_external_data(tensor, store)
+    """Resolve only this tensor's reference (the rest of the model's data stays where it is)."""
+    holders = [
+        site.message
+        for site in walk(found.source, (TensorProto,))
+        if isinstance(site.message, TensorProto) and is_external(site.message)
+    ]
+    try:
+        opened.data.resolve_all(holders)
+    except WireCodecError as exc:
+        raise CliError(describe_error(f"{opened.label}: {found.path}", exc)) from None
 
 
 def _default_output(name: str) -> str:
@@ -277,7 +315,7 @@ def _write(array: npt.NDArray[Any], output: str) -> None:
 def _list(opened: Opened, as_json: bool) -> int:
     entries = [found.describe() for found in find_all(opened.model)]
     if as_json:
-        print_json(entries)
+        print_json({"model": opened.label, "tensors": entries})
         return 0
     for e in entries:
         shape = "[" + ",".join(str(d) for d in e["shape"]) + "]"
@@ -287,14 +325,12 @@ def _list(opened: Opened, as_json: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.list:
+    if args.list or args.tensor is None:
         if args.tensor is not None or args.output is not None:
             raise UsageError("--list takes only MODEL")
         return _list(open_model(args.model, load_external_data=False), args.json)
-    if args.tensor is None:
-        raise UsageError("name the tensor to extract (or use --list)")
     if args.json:
-        raise UsageError("--json goes with --list")
+        raise UsageError("--json goes with the list (no TENSOR)")
     opened = open_model(args.model, load_external_data=False)
     found = find(opened.model, args.tensor)
     _resolve_external(found, opened)

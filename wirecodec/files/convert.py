@@ -29,84 +29,28 @@ import pathlib
 from collections.abc import Callable
 from typing import Literal
 
-from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.errors import ExternalDataError
-from wirecodec.files.external import iter_tensors, parse_ref, resolve, uses_external_data
+from schema_dsl.onnx import ModelProto
+from wirecodec.files.opener import Opened, Source, open_model
 from wirecodec.files.save import save
-from wirecodec.files.stream import assemble, stream
-from wirecodec.files.stream_events import LazyTensor
-from wirecodec.files.zip_container import is_zip, load_zip, save_zip
-from wirecodec.protobuf.payloads import SourceMap, report_progress
+from wirecodec.files.stream import stream
+from wirecodec.files.zip_container import save_zip
+from wirecodec.protobuf.payloads import report_progress
 
-__all__ = ["Layout", "convert", "load_mapped"]
+__all__ = ["Layout", "convert", "convert_opened", "load_mapped"]
 
 Layout = Literal["single", "external", "zip"]
-
-
-class _Maps:
-    """One SourceMap per file, opened on first use (an empty file needs none)."""
-
-    def __init__(self) -> None:
-        self._maps: dict[pathlib.Path, memoryview] = {}
-
-    def view(self, path: pathlib.Path) -> memoryview:
-        whole = self._maps.get(path)
-        if whole is None:
-            # mmap refuses empty files; an empty one holds no payload anyway.
-            whole = memoryview(b"") if path.stat().st_size == 0 else memoryview(SourceMap.open(path))
-            self._maps[path] = whole
-        return whole
 
 
 def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
     """The model at ``path`` with every payload a view of a mapped source file, unread.
 
     A single file is streamed (so one of any size costs its structure only), inline
-    ``raw_data`` pointing into it; external data is resolved as :func:`wirecodec.load`
-    resolves it (the same safety checks), into maps of the data files. A zip container
-    is opened with ``wirecodec.files.zip_container.load_zip``.
+    ``raw_data`` pointing into it; external data and a zip container's entries are
+    resolved as :func:`wirecodec.load` resolves them (the one opener, the same checks).
     """
-    source = pathlib.Path(path)
-    if is_zip(source):
-        return load_zip(source)
-    maps = _Maps()
-
-    def mapped(lazy: LazyTensor) -> TensorProto:
-        tensor = lazy.header
-        if lazy.raw_offset is not None:
-            if lazy.raw_length == 0:
-                tensor.raw_data = b""
-            else:
-                whole = maps.view(source)
-                tensor.raw_data = whole[lazy.raw_offset : lazy.raw_offset + lazy.raw_length]
-        return tensor
-
-    with stream(source) as events:
-        model = assemble(events, mapped)
-    _map_external_data(model, source.parent, maps)
-    return model
-
-
-def _map_external_data(model: ModelProto, base_dir: pathlib.Path, maps: _Maps) -> None:
-    """Point every external tensor's ``raw_data`` at a view of its mapped data file."""
-    views: list[tuple[TensorProto, memoryview]] = []
-    for tensor in iter_tensors(model):
-        if not uses_external_data(tensor):
-            continue
-        ref = parse_ref(tensor)
-        whole = maps.view(resolve(base_dir, ref.location, tensor))
-        end = whole.nbytes if ref.length is None else ref.offset + ref.length
-        if ref.offset > whole.nbytes or end > whole.nbytes:
-            raise ExternalDataError(
-                f"tensor {tensor.name!r}: offset {ref.offset} + length {ref.length} runs past the end of "
-                f"{ref.location!r} ({whole.nbytes} bytes)"
-            )
-        views.append((tensor, whole[ref.offset : end]))
-    # Every reference is checked before any tensor changes.
-    for tensor, view in views:
-        tensor.raw_data = view
-        tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
-        tensor.ClearField("external_data")
+    opened = open_model(path, streamed=True)
+    opened.resolve_external()
+    return opened.model
 
 
 def _source_bytes(path: pathlib.Path) -> int:
@@ -130,7 +74,7 @@ def _source_bytes(path: pathlib.Path) -> int:
 
 
 def convert(
-    src: str | os.PathLike[str],
+    src: Source,
     dst: str | os.PathLike[str],
     *,
     to: Layout = "single",
@@ -140,27 +84,64 @@ def convert(
     max_shard_size: int | None = None,
     align: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    convert_attribute: bool = False,
 ) -> None:
     """Write the model at ``src`` to ``dst`` in another layout; peak memory independent of weights.
 
     ``to="single"``: one file, payloads inline (files over 2 GiB are fine: wirecodec has
     no 2 GiB limit). ``to="external"``: tensors of at least ``size_threshold`` bytes in
     data files, with ``location``, ``all_tensors_to_one_file``, ``max_shard_size`` and
-    ``align`` (default 4096) as in :func:`wirecodec.save`. ``to="zip"``: a zip container
+    ``align`` (default 4096) and ``convert_attribute`` (attribute tensors, Constant
+    values among them, move too: onnx's name and meaning) as in :func:`wirecodec.save`.
+    ``to="zip"``: a zip container
     (``align`` default 64). The source may be any of the three; each tensor's bytes are
     copied from the source file to the destination by the kernel where it can.
 
     ``progress(done, total)`` is called as bytes are written (``total`` is the size of
     the source files, an estimate of the output's). Writes are atomic, like
-    :func:`wirecodec.save`'s.
+    :func:`wirecodec.save`'s. ``src`` is anything :func:`wirecodec.files.opener.open_model`
+    takes (a path, ``-``, bytes, a container); the same errors.
     """
     if to not in ("single", "external", "zip"):
         raise ValueError(f"to must be 'single', 'external' or 'zip', got {to!r}")
     if align is not None and to == "single":
         raise ValueError("align applies to external data and zip containers, not to a single file")
-    source = pathlib.Path(src)
-    total = _source_bytes(source) if progress is not None else 0
-    model = load_mapped(source)
+    opened = open_model(src, streamed=True)
+    convert_opened(
+        opened,
+        dst,
+        to=to,
+        location=location,
+        size_threshold=size_threshold,
+        all_tensors_to_one_file=all_tensors_to_one_file,
+        max_shard_size=max_shard_size,
+        align=align,
+        progress=progress,
+        convert_attribute=convert_attribute,
+    )
+
+
+def convert_opened(
+    opened: Opened,
+    dst: str | os.PathLike[str],
+    *,
+    to: Layout = "single",
+    location: str | None = None,
+    size_threshold: int = 1024,
+    all_tensors_to_one_file: bool = True,
+    max_shard_size: int | None = None,
+    align: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    convert_attribute: bool = False,
+) -> None:
+    """:func:`convert` of a model the opener has opened (references unresolved)."""
+    if to not in ("single", "external", "zip"):
+        raise ValueError(f"to must be 'single', 'external' or 'zip', got {to!r}")
+    if align is not None and to == "single":
+        raise ValueError("align applies to external data and zip containers, not to a single file")
+    opened.resolve_external()
+    model = opened.model
+    total = _source_bytes(opened.path) if progress is not None and opened.path is not None else 0
     done = 0
 
     def advance(nbytes: int) -> None:
@@ -182,4 +163,5 @@ def convert(
                 all_tensors_to_one_file=all_tensors_to_one_file,
                 align=4096 if align is None else align,
                 max_shard_size=max_shard_size,
+                convert_attribute=convert_attribute,
             )

@@ -43,12 +43,15 @@ from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError
 from wirecodec.files.external import any_external_data, uses_external_data
 from wirecodec.files.mapping import map_read_only
+from wirecodec.files.stream import assemble, stream
+from wirecodec.files.stream_events import LazyTensor
 from wirecodec.files.tensor_data import DirectoryData, NoData, TensorData, ZipData
 from wirecodec.files.walk import iter_tensors
 from wirecodec.files.zip_container import is_zip, open_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 from wirecodec.protobuf.notes import noting
+from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model", "read_payload_source"]
 
@@ -169,12 +172,16 @@ def open_model(
     base_dir: str | os.PathLike[str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     stdin: IO[bytes] | None = None,
+    streamed: bool = False,
 ) -> Opened:
     """Open the model in ``source``, leaving its external references unresolved (see module doc).
 
     ``lazy`` as in :func:`wirecodec.load`. ``base_dir`` is where data files are looked for
     (default: the model file's directory; a model from bytes or a pipe has none unless
     given). ``stdin`` is the stream ``-`` reads (default: the process's standard input).
+    ``streamed=True`` reads a single model file front to back with :func:`wirecodec.stream`
+    instead of mapping it (every inline payload a view of a map of the file, copied file
+    to file when saved): what :func:`wirecodec.convert` uses, for files of any size.
     """
     data: Any
     if isinstance(source, str) and source == STDIN:
@@ -194,6 +201,8 @@ def open_model(
                 file.seek(0)
                 if is_zip(head):
                     return _from_zip(path, str(source), path, info.st_size, lazy, max_depth)
+                if streamed:
+                    return _streamed(path, str(source), info.st_size, base_dir)
                 data = read_payload_source(file, lazy, str(path))
         return _from_buffer(data, str(source), path, lazy, base_dir, max_depth)
     if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
@@ -220,6 +229,34 @@ def _from_zip(
     return Opened(model, label, path, size or buffer.nbytes, "zip", ZipData(buffer, archive), original)
 
 
+def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.PathLike[str] | None) -> Opened:
+    """A single model file read as a stream: its structure decoded, its payloads views of a map."""
+    whole: list[memoryview] = []
+
+    def mapped(lazy_tensor: LazyTensor) -> TensorProto:
+        tensor = lazy_tensor.header
+        if lazy_tensor.raw_offset is not None:
+            if not whole:
+                whole.append(memoryview(SourceMap.open(path)))
+            start = lazy_tensor.raw_offset
+            tensor.raw_data = whole[0][start : start + (lazy_tensor.raw_length or 0)]
+        return tensor
+
+    with stream(path) as events:
+        model = assemble(events, mapped)
+    _refuse_fieldless(model, size)
+    external = any_external_data(model)
+    folder = base_dir if base_dir is not None else path.parent
+    layout: Layout = "external" if external else "single"
+    return Opened(model, label, path, size, layout, DirectoryData(folder), None)
+
+
+def _refuse_fieldless(model: ModelProto, size: int) -> None:
+    if not model.ListFields():
+        reason = f"no ONNX model field in these {size:,} bytes: not an ONNX model"
+        raise NotAModelError(reason, 0, "ModelProto")
+
+
 def _from_buffer(
     data: Any,
     label: str,
@@ -232,10 +269,7 @@ def _from_buffer(
         return _from_zip(data, label, path, memoryview(data).nbytes, lazy, max_depth)
     with noting() as seen:
         model = decode_source(ModelProto, data, max_depth, lazy)
-    if not model.ListFields():
-        raise NotAModelError(
-            f"no ONNX model field in these {_size_of(data):,} bytes: not an ONNX model", 0, "ModelProto"
-        )
+    _refuse_fieldless(model, _size_of(data))
     # Only a tensor that set data_location can refer to external data: when the decoders
     # met none, nothing is walked (a walk would read every node's empty fields).
     external = (TensorProto, "data_location") in seen and any_external_data(model)

@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.errors import ExternalDataError
+from wirecodec.errors import ContainerError, ExternalDataError, WireCodecError
 from wirecodec.files.external import ExternalDataStore, parse_ref, resolve
 from wirecodec.files.zip_container import entry_range
-from wirecodec.files.zip_records import Archive
+from wirecodec.files.zip_records import MODEL_ENTRY, Archive
 
 __all__ = ["DirectoryData", "Located", "NoData", "TensorData", "ZipData", "label_of"]
 
@@ -51,9 +51,30 @@ class TensorData:
 
     kind = "none"
 
+    def whole(self, location: str, tensor: TensorProto) -> Located:
+        """The whole file or entry ``location`` names (for ``tensor``, named in errors); raises
+        when it cannot be had (missing, unsafe)."""
+        raise NotImplementedError
+
+    def place(self, tensor: TensorProto) -> Located:
+        """Where ``tensor``'s reference points, its range unchecked."""
+        ref = parse_ref(tensor)
+        found = self.whole(ref.location, tensor)
+        end = max(found.size, ref.offset) if ref.length is None else ref.offset + ref.length
+        return Located(found.where, ref.offset, end, found.size, found.path)
+
     def locate(self, tensor: TensorProto) -> Located:
         """Where ``tensor``'s referenced bytes lie; checks they exist and fit, reads nothing."""
-        raise NotImplementedError
+        found = self.place(tensor)
+        if found.start > found.size or found.end > found.size:
+            raise self.range_error(
+                f"{label_of(tensor)}: bytes {found.start} to {found.end} of {found.where!r} lie past its end "
+                f"({found.size} bytes)"
+            )
+        return found
+
+    def range_error(self, message: str) -> WireCodecError:
+        return ExternalDataError(message)
 
     def view(self, tensor: TensorProto) -> memoryview:
         """The bytes ``tensor`` refers to, as a read-only view."""
@@ -91,7 +112,7 @@ class NoData(TensorData):
             "which has no directory to find data files in (give a path, or base_dir=...)"
         )
 
-    def locate(self, tensor: TensorProto) -> Located:
+    def whole(self, location: str, tensor: TensorProto) -> Located:
         raise self._refuse(tensor)
 
     def view(self, tensor: TensorProto) -> memoryview:
@@ -108,19 +129,12 @@ class DirectoryData(TensorData):
         self.store = ExternalDataStore(self.base_dir, lazy=lazy)
         self._sizes: dict[pathlib.Path, int] = {}
 
-    def locate(self, tensor: TensorProto) -> Located:
-        ref = parse_ref(tensor)
-        path = resolve(self.base_dir, ref.location, tensor)
+    def whole(self, location: str, tensor: TensorProto) -> Located:
+        path = resolve(self.base_dir, location, tensor)
         size = self._sizes.get(path)
         if size is None:
             size = self._sizes[path] = path.stat().st_size
-        end = size if ref.length is None else ref.offset + ref.length
-        if ref.offset > size or end > size:
-            raise ExternalDataError(
-                f"{label_of(tensor)}: bytes {ref.offset} to {end} of {ref.location!r} lie past its end "
-                f"({size} bytes)"
-            )
-        return Located(ref.location, ref.offset, end, size, path)
+        return Located(location, 0, size, size, path)
 
     def view(self, tensor: TensorProto) -> memoryview:
         return self.store.view(tensor)
@@ -135,10 +149,16 @@ class ZipData(TensorData):
         self.buffer = buffer
         self.archive = archive
 
-    def locate(self, tensor: TensorProto) -> Located:
-        start, end = entry_range(tensor, self.archive)
-        entry = self.archive.by_name[parse_ref(tensor).location]
-        return Located(entry.name, start - entry.data_offset, end - entry.data_offset, entry.size, None)
+    def whole(self, location: str, tensor: TensorProto) -> Located:
+        entry = self.archive.by_name.get(location)
+        if entry is None or entry.name == MODEL_ENTRY:
+            raise ContainerError(
+                f"{label_of(tensor)} refers to entry {location!r}, which the archive does not hold"
+            )
+        return Located(entry.name, 0, entry.size, entry.size, None)
+
+    def range_error(self, message: str) -> WireCodecError:
+        return ContainerError(message)
 
     def view(self, tensor: TensorProto) -> memoryview:
         start, end = entry_range(tensor, self.archive)

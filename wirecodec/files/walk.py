@@ -1,17 +1,18 @@
-"""The one walk over the tensors of an ONNX model, for loading, saving and checking.
+"""The tensors of an ONNX model: a filter over the one schema-driven walk (wirecodec.protobuf.walk).
 
-:func:`tensors` visits every ``TensorProto`` a model, graph or function holds —
-initializers, attribute tensors, sparse tensors, subgraphs, functions, training
-graphs — in one fixed order, with switches for the subsets a caller needs (saving moves
-exactly the tensors ``onnx.save`` moves) and a *peek* mode that looks at elements still
-waiting to be decoded without keeping them (wirecodec.protobuf.lazy).
+:func:`tensor_sites` visits every ``TensorProto`` a model, graph or function holds —
+initializers, attribute tensors (Constant values included), sparse tensors, subgraphs,
+functions, training graphs — in one fixed order (:data:`ORDER`), each with its field
+path, with switches for the subsets a caller needs (saving moves exactly the tensors
+``onnx.save`` moves) and a *peek* mode that looks at elements still waiting to be
+decoded without keeping them (wirecodec.protobuf.lazy).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Final
 
 from schema_dsl import Kind
 from schema_dsl.message import Message
@@ -20,13 +21,68 @@ from schema_dsl.onnx import (
     FunctionProto,
     GraphProto,
     ModelProto,
-    NodeProto,
-    SparseTensorProto,
     TensorProto,
 )
-from wirecodec.protobuf import lazy
+from wirecodec.protobuf.walk import Site, walk
 
-__all__ = ["iter_tensors", "substitute", "tensors"]
+__all__ = ["ORDER", "iter_tensors", "substitute", "tensor_sites", "tensors"]
+
+
+# The order tensors are met in (save lays external data out in it): a graph's initializers,
+# sparse initializers, then its nodes; an attribute's tensors before its subgraphs; a
+# model's graph, functions, then training graphs. Fields not named follow by number.
+ORDER: Final[dict[type[Message], tuple[str, ...]]] = {
+    ModelProto: ("graph", "functions", "training_info"),
+    GraphProto: ("initializer", "sparse_initializer", "node"),
+    FunctionProto: ("attribute_proto", "node"),
+    AttributeProto: ("t", "tensors", "sparse_tensor", "sparse_tensors", "g", "graphs"),
+}
+Fields = frozenset[tuple[type[Message], str]]
+_ATTRIBUTE_TENSORS: Final[Fields] = frozenset({(AttributeProto, "t"), (AttributeProto, "tensors")})
+_SPARSE: Final[Fields] = frozenset(
+    {
+        (GraphProto, "sparse_initializer"),
+        (AttributeProto, "sparse_tensor"),
+        (AttributeProto, "sparse_tensors"),
+    }
+)
+_ATTRIBUTE_SPARSE: Final[Fields] = frozenset(
+    {(AttributeProto, "sparse_tensor"), (AttributeProto, "sparse_tensors")}
+)
+
+
+def tensor_sites(
+    message: Message,
+    *,
+    attributes: bool = True,
+    sparse: bool = True,
+    functions: bool = True,
+    training: bool = True,
+    peek: bool = False,
+    needles: tuple[bytes, ...] = (),
+    paths: bool = True,
+) -> Iterator[Site]:
+    """The sites of the tensors in ``message`` (a model, graph, node, function, attribute or
+    tensor), each with its field path (``graph.node[3].attribute[0].t``).
+
+    ``attributes=False`` leaves out attribute tensors (subgraph initializers stay),
+    ``sparse=False`` sparse tensors, ``functions=False`` functions, ``training=False``
+    training graphs. ``peek`` and ``needles`` as in :func:`wirecodec.protobuf.walk.walk`.
+    """
+    skip: Fields = frozenset()
+    if not attributes:
+        skip |= _ATTRIBUTE_TENSORS | _ATTRIBUTE_SPARSE
+    if not sparse:
+        skip |= _SPARSE
+    if not functions:
+        skip |= {(ModelProto, "functions")}
+    if not training:
+        skip |= {(ModelProto, "training_info")}
+    for site in walk(
+        message, (TensorProto,), order=ORDER, skip=skip, peek=peek, needles=needles, paths=paths
+    ):
+        if isinstance(site.message, TensorProto):
+            yield site
 
 
 def tensors(
@@ -39,74 +95,24 @@ def tensors(
     peek: bool = False,
     needles: tuple[bytes, ...] = (),
 ) -> Iterator[TensorProto]:
-    """The tensors in ``message`` (a model, graph, node, function, attribute or tensor).
-
-    Order: a graph's initializers, then its sparse initializers, then its nodes (each
-    attribute's ``t``, ``tensors``, sparse tensors, then subgraphs ``g`` and
-    ``graphs``); a model's graph, then its functions, then its training graphs.
-    ``attributes=False`` leaves out attribute tensors (subgraph initializers stay),
-    ``sparse=False`` sparse tensors, ``functions=False`` functions, ``training=False``
-    training graphs.
+    """The tensors in ``message``, in :data:`ORDER`; switches as for :func:`tensor_sites`.
 
     ``peek=True`` is for looking only: elements still waiting to be decoded are decoded
     one at a time and dropped instead of loaded, so a model read lazily stays small;
     waiting elements whose bytes contain none of ``needles`` are skipped. Tensors it
     yields may then be temporary copies.
     """
-
-    def each(owner: Message, name: str) -> Iterable[Any]:
-        if peek:
-            return lazy.peek(owner, name, needles)
-        return lazy.elements(owner, name)
-
-    def walk(item: Message) -> Iterator[TensorProto]:
-        if isinstance(item, TensorProto):
-            yield item
-        elif isinstance(item, ModelProto):
-            yield from walk(item.graph)
-            if functions:
-                for function in each(item, "functions"):
-                    yield from walk(function)
-            if training:
-                for info in each(item, "training_info"):
-                    yield from walk(info.initialization)
-                    yield from walk(info.algorithm)
-        elif isinstance(item, GraphProto):
-            yield from each(item, "initializer")
-            if sparse:
-                for tensor in each(item, "sparse_initializer"):
-                    yield from walk(tensor)
-            for node in each(item, "node"):
-                yield from walk(node)
-        elif isinstance(item, NodeProto):
-            for attribute in each(item, "attribute"):
-                yield from walk(attribute)
-        elif isinstance(item, FunctionProto):
-            for attribute in each(item, "attribute_proto"):
-                yield from walk(attribute)
-            for node in each(item, "node"):
-                yield from walk(node)
-        elif isinstance(item, AttributeProto):
-            if attributes:
-                if item.HasField("t"):
-                    yield item.t
-                yield from each(item, "tensors")
-            if attributes and sparse:
-                if item.HasField("sparse_tensor"):
-                    yield from walk(item.sparse_tensor)
-                for tensor in each(item, "sparse_tensors"):
-                    yield from walk(tensor)
-            if item.HasField("g"):
-                yield from walk(item.g)
-            for graph in each(item, "graphs"):
-                yield from walk(graph)
-        elif isinstance(item, SparseTensorProto):
-            if item.HasField("values"):
-                yield item.values
-            if item.HasField("indices"):
-                yield item.indices
-
-    return walk(message)
+    for site in tensor_sites(
+        message,
+        attributes=attributes,
+        sparse=sparse,
+        functions=functions,
+        training=training,
+        peek=peek,
+        needles=needles,
+        paths=False,
+    ):
+        yield site.message  # type: ignore[misc]
 
 
 def iter_tensors(

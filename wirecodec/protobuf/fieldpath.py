@@ -34,7 +34,7 @@ class Step(NamedTuple):
     """One step of a path: a field name and, for a repeated field, an index."""
 
     name: str
-    index: int | None
+    at: int | None
 
 
 def parse(path: str) -> list[Step]:
@@ -53,7 +53,7 @@ def parse(path: str) -> list[Step]:
 
 def format_path(steps: list[Step]) -> str:
     """The text of ``steps``: the inverse of :func:`parse`."""
-    return ".".join(step.name if step.index is None else f"{step.name}[{step.index}]" for step in steps)
+    return ".".join(step.name if step.at is None else f"{step.name}[{step.at}]" for step in steps)
 
 
 def resolve(root: Message, path: str) -> Any:
@@ -64,7 +64,7 @@ def resolve(root: Message, path: str) -> Any:
     and why.
     """
     steps = parse(path)
-    if steps and steps[0].index is None and steps[0].name == type(root).__schema__.cls.__name__:
+    if steps and steps[0].at is None and steps[0].name == type(root).__schema__.cls.__name__:
         steps = steps[1:]
     value: Any = root
     walked = ""
@@ -81,16 +81,16 @@ def resolve(root: Message, path: str) -> Any:
         walked = f"{walked}.{step.name}" if walked else step.name
         if spec.repeated:
             items = getattr(value, step.name)
-            if step.index is None:
+            if step.at is None:
                 value = items
                 continue
-            if not -len(items) <= step.index < len(items):
-                raise PathError(f"{path!r}: {walked} has {len(items)} elements, so no [{step.index}]")
-            value = items[step.index]
-            walked += f"[{step.index}]"
+            if not -len(items) <= step.at < len(items):
+                raise PathError(f"{path!r}: {walked} has {len(items)} elements, so no [{step.at}]")
+            value = items[step.at]
+            walked += f"[{step.at}]"
         else:
-            if step.index is not None:
-                raise PathError(f"{path!r}: {walked} is not a repeated field, so it takes no [{step.index}]")
+            if step.at is not None:
+                raise PathError(f"{path!r}: {walked} is not a repeated field, so it takes no [{step.at}]")
             if spec.kind.name == "MESSAGE" and not value.HasField(step.name):
                 raise PathError(f"{path!r}: {walked} is not set")
             value = getattr(value, step.name)

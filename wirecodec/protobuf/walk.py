@@ -91,8 +91,10 @@ def walk(
     *,
     order: Order | None = None,
     prune: Callable[[Site], bool] | None = None,
+    skip: frozenset[tuple[type[Message], str]] = frozenset(),
     peek: bool = False,
     needles: tuple[bytes, ...] = (),
+    paths: bool = True,
     path: str = "",
 ) -> Iterator[Site]:
     """Every message under ``message`` (itself first), depth first, each with its field path.
@@ -100,7 +102,9 @@ def walk(
     ``targets`` limits the walk to the fields through which a message of one of those
     classes can be reached (the messages on the way are yielded too; filter by type).
     ``order`` puts some fields of a class first. ``prune(site)`` true skips what lies
-    below that site (the site itself is still yielded). ``peek`` reads waiting elements
+    below that site (the site itself is still yielded); ``skip`` names fields, as
+    ``(class, field name)``, never to descend into. ``paths=False`` leaves every path
+    empty, for walks that do not need them (a little faster). ``peek`` reads waiting elements
     without keeping them; with ``needles`` it also skips waiting elements whose bytes hold
     none of them — the indices in later paths of that field are then not meaningful,
     so use needles only where paths are not needed.
@@ -118,15 +122,19 @@ def walk(
             return
         current = site.message
         cls = type(current)
-        specs = _ordered_fields(_declared(cls), targets, firsts.get(_declared(cls), ()))
+        declared = _declared(cls)
+        specs = _ordered_fields(declared, targets, firsts.get(declared, ()))
         prefix = f"{site.path}." if site.path else ""
         for spec in specs:
             name = spec.name
+            if skip and (declared, name) in skip:
+                continue
             if spec.repeated:
                 for i, item in enumerate(elements(current, name)):
-                    yield from visit(Site(f"{prefix}{name}[{i}]", item, name, current))
+                    yield from visit(Site(f"{prefix}{name}[{i}]" if paths else "", item, name, current))
             elif current.HasField(name):
-                yield from visit(Site(f"{prefix}{name}", getattr(current, name), name, current))
+                child = getattr(current, name)
+                yield from visit(Site(f"{prefix}{name}" if paths else "", child, name, current))
 
     return visit(Site(path, message, None, None))
 
