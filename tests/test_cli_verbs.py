@@ -248,7 +248,9 @@ def test_diff_strings_and_extra_items(tmp_path: pathlib.Path, capsys: pytest.Cap
     assert main(["diff", left, right]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{left} and {right} differ in 1 places: 1 tensor values differ"
-    assert out[1] == "graph.initializer[0].values: values differ in 1 of 2 elements (first at [1]: 'b' != 'c')"
+    assert out[1] == (
+        "graph.initializer[0].values: values differ in 1 of 2 elements (first at [1]: 'b' != 'c')"
+    )
 
     more = _model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Relu", ["t"], ["y"])])
     fewer = _model([helper.make_node("Identity", ["x"], ["y"])])

@@ -4,9 +4,9 @@ Every field of every message is compared, in schema order. Repeated messages are
 matched by name where every element has a distinct one: nodes by name (or, unnamed, by
 their outputs), initializers, value_info, attributes and functions by name, metadata by
 key, opsets by domain; so two exports that list the same nodes in another order compare
-equal. Graph inputs and outputs bind by position and are compared by position. Other repeated fields are matched by position, and what is left
-over is reported as only in A or only in B (at its index in that model). A one-line
-summary comes first. An unset field reads as its
+equal. Graph inputs and outputs bind by position and are compared by position, as
+are other repeated fields; what is left over is reported as only in A or only in B
+(at its index in that model). A one-line summary comes first. An unset field reads as its
 default (``''`` equals an unset name), except in a oneof, where which member is set
 is part of the value (``dim_value: 0`` is not an unknown dimension).
 
