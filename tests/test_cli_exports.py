@@ -131,7 +131,7 @@ def test_extract_every_initializer_and_constant(
                 expected[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
         code, listing = _json(capsys, ["tensors", "--list", "--json", str(external)])
         assert code == 0
-        assert set(expected) <= {name for entry in listing for name in entry["names"]}, item.name
+        assert set(expected) <= {name for entry in listing["tensors"] for name in entry["names"]}, item.name
         for source in (inline, external):
             for name, want in expected.items():
                 out = tmp_path / "t.npy"

@@ -15,9 +15,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from importlib import metadata
+from typing import Final
 
 from wirecodec.cli.common import EXAMPLE, CliError, describe_error, print_json
 from wirecodec.errors import WireCodecError
@@ -60,12 +63,30 @@ def _parser() -> argparse.ArgumentParser:
         sub = verbs.add_parser(
             verb,
             help=module.HELP,
-            description=module.__doc__,
+            description=help_text(module.__doc__ or ""),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
+
+
+_ROLE: Final = re.compile(r":[a-z]+:`~?([^`]+)`")
+_WIDTH: Final = 79
+
+
+def help_text(doc: str) -> str:
+    """A module docstring as ``--help`` shows it: reST markup gone, prose folded to 79 columns,
+    indented example lines kept as they are."""
+    plain = _ROLE.sub(r"\1", doc).replace("``", "")
+    paragraphs = []
+    for paragraph in plain.strip().split("\n\n"):
+        lines = paragraph.splitlines()
+        if all(line.startswith("  ") for line in lines):
+            paragraphs.append("\n".join(lines))
+        else:
+            paragraphs.append(textwrap.fill(" ".join(line.strip() for line in lines), _WIDTH))
+    return "\n\n".join(paragraphs)
 
 
 def _with_verb(args: list[str]) -> list[str]:

@@ -6,8 +6,8 @@ prints them (``raw_data`` escaped), so ``--format onnx`` is the readable choice 
 models: it writes ``...`` for the data of tensors of more than 16 elements
 (``--all-data`` prints them all, as onnx's printer does).
 
-  wirecodec dump model.onnx                       # protobuf text format, as str(model)
-  wirecodec dump model.onnx --format onnx         # <ir_version: ...> graph (...) => (...) {...}
+  wirecodec dump model.onnx                   # protobuf text, as str(model)
+  wirecodec dump model.onnx --format onnx     # the ONNX textual syntax
   wirecodec dump model.onnx graph.node[3] --format json
 """
 

@@ -16,8 +16,8 @@ a data file the edited model no longer uses is named, never deleted. A .onnxz
 container (or an OUT ending in .onnxz) is written as a container.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
-  wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels --rename-output 191=logits
-  wirecodec edit model.onnx -o tagged.onnx --set-producer mytool:1.2 --set-metadata license=MIT
+  wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
+  wirecodec edit model.onnx -o tagged.onnx --set-metadata license=MIT
 """
 
 from __future__ import annotations

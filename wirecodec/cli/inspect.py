@@ -145,13 +145,16 @@ def _external(sites: list[tuple[str, TensorProto, TensorFacts]], data: TensorDat
                 "error": None,
             }
             files[facts.location] = entry
+            try:
+                entry["file_size"] = data.whole(facts.location, tensor).size
+            except WireCodecError as exc:
+                entry["error"] = f"{path}: {exc}"
         entry["tensors"] += 1
         entry["bytes"] += facts.nbytes
-        try:
-            found = data.locate(tensor)
-            entry["file_size"] = found.size
-        except WireCodecError as exc:
-            if entry["error"] is None:
+        if entry["file_size"] is not None and entry["error"] is None:
+            try:
+                data.locate(tensor)
+            except WireCodecError as exc:
                 entry["error"] = f"{path}: {exc}"
     return list(files.values())
 
@@ -329,9 +332,10 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
         count, tensors, size = entry["count"], entry["tensors"], _mib(entry["bytes"])
         lines += _wrapped(f"  {dtype}", f"{count:,} in {tensors} tensors, {size}")
     for put in s["external_data"]:
-        where = f"{put['kind']} {_mib(put['file_size'])}" if put["file_size"] is not None else "missing"
+        where = f"{put['kind']} {_mib(put['file_size'])}" if put["file_size"] is not None else "not found"
+        label = "entry" if put["kind"] == "entry" else "external data"
         lines += _wrapped(
-            "external data", f"{put['location']}: {put['tensors']} tensors, {_mib(put['bytes'])}; {where}"
+            label, f"{put['location']}: {put['tensors']} tensors, {_mib(put['bytes'])}; {where}"
         )
         if put["error"]:
             lines += _wrapped("  PROBLEM", put["error"])
