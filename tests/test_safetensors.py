@@ -211,6 +211,24 @@ def test_loading_is_zero_copy_and_aligned(tmp_path: pathlib.Path) -> None:
         }
 
 
+def test_onnxruntime_runs_a_model_attached_to_a_file_safetensors_wrote(tmp_path: pathlib.Path) -> None:
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime runs the model (test extra)")
+    model = build()
+    st_numpy.save_file(
+        {t.name: wirecodec.to_array(t) for t in model.graph.initializer}, str(tmp_path / "w.safetensors")
+    )
+    wirecodec.save(wirecodec.attach_weights(model, tmp_path / "w.safetensors"), tmp_path / "m.onnx")
+    wirecodec.save(model, tmp_path / "single.onnx")
+    assert (tmp_path / "m.onnx").stat().st_size < 1000
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32)
+    expected = ort.InferenceSession(str(tmp_path / "single.onnx")).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(
+        ort.InferenceSession(str(tmp_path / "m.onnx")).run(None, {"x": x})[0], expected
+    )
+    got = wirecodec.onnxruntime_session(tmp_path / "m.onnx").run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got, expected)
+
+
 # --- names ---------------------------------------------------------------------------------
 
 
@@ -356,6 +374,20 @@ def test_attach_refuses_weights_outside_the_model_directory_and_empty_matches(tm
         wirecodec.attach_weights(build(), tmp_path / "o.safetensors")
     result = attach(build(), tmp_path / "w.safetensors")
     assert (result.attached, result.kept, result.unused) == (["w1"], ["b1", "w2", "b2"], [])
+
+
+def test_attach_refuses_index_files_that_leave_their_directory(tmp_path: pathlib.Path) -> None:
+    index = tmp_path / "w.safetensors.index.json"
+    index.write_text(json.dumps({"metadata": {}, "weight_map": {"w1": "../w.safetensors"}}))
+    with pytest.raises(ExternalDataError, match=r"contains '\.\.'"):
+        wirecodec.attach_weights(build(), index)
+    index.write_text(json.dumps({"weight_map": ["w1"]}))
+    with pytest.raises(ExternalDataError, match="weight_map"):
+        wirecodec.attach_weights(build(), index)
+    st_numpy.save_file({"b1": np.zeros(16, np.float32)}, str(tmp_path / "s.safetensors"))
+    index.write_text(json.dumps({"weight_map": {"w1": "s.safetensors"}}))
+    with pytest.raises(ExternalDataError, match="'w1' is not in its shard"):
+        wirecodec.attach_weights(build(), index)
 
 
 def _file(tmp_path: pathlib.Path, header: bytes, data: bytes = b"") -> pathlib.Path:
@@ -507,17 +539,24 @@ def test_attach_weights_verb(tmp_path: pathlib.Path, capsys: pytest.CaptureFixtu
 
 MIB = 1 << 20
 CHILD = """
-import resource, sys
+import pathlib, sys
 import psutil
 import wirecodec
 from wirecodec.files.safetensors_save import convert_to_safetensors
-before = psutil.Process().memory_info().rss / 1024  # now, in KiB as ru_maxrss counts
+
+def high_water_kib():
+    for line in pathlib.Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+# Start the high-water mark afresh (the imports peak above what remains resident).
+pathlib.Path("/proc/self/clear_refs").write_text("5")
+before = psutil.Process().memory_info().rss / 1024
 if sys.argv[1] == "convert":
     convert_to_safetensors("src.onnx", "dst.onnx")
 else:
     wirecodec.save(wirecodec.load("src.onnx"), "dst.onnx", external_data="dst.safetensors")
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print((peak - before) / 1024)
+print((high_water_kib() - before) / 1024)
 """
 
 
@@ -525,6 +564,8 @@ print((peak - before) / 1024)
 def test_memory_stays_bounded_on_a_200_mb_model(tmp_path: pathlib.Path, how: str) -> None:
     """Peak RSS growth while writing 200 MB of weights stays far below 200 MB."""
     psutil = pytest.importorskip("psutil", reason="measures memory (test extra)")
+    if not pathlib.Path("/proc/self/clear_refs").exists():
+        pytest.skip("needs Linux's /proc/self/clear_refs to restart the peak RSS")
     if psutil.disk_usage(str(tmp_path)).free < 1 << 30:
         pytest.skip("needs 1 GB of free disk")
     chunk = 4 * MIB
@@ -551,9 +592,9 @@ def test_memory_stays_bounded_on_a_200_mb_model(tmp_path: pathlib.Path, how: str
         text=True,
         check=True,
     )
-    growth_mb = float(result.stdout.strip())
+    growth_mb = float(result.stdout)
     print(f"\n{how}: peak RSS grew {growth_mb:.1f} MB writing {count * chunk // MIB} MB")
-    assert growth_mb < 64
+    assert growth_mb < 32
     header = read_header(tmp_path / "dst.safetensors")
     assert len(header.entries) == count
     with safetensors.safe_open(str(tmp_path / "dst.safetensors"), framework="numpy") as f:
