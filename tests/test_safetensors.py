@@ -8,6 +8,7 @@ in a safetensors file with the outputs of the single-file model (one file, two r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -18,6 +19,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import wirecodec
 from schema_dsl.onnx import (
@@ -31,7 +34,14 @@ from schema_dsl.onnx import (
 from wirecodec.cli import main
 from wirecodec.errors import ExternalDataError
 from wirecodec.examples.build_mlp import build
-from wirecodec.files.safetensors import ONNX_TYPES, read_header
+from wirecodec.files.safetensors import (
+    ONNX_TYPES,
+    byte_size,
+    encode_header,
+    layout,
+    parse_header,
+    read_header,
+)
 from wirecodec.files.safetensors_attach import attach
 from wirecodec.files.safetensors_names import named_tensors
 from wirecodec.files.safetensors_save import convert_to_safetensors, save_safetensors
@@ -599,3 +609,82 @@ def test_memory_stays_bounded_on_a_200_mb_model(tmp_path: pathlib.Path, how: str
     assert len(header.entries) == count
     with safetensors.safe_open(str(tmp_path / "dst.safetensors"), framework="numpy") as f:
         assert f.get_tensor("w49")[-1] == 49.0
+
+
+# --- properties: headers round-trip, and any bytes give a typed error or a header ----------------
+
+_entry_lists = st.lists(
+    st.tuples(
+        st.text(min_size=1, max_size=8),
+        st.sampled_from(sorted(ONNX_TYPES)),
+        st.lists(st.integers(0, 5), max_size=3).map(lambda dims: (*dims, 2)),
+    ),
+    max_size=6,
+    unique_by=lambda item: item[0],
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_entry_lists, st.sampled_from([8, 64, 4096]))
+def test_headers_round_trip_and_safetensors_agrees(
+    items: list[tuple[str, str, tuple[int, ...]]], align: int
+) -> None:
+    items = [(n, d, s) for n, d, s in items if n != "__metadata__" and _utf8(n)]
+    entries = layout((n, d, s, byte_size(d, s, n)) for n, d, s in items)
+    prefix = encode_header(entries, align=align)
+    assert len(prefix) % align == 0
+    data_size = sum(e.nbytes for e in entries)
+    header = parse_header(prefix[8:], len(prefix) + data_size, "x")
+    assert header.entries == {e.name: e for e in entries}
+    assert header.data_start == len(prefix)
+    theirs = dict(safetensors.deserialize(prefix + bytes(data_size)))
+    assert {n: (i["dtype"], tuple(i["shape"])) for n, i in theirs.items()} == {
+        e.name: (e.dtype, e.shape) for e in entries
+    }
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(0, 64))
+def test_any_header_bytes_give_a_header_or_an_external_data_error(text: bytes, extra: int) -> None:
+    with contextlib.suppress(ExternalDataError):  # anything else escaping is a bug
+        parse_header(text, 8 + len(text) + extra, "x")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=4),
+        st.fixed_dictionaries(
+            {
+                "dtype": st.sampled_from(["F32", "U8", "BF16", "F4", "x", 1]),
+                "shape": st.lists(st.one_of(st.integers(-1, 4), st.just(True), st.just(1.5)), max_size=3),
+                "data_offsets": st.lists(st.integers(-1, 40), min_size=0, max_size=3),
+            }
+        ),
+        max_size=3,
+    ),
+    st.integers(0, 40),
+)
+def test_we_refuse_what_safetensors_refuses(header: dict[str, object], data_size: int) -> None:
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    blob = struct.pack("<Q", len(text)) + text + bytes(data_size)
+    try:
+        parse_header(text, len(blob), "x")
+        ours = True
+    except ExternalDataError:
+        ours = False
+    try:
+        safetensors.deserialize(blob)
+        theirs = True
+    except Exception:  # the reference's own error types
+        theirs = False
+    assert ours == theirs, (header, data_size)
