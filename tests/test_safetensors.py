@@ -438,6 +438,7 @@ def _h(entries: dict[str, object]) -> bytes:
             "not a list of sizes",
         ),
         (_h({"__metadata__": {"k": 1}}), b"", "strings to strings"),
+        (_h({"a": {"dtype": "F4", "shape": [3], "data_offsets": [0, 1]}}), bytes(1), "whole bytes"),
     ],
 )
 def test_malformed_headers_are_refused(
