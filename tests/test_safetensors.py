@@ -372,6 +372,30 @@ def test_attach_refuses_a_dtype_or_shape_mismatch(tmp_path: pathlib.Path) -> Non
         wirecodec.attach_weights(build(), tmp_path / "b.safetensors")
 
 
+def test_attach_verify_refuses_other_values_of_the_same_shape(tmp_path: pathlib.Path) -> None:
+    model = build()
+    arrays = {t.name: wirecodec.to_array(t).copy() for t in model.graph.initializer}
+    st_numpy.save_file(arrays, str(tmp_path / "same.safetensors"))
+    wirecodec.attach_weights(model, tmp_path / "same.safetensors", verify=True)
+    arrays["w2"][2, 5] += 1
+    st_numpy.save_file(arrays, str(tmp_path / "other.safetensors"))
+    wirecodec.attach_weights(model, tmp_path / "other.safetensors")  # dtype and shape agree
+    with pytest.raises(
+        ExternalDataError, match=r"'w2': its bytes differ from other.safetensors's \(first at byte 148\)"
+    ):
+        wirecodec.attach_weights(model, tmp_path / "other.safetensors", verify=True)
+    wirecodec.save(model, tmp_path / "m.onnx")
+    argv = [
+        "attach-weights",
+        str(tmp_path / "m.onnx"),
+        str(tmp_path / "other.safetensors"),
+        str(tmp_path / "o.onnx"),
+    ]
+    assert main([*argv, "--verify"]) == 1
+    assert not (tmp_path / "o.onnx").exists()
+    assert main(argv) == 0
+
+
 def test_attach_refuses_weights_outside_the_model_directory_and_empty_matches(tmp_path: pathlib.Path) -> None:
     st_numpy.save_file({"w1": np.zeros((16, 4), np.float32)}, str(tmp_path / "w.safetensors"))
     (tmp_path / "sub").mkdir()

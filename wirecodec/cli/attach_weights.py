@@ -7,7 +7,7 @@ OUT, so one copy of the weights serves PyTorch and onnxruntime. WEIGHTS may be a
 in OUT's directory or below it. Tensors WEIGHTS does not name stay in OUT.
 
     wirecodec attach-weights model.onnx model.safetensors model.st.onnx
-    wirecodec attach-weights model.onnx model.safetensors.index.json out.onnx --require-all
+    wirecodec attach-weights model.onnx model.safetensors.index.json out.onnx --require-all --verify
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also attach attribute tensors (Constant nodes) that WEIGHTS names",
     )
     parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="also check that the tensors MODEL holds have the same bytes as in WEIGHTS",
+    )
+    parser.add_argument(
         "--require-all",
         action="store_true",
         help="fail unless WEIGHTS names every initializer",
@@ -50,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         model_dir=args.out.parent,
         convert_attribute=args.convert_attribute,
         require_all=args.require_all,
+        verify=args.verify,
     )
     save(result.model, args.out)
     line = f"{args.out}: {_count(len(result.attached), 'tensor', 'tensors')} in {args.weights.name}"

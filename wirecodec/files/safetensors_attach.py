@@ -20,16 +20,23 @@ from __future__ import annotations
 
 import copy
 import json
+import mmap
 import os
 import pathlib
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.errors import ExternalDataError
+from wirecodec.errors import ExternalDataError, TensorError
+from wirecodec.files.external import uses_external_data
 from wirecodec.files.locations import relative_location_problem
 from wirecodec.files.safetensors import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors_names import named_tensors
 from wirecodec.files.walk import substitute
+from wirecodec.protobuf.payloads import WINDOW, release
+from wirecodec.tensors import from_array, to_array
 
 __all__ = ["Attached", "attach", "attach_weights", "read_weights"]
 
@@ -113,6 +120,46 @@ def _check(tensor: TensorProto, name: str, found: _Found) -> None:
         )
 
 
+def _held_bytes(tensor: TensorProto) -> Any:
+    """The bytes ``tensor`` holds in the model (b"" when it holds none, or refers to a file)."""
+    if uses_external_data(tensor):
+        return b""
+    if tensor.HasField("raw_data"):
+        return tensor.raw_data
+    try:
+        return from_array(to_array(tensor)).raw_data
+    except TensorError:
+        return b""  # no usable values: nothing to compare
+
+
+def _verify(tensor: TensorProto, name: str, found: _Found, maps: dict[pathlib.Path, mmap.mmap]) -> None:
+    """Refuse a tensor whose own bytes differ from the file's (compared a window at a time)."""
+    held = memoryview(_held_bytes(tensor)).cast("B")
+    if not held.nbytes:
+        return
+    where = f"tensor {tensor.name!r}" + ("" if tensor.name == name else f" (as {name!r})")
+    entry = found.entry
+    if held.nbytes != entry.nbytes:
+        raise ExternalDataError(f"{where}: holds {held.nbytes} bytes, {found.path.name} has {entry.nbytes}")
+    whole = maps.get(found.path)
+    if whole is None:
+        with found.path.open("rb") as file:
+            whole = maps[found.path] = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    theirs = memoryview(whole)[found.header.offset(entry) : found.header.offset(entry) + entry.nbytes]
+    for start in range(0, held.nbytes, WINDOW):
+        ours_window, theirs_window = held[start : start + WINDOW], theirs[start : start + WINDOW]
+        a = np.frombuffer(ours_window, np.uint8)
+        b = np.frombuffer(theirs_window, np.uint8)
+        differ = np.flatnonzero(a != b)
+        release(ours_window)
+        release(theirs_window)
+        if differ.size:
+            first = start + int(differ[0])
+            raise ExternalDataError(
+                f"{where}: its bytes differ from {found.path.name}'s (first at byte {first})"
+            )
+
+
 def attach(
     model: ModelProto,
     weights: str | os.PathLike[str],
@@ -120,6 +167,7 @@ def attach(
     model_dir: str | os.PathLike[str] | None = None,
     convert_attribute: bool = False,
     require_all: bool = False,
+    verify: bool = False,
 ) -> Attached:
     """:func:`attach_weights`, with a report of what matched (for the command line)."""
     found = read_weights(weights)
@@ -128,6 +176,7 @@ def attach(
     result = Attached(model)
     replacements: dict[int, TensorProto] = {}
     used: set[str] = set()
+    maps: dict[pathlib.Path, mmap.mmap] = {}
     for tensor, name, initializer in named_tensors(model):
         if not (initializer or convert_attribute):
             continue
@@ -136,6 +185,8 @@ def attach(
             result.kept.append(name)
             continue
         _check(tensor, name, match)
+        if verify:
+            _verify(tensor, name, match, maps)
         location = locations.get(match.path)
         if location is None:
             location = locations[match.path] = _location(match.path, folder)
@@ -171,6 +222,7 @@ def attach_weights(
     model_dir: str | os.PathLike[str] | None = None,
     convert_attribute: bool = False,
     require_all: bool = False,
+    verify: bool = False,
 ) -> ModelProto:
     """``model`` with its tensors referring to their bytes in the safetensors file ``weights``.
 
@@ -180,12 +232,19 @@ def attach_weights(
     file has becomes an external-data reference to it; its element type and shape
     must be the file's, or :class:`~wirecodec.ExternalDataError` says which differs.
     Tensors the file does not name stay as they are (``require_all=True`` refuses
-    instead); a file that names none of them is refused.
+    instead); a file that names none of them is refused. ``verify=True`` also compares
+    the bytes a tensor holds in the model (if any) with the file's and refuses a
+    difference: the right shapes from the wrong checkpoint pass the other checks.
 
     Locations are relative to ``model_dir``, the directory the model will be saved in
     (default: the weights' own), which must contain the weights. Save the result there
     with :func:`wirecodec.save`. The caller's model is not modified.
     """
     return attach(
-        model, weights, model_dir=model_dir, convert_attribute=convert_attribute, require_all=require_all
+        model,
+        weights,
+        model_dir=model_dir,
+        convert_attribute=convert_attribute,
+        require_all=require_all,
+        verify=verify,
     ).model
