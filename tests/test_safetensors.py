@@ -239,6 +239,27 @@ def test_onnxruntime_runs_a_model_attached_to_a_file_safetensors_wrote(tmp_path:
     np.testing.assert_array_equal(got, expected)
 
 
+def test_other_readers_take_the_safetensors_layout(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    onnx = pytest.importorskip("onnx", reason="onnx is the reference (test extra)")
+    from onnx import numpy_helper
+
+    model = build()
+    wirecodec.save(model, tmp_path / "m.onnx", external_data="m.safetensors", size_threshold=0)
+    theirs = onnx.load(str(tmp_path / "m.onnx"))  # onnx resolves (location, offset, length) itself
+    onnx.checker.check_model(str(tmp_path / "m.onnx"))
+    for ours, reference in zip(model.graph.initializer, theirs.graph.initializer, strict=True):
+        np.testing.assert_array_equal(numpy_helper.to_array(reference), wirecodec.to_array(ours))
+    wirecodec.convert(tmp_path / "m.onnx", tmp_path / "single.onnx", to="single")
+    single = wirecodec.load(tmp_path / "single.onnx")
+    for ours, original in zip(single.graph.initializer, model.graph.initializer, strict=True):
+        assert (ours.name, bytes(ours.raw_data)) == (original.name, bytes(original.raw_data))
+    assert main(["check", "--full", str(tmp_path / "m.onnx")]) == 0
+    assert main(["inspect", str(tmp_path / "m.onnx")]) == 0
+    capsys.readouterr()
+
+
 # --- names ---------------------------------------------------------------------------------
 
 
