@@ -515,6 +515,8 @@ def test_save_refuses_bad_locations_and_options(tmp_path: pathlib.Path) -> None:
         wirecodec.save(build(), tmp_path / "m.onnx", external_data="m.bin")
     with pytest.raises(ExternalDataError, match=r"contains '\.\.'"):
         wirecodec.save(build(), tmp_path / "m.onnx", external_data="../m.safetensors")
+    with pytest.raises(ExternalDataError, match="the model file itself"):
+        wirecodec.save(build(), tmp_path / "m.safetensors", external_data="m.safetensors", size_threshold=0)
     with pytest.raises(ValueError, match="do not apply"):
         wirecodec.save(build(), tmp_path / "m.onnx", external_data="m.safetensors", location="x")
     assert list(tmp_path.iterdir()) == []
@@ -545,7 +547,13 @@ def test_metadata_is_written_and_the_callers_model_is_unchanged(tmp_path: pathli
 
 def test_convert_to_safetensors_from_any_layout(tmp_path: pathlib.Path) -> None:
     wirecodec.save(build(), tmp_path / "ext.onnx", external_data=True, size_threshold=0)
-    convert_to_safetensors(tmp_path / "ext.onnx", tmp_path / "out.onnx", size_threshold=0)
+    calls: list[tuple[int, int]] = []
+    convert_to_safetensors(
+        tmp_path / "ext.onnx", tmp_path / "out.onnx", size_threshold=0, progress=lambda *c: calls.append(c)
+    )
+    size = (tmp_path / "out.safetensors").stat().st_size + (tmp_path / "out.onnx").stat().st_size
+    assert calls[-1] == (size, size)
+    assert all(done <= total for done, total in calls)
     assert (tmp_path / "out.safetensors").exists()
     weights = st_numpy.load_file(str(tmp_path / "out.safetensors"))
     for tensor in wirecodec.load(tmp_path / "out.onnx").graph.initializer:

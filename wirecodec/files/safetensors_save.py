@@ -219,7 +219,7 @@ def save_safetensors(
         if os.path.normpath(destination) == os.path.normpath(target):
             raise ExternalDataError(f"refusing weights location {name!r}: it is the model file itself")
     encoding = plan_encoding(to_write)  # a value that cannot be encoded fails before any write
-    total = sum(len(s.prefix) + s.size for s in shards) + (len(index) if index else 0)
+    total = sum(len(s.prefix) + s.size for s in shards) + (len(index) if index else 0) + encoding.size
     done = 0
 
     def count(nbytes: int) -> None:
