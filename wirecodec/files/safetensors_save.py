@@ -107,7 +107,13 @@ def _items(model: ModelProto, size_threshold: int, convert_attribute: bool) -> l
     return items
 
 
-def _shards(items: list[_Item], location: str, max_shard_size: int | None, align: int) -> list[_Shard]:
+def _shards(
+    items: list[_Item],
+    location: str,
+    max_shard_size: int | None,
+    align: int,
+    metadata: Mapping[str, str] | None,
+) -> list[_Shard]:
     """Items in shards (never splitting a tensor), each shard's header and layout done."""
     shards: list[_Shard] = []
     for item in items:
@@ -125,7 +131,7 @@ def _shards(items: list[_Item], location: str, max_shard_size: int | None, align
             (i.name, i.dtype, tuple(i.tensor.dims), memoryview(i.payload).nbytes) for i in shard.items
         )
         shard.items = [by_name[entry.name] for entry in shard.entries]
-        shard.prefix = encode_header(shard.entries, align=align)
+        shard.prefix = encode_header(shard.entries, align=align, metadata=metadata)
     return shards
 
 
@@ -200,15 +206,14 @@ def save_safetensors(
         raise ValueError("size_threshold must not be negative")
     if max_shard_size is not None and max_shard_size < 1:
         raise ValueError("max_shard_size must be positive")
+    if align < 8 or align & (align - 1):
+        raise ValueError(f"align must be a power of two of at least 8 (the format's own), got {align}")
     check_location(location)
     if not location.endswith(SUFFIX):
         raise ValueError(f"a safetensors location ends in {SUFFIX!r}, got {location!r}")
     target = pathlib.Path(path)
     items = _items(model, size_threshold, convert_attribute)
-    shards = _shards(items, location, max_shard_size, align)
-    if metadata:
-        for shard in shards:
-            shard.prefix = encode_header(shard.entries, align=align, metadata=metadata)
+    shards = _shards(items, location, max_shard_size, align, metadata)
     to_write = _referring(model, shards)
     index = _index(shards) if len(shards) > 1 else None
     names = [shard.location for shard in shards]
