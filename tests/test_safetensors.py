@@ -324,6 +324,29 @@ def test_constant_tensors_move_only_when_asked(tmp_path: pathlib.Path) -> None:
     assert "tensor.1" not in read_header(tmp_path / "m.safetensors").entries
 
 
+def test_onnxruntime_runs_constant_tensors_moved_with_convert_attribute(tmp_path: pathlib.Path) -> None:
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime runs the model (test extra)")
+    from wirecodec.helper import make_tensor_value_info
+
+    value = wirecodec.from_array(np.arange(300, dtype=np.float32), "")
+    constant = NodeProto(
+        op_type="Constant",
+        output=["c"],
+        attribute=[AttributeProto(name="value", type=AttributeProto.AttributeType.TENSOR, t=value)],
+    )
+    graph = GraphProto(
+        name="g",
+        node=[constant, NodeProto(op_type="Add", input=["x", "c"], output=["y"])],
+        input=[make_tensor_value_info("x", DataType.FLOAT, [300])],
+        output=[make_tensor_value_info("y", DataType.FLOAT, [300])],
+    )
+    model = ModelProto(ir_version=10, opset_import=[OperatorSetIdProto(version=21)], graph=graph)
+    wirecodec.save(model, tmp_path / "c.onnx", external_data="c.safetensors", convert_attribute=True)
+    assert list(read_header(tmp_path / "c.safetensors").entries) == ["tensor.1"]
+    y = ort.InferenceSession(str(tmp_path / "c.onnx")).run(None, {"x": np.ones(300, np.float32)})[0]
+    np.testing.assert_array_equal(y, np.arange(300, dtype=np.float32) + 1)
+
+
 # --- sharding ------------------------------------------------------------------------------
 
 
