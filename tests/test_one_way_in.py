@@ -183,7 +183,7 @@ def test_help_fits_80_columns_without_markup(
         assert "``" not in text and ":func:" not in text, argv
     assert main(["--help"]) == 0
     listed = capsys.readouterr().out
-    assert all(f"    {verb} " in listed for verb in VERBS), listed
+    assert all(f"\n    {verb}" in listed for verb in VERBS), listed
 
 
 def test_python_m_wirecodec_alone_summarises_the_example_and_points_at_help(

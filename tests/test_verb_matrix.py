@@ -83,7 +83,7 @@ MODELS: dict[str, Callable[[], Any]] = {
     "constants": _constants,
     "subgraphs": _subgraphs,
 }
-LAYOUTS = ("single", "external", "zip", "stdin")
+LAYOUTS = ("single", "external", "zip", "safetensors", "stdin")
 # Every verb that reads a model; each entry: argv after the model (OUT stands for a fresh output path).
 READING_VERBS: dict[str, list[str]] = {
     "inspect": ["--json"],
@@ -93,6 +93,7 @@ READING_VERBS: dict[str, list[str]] = {
     "diff": ["SINGLE"],
     "edit": ["-o", "OUT", "--set-metadata", "matrix=yes"],
     "convert": ["OUT", "--to", "single"],
+    "attach-weights": ["WEIGHTS", "OUT", "--convert-attribute"],
 }
 
 
@@ -112,7 +113,12 @@ def layouts(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], p
         assert main(["convert", str(single), str(external), "--to", "external", "--size-threshold", "0",
                      "--convert-attribute"]) == 0  # fmt: skip
         assert main(["convert", str(single), str(zipped), "--to", "zip"]) == 0
+        (folder / "safetensors").mkdir()
+        safetensors = folder / "safetensors" / "model.onnx"
+        assert main(["convert", str(single), str(safetensors), "--to", "safetensors", "--size-threshold", "0",
+                     "--convert-attribute"]) == 0  # fmt: skip
         made.update({(name, "single"): single, (name, "external"): external, (name, "zip"): zipped})
+        made[(name, "safetensors")] = safetensors
         made[(name, "stdin")] = single
     return made
 
@@ -127,9 +133,28 @@ def _run(
     return code, out, err
 
 
+def _weights_of(single: pathlib.Path, folder: pathlib.Path) -> pathlib.Path:
+    """A safetensors file holding the single file's weights (Constant values too), under ``folder``."""
+    import wirecodec
+
+    (folder / "w").mkdir(exist_ok=True)
+    wirecodec.save(
+        wirecodec.load(single),
+        folder / "w" / "m.onnx",
+        external_data="m.safetensors",
+        size_threshold=0,
+        convert_attribute=True,
+    )
+    return folder / "w" / "m.safetensors"
+
+
 def _argv(verb: str, model: str, single: pathlib.Path, out: pathlib.Path) -> list[str]:
-    rest = [str(single) if a == "SINGLE" else str(out) if a == "OUT" else a for a in READING_VERBS[verb]]
-    return [verb, model, *rest]
+    def one(arg: str) -> str:
+        if arg == "WEIGHTS":
+            return str(_weights_of(single, out.parent))
+        return str(single) if arg == "SINGLE" else str(out) if arg == "OUT" else arg
+
+    return [verb, model, *(one(a) for a in READING_VERBS[verb])]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -146,7 +171,7 @@ def test_every_verb_reads_every_layout_and_agrees_with_the_single_file(
 ) -> None:
     path, single = layouts[(model, layout)], layouts[(model, "single")]
     piped = path.read_bytes() if layout == "stdin" else None
-    suffix = ".onnxz" if layout == "zip" else ".onnx"
+    suffix = ".onnxz" if layout == "zip" and verb != "attach-weights" else ".onnx"
     out = tmp_path / f"out{suffix}"
     code, stdout, stderr = _run(
         _argv(verb, "-" if piped else str(path), single, out), capsys, monkeypatch, piped
@@ -156,7 +181,7 @@ def test_every_verb_reads_every_layout_and_agrees_with_the_single_file(
         assert json.loads(stdout)["violations"] == []
     if verb == "diff":
         assert stdout.startswith("{") or "are equal" in stdout
-    if verb in ("edit", "convert"):
+    if verb in ("edit", "convert", "attach-weights"):
         # The written model equals the single file (but for the edit's metadata).
         code, stdout, _ = _run(["diff", "--json", str(single), str(out)], capsys, monkeypatch, None)
         result = json.loads(stdout)
@@ -166,7 +191,7 @@ def test_every_verb_reads_every_layout_and_agrees_with_the_single_file(
         )
 
 
-@pytest.mark.parametrize("layout", ["external", "zip", "stdin"])
+@pytest.mark.parametrize("layout", ["external", "zip", "safetensors", "stdin"])
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_tensor_lists_and_parameters_agree_across_layouts(
     model: str,
@@ -189,7 +214,7 @@ def test_tensor_lists_and_parameters_agree_across_layouts(
     assert facts(layouts[(model, layout)], layout == "stdin") == expected
 
 
-@pytest.mark.parametrize("layout", ["external", "zip"])
+@pytest.mark.parametrize("layout", ["external", "zip", "safetensors"])
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_every_tensor_extracts_alike_from_every_layout(
     model: str,

@@ -23,6 +23,7 @@ from wirecodec.errors import (
 )
 from wirecodec.files.convert import convert
 from wirecodec.files.load import load, load_external_data_into, load_tensor
+from wirecodec.files.safetensors_attach import attach_weights
 from wirecodec.files.save import save, save_tensor
 from wirecodec.files.stream import stream
 from wirecodec.files.zip_container import load_zip, save_zip
@@ -56,6 +57,7 @@ __all__ = [
     "TensorError",
     "WireCodecError",
     "array_from_raw",
+    "attach_weights",
     "check",
     "convert",
     "data_type_of",

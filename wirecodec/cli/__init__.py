@@ -36,6 +36,7 @@ VERBS: dict[str, str] = {
     "diff": "wirecodec.cli.diff",
     "edit": "wirecodec.cli.edit",
     "convert": "wirecodec.cli.convert",
+    "attach-weights": "wirecodec.cli.attach_weights",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.

@@ -39,7 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("dst", metavar="DST", help="where to write the converted model")
     parser.add_argument(
-        "--to", required=True, choices=("single", "external", "zip"), help="the layout to write"
+        "--to",
+        required=True,
+        choices=("single", "external", "zip", "safetensors"),
+        help="the layout to write (safetensors: weights in DST's .safetensors)",
     )
     parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
     parser.add_argument(
@@ -121,8 +124,8 @@ def _size(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.convert_attribute and args.to != "external":
-        raise UsageError("--convert-attribute goes with --to external")
+    if args.convert_attribute and args.to not in ("external", "safetensors"):
+        raise UsageError("--convert-attribute goes with --to external or --to safetensors")
     opened = open_model(args.model, load_external_data=False, streamed=True)  # read errors name SRC
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:

@@ -38,7 +38,7 @@ from wirecodec.protobuf.payloads import report_progress
 
 __all__ = ["Layout", "convert", "convert_opened", "load_mapped"]
 
-Layout = Literal["single", "external", "zip"]
+Layout = Literal["single", "external", "zip", "safetensors"]
 
 
 def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
@@ -51,6 +51,33 @@ def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
     opened = open_model(path, streamed=True)
     opened.resolve_external()
     return opened.model
+
+
+def _to_safetensors(
+    opened: Opened,
+    dst: str | os.PathLike[str],
+    location: str | None,
+    size_threshold: int,
+    max_shard_size: int | None,
+    convert_attribute: bool,
+    align: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """``to="safetensors"``: the model beside its weights in safetensors files (docs/safetensors.md)."""
+    # Imported here: the safetensors writer imports save, which this module imports too.
+    from wirecodec.files.safetensors_save import SUFFIX, save_safetensors
+
+    target = pathlib.Path(dst)
+    save_safetensors(
+        opened.model,
+        target,
+        location=location or (target.stem if target.suffix else target.name) + SUFFIX,
+        size_threshold=size_threshold,
+        max_shard_size=max_shard_size,
+        convert_attribute=convert_attribute,
+        align=4096 if align is None else align,
+        progress=progress,
+    )
 
 
 def _source_bytes(path: pathlib.Path) -> int:
@@ -93,7 +120,8 @@ def convert(
     data files, with ``location``, ``all_tensors_to_one_file``, ``max_shard_size`` and
     ``align`` (default 4096) and ``convert_attribute`` (attribute tensors, Constant
     values among them, move too: onnx's name and meaning) as in :func:`wirecodec.save`.
-    ``to="zip"``: a zip container
+    ``to="safetensors"``: the weights in safetensors files beside ``dst`` (``location``
+    default ``<dst stem>.safetensors``; see docs/safetensors.md). ``to="zip"``: a zip container
     (``align`` default 64). The source may be any of the three; each tensor's bytes are
     copied from the source file to the destination by the kernel where it can.
 
@@ -102,10 +130,6 @@ def convert(
     :func:`wirecodec.save`'s. ``src`` is anything :func:`wirecodec.files.opener.open_model`
     takes (a path, ``-``, bytes, a container); the same errors.
     """
-    if to not in ("single", "external", "zip"):
-        raise ValueError(f"to must be 'single', 'external' or 'zip', got {to!r}")
-    if align is not None and to == "single":
-        raise ValueError("align applies to external data and zip containers, not to a single file")
     opened = open_model(src, streamed=True)
     convert_opened(
         opened,
@@ -135,12 +159,17 @@ def convert_opened(
     convert_attribute: bool = False,
 ) -> None:
     """:func:`convert` of a model the opener has opened (references unresolved)."""
-    if to not in ("single", "external", "zip"):
-        raise ValueError(f"to must be 'single', 'external' or 'zip', got {to!r}")
+    if to not in ("single", "external", "zip", "safetensors"):
+        raise ValueError(f"to must be 'single', 'external', 'zip' or 'safetensors', got {to!r}")
     if align is not None and to == "single":
         raise ValueError("align applies to external data and zip containers, not to a single file")
     opened.resolve_external()
     model = opened.model
+    if to == "safetensors":
+        _to_safetensors(
+            opened, dst, location, size_threshold, max_shard_size, convert_attribute, align, progress
+        )
+        return
     total = _source_bytes(opened.path) if progress is not None and opened.path is not None else 0
     done = 0
 

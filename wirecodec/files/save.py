@@ -34,7 +34,7 @@ def save(
     model: ModelProto,
     path: str | os.PathLike[str],
     *,
-    external_data: bool = False,
+    external_data: bool | str = False,
     location: str | None = None,
     size_threshold: int = 1024,
     all_tensors_to_one_file: bool = True,
@@ -69,7 +69,32 @@ def save(
     version, or be empty or incomplete (the rename can reach the disk before the data
     does), and the model may name external data that is not there. Use it for files
     you can write again.
+
+    ``external_data="model.safetensors"`` (a name ending in ``.safetensors``, relative
+    to the model's directory) puts the weights in a safetensors file instead, which the
+    ``safetensors`` package reads too, with ``size_threshold``, ``max_shard_size``,
+    ``convert_attribute``, ``align`` and ``durable`` as above
+    (:func:`wirecodec.files.safetensors_save.save_safetensors`, docs/safetensors.md).
     """
+    if isinstance(external_data, str):
+        if location is not None or not all_tensors_to_one_file:
+            raise ValueError(
+                "external_data='<name>.safetensors' names the file: location and "
+                "all_tensors_to_one_file do not apply"
+            )
+        from wirecodec.files.safetensors_save import save_safetensors  # only this path needs it
+
+        save_safetensors(
+            model,
+            path,
+            location=external_data,
+            size_threshold=size_threshold,
+            max_shard_size=max_shard_size,
+            convert_attribute=convert_attribute,
+            align=align,
+            durable=durable,
+        )
+        return
     target = pathlib.Path(path)
     to_write: ModelProto = model
     files: list[_external_write.DataFile] = []
