@@ -66,13 +66,21 @@ def test_inspect_agrees_with_onnx(
     for item in exports:
         theirs = _parse(item.data)
         arrays = [numpy_helper.to_array(t) for t in theirs.graph.initializer]
+        # Weights count Constant values too (torch keeps small ones there).
+        constants = [
+            numpy_helper.to_array(a.t)
+            for n in theirs.graph.node
+            if n.op_type == "Constant" and n.domain in ("", "ai.onnx")
+            for a in n.attribute
+            if a.name == "value"
+        ]
         path = tmp_path / f"{item.name}.onnx"
         path.write_bytes(item.data)
         code, inline = _json(capsys, ["inspect", "--json", "--top", "3", str(path)])
         assert code == 0 and inline["byte_identical"], item.name
         assert inline["operators"] == dict(collections.Counter(_op(n) for n in theirs.graph.node)), item.name
-        assert inline["parameters"]["count"] == sum(a.size for a in arrays), item.name
-        assert inline["parameters"]["bytes"] == sum(a.nbytes for a in arrays), item.name
+        assert inline["parameters"]["count"] == sum(a.size for a in arrays + constants), item.name
+        assert inline["parameters"]["bytes"] == sum(a.nbytes for a in arrays + constants), item.name
         assert [v["name"] for v in inline["inputs"]] == [v.name for v in theirs.graph.input]
         assert inline["external_data"] == []
         biggest = max(
@@ -92,6 +100,7 @@ def test_inspect_agrees_with_onnx(
         # onnx moved every initializer (and nothing else) to weights.bin.
         expected_file = {
             "location": "weights.bin",
+            "kind": "file",
             "tensors": len(arrays),
             "bytes": sum(a.nbytes for a in arrays),
             "file_size": (external.parent / "weights.bin").stat().st_size,

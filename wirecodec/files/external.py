@@ -25,6 +25,7 @@ from wirecodec.errors import ExternalDataError
 from wirecodec.files.locations import relative_location_problem
 from wirecodec.files.mapping import map_read_only
 from wirecodec.files.walk import iter_tensors
+from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = [
     "ExternalDataStore",
@@ -118,9 +119,14 @@ class ExternalDataStore:
     hundreds of tensors, and resolving a path costs a ``stat`` per component.
     """
 
-    def __init__(self, base_dir: os.PathLike[str] | str, *, lazy: bool = True) -> None:
+    def __init__(
+        self, base_dir: os.PathLike[str] | str, *, lazy: bool = True, for_copying: bool = False
+    ) -> None:
         self.base_dir = pathlib.Path(base_dir)
         self.lazy = lazy
+        # Maps that keep a descriptor of their file whatever its size, so a save copies
+        # their bytes file to file (what convert wants; see wirecodec.files.mapping).
+        self.for_copying = for_copying
         self._files: dict[pathlib.Path, memoryview] = {}
         self._root: pathlib.Path | None = None
         self._resolved: dict[str, pathlib.Path] = {}
@@ -141,6 +147,8 @@ class ExternalDataStore:
                 size = os.fstat(file.fileno()).st_size
                 if size == 0:
                     data = memoryview(b"")  # mmap refuses empty files
+                elif self.for_copying:
+                    data = memoryview(SourceMap.adopt(os.dup(file.fileno()), str(path)))
                 elif self.lazy:
                     data = memoryview(map_read_only(file.fileno(), size, str(path)))
                 else:

@@ -248,7 +248,7 @@ def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.Path
     external = any_external_data(model)
     folder = base_dir if base_dir is not None else path.parent
     layout: Layout = "external" if external else "single"
-    return Opened(model, label, path, size, layout, DirectoryData(folder), None)
+    return Opened(model, label, path, size, layout, DirectoryData(folder, for_copying=True), None)
 
 
 def _refuse_fieldless(model: ModelProto, size: int) -> None:

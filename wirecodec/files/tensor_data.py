@@ -124,9 +124,11 @@ class DirectoryData(TensorData):
 
     kind = "directory"
 
-    def __init__(self, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> None:
+    def __init__(
+        self, base_dir: str | os.PathLike[str], *, lazy: bool = True, for_copying: bool = False
+    ) -> None:
         self.base_dir = pathlib.Path(base_dir)
-        self.store = ExternalDataStore(self.base_dir, lazy=lazy)
+        self.store = ExternalDataStore(self.base_dir, lazy=lazy, for_copying=for_copying)
         self._sizes: dict[pathlib.Path, int] = {}
 
     def whole(self, location: str, tensor: TensorProto) -> Located:
