@@ -168,19 +168,30 @@ def _generate() -> list[CorpusItem]:
     return items
 
 
+_GENERATED: list[CorpusItem] = []  # built once per test run, whichever module asks first
+
+
 def backend_corpus(cache_dir: pathlib.Path | None = None) -> list[CorpusItem]:
-    """All models and data files of onnx's backend test cases (node and simple models)."""
+    """All models and data files of onnx's backend test cases (node and simple models).
+
+    Generated once per process (every test module shares it); ``cache_dir`` also keeps
+    it across runs. Callers must not change the items.
+    """
     onnx = require_onnx()
+    if _GENERATED:
+        return list(_GENERATED)
     if cache_dir is not None:
         cached = cache_dir / f"corpus-{onnx.__version__}.pickle"
         if cached.exists():
             items: list[CorpusItem] = pickle.loads(cached.read_bytes())
-            return items
+            _GENERATED.extend(items)
+            return list(items)
     items = _generate()
+    _GENERATED.extend(items)
     if cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
         cached.write_bytes(pickle.dumps(items))
-    return items
+    return list(items)
 
 
 def message_class(name: str) -> type[Message]:

@@ -2,11 +2,25 @@
 # The whole test suite, from a fresh clone: a venv with the test extra (the reference
 # packages onnx, protobuf, onnxruntime come from the registry), static checks, pytest.
 # Extra arguments go to pytest.
+#
+#   bash tests/run.sh            everything (what CI runs)
+#   bash tests/run.sh --quick    the inner loop: reuses .venv as it is (no installs once it
+#                                exists), ruff, and the tests marked quick (under a minute)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+    quick=1
+    shift
+fi
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
+    quick=0  # a new venv needs its packages
+fi
+if [ "$quick" = 1 ]; then
+    .venv/bin/python -m ruff check .
+    exec .venv/bin/python -m pytest -q -p no:cacheprovider -m quick -x "$@"
 fi
 pip="-m pip install --quiet --disable-pip-version-check"
 # PyTorch exports real models for the tests; the pin takes the CPU build this machine kind carries.

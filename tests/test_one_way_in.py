@@ -28,8 +28,6 @@ from wirecodec.protobuf import fieldpath
 onnx = pytest.importorskip("onnx", reason="the models are built with the onnx package")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-pytestmark = pytest.mark.quick
-
 
 def _constant_model() -> Any:
     value = numpy_helper.from_array(np.arange(600, dtype=np.float32).reshape(20, 30), "k")

@@ -11,7 +11,8 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
 from wirecodec import DecodeError
-from wirecodec.files.load import _Mapped, load
+from wirecodec.files.load import load
+from wirecodec.files.opener import _Mapped
 from wirecodec.protobuf.sparse import payload_ranges
 
 
@@ -30,7 +31,7 @@ def test_weight_heavy_files_use_the_sparse_copy(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "m.onnx"
     data = _weights_model(path)
     with path.open("rb") as file:
-        mapped = _Mapped(file.fileno(), ModelProto, str(path))
+        mapped = _Mapped(file.fileno(), path.stat().st_size, str(path), ModelProto)
         ranges = payload_ranges(file.fileno(), len(data), ModelProto)
     assert mapped.shadow is not None
     assert ranges is not None and len(ranges) == 4  # the four big raw_data, not the small one
@@ -46,7 +47,7 @@ def test_structure_heavy_files_decode_the_map_directly(tmp_path: pathlib.Path) -
         wirecodec.encode(ModelProto(graph=GraphProto(initializer=[TensorProto(name="x" * 2_000_000)])))
     )
     with path.open("rb") as file:
-        assert _Mapped(file.fileno(), ModelProto, str(path)).shadow is None
+        assert _Mapped(file.fileno(), path.stat().st_size, str(path), ModelProto).shadow is None
 
 
 def test_corrupted_files_fail_the_same_way(tmp_path: pathlib.Path) -> None:

@@ -27,8 +27,6 @@ from wirecodec.cli import VERBS, main
 onnx = pytest.importorskip("onnx", reason="the matrix's models are built with the onnx package")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-pytestmark = pytest.mark.quick
-
 _RNG = np.random.default_rng(7)
 
 
