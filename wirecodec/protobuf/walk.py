@@ -21,8 +21,8 @@ read lazily leaves it small (the messages yielded may then be temporary copies).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import NamedTuple
 
 from schema_dsl import FieldSpec, Kind, Message
 from wirecodec.protobuf import lazy
@@ -110,31 +110,47 @@ def walk(
     so use needles only where paths are not needed.
     """
     firsts = order or {}
+    plans: dict[type[Message], tuple[tuple[str, bool], ...]] = {}
 
-    def elements(owner: Message, name: str) -> Iterable[Any]:
-        if peek:
-            return lazy.peek(owner, name, needles)
-        return lazy.elements(owner, name)
+    def plan(cls: type[Message]) -> tuple[tuple[str, bool], ...]:
+        """The fields of ``cls`` to descend into, as (name, repeated); computed once per walk."""
+        found = plans.get(cls)
+        if found is None:
+            declared = _declared(cls)
+            specs = _ordered_fields(declared, targets, firsts.get(declared, ()))
+            found = plans[cls] = tuple(
+                (spec.name, spec.repeated) for spec in specs if (declared, spec.name) not in skip
+            )
+        return found
 
-    def visit(site: Site) -> Iterator[Site]:
-        yield site
-        if prune is not None and prune(site):
-            return
+    def children(site: Site, fields: tuple[tuple[str, bool], ...]) -> Iterator[Site]:
         current = site.message
-        cls = type(current)
-        declared = _declared(cls)
-        specs = _ordered_fields(declared, targets, firsts.get(declared, ()))
-        prefix = f"{site.path}." if site.path else ""
-        for spec in specs:
-            name = spec.name
-            if skip and (declared, name) in skip:
-                continue
-            if spec.repeated:
-                for i, item in enumerate(elements(current, name)):
-                    yield from visit(Site(f"{prefix}{name}[{i}]" if paths else "", item, name, current))
+        prefix = f"{site.path}." if paths and site.path else ""
+        for name, repeated in fields:
+            if repeated:
+                items = lazy.peek(current, name, needles) if peek else lazy.elements(current, name)
+                for i, item in enumerate(items):
+                    yield Site(f"{prefix}{name}[{i}]" if paths else "", item, name, current)
             elif current.HasField(name):
-                child = getattr(current, name)
-                yield from visit(Site(f"{prefix}{name}" if paths else "", child, name, current))
+                yield Site(f"{prefix}{name}" if paths else "", getattr(current, name), name, current)
+
+    def visit(root: Site) -> Iterator[Site]:
+        # An explicit stack rather than nested generators: a deep graph costs no recursion,
+        # and a message with nothing to descend into costs no generator.
+        yield root
+        stack: list[Iterator[Site]] = []
+        fields = plan(type(root.message))
+        if fields and not (prune is not None and prune(root)):
+            stack.append(children(root, fields))
+        while stack:
+            site = next(stack[-1], None)
+            if site is None:
+                stack.pop()
+                continue
+            yield site
+            fields = plan(type(site.message))
+            if fields and not (prune is not None and prune(site)):
+                stack.append(children(site, fields))
 
     return visit(Site(path, message, None, None))
 
