@@ -1,4 +1,4 @@
-"""Change a model's producer, input and output names, dimensions or metadata, and save it.
+"""Change a model's names, dimensions, outputs, opsets, metadata or doc strings, and save it.
 
 Renames reach every place the name is used: graph inputs and outputs, value_info,
 node inputs and outputs, initializers of the same name, quantization annotations, and
@@ -7,7 +7,9 @@ name must not already name a value. ``--set-dim-*`` change one axis of a graph i
 (or output's) shape; AXIS counts from 0, negative from the end; they name the input as
 it is called after any renames of the same command. A symbolic axis (``batch``) set to a
 size or a new name changes every dimension of that name in the model (inputs, outputs,
-value_info), as onnxruntime's make_dynamic_shape_fixed does.
+value_info), as onnxruntime's make_dynamic_shape_fixed does. --set-opset changes the
+version number only: no operator is converted (onnx's version_converter does that).
+--add-output makes a value of the main graph an output, typed as the model records it.
 
 Every option may be given several times. The model is written with ``wirecodec.save``
 (atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
@@ -29,6 +31,7 @@ from collections.abc import Callable, Iterator
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
 from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
+from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.errors import WireCodecError
 from wirecodec.files.external import iter_tensors, parse_ref
@@ -39,7 +42,7 @@ from wirecodec.protobuf.walk import walk
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]
 
-HELP = "rename inputs/outputs, set dimensions, producer or metadata, and save (atomically)"
+HELP = "rename, set dimensions, opsets, outputs, metadata; save atomically"
 
 
 def _pair(what: str) -> Callable[[str], tuple[str, str]]:
@@ -60,6 +63,15 @@ def _metadata(text: str) -> tuple[str, str]:
 
 
 _DIM = re.compile(r"(?P<name>.+):(?P<axis>-?\d+)=(?P<value>.*)", re.DOTALL)
+
+
+def _opset(text: str) -> tuple[str, int]:
+    domain, sep, version = text.rpartition("=")
+    if not sep or not version.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"expected DOMAIN=VERSION (ai.onnx=18, com.microsoft=1), got {text!r}"
+        )
+    return ("" if domain == "ai.onnx" else domain), int(version)
 
 
 def _dim(what: str, number: bool) -> Callable[[str], tuple[str, int, str | int]]:
@@ -114,6 +126,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="add or replace a metadata_props entry",
     )
+    parser.add_argument(
+        "--remove-metadata", action="append", default=[], metavar="KEY", help="remove a metadata_props entry"
+    )
+    parser.add_argument(
+        "--set-opset",
+        action="append",
+        default=[],
+        type=_opset,
+        metavar="DOMAIN=VERSION",
+        help="set an opset import's version (the number only; no operator is converted)",
+    )
+    parser.add_argument(
+        "--add-output", action="append", default=[], metavar="NAME", help="make a value a graph output"
+    )
+    parser.add_argument("--strip-doc-strings", action="store_true", help="remove every doc_string")
 
 
 def _graphs_in(graph: GraphProto) -> Iterator[GraphProto]:
@@ -293,6 +320,14 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
         done.append(set_dim(_find_value(graph, name, renamed), axis, value, model))
     for key, value in args.set_metadata:
         done.append(set_metadata(model, key, value))
+    for key in args.remove_metadata:
+        done.append(remove_metadata(model, key))
+    for domain, version in args.set_opset:
+        done.append(set_opset(model, domain, version))
+    for name in args.add_output:
+        done.append(add_output(model, renamed.get(name, name)))
+    if args.strip_doc_strings:
+        done.append(strip_doc_strings(model))
     return done
 
 
