@@ -392,3 +392,32 @@ def test_inspect_says_when_a_file_is_not_byte_identical(
     assert summary["parameters"]["count"] == weights
     assert main(["inspect", str(path)]) == 1
     assert "round trip    DIFFERS" in capsys.readouterr().out
+
+
+def test_diff_matches_nodes_by_name_so_reordered_exports_compare_equal(
+    pytorch_exports: list[Any], tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    compared = 0
+    for export in pytorch_exports:
+        theirs = onnx.ModelProto.FromString(export.data)
+        nodes = list(theirs.graph.node)
+        if len(nodes) < 3 or len({n.name for n in nodes}) != len(nodes):
+            continue
+        shuffled = onnx.ModelProto.FromString(export.data)
+        del shuffled.graph.node[:]
+        shuffled.graph.node.extend(reversed(nodes))
+        inits = list(shuffled.graph.initializer)
+        del shuffled.graph.initializer[:]
+        shuffled.graph.initializer.extend(reversed(inits))
+        a, b = tmp_path / f"{export.name}-a.onnx", tmp_path / f"{export.name}-b.onnx"
+        a.write_bytes(export.data)
+        b.write_bytes(shuffled.SerializeToString())
+        assert main(["diff", str(a), str(b)]) == 0, export.name
+        assert capsys.readouterr().out == f"{a} and {b} are equal\n"
+        # A real change among the reordered nodes is found, at its path in A.
+        shuffled.graph.node[0].name = "renamed"
+        b.write_bytes(shuffled.SerializeToString())
+        code, result = _json(capsys, ["diff", "--json", str(a), str(b)])
+        assert code == 1 and result["summary"].endswith("1 only in A, 1 only in B"), result["summary"]
+        compared += 1
+    assert compared >= 2
