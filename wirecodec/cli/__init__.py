@@ -33,6 +33,7 @@ VERBS: dict[str, str] = {
     "diff": "wirecodec.cli.diff",
     "edit": "wirecodec.cli.edit",
     "convert": "wirecodec.cli.convert",
+    "extract": "wirecodec.cli.extract",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
