@@ -23,7 +23,7 @@ from wirecodec.cli import main
 from wirecodec.utils import Extractor, extract_model
 
 onnx = require_onnx()
-import onnx.utils  # noqa: E402  (after the skip above)
+utils = pytest.importorskip("onnx.utils")
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def corpus(request: pytest.FixtureRequest) -> list[CorpusItem]:
 def _theirs(src: pathlib.Path, dst: pathlib.Path, inputs: list[str], outputs: list[str]) -> bool:
     """onnx's cut into ``dst``; False where onnx refuses or its result fails its own checker."""
     try:
-        onnx.utils.extract_model(str(src), str(dst), inputs, outputs, check_model=True, infer_shapes=False)
+        utils.extract_model(str(src), str(dst), inputs, outputs, check_model=True, infer_shapes=False)
     except (onnx.checker.ValidationError, ValueError):
         return False
     return True
@@ -126,7 +126,7 @@ def test_pytorch_exports_same_bytes_as_onnx(pytorch_exports: list[Export], tmp_p
             theirs = (tmp_path / "theirs.onnx").read_bytes()
             assert (tmp_path / "ours.onnx").read_bytes() == theirs, (export.name, inputs, outputs)
             # onnx inferring shapes again on an inferred model changes nothing: the same bytes.
-            onnx.utils.extract_model(str(src), str(tmp_path / "inferred.onnx"), inputs, outputs)
+            utils.extract_model(str(src), str(tmp_path / "inferred.onnx"), inputs, outputs)
             assert (tmp_path / "inferred.onnx").read_bytes() == theirs, export.name
             compared += 1
     assert compared >= 2 * len(pytorch_exports)
@@ -225,7 +225,8 @@ def test_errors_name_what_is_wrong(tmp_path: pathlib.Path) -> None:
 def test_duplicate_producers_and_sparse_initializers() -> None:
     model = _typed_mlp()
     model.graph.node[2].output[0] = "a"
-    with pytest.raises(GraphError, match=r"graph.node\[2\].output: 'a' is already the output of graph.node\[1\]"):
+    message = r"graph.node\[2\].output: 'a' is already the output of graph.node\[1\]"
+    with pytest.raises(GraphError, match=message):
         Extractor(model)
     model = _typed_mlp()
     # b2 as a sparse initializer: onnx refuses such graphs; the cut keeps it when used.
