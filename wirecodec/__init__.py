@@ -8,7 +8,7 @@
 """
 
 from schema_dsl.text_format import to_text
-from wirecodec import helper, numpy_helper, parser, printer
+from wirecodec import compose, helper, numpy_helper, parser, printer, utils
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
@@ -59,6 +59,7 @@ __all__ = [
     "WireCodecError",
     "array_from_raw",
     "check",
+    "compose",
     "convert",
     "data_type_of",
     "decode",
@@ -99,4 +100,5 @@ __all__ = [
     "to_list",
     "to_optional",
     "to_text",
+    "utils",
 ]

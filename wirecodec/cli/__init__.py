@@ -34,6 +34,7 @@ VERBS: dict[str, str] = {
     "edit": "wirecodec.cli.edit",
     "convert": "wirecodec.cli.convert",
     "extract": "wirecodec.cli.extract",
+    "merge": "wirecodec.cli.merge",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
