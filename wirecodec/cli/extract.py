@@ -80,5 +80,5 @@ def run(args: argparse.Namespace) -> int:
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
         raise CliError(f"{args.out}: {exc}") from None
-    print(f"{args.out}: {_summary(cut, opened.model)}")
+    print(f"wrote {args.out}: {_summary(cut, opened.model)}")
     return 0

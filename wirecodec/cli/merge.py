@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.out}: {exc}") from None
     graph = merged.graph
     print(
-        f"{args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
+        f"wrote {args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
         f"outputs {', '.join(v.name for v in graph.output)}"
     )
     return 0
