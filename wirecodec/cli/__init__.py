@@ -35,6 +35,7 @@ VERBS: dict[str, str] = {
     "convert": "wirecodec.cli.convert",
     "extract": "wirecodec.cli.extract",
     "merge": "wirecodec.cli.merge",
+    "run": "wirecodec.cli.run",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
