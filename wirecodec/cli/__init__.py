@@ -36,6 +36,7 @@ VERBS: dict[str, str] = {
     "extract": "wirecodec.cli.extract",
     "merge": "wirecodec.cli.merge",
     "run": "wirecodec.cli.run",
+    "draw": "wirecodec.cli.draw",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
