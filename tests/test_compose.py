@@ -15,6 +15,7 @@ from tests.exports import Export
 from tests.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import CheckError, GraphError, compose
 from wirecodec.cli import main
+from wirecodec.helper import make_node as onnx_node
 
 onnx = require_onnx()
 theirs_compose = pytest.importorskip("onnx.compose")
@@ -339,3 +340,29 @@ def test_function_calls_and_bodies_follow_the_renames() -> None:
     assert _same(compose.merge_models, theirs_compose.merge_models, data, [("h", "h")], prefix1="one/")
     merged = compose.merge_models(_ours(data[0]), _ours(data[1]), [("h", "h")], prefix1="one/")
     assert merged.graph.node[1].attribute[1].g.node[0].input == ["one/h"]
+
+
+@pytest.mark.parametrize("layout", ["single", "external", "zip"])
+def test_cli_merge_every_layout(
+    tmp_path: pathlib.Path, layout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both sources in one layout (weights big enough to move), the same merged model each time."""
+    a, b = _two()
+    b.graph.initializer.append(wirecodec.from_array(np.ones(512, np.float32), "bias"))
+    b.graph.node.append(onnx_node("Add", ["y", "bias"], ["z"]))
+    b.graph.output[0].name = "z"
+    paths = []
+    for name, model in (("a", a), ("b", b)):
+        single = tmp_path / f"{name}-single.onnx"
+        wirecodec.save(model, single)
+        path = tmp_path / f"{name}.{'onnxz' if layout == 'zip' else 'onnx'}"
+        wirecodec.convert(single, path, to=layout, **({"size_threshold": 64} if layout == "external" else {}))
+        paths.append(str(path))
+    if layout == "external":
+        assert (tmp_path / "b.onnx.data").exists()
+    out = tmp_path / "out.onnxz"
+    assert main(["merge", *paths, str(out), "--io-map", "h:h", "--prefix1", "a/"]) == 0
+    merged = wirecodec.load(out)
+    assert [n.op_type for n in merged.graph.node] == ["Relu", "Neg", "Add"]
+    np.testing.assert_array_equal(wirecodec.to_array(merged.graph.initializer[0]), np.ones(512))
+    capsys.readouterr()

@@ -171,3 +171,15 @@ def test_pytorch_exports_render(
             text = to_dot(wirecodec.load(path))
             assert len(re.findall(r'-> n\d+ \[label="float\[', text)) >= 2, export.name
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("layout", ["single", "external", "zip"])
+def test_cli_draw_every_layout(
+    tmp_path: pathlib.Path, layout: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    single = tmp_path / "single.onnx"
+    wirecodec.save(build(), single)
+    path = tmp_path / ("m.onnxz" if layout == "zip" else "m.onnx")
+    wirecodec.convert(single, path, to=layout, **({"size_threshold": 64} if layout == "external" else {}))
+    assert main(["draw", str(path)]) == 0
+    assert capsys.readouterr().out == to_dot(wirecodec.load(single))
