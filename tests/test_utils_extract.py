@@ -200,6 +200,7 @@ def test_errors_name_what_is_wrong(tmp_path: pathlib.Path) -> None:
     out = tmp_path / "out.onnx"
     cases: list[tuple[list[str], list[str], str]] = [
         (["x"], ["nowhere"], "output_names: 'nowhere' not found in the graph"),
+        (["x"], ["relu"], "'relu' names a node: its outputs are 'a'"),
         (["ghost", "x"], ["y"], "input_names: 'ghost' not found"),
         (["x"], ["h"], "'h' without a type"),
         ([], ["y"], "input_names: no tensor names given"),

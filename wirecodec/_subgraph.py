@@ -135,6 +135,12 @@ class Extractor:
             parts = []
             if unknown:
                 parts.append(f"{', '.join(map(repr, unknown))} not found in the graph")
+                nodes = {node.name: node for node in self.nodes if node.name}
+                parts += [
+                    f"{name!r} names a node: its outputs are {', '.join(map(repr, nodes[name].output))}"
+                    for name in unknown
+                    if name in nodes
+                ]
             if untyped:
                 parts.append(
                     f"{', '.join(map(repr, untyped))} without a type: the graph has no value_info for "
