@@ -135,12 +135,11 @@ def test_render_svg_and_png(tmp_path: pathlib.Path) -> None:
 
 def test_cli_draw(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "mlp.onnx"
-    # external data: the picture needs no weights
     wirecodec.save(build(), path, external_data=True, size_threshold=64)
     assert main(["draw", str(path)]) == 0
     assert _ops(capsys.readouterr().out) == ["Gemm", "Relu", "Gemm"]
     assert main(["draw", str(path), "-o", str(tmp_path / "m.dot")]) == 0
-    assert (tmp_path / "m.dot").read_text() == to_dot(wirecodec.load(path, load_external_data=False))
+    assert (tmp_path / "m.dot").read_text() == to_dot(wirecodec.load(path))
     assert main(["draw", str(path), "-o", str(tmp_path / "m.txt")]) == 2
     assert main(["draw", str(path), "--around", "nowhere"]) == 2
     assert "no node is named 'nowhere'" in capsys.readouterr().err

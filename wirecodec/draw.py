@@ -6,6 +6,8 @@ ellipses; initializers and ``Constant`` values are small grey boxes with element
 and shape; edges carry the tensor's type and shape where the graph declares it
 (``value_info``, inputs, outputs, initializers). The bodies of If, Loop and Scan are
 clusters beside their node; a body's reads of the enclosing graph are dashed edges.
+Attributes that exporters write with their usual defaults (``auto_pad='NOTSET'``,
+``group=1``, ``dilations`` of ones, ...) are left out of the labels.
 A large graph is drawn in part: ``around`` a node or tensor (``depth`` steps along its
 edges), and at most ``max_nodes`` operators, with a note saying what was left out.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import shutil
 import subprocess
 from collections import deque
@@ -45,6 +48,19 @@ _LIST_ITEMS: Final = 6
 _TEXT: Final = 24
 _NAME: Final = 40
 _FEW: Final = 4
+# Attributes exporters write with their default values (dynamo writes them all): shown, they
+# push the ones that matter (kernel_shape, pads, strides) out of the label.
+_QUIET: Final = frozenset(
+    {
+        "auto_pad='NOTSET'",
+        "group=1",
+        "storage_order=0",
+        "ceil_mode=0",
+        "noop_with_empty_axes=0",
+        "allowzero=0",
+    }
+)
+_QUIET_ONES: Final = re.compile(r"dilations=\[1(,1)*\]")
 
 
 def _short(text: str, limit: int) -> str:
@@ -181,7 +197,8 @@ def _op_label(node: NodeProto) -> str:
         rows[0] += f" <font point-size='9'>({html.escape(node.domain)})</font>"
     if node.name:
         rows.append(f"<font point-size='9'>{html.escape(_short(node.name, _NAME))}</font>")
-    shown = [text for text in map(_attribute, node.attribute) if text is not None]
+    shown = [text for text in map(_attribute, node.attribute) if text is not None and text not in _QUIET]
+    shown = [text for text in shown if not _QUIET_ONES.fullmatch(text)]
     if len(shown) > _SHOWN_ATTRIBUTES:
         shown = [*shown[:_SHOWN_ATTRIBUTES], f"+{len(shown) - _SHOWN_ATTRIBUTES} more"]
     rows += [f"<font point-size='9'>{html.escape(text)}</font>" for text in shown]
@@ -221,7 +238,7 @@ class _Drawing:
 
     def _weight(self, tensor: TensorProto, name: str, indent: str) -> str:
         ident = self.out.fresh("w")
-        label = _quote(f"{_short(name, _NAME)}\n{_tensor_text(tensor)}")
+        label = _quote(f"{_short(name, _NAME)}\n{_tensor_text(tensor)}{_few_values(tensor)}")
         self.out.node(
             ident, label, indent, shape="box", style='"filled"', fillcolor='"#eeeeee"', fontsize="9"
         )

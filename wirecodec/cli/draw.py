@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.output}: the name must end in .dot, .svg or .png")
     if args.depth < 0:
         raise UsageError(f"--depth: expected 0 or more, got {args.depth}")
-    opened = open_model(args.model, load_external_data=False)  # weights are never drawn
+    opened = open_model(args.model)
     try:
         text = to_dot(opened.model, around=args.around, depth=args.depth, max_nodes=args.max_nodes)
     except GraphError as exc:
