@@ -1,8 +1,9 @@
 """wirecodec.utils.extract_model against onnx.utils.extract_model: the same bytes, on every layout.
 
-onnx is called with ``infer_shapes=False`` (wirecodec has no shape inference; its cut
-keeps the value_info the model has), so the two must write identical files wherever
-onnx's result is a valid model.
+Both are called with ``infer_shapes=False`` (the cut keeps the value_info the model has)
+and with ``infer_shapes=True`` (both run onnx's shape inference; wirecodec hands it the
+model without its large weights), and must write identical files wherever onnx's result
+is a valid model.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ def corpus(request: pytest.FixtureRequest) -> list[CorpusItem]:
     return [item for item in backend_corpus(cache) if item.message == "ModelProto"]
 
 
-def _theirs(src: pathlib.Path, dst: pathlib.Path, inputs: list[str], outputs: list[str]) -> bool:
+def _theirs(
+    src: pathlib.Path, dst: pathlib.Path, inputs: list[str], outputs: list[str], infer_shapes: bool = False
+) -> bool:
     """onnx's cut into ``dst``; False where onnx refuses or its result fails its own checker."""
     try:
-        utils.extract_model(str(src), str(dst), inputs, outputs, check_model=True, infer_shapes=False)
+        utils.extract_model(str(src), str(dst), inputs, outputs, check_model=True, infer_shapes=infer_shapes)
     except (onnx.checker.ValidationError, ValueError):
         return False
     return True
@@ -62,14 +65,15 @@ def test_backend_corpus_same_bytes_as_onnx(corpus: list[CorpusItem], tmp_path: p
         if not model.graph.node:
             continue
         src.write_bytes(item.data)
-        for inputs, outputs in _cuts(model):
-            if not inputs or not _theirs(src, theirs, inputs, outputs):
-                refused.append(item.name)
-                continue
-            extract_model(src, ours, inputs, outputs)
-            assert ours.read_bytes() == theirs.read_bytes(), (item.name, inputs, outputs)
-            compared += 1
-    assert compared > 1500, (compared, refused[:10])
+        for cut, (inputs, outputs) in enumerate(_cuts(model)):
+            for infer in (False, True) if cut == 0 else (False,):
+                if not inputs or not _theirs(src, theirs, inputs, outputs, infer):
+                    refused.append(item.name)
+                    continue
+                extract_model(src, ours, inputs, outputs, infer_shapes=infer)
+                assert ours.read_bytes() == theirs.read_bytes(), (item.name, inputs, outputs, infer)
+                compared += 1
+    assert compared > 3000, (compared, refused[:10])
 
 
 def test_outer_scope_reads_are_kept_where_onnx_drops_them(
@@ -122,12 +126,18 @@ def test_pytorch_exports_same_bytes_as_onnx(pytorch_exports: list[Export], tmp_p
         for inputs, outputs in _export_cuts(model):
             if not _theirs(src, tmp_path / "theirs.onnx", inputs, outputs):
                 continue
-            extract_model(src, tmp_path / "ours.onnx", inputs, outputs)
+            extract_model(src, tmp_path / "ours.onnx", inputs, outputs, infer_shapes=False)
             theirs = (tmp_path / "theirs.onnx").read_bytes()
             assert (tmp_path / "ours.onnx").read_bytes() == theirs, (export.name, inputs, outputs)
             # onnx inferring shapes again on an inferred model changes nothing: the same bytes.
             utils.extract_model(str(src), str(tmp_path / "inferred.onnx"), inputs, outputs)
             assert (tmp_path / "inferred.onnx").read_bytes() == theirs, export.name
+            # The export as PyTorch wrote it (no value_info for the TorchScript ones): both infer.
+            raw = tmp_path / "raw.onnx"
+            raw.write_bytes(export.data)
+            assert _theirs(raw, tmp_path / "theirs-raw.onnx", inputs, outputs, infer_shapes=True)
+            extract_model(raw, tmp_path / "ours-raw.onnx", inputs, outputs)
+            assert (tmp_path / "ours-raw.onnx").read_bytes() == (tmp_path / "theirs-raw.onnx").read_bytes()
             compared += 1
     assert compared >= 2 * len(pytorch_exports)
 
@@ -156,7 +166,7 @@ def test_every_layout_cuts_like_the_single_file(
     if layout == "external":
         # onnx reads external data too, and marks each loaded tensor's data_location DEFAULT:
         # its cut of this source is the reference.
-        assert _theirs(other, tmp_path / "theirs.onnx", inputs, outputs)
+        assert _theirs(other, tmp_path / "theirs.onnx", inputs, outputs, infer_shapes=True)
         assert (tmp_path / "cut.onnx").read_bytes() == (tmp_path / "theirs.onnx").read_bytes()
     else:
         # onnx cannot read a zip container; its tensors load as the single file's do.
@@ -212,8 +222,12 @@ def test_errors_name_what_is_wrong(tmp_path: pathlib.Path) -> None:
     ]
     for inputs, outputs, message in cases:
         with pytest.raises(GraphError, match=message.replace("(", r"\(")):
-            extract_model(src, out, inputs, outputs)
+            extract_model(src, out, inputs, outputs, infer_shapes=False)
         assert not out.exists()
+    # onnx's shape inference types 'h'
+    extract_model(src, out, ["x"], ["h"])
+    assert [v.name for v in wirecodec.load(out).graph.output] == ["h"]
+    out.unlink()
     with pytest.raises(GraphError, match="not the string"):
         extract_model(src, out, "x", ["y"])
     with pytest.raises(FileNotFoundError):

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
+from wirecodec._shapes import infer_with_onnx
 from wirecodec._subgraph import Extractor, extract
 from wirecodec.errors import GraphError
 from wirecodec.files.load import load
@@ -81,15 +82,19 @@ def extract_model(
     ``check_model`` checks the source and the result with :func:`wirecodec.check`
     (the IR rules, no operator schemas), and the result *before* it is written: a cut that
     leaves a node's input undefined raises :class:`~wirecodec.GraphError` naming it, and
-    nothing is written. ``infer_shapes`` is accepted and ignored: wirecodec has no shape
-    inference, so the new inputs and outputs take the ``value_info`` the model already has
-    (a name without one is a ``GraphError``). onnx called with ``infer_shapes=False``
-    writes the same bytes; with ``infer_shapes=True`` too if the model was shape-inferred
-    already.
+    nothing is written.
+
+    ``infer_shapes``: wirecodec has no operator schemas, so with the onnx package installed
+    this runs onnx's shape inference on the model's structure (the weights are neither read
+    nor handed over: see :mod:`wirecodec._shapes`) and the file has the bytes
+    ``onnx.utils.extract_model`` writes; without onnx, and with ``infer_shapes=False``, the
+    new inputs and outputs take the ``value_info`` the model has (a name without one is a
+    ``GraphError``), which are onnx's bytes for ``infer_shapes=False``.
     """
-    del infer_shapes  # see the docstring: there is no shape inference to run
     if not os.fspath(output_path):
         raise GraphError("output_path: empty")
     model = load(input_path)
+    if infer_shapes:
+        model = infer_with_onnx(model) or model
     extracted = extract(model, input_names, output_names, check_model=check_model)
     save_like_onnx(extracted, output_path, external_data=external_data)

@@ -4,8 +4,10 @@ What ``onnx.utils.extract_model`` does, with the same result (onnx's bytes), on 
 layout: a single file of any size, external data (only the kept tensors are read and
 copied) or an ``.onnxz`` container. Names are tensor names, comma-separated or given
 by repeating the option; without ``--inputs`` the cut starts at the model's inputs,
-without ``--outputs`` it ends at the model's outputs. An intermediate tensor needs a
-``value_info`` entry (its type): wirecodec infers no shapes.
+without ``--outputs`` it ends at the model's outputs. A tensor the cut starts or ends at
+needs a type: with the onnx package installed, onnx's shape inference runs first (on
+the model's structure, not its weights; ``--no-infer-shapes`` skips it), otherwise the
+graph's own ``value_info`` must have it.
 
   wirecodec extract model.onnx head.onnx --outputs /encoder/layer.0/Add_output_0
   wirecodec extract model.onnx block.onnx --inputs a,b --outputs c
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 
 from schema_dsl.onnx import ModelProto
+from wirecodec._shapes import infer_with_onnx
 from wirecodec._subgraph import extract
 from wirecodec.cli.common import CliError, UsageError, open_model
 from wirecodec.errors import GraphError, WireCodecError
@@ -49,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
     )
     parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
+    parser.add_argument(
+        "--no-infer-shapes",
+        action="store_true",
+        help="do not run onnx's shape inference (done when the onnx package is installed)",
+    )
 
 
 def _summary(model: ModelProto, source: ModelProto) -> str:
@@ -66,14 +74,20 @@ def run(args: argparse.Namespace) -> int:
     if not inputs and not outputs:
         raise UsageError("give --inputs, --outputs or both (the tensor names the cut starts and ends at)")
     opened = open_model(args.model)
-    graph = opened.model.graph
+    model = opened.model
+    if not args.no_infer_shapes:
+        try:
+            model = infer_with_onnx(model) or model
+        except GraphError as exc:
+            raise CliError(f"{opened.label}: {exc}") from None
+    graph = model.graph
     if not inputs:
         initializers = {tensor.name for tensor in graph.initializer}
         inputs = [value.name for value in graph.input if value.name not in initializers]
     if not outputs:
         outputs = [value.name for value in graph.output]
     try:
-        cut = extract(opened.model, inputs, outputs, check_model=not args.no_check)
+        cut = extract(model, inputs, outputs, check_model=not args.no_check)
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
     try:
