@@ -105,7 +105,7 @@ def _few_values(tensor: TensorProto) -> str:
         values = to_array(tensor).reshape(-1).tolist()
     except WireCodecError:
         return ""
-    return " = " + _list([f"{v:g}" if isinstance(v, float) else str(v) for v in values])
+    return " = " + _list([f"{v:.4g}" if isinstance(v, float) else str(v) for v in values])
 
 
 def _list(values: list[str]) -> str:
