@@ -388,3 +388,36 @@ def test_a_result_past_2_gib_goes_to_external_data_as_onnx(
     assert not (tmp_path / "one.onnx.data").exists()
     for path in ("cut.onnx", "one.onnx"):
         assert wirecodec.load(tmp_path / path).graph.node == wirecodec.load(src).graph.node
+
+
+def test_local_functions_in_the_order_onnx_meets_them(tmp_path: pathlib.Path) -> None:
+    """Functions are kept in the order the kept nodes call them (breadth first, through other
+    functions), not the model's order; an unused one is dropped: onnx's bytes."""
+    float_ = onnx.TensorProto.FLOAT
+    opsets = [onnx.helper.make_opsetid("", 21), onnx.helper.make_opsetid("f", 1)]
+
+    def function(name: str, body: list[Any]) -> Any:
+        return onnx.helper.make_function("f", name, ["a"], ["b"], body, opsets)
+
+    functions = [
+        function("unused", [onnx.helper.make_node("Neg", ["a"], ["b"])]),
+        function("inner", [onnx.helper.make_node("Relu", ["a"], ["b"])]),
+        function("second", [onnx.helper.make_node("Abs", ["a"], ["b"])]),
+        function("first", [onnx.helper.make_node("inner", ["a"], ["b"], domain="f")]),
+    ]
+    graph = onnx.helper.make_graph(
+        [
+            onnx.helper.make_node("first", ["x"], ["h"], domain="f"),
+            onnx.helper.make_node("second", ["h"], ["y"], domain="f"),
+        ],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", float_, [2])],
+        [onnx.helper.make_tensor_value_info("y", float_, [2])],
+        value_info=[onnx.helper.make_tensor_value_info("h", float_, [2])],
+    )
+    src = tmp_path / "f.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=opsets, functions=functions), str(src))
+    assert _theirs(src, tmp_path / "theirs.onnx", ["x"], ["y"])
+    extract_model(src, tmp_path / "ours.onnx", ["x"], ["y"], infer_shapes=False)
+    assert (tmp_path / "ours.onnx").read_bytes() == (tmp_path / "theirs.onnx").read_bytes()
+    assert [f.name for f in wirecodec.load(tmp_path / "ours.onnx").functions] == ["first", "second", "inner"]
