@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             model = infer_with_onnx(model) or model
         except GraphError as exc:
-            raise CliError(f"{opened.label}: {exc}") from None
+            raise CliError(f"{opened.label}: {exc} (--no-infer-shapes skips it)") from None
     graph = model.graph
     if not inputs:
         initializers = {tensor.name for tensor in graph.initializer}
