@@ -421,3 +421,37 @@ def test_local_functions_in_the_order_onnx_meets_them(tmp_path: pathlib.Path) ->
     extract_model(src, tmp_path / "ours.onnx", ["x"], ["y"], infer_shapes=False)
     assert (tmp_path / "ours.onnx").read_bytes() == (tmp_path / "theirs.onnx").read_bytes()
     assert [f.name for f in wirecodec.load(tmp_path / "ours.onnx").functions] == ["first", "second", "inner"]
+
+
+def test_without_onnx_or_when_its_inference_fails(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    import wirecodec._shapes
+
+    src = tmp_path / "mlp.onnx"
+    wirecodec.save(_typed_mlp(), src)
+    out = tmp_path / "out.onnx"
+    # onnx not installed: the model's own value_info, as with infer_shapes=False
+    monkeypatch.setitem(sys.modules, "onnx.shape_inference", None)
+    with pytest.raises(GraphError, match="'h' without a type"):
+        extract_model(src, out, ["x"], ["h"])
+    extract_model(src, out, ["x"], ["a"])
+    extract_model(src, tmp_path / "plain.onnx", ["x"], ["a"], infer_shapes=False)
+    assert out.read_bytes() == (tmp_path / "plain.onnx").read_bytes()
+    monkeypatch.undo()
+
+    class Failing:
+        @staticmethod
+        def infer_shapes(model: Any) -> Any:
+            raise RuntimeError("[ShapeInferenceError] something\nmore")
+
+    monkeypatch.setattr(wirecodec._shapes, "onnx_shape_inference", lambda: Failing)
+    with pytest.raises(
+        GraphError, match=r"onnx's shape inference failed: \[ShapeInferenceError\] something$"
+    ):
+        extract_model(src, out, ["x"], ["a"])
+    assert main(["extract", str(src), str(out), "--outputs", "a"]) == 1
+    assert "(--no-infer-shapes skips it)" in capsys.readouterr().err
+    assert main(["extract", str(src), str(out), "--outputs", "a", "--no-infer-shapes"]) == 0
