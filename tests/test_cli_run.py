@@ -202,3 +202,15 @@ def test_two_exporters_of_one_network_compare_by_position(
         assert code == 0, (network, report["compare"])
         (row,) = report["compare"]["outputs"]
         assert row["max_abs"] < 1e-5, network
+
+
+def test_a_model_on_standard_input_runs(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    path = tmp_path / "affine.onnx"
+    wirecodec.save(_affine(2.0, [2]), path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    code, report = _json(capsys, ["run", "-", "--compare", str(path)])
+    assert code == 0 and report["compare"]["same"]

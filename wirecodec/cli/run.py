@@ -4,7 +4,8 @@ Inputs come from ``.npy`` files (``--input NAME=FILE.npy``) or are made up from 
 declared types: normal floats, integers 0..9, booleans, letters, seeded by ``--seed``
 (default 0, so two runs agree). A symbolic dimension takes its value from ``--dim
 NAME=N``, an unnamed or unknown one is 1. Any layout runs (a single file past 2 GiB,
-external data, ``.onnxz``), through ``wirecodec.onnxruntime_session`` on the CPU.
+external data, ``.onnxz``), through ``wirecodec.onnxruntime_session`` on the CPU;
+a model on standard input (``-``) is handed to onnxruntime as bytes.
 
 With ``--compare OTHER``, outputs are matched by name (by position when the two models
 share none) and compared as ``numpy.allclose(a, b, rtol, atol, equal_nan=True)``; the
@@ -27,6 +28,7 @@ import numpy as np
 from wirecodec._runner import Declared, Difference, compare, declared_inputs, feeds
 from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
 from wirecodec.errors import TensorError, WireCodecError
+from wirecodec.protobuf.codec import encode
 from wirecodec.runtime_bridge import onnxruntime_session
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -57,10 +59,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def _from_bytes(opened: Opened) -> Any:
+    """A session for a model read from standard input: no file to map, so its encoding
+    (which holds every tensor: nothing can refer to files beside a pipe)."""
+    import onnxruntime
+
+    return onnxruntime.InferenceSession(encode(opened.model), providers=["CPUExecutionProvider"])
+
+
 def _session(opened: Opened) -> Any:
-    if opened.path is None:
-        raise UsageError("run needs a model file (onnxruntime maps it), not standard input")
     try:
+        if opened.path is None:
+            return _from_bytes(opened)
         return onnxruntime_session(opened.path, providers=["CPUExecutionProvider"])
     except ImportError:
         raise CliError(NO_ONNXRUNTIME) from None
