@@ -311,7 +311,6 @@ def test_initializers_read_by_bodies_are_kept(tmp_path: pathlib.Path) -> None:
 def test_past_2_gib_only_the_kept_tensors_are_read(tmp_path: pathlib.Path) -> None:
     """A 2.25 GiB sparse data file: the cut keeping only the small tensor runs in a fresh process
     whose peak memory stays far below the data's size (the big tensor is never read)."""
-    import resource
     import subprocess
     import sys
 
@@ -342,14 +341,17 @@ def test_past_2_gib_only_the_kept_tensors_are_read(tmp_path: pathlib.Path) -> No
         value_info=[helper.make_tensor_value_info("a", 1, [small // 4])],
     )
     wirecodec.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), tmp_path / "m.onnx")
-    code = (
-        "import sys, resource, wirecodec.utils as u; "
-        "u.extract_model(sys.argv[1], sys.argv[2], ['x'], ['a']); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    # The peak of a grandchild forked from a small wrapper: a child's ru_maxrss starts at its
+    # parent's size at fork (kept across exec), and this test process may be large.
+    child = "import sys, wirecodec.utils as u; u.extract_model(sys.argv[1], sys.argv[2], ['x'], ['a'])"
+    wrapper = (
+        "import resource, subprocess, sys; "
+        "subprocess.run([sys.executable, '-c', sys.argv[1], *sys.argv[2:]], check=True); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     out = tmp_path / "cut.onnx"
     result = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "m.onnx"), str(out)],
+        [sys.executable, "-c", wrapper, child, str(tmp_path / "m.onnx"), str(out)],
         capture_output=True,
         text=True,
         check=True,
@@ -357,7 +359,6 @@ def test_past_2_gib_only_the_kept_tensors_are_read(tmp_path: pathlib.Path) -> No
     )
     peak_mb = int(result.stdout.strip()) / 1024
     assert peak_mb < 512, peak_mb
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 < 512
     cut = wirecodec.load(out)
     assert [t.name for t in cut.graph.initializer] == ["small"]
     np.testing.assert_array_equal(wirecodec.to_array(cut.graph.initializer[0]), np.arange(small // 4))
