@@ -9,7 +9,7 @@ a note saying what was left out. The format follows OUT's suffix (``.dot``, ``.s
 Graphviz (``apt-get install graphviz``).
 
   wirecodec draw model.onnx -o model.svg
-  wirecodec draw model.onnx -o block.png --around /layer.3/attention/MatMul --depth 4
+  wirecodec draw model.onnx -o block.png --around /layer.3/MatMul --depth 4
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ def _positive(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="an .onnx file (any layout), or - for standard input")
+    parser.add_argument(
+        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+    )
     parser.add_argument(
         "-o", "--output", metavar="OUT", help="out.dot, out.svg or out.png (default: DOT to stdout)"
     )

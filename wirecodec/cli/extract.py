@@ -36,7 +36,9 @@ def names(values: list[str] | None) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="the model to cut (.onnx, external data, .onnxz, - for stdin)")
+    parser.add_argument(
+        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+    )
     parser.add_argument("out", metavar="OUT", help="where to write the new model (.onnxz: a zip container)")
     parser.add_argument("--inputs", action="append", metavar="A,B", help="tensors the cut starts at")
     parser.add_argument("--outputs", action="append", metavar="C,D", help="tensors the cut ends at")

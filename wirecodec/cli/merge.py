@@ -11,8 +11,8 @@ The model is onnx.compose.merge_models's, but for one thing: each operator set d
 is imported once (onnx lists a domain both models import twice, which the IR checker
 refuses). Any layout reads; OUT ending in ``.onnxz`` writes a zip container.
 
-  wirecodec merge preprocess.onnx net.onnx full.onnx --io-map image:input --prefix2 net/
-  wirecodec merge net.onnx postprocess.onnx full.onnx --io-map logits:logits --prefix1 net/
+  wirecodec merge pre.onnx net.onnx all.onnx --io-map image:input --prefix2 n/
+  wirecodec merge net.onnx post.onnx all.onnx --io-map logits:x --prefix1 n/
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ from wirecodec.utils import save_like_onnx
 
 __all__ = ["HELP", "add_arguments", "io_map", "run"]
 
+_MODEL = "an .onnx file, an .onnxz container, or - for standard input"
+
 HELP = "merge two models, outputs of the first feeding inputs of the second (onnx.compose)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="A", help="the first model (its outputs feed B)")
-    parser.add_argument("second", metavar="B", help="the second model")
+    parser.add_argument("model", metavar="A", help="the first model (its outputs feed B): " + _MODEL)
+    parser.add_argument("second", metavar="B", help="the second model: " + _MODEL)
     parser.add_argument(
         "out", metavar="OUT", help="where to write the merged model (.onnxz: a zip container)"
     )

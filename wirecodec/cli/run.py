@@ -13,7 +13,7 @@ exit code is 1 when any output differs. onnxruntime is optional:
 ``pip install wirecodec[ort]``.
 
   wirecodec run model.onnx --dim batch=4
-  wirecodec run model.onnx --input x=x.npy --compare model-fp16.onnx --atol 1e-2 --rtol 1e-2
+  wirecodec run model.onnx --input x=x.npy --compare fp16.onnx --atol 1e-2
   wirecodec run model.onnxz --compare model.onnx --json
 """
 
@@ -49,7 +49,9 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", help="the model to run (.onnx, external data, .onnxz)")
+    parser.add_argument(
+        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+    )
     parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input's value")
     parser.add_argument("--dim", action="append", metavar="NAME=N", help="the value of a symbolic dimension")
     parser.add_argument("--compare", metavar="OTHER", help="run OTHER on the same inputs and compare outputs")
