@@ -8,7 +8,7 @@
 """
 
 from schema_dsl.text_format import to_text
-from wirecodec import helper, numpy_helper, parser, printer
+from wirecodec import compose, helper, numpy_helper, parser, printer, utils
 from wirecodec.checker import check
 from wirecodec.errors import (
     CheckError,
@@ -16,6 +16,7 @@ from wirecodec.errors import (
     DecodeError,
     EncodeError,
     ExternalDataError,
+    GraphError,
     LimitError,
     ParseError,
     TensorError,
@@ -52,6 +53,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
+    "GraphError",
     "LimitError",
     "ParseError",
     "TensorError",
@@ -59,6 +61,7 @@ __all__ = [
     "array_from_raw",
     "attach_weights",
     "check",
+    "compose",
     "convert",
     "data_type_of",
     "decode",
@@ -99,4 +102,5 @@ __all__ = [
     "to_list",
     "to_optional",
     "to_text",
+    "utils",
 ]

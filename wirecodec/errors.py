@@ -20,6 +20,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "ExternalDataError",
+    "GraphError",
     "LimitError",
     "NotAModelError",
     "ParseError",
@@ -102,6 +103,15 @@ class TensorError(WireCodecError, ValueError):
 
 class ExternalDataError(WireCodecError, OSError):
     """External tensor data is missing, unsafe, or inconsistent with its reference."""
+
+
+class GraphError(WireCodecError, ValueError):
+    """A request names what a graph does not have, or would make an invalid graph.
+
+    Raised by subgraph extraction and model composition (``wirecodec.utils``,
+    ``wirecodec.compose``) for unknown tensor names, duplicated or colliding names and
+    cuts that leave a node's input undefined; the message names the graph element.
+    """
 
 
 class ContainerError(WireCodecError, ValueError):

@@ -37,6 +37,10 @@ VERBS: dict[str, str] = {
     "edit": "wirecodec.cli.edit",
     "convert": "wirecodec.cli.convert",
     "attach-weights": "wirecodec.cli.attach_weights",
+    "extract": "wirecodec.cli.extract",
+    "merge": "wirecodec.cli.merge",
+    "run": "wirecodec.cli.run",
+    "draw": "wirecodec.cli.draw",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.

@@ -1,0 +1,100 @@
+"""Cut a subgraph out of a model: the nodes that compute OUTPUTS from INPUTS, as a new model.
+
+What ``onnx.utils.extract_model`` does, with the same result (onnx's bytes), on any
+layout: a single file of any size, external data (only the kept tensors are read and
+copied) or an ``.onnxz`` container. Names are tensor names, comma-separated or given
+by repeating the option; without ``--inputs`` the cut starts at the model's inputs,
+without ``--outputs`` it ends at the model's outputs. A tensor the cut starts or ends at
+needs a type: with the onnx package installed, onnx's shape inference runs first (on
+the model's structure, not its weights; ``--no-infer-shapes`` skips it), otherwise the
+graph's own ``value_info`` must have it.
+
+  wirecodec extract model.onnx head.onnx --outputs /encoder/layer.0/Add_output_0
+  wirecodec extract model.onnx block.onnx --inputs a,b --outputs c
+  wirecodec extract big.onnxz part.onnx --inputs x --outputs y --external-data
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from schema_dsl.onnx import ModelProto
+from wirecodec._shapes import infer_with_onnx
+from wirecodec._subgraph import extract
+from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.errors import GraphError, WireCodecError
+from wirecodec.utils import save_like_onnx
+
+__all__ = ["HELP", "add_arguments", "names", "run"]
+
+HELP = "cut the subgraph between tensor names into a new model (onnx.utils.extract_model)"
+
+
+def names(values: list[str] | None) -> list[str]:
+    """``["a,b", "c"]`` -> ``["a", "b", "c"]``: names from repeated, comma-separated options."""
+    return [name for value in values or () for name in value.split(",") if name]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+    )
+    parser.add_argument("out", metavar="OUT", help="where to write the new model (.onnxz: a zip container)")
+    parser.add_argument("--inputs", action="append", metavar="A,B", help="tensors the cut starts at")
+    parser.add_argument("--outputs", action="append", metavar="C,D", help="tensors the cut ends at")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument(
+        "--external-data",
+        dest="external_data",
+        action="store_const",
+        const=True,
+        help="tensors of 1 KiB or more to OUT.data (default: only past 2 GiB, as onnx)",
+    )
+    layout.add_argument(
+        "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
+    )
+    parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
+    parser.add_argument(
+        "--no-infer-shapes",
+        action="store_true",
+        help="do not run onnx's shape inference (done when the onnx package is installed)",
+    )
+
+
+def _summary(model: ModelProto, source: ModelProto) -> str:
+    graph = model.graph
+    weights = sum(len(tensor.raw_data) for tensor in graph.initializer)
+    return (
+        f"{len(graph.node)} of {len(source.graph.node)} nodes, {len(graph.initializer)} initializers "
+        f"({weights} bytes of raw data); inputs {', '.join(v.name for v in graph.input)}; "
+        f"outputs {', '.join(v.name for v in graph.output)}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    inputs, outputs = names(args.inputs), names(args.outputs)
+    if not inputs and not outputs:
+        raise UsageError("give --inputs, --outputs or both (the tensor names the cut starts and ends at)")
+    opened = open_model(args.model)
+    model = opened.model
+    if not args.no_infer_shapes:
+        try:
+            model = infer_with_onnx(model) or model
+        except GraphError as exc:
+            raise CliError(f"{opened.label}: {exc} (--no-infer-shapes skips it)") from None
+    graph = model.graph
+    if not inputs:
+        initializers = {tensor.name for tensor in graph.initializer}
+        inputs = [value.name for value in graph.input if value.name not in initializers]
+    if not outputs:
+        outputs = [value.name for value in graph.output]
+    try:
+        cut = extract(model, inputs, outputs, check_model=not args.no_check)
+    except GraphError as exc:
+        raise UsageError(f"{opened.label}: {exc}") from None
+    try:
+        save_like_onnx(cut, args.out, external_data=args.external_data)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(f"{args.out}: {exc}") from None
+    print(f"wrote {args.out}: {_summary(cut, opened.model)}")
+    return 0

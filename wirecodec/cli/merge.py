@@ -1,0 +1,106 @@
+"""Merge two models into one: outputs of A feed inputs of B (onnx.compose.merge_models).
+
+``--io-map OUT:IN`` connects output OUT of A to input IN of B (comma-separated pairs,
+or the option repeated; a name holding ``:`` such as ``onnx::Gemm_0`` is split where
+the halves name an output of A and an input of B). Names are those of the models as
+they are; ``--prefix1``/``--prefix2`` then prefix every name of A or B, which keeps
+names both models use apart. Inputs and outputs not connected stay inputs and outputs,
+unless ``--inputs``/``--outputs`` name the ones to keep.
+
+The model is onnx.compose.merge_models's, but for one thing: each operator set domain
+is imported once (onnx lists a domain both models import twice, which the IR checker
+refuses). Any layout reads; OUT ending in ``.onnxz`` writes a zip container.
+
+  wirecodec merge pre.onnx net.onnx all.onnx --io-map image:input --prefix2 n/
+  wirecodec merge net.onnx post.onnx all.onnx --io-map logits:x --prefix1 n/
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.extract import names
+from wirecodec.compose import dedupe_opset_import, merge_models
+from wirecodec.errors import CheckError, GraphError, WireCodecError
+from wirecodec.utils import save_like_onnx
+
+__all__ = ["HELP", "add_arguments", "io_map", "run"]
+
+_MODEL = "an .onnx file, an .onnxz container, or - for standard input"
+
+HELP = "merge two models, outputs of the first feeding inputs of the second (onnx.compose)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="A", help="the first model (its outputs feed B): " + _MODEL)
+    parser.add_argument("second", metavar="B", help="the second model: " + _MODEL)
+    parser.add_argument(
+        "out", metavar="OUT", help="where to write the merged model (.onnxz: a zip container)"
+    )
+    parser.add_argument(
+        "--io-map", action="append", required=True, metavar="OUT:IN,...", help="outputs of A to inputs of B"
+    )
+    parser.add_argument("--prefix1", metavar="P", help="prefix every name of A")
+    parser.add_argument("--prefix2", metavar="Q", help="prefix every name of B")
+    parser.add_argument("--inputs", action="append", metavar="A,B", help="keep only these inputs")
+    parser.add_argument("--outputs", action="append", metavar="C,D", help="keep only these outputs")
+    parser.add_argument("--name", help="the merged graph's name (default: A's and B's names joined by _)")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument(
+        "--external-data",
+        dest="external_data",
+        action="store_const",
+        const=True,
+        help="tensors of 1 KiB or more to OUT.data (default: only past 2 GiB, as onnx)",
+    )
+    layout.add_argument(
+        "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
+    )
+
+
+def _pair(text: str, outputs: set[str], inputs: set[str]) -> tuple[str, str]:
+    splits = [(text[:i], text[i + 1 :]) for i, char in enumerate(text) if char == ":"]
+    if len(splits) == 1:
+        return splits[0]
+    known = [(out, in_) for out, in_ in splits if out in outputs and in_ in inputs]
+    if len(known) == 1:
+        return known[0]
+    raise UsageError(f"--io-map: cannot read {text!r} as OUT:IN (an output of A, a colon, an input of B)")
+
+
+def io_map(values: list[str], outputs: set[str], inputs: set[str]) -> list[tuple[str, str]]:
+    """``["a:b,c:d"]`` -> ``[("a", "b"), ("c", "d")]``, splitting names with colons where the
+    halves are an output of A (``outputs``) and an input of B (``inputs``)."""
+    return [_pair(text, outputs, inputs) for text in names(values)]
+
+
+def run(args: argparse.Namespace) -> int:
+    first, second = open_model(args.model), open_model(args.second)
+    pairs = io_map(
+        args.io_map, {v.name for v in first.model.graph.output}, {v.name for v in second.model.graph.input}
+    )
+    try:
+        merged = merge_models(
+            first.model,
+            second.model,
+            pairs,
+            inputs=names(args.inputs) or None,
+            outputs=names(args.outputs) or None,
+            prefix1=args.prefix1,
+            prefix2=args.prefix2,
+            name=args.name,
+        )
+    except (GraphError, CheckError) as exc:
+        raise UsageError(f"{first.label} + {second.label}: {exc}") from None
+    dedupe_opset_import(merged)
+    try:
+        save_like_onnx(merged, args.out, external_data=args.external_data)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(f"{args.out}: {exc}") from None
+    graph = merged.graph
+    print(
+        f"wrote {args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
+        f"outputs {', '.join(v.name for v in graph.output)}"
+    )
+    return 0

@@ -1,0 +1,208 @@
+"""Run a model with onnxruntime; with --compare, run a second one on the same inputs and compare.
+
+Inputs come from ``.npy`` files (``--input NAME=FILE.npy``) or are made up from the
+declared types: normal floats, integers 0..9, booleans, letters, seeded by ``--seed``
+(default 0, so two runs agree). A symbolic dimension takes its value from ``--dim
+NAME=N``, an unnamed or unknown one is 1. Any layout runs (a single file past 2 GiB,
+external data, ``.onnxz``), through ``wirecodec.onnxruntime_session`` on the CPU;
+a model on standard input (``-``) is handed to onnxruntime as bytes.
+
+With ``--compare OTHER``, outputs are matched by name (by position when the two models
+share none) and compared as ``numpy.allclose(a, b, rtol, atol, equal_nan=True)``; the
+exit code is 1 when any output differs. onnxruntime is optional:
+``pip install wirecodec[ort]``.
+
+  wirecodec run model.onnx --dim batch=4
+  wirecodec run model.onnx --input x=x.npy --compare fp16.onnx --atol 1e-2
+  wirecodec run model.onnxz --compare model.onnx --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+from wirecodec._runner import Declared, Difference, compare, declared_inputs, feeds
+from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
+from wirecodec.errors import TensorError, WireCodecError
+from wirecodec.protobuf.codec import encode
+from wirecodec.runtime_bridge import onnxruntime_session
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "run a model with onnxruntime on given or random inputs (--compare: against another model)"
+
+NO_ONNXRUNTIME = "onnxruntime is not installed: pip install wirecodec[ort]"
+
+
+def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for value in values or ():
+        name, sep, rest = value.rpartition("=")
+        if not sep or not name or not rest:
+            raise UsageError(f"{what}: expected NAME=VALUE, got {value!r}")
+        pairs[name] = rest
+    return pairs
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+    )
+    parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input's value")
+    parser.add_argument("--dim", action="append", metavar="NAME=N", help="the value of a symbolic dimension")
+    parser.add_argument("--compare", metavar="OTHER", help="run OTHER on the same inputs and compare outputs")
+    parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default 1e-6)")
+    parser.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _from_bytes(opened: Opened) -> Any:
+    """A session for a model read from standard input: no file to map, so its encoding
+    (which holds every tensor: nothing can refer to files beside a pipe)."""
+    import onnxruntime
+
+    return onnxruntime.InferenceSession(encode(opened.model), providers=["CPUExecutionProvider"])
+
+
+def _session(opened: Opened) -> Any:
+    try:
+        if opened.path is None:
+            return _from_bytes(opened)
+        return onnxruntime_session(opened.path, providers=["CPUExecutionProvider"])
+    except ImportError:
+        raise CliError(NO_ONNXRUNTIME) from None
+    except (WireCodecError, OSError) as exc:
+        raise CliError(f"{opened.label}: {exc}") from None
+    except Exception as exc:  # onnxruntime's own errors derive from Exception only
+        raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _execute(opened: Opened, session: Any, values: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    names = [output.name for output in session.get_outputs()]
+    wanted = {i.name for i in session.get_inputs()}
+    try:
+        return names, list(session.run(None, {k: v for k, v in values.items() if k in wanted}))
+    except Exception as exc:  # onnxruntime's own errors derive from Exception only
+        raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}") from None
+
+
+def _inputs(args: argparse.Namespace, specs: list[Declared]) -> dict[str, Any]:
+    given = {}
+    for name, path in _pairs(args.input, "--input").items():
+        try:
+            given[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise CliError(f"--input {name}={path}: {exc}") from None
+    dims = {}
+    for name, text in _pairs(args.dim, "--dim").items():
+        if not text.isdigit():
+            raise UsageError(f"--dim {name}: expected a non-negative integer, got {text!r}")
+        dims[name] = int(text)
+    try:
+        return feeds(specs, given, dims, args.seed)
+    except TensorError as exc:
+        raise UsageError(f"{args.model}: {exc}") from None
+
+
+def _describe(value: Any) -> dict[str, Any]:
+    if not isinstance(value, np.ndarray):
+        return {"type": type(value).__name__}
+    facts: dict[str, Any] = {"dtype": str(value.dtype), "shape": list(value.shape)}
+    if value.size and value.dtype.kind in "biuf":
+        numbers = value.astype(np.float64)
+        facts.update(
+            min=float(np.nanmin(numbers)), max=float(np.nanmax(numbers)), mean=float(np.nanmean(numbers))
+        )
+    return facts
+
+
+def _print_outputs(names: list[str], outputs: list[Any]) -> None:
+    width = max((len(name) for name in names), default=0)
+    for name, value in zip(names, outputs, strict=True):
+        facts = _describe(value)
+        if "dtype" not in facts:
+            print(f"{name:<{width}}  {facts['type']}")
+            continue
+        line = f"{name:<{width}}  {facts['dtype']}[{','.join(map(str, facts['shape']))}]"
+        if "mean" in facts:
+            line += f"  min {facts['min']:.6g}  max {facts['max']:.6g}  mean {facts['mean']:.6g}"
+        print(line)
+
+
+def _print_table(rows: list[Difference], atol: float, rtol: float) -> None:
+    width = max([len("output"), *(len(row.name) for row in rows)])
+    print(f"{'output':<{width}}  {'max abs':>10}  {'max rel':>10}  result")
+    for row in rows:
+        number = [f"{v:10.3g}" if v is not None else f"{'-':>10}" for v in (row.max_abs, row.max_rel)]
+        verdict = "same" if row.same else "DIFFERENT"
+        note = f"  ({row.note})" if row.note else ""
+        print(f"{row.name:<{width}}  {number[0]}  {number[1]}  {verdict}{note}")
+    differ = sum(not row.same for row in rows)
+    print(f"{differ} of {len(rows)} outputs differ (atol {atol:g}, rtol {rtol:g})")
+
+
+def _same_inputs(
+    other: list[Declared], specs: list[Declared], values: dict[str, Any], label: str, first: str
+) -> dict[str, Any]:
+    """The first model's inputs for the second: by name, or by position when no name is shared."""
+    missing = [spec.name for spec in other if spec.name not in values]
+    if not missing:
+        return values
+    if len(other) == len(specs) and not {s.name for s in other} & {s.name for s in specs}:
+        return {mine.name: values[theirs.name] for mine, theirs in zip(other, specs, strict=True)}
+    raise UsageError(f"{label} needs inputs {', '.join(map(repr, missing))} that {first} lacks")
+
+
+def run(args: argparse.Namespace) -> int:
+    opened = open_model(args.model)
+    specs = declared_inputs(opened.model)
+    values = _inputs(args, specs)
+    session = _session(opened)
+    names, outputs = _execute(opened, session, values)
+    report: dict[str, Any] = {
+        "model": opened.label,
+        "inputs": {
+            spec.name: {
+                "declared": spec.describe(),
+                "source": "file" if spec.name in _pairs(args.input, "--input") else "random",
+                **_describe(values[spec.name]),
+            }
+            for spec in specs
+        },
+        "outputs": {name: _describe(value) for name, value in zip(names, outputs, strict=True)},
+    }
+    rows: list[Difference] = []
+    if args.compare is not None:
+        other = open_model(args.compare)
+        other_values = _same_inputs(declared_inputs(other.model), specs, values, other.label, opened.label)
+        other_names, other_outputs = _execute(other, _session(other), other_values)
+        rows = compare(names, outputs, other_names, other_outputs, atol=args.atol, rtol=args.rtol)
+        report["compare"] = {
+            "model": other.label,
+            "atol": args.atol,
+            "rtol": args.rtol,
+            "outputs": [row.to_dict() for row in rows],
+            "same": all(row.same for row in rows),
+        }
+    if args.json:
+        print_json(report)
+    else:
+        for name, facts in report["inputs"].items():
+            shape = ",".join(map(str, facts.get("shape", [])))
+            print(f"input {name}: {facts['declared']} <- {facts['source']} {facts.get('dtype', '')}[{shape}]")
+        _print_outputs(names, outputs)
+        if rows:
+            print(f"compared with {report['compare']['model']}:")
+            _print_table(rows, args.atol, args.rtol)
+    sys.stdout.flush()
+    return 0 if all(row.same for row in rows) else 1

@@ -1,0 +1,100 @@
+"""``onnx.utils``'s tools: :func:`extract_model` cuts a subgraph out of a model file.
+
+It takes onnx's arguments and writes onnx's bytes (see :mod:`wirecodec._subgraph` for
+the rules), and it also works where ``onnx.utils.extract_model`` cannot: on models past
+2 GiB, on ``.onnxz`` containers and on models with external data, without reading the
+weights it does not keep: the source is mapped, and only the kept tensors' bytes are
+copied to the new file.
+
+>>> import pathlib, tempfile
+>>> import wirecodec
+>>> from wirecodec.examples.build_mlp import build
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> model = build()
+>>> model.graph.value_info.append(wirecodec.helper.make_tensor_value_info("a", 1, ["N", 16]))
+>>> wirecodec.save(model, folder / "mlp.onnx")
+>>> extract_model(folder / "mlp.onnx", folder / "head.onnx", ["x"], ["a"])
+>>> [node.op_type for node in wirecodec.load(folder / "head.onnx").graph.node]
+['Gemm', 'Relu']
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Sequence
+from typing import Final
+
+from schema_dsl.onnx import ModelProto
+from wirecodec._shapes import infer_with_onnx
+from wirecodec._subgraph import Extractor, extract
+from wirecodec.errors import GraphError
+from wirecodec.files.load import load
+from wirecodec.files.save import save
+from wirecodec.files.zip_container import save_zip
+
+__all__ = ["Extractor", "extract", "extract_model", "save_like_onnx"]
+
+MAXIMUM_PROTOBUF: Final = 2**31
+"""Protobuf's limit on one message (onnx.checker.MAXIMUM_PROTOBUF): past it, onnx writes external data."""
+
+
+def save_like_onnx(
+    model: ModelProto, path: str | os.PathLike[str], *, external_data: bool | None = None
+) -> None:
+    """Write a model made by a tool as onnx's tools write theirs.
+
+    ``path`` ending in ``.onnxz`` makes a zip container. Otherwise ``external_data=None``
+    follows onnx: one file, unless the model is over 2 GiB, when tensors of 1 KiB or
+    more go to ``<file name>.data`` beside it; ``True`` always writes that data file,
+    ``False`` always one file (wirecodec reads single files of any size).
+    """
+    target = pathlib.Path(path)
+    if target.suffix == ".onnxz":
+        save_zip(model, target)
+        return
+    if external_data is None:
+        external_data = model.ByteSize() > MAXIMUM_PROTOBUF
+    if external_data:
+        save(model, target, external_data=True, location=target.name + ".data")
+    else:
+        save(model, target)
+
+
+def extract_model(
+    input_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    input_names: Sequence[str],
+    output_names: Sequence[str],
+    check_model: bool = True,
+    infer_shapes: bool = True,
+    *,
+    external_data: bool | None = None,
+) -> None:
+    """Write the part of the model at ``input_path`` that computes ``output_names`` from ``input_names``.
+
+    As ``onnx.utils.extract_model``: the names must be inputs, outputs or value_info of
+    the graph; nodes, initializers, value_info and local functions are kept as onnx keeps
+    them, so the file has onnx's bytes. The source may be any layout wirecodec loads (a
+    single file of any size, external data, ``.onnxz``); the output's layout is chosen by
+    :func:`save_like_onnx` (``external_data``, or an ``.onnxz`` name).
+
+    ``check_model`` checks the source and the result with :func:`wirecodec.check`
+    (the IR rules, no operator schemas), and the result *before* it is written: a cut that
+    leaves a node's input undefined raises :class:`~wirecodec.GraphError` naming it, and
+    nothing is written.
+
+    ``infer_shapes``: wirecodec has no operator schemas, so with the onnx package installed
+    this runs onnx's shape inference on the model's structure (the weights are neither read
+    nor handed over: see :mod:`wirecodec._shapes`) and the file has the bytes
+    ``onnx.utils.extract_model`` writes; without onnx, and with ``infer_shapes=False``, the
+    new inputs and outputs take the ``value_info`` the model has (a name without one is a
+    ``GraphError``), which are onnx's bytes for ``infer_shapes=False``.
+    """
+    if not os.fspath(output_path):
+        raise GraphError("output_path: empty")
+    model = load(input_path)
+    if infer_shapes:
+        model = infer_with_onnx(model) or model
+    extracted = extract(model, input_names, output_names, check_model=check_model)
+    save_like_onnx(extracted, output_path, external_data=external_data)
