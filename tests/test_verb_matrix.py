@@ -92,6 +92,10 @@ READING_VERBS: dict[str, list[str]] = {
     "edit": ["-o", "OUT", "--set-metadata", "matrix=yes"],
     "convert": ["OUT", "--to", "single"],
     "attach-weights": ["WEIGHTS", "OUT", "--convert-attribute"],
+    "extract": ["OUT", "--outputs", "y"],
+    "merge": ["SINGLE", "OUT", "--io-map", "y:x", "--prefix2", "b/"],
+    "run": ["--seed", "1", "--compare", "SINGLE"],  # exit 1 if the layout computes otherwise
+    "draw": ["-o", "OUT.dot"],
 }
 
 
@@ -150,6 +154,8 @@ def _argv(verb: str, model: str, single: pathlib.Path, out: pathlib.Path) -> lis
     def one(arg: str) -> str:
         if arg == "WEIGHTS":
             return str(_weights_of(single, out.parent))
+        if arg == "OUT.dot":
+            return str(out.with_suffix(".dot"))
         return str(single) if arg == "SINGLE" else str(out) if arg == "OUT" else arg
 
     return [verb, model, *(one(a) for a in READING_VERBS[verb])]

@@ -144,8 +144,8 @@ class Extractor:
             if untyped:
                 parts.append(
                     f"{', '.join(map(repr, untyped))} without a type: the graph has no value_info for "
-                    "them (wirecodec infers shapes only through the onnx package: install it, or run "
-                    "shape inference on the model first)"
+                    "them (wirecodec has no operator schemas to infer one: run shape inference on "
+                    "the model first)"
                 )
             raise GraphError(f"{role}: " + "; ".join(parts))
         return [self.value_infos[name] for name in names]

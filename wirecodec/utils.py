@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
-from wirecodec._shapes import infer_with_onnx
 from wirecodec._subgraph import Extractor, extract
 from wirecodec.errors import GraphError
 from wirecodec.files.load import load
@@ -84,17 +83,15 @@ def extract_model(
     leaves a node's input undefined raises :class:`~wirecodec.GraphError` naming it, and
     nothing is written.
 
-    ``infer_shapes``: wirecodec has no operator schemas, so with the onnx package installed
-    this runs onnx's shape inference on the model's structure (the weights are neither read
-    nor handed over: see :mod:`wirecodec._shapes`) and the file has the bytes
-    ``onnx.utils.extract_model`` writes; without onnx, and with ``infer_shapes=False``, the
-    new inputs and outputs take the ``value_info`` the model has (a name without one is a
-    ``GraphError``), which are onnx's bytes for ``infer_shapes=False``.
+    ``infer_shapes`` is accepted for onnx's signature, but wirecodec has no operator
+    schemas and infers nothing (nor does it call onnx: its runtime needs numpy only). The
+    new inputs and outputs take the types the model records (inputs, outputs,
+    ``value_info``; a name without one is a ``GraphError`` that says so): the file is the
+    one ``onnx.utils.extract_model`` writes with ``infer_shapes=False``, and with ``True``
+    for a model whose shapes were inferred already.
     """
     if not os.fspath(output_path):
         raise GraphError("output_path: empty")
     model = load(input_path)
-    if infer_shapes:
-        model = infer_with_onnx(model) or model
     extracted = extract(model, input_names, output_names, check_model=check_model)
     save_like_onnx(extracted, output_path, external_data=external_data)

@@ -5,9 +5,8 @@ layout: a single file of any size, external data (only the kept tensors are read
 copied) or an ``.onnxz`` container. Names are tensor names, comma-separated or given
 by repeating the option; without ``--inputs`` the cut starts at the model's inputs,
 without ``--outputs`` it ends at the model's outputs. A tensor the cut starts or ends at
-needs a type: with the onnx package installed, onnx's shape inference runs first (on
-the model's structure, not its weights; ``--no-infer-shapes`` skips it), otherwise the
-graph's own ``value_info`` must have it.
+needs a type: an input, an output or a ``value_info`` entry of the graph (wirecodec has
+no operator schemas to infer one with: run shape inference on the model first).
 
   wirecodec extract model.onnx head.onnx --outputs /encoder/layer.0/Add_output_0
   wirecodec extract model.onnx block.onnx --inputs a,b --outputs c
@@ -19,7 +18,6 @@ from __future__ import annotations
 import argparse
 
 from schema_dsl.onnx import ModelProto
-from wirecodec._shapes import infer_with_onnx
 from wirecodec._subgraph import extract
 from wirecodec.cli.common import CliError, UsageError, open_model
 from wirecodec.errors import GraphError, WireCodecError
@@ -54,11 +52,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
     )
     parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
-    parser.add_argument(
-        "--no-infer-shapes",
-        action="store_true",
-        help="do not run onnx's shape inference (done when the onnx package is installed)",
-    )
 
 
 def _summary(model: ModelProto, source: ModelProto) -> str:
@@ -77,11 +70,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give --inputs, --outputs or both (the tensor names the cut starts and ends at)")
     opened = open_model(args.model)
     model = opened.model
-    if not args.no_infer_shapes:
-        try:
-            model = infer_with_onnx(model) or model
-        except GraphError as exc:
-            raise CliError(f"{opened.label}: {exc} (--no-infer-shapes skips it)") from None
     graph = model.graph
     if not inputs:
         initializers = {tensor.name for tensor in graph.initializer}
