@@ -84,28 +84,33 @@ def fast_switching() -> Iterator[None]:
         sys.setswitchinterval(before)
 
 
+def read_at_once(model: Message, read: Callable[[Message], Any]) -> list[Any]:
+    """What each of THREADS threads, started together, read from ``model`` (or raised)."""
+    barrier = threading.Barrier(THREADS)
+    got: list[Any] = [None] * THREADS
+
+    def reader(slot: int) -> None:
+        barrier.wait()
+        try:
+            got[slot] = read(model)
+        except Exception as exc:  # counted as a mismatch, with the others
+            got[slot] = exc
+
+    threads = [threading.Thread(target=reader, args=(slot,)) for slot in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return got
+
+
 def concurrent_rounds(data: bytes, rounds: int, read: Callable[[Message], Any]) -> int:
-    """Rounds × threads whose concurrent read of a fresh lazy decode differed from an eager one."""
+    """How many reads (rounds times threads) of a fresh lazy decode differed from an eager one."""
     want = read(decode(ModelProto, data, lazy=False))
     mismatches = 0
     for _ in range(rounds):
         model = decode(ModelProto, data)
-        barrier = threading.Barrier(THREADS)
-        got: list[Any] = [None] * THREADS
-
-        def reader(slot: int, model: Message = model, barrier: threading.Barrier = barrier) -> None:
-            barrier.wait()
-            try:
-                got[slot] = read(model)
-            except Exception as exc:  # counted as a mismatch, with the others
-                got[slot] = exc
-
-        threads = [threading.Thread(target=reader, args=(slot,)) for slot in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        mismatches += sum(result != want for result in got)
+        mismatches += sum(result != want for result in read_at_once(model, read))
         # Nothing a reader stored may be lost: the encoder reads the presence bits.
         mismatches += encode(model) != data
     return mismatches
