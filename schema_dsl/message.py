@@ -95,10 +95,11 @@ class Extras:
     handed out by reads (``stubs``), a detached child's link to its parent (``owner``),
     and what keeps a decoded root's bytes (``origin``)."""
 
-    __slots__ = ("lazy", "origin", "owner", "stubs", "unknown")
+    __slots__ = ("lazy", "loading", "origin", "owner", "stubs", "unknown")
 
     def __init__(self) -> None:
         self.lazy: DeferredTable | None = None
+        self.loading: threading.Lock | None = None  # held while a pending field is decoded
         self.origin: Any = None
         self.owner: tuple[Message, str] | None = None
         self.stubs: dict[str, Message] | None = None
@@ -126,6 +127,8 @@ class DeferredTable(Protocol):
     def __contains__(self, name: object, /) -> bool: ...
 
     def __len__(self) -> int: ...
+
+    def record(self, name: str) -> PendingField | None: ...
 
     def take(self, name: str) -> PendingField | None: ...
 
@@ -301,35 +304,67 @@ def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
     return empty
 
 
-_load_lock: Final = threading.RLock()
+# Reading is safe from many threads (docs/guide.md, "Threads"). A read that stores
+# something (a pending field's elements, the empty container of an unset repeated field,
+# a detached child) publishes it under the message's *stripe*: one of a few locks, picked
+# by the message's address, held only for the few stores that publish (never while
+# decoding), so that a presence bit set by one thread is never lost to another's
+# read-modify-write of ``_has``, and a reader never sees a field neither pending nor stored.
+# Decoding a pending field happens under a lock of the message itself (Extras.loading):
+# one thread decodes, the others wait for its list; unrelated messages never wait.
+_STRIPES: Final = tuple(threading.Lock() for _ in range(64))
 
 
-def _take_pending(message: Message, name: str) -> PendingField | None:
-    """Remove and return the pending record of ``name`` (None if there is none)."""
+def _stripe(message: Message) -> threading.Lock:
+    return _STRIPES[(id(message) >> 4) & 63]
+
+
+def _loading_lock(x: Extras, message: Message) -> threading.Lock:
+    lock = x.loading
+    if lock is None:
+        with _stripe(message):
+            lock = x.loading
+            if lock is None:
+                lock = x.loading = threading.Lock()
+    return lock
+
+
+def _load_pending(message: Message, name: str) -> Any:
+    """Decode a pending field, store its list and return it (or what another thread stored)."""
+    x = message._x
+    if x is None:  # no table: nothing was ever pending (or Clear() ran since)
+        return getattr(message, name)
+    with _loading_lock(x, message):
+        table = x.lazy
+        record = None if table is None else table.record(name)
+        if table is None or record is None:
+            return getattr(message, name)  # another thread loaded it while this one waited
+        value = slot_value(message, name)  # stored: assigned since the decode, the record is stale
+        if value is None:
+            loaded = record.load()
+            spec = message.__schema__.by_name[name]
+            value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
+            value._span = message._span
+        with _stripe(message):
+            # Stored before the record goes: a reader finding no record finds the list.
+            _store(message, name, value)
+            table.take(name)
+            if not table:
+                x.lazy = None
+        return value
+
+
+def _read_unset_repeated(message: Message, spec: FieldSpec) -> Any:
+    """The first read of repeated field ``spec`` whose slot is empty: its pending
+    elements loaded, or an empty container stored (see :func:`_store_empty_list`)."""
     table = message._lazy
-    if table is None:
-        return None
-    record = table.take(name)
-    if not table:
-        extras(message).lazy = None
-    return record
-
-
-def _load_pending(message: Message, name: str, absent: bool = False) -> Any:
-    """Decode a pending field and store its list (``absent``: the name is known unset)."""
-    # One thread decodes; another arriving meanwhile then finds the stored list.
-    with _load_lock:
-        record = _take_pending(message, name)
-        if record is None:
-            return getattr(message, name)
-        schema = message.__schema__
-        if not absent and message._has & schema.bit[name]:
-            return getattr(message, name)  # assigned since the decode: the record is stale
-        loaded = record.load()
-        spec = schema.by_name[name]
-        value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
-        value._span = message._span
-        _store(message, name, value)
+    if table is not None and spec.name in table:
+        return _load_pending(message, spec.name)
+    with _stripe(message):
+        # Another reader may have stored it since this one found the slot empty.
+        value = slot_value(message, spec.name)
+        if value is None:
+            value = _store_empty_list(message, spec)
         return value
 
 
@@ -337,15 +372,19 @@ def _stub(obj: Message, spec: FieldSpec) -> Message:
     """The detached empty child an unset message field reads as (the same one every time)."""
     name = spec.name
     stubs: dict[str, Message] | None = obj._stubs
-    if stubs is not None and name in stubs:
-        return stubs[name]
-    cls = spec.message_type
-    child = blank(cls.__schema__.detached)
-    extras(child).owner = (obj, name)
-    if stubs is None:
-        stubs = extras(obj).stubs = {}
-    stubs[name] = child
-    return child
+    child = None if stubs is None else stubs.get(name)
+    if child is not None:
+        return child
+    with _stripe(obj):
+        x = extras(obj)
+        if x.stubs is None:
+            x.stubs = {}
+        child = x.stubs.get(name)
+        if child is None:
+            child = blank(spec.message_type.__schema__.detached)
+            extras(child).owner = (obj, name)
+            x.stubs[name] = child
+        return child
 
 
 def _attach(message: Message) -> None:
@@ -545,10 +584,7 @@ class _UnsetFallback:
             spec = None if name.startswith("_") else type(self).__schema__.by_name.get(name)
             if spec is not None:
                 if spec.repeated:
-                    pending = self._lazy
-                    if pending is not None and name in pending:
-                        return _load_pending(self, name, absent=True)
-                    return _store_empty_list(self, spec)
+                    return _read_unset_repeated(self, spec)
                 if spec.kind is Kind.MESSAGE:
                     return _stub(self, spec)
             raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")
@@ -623,14 +659,19 @@ class Message(metaclass=_MessageType):
         _before_write(self)  # clearing counts as a write, as in protobuf
         _unset(self, name)
         _sever(self, name)
-        with _load_lock:
-            _take_pending(self, name)
+        x = self._x
+        if x is not None and x.lazy is not None:
+            x.lazy.take(name)
+            if not x.lazy:
+                x.lazy = None
 
     def _load_lazy(self) -> None:
         """Decode every pending repeated field (before looking at the fields wholesale)."""
-        while self._lazy:
-            name = self._lazy.first_name()
-            assert name is not None
+        while True:
+            table = self._lazy
+            name = None if table is None else table.first_name()
+            if name is None:
+                return
             _load_pending(self, name)
 
     def WhichOneof(self, group: str) -> str | None:

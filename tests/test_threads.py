@@ -11,6 +11,7 @@ walk of an eager decode, and the message must still encode to its input afterwar
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -128,3 +129,27 @@ def test_concurrent_wholesale_reads_agree(fast_switching: None) -> None:
         return nodes, encode(model)
 
     assert concurrent_rounds(graph_model(), ROUNDS // 2, read) == 0
+
+
+def test_first_reads_of_different_fields_keep_every_presence_bit(fast_switching: None) -> None:
+    # Each thread reads other repeated fields of the same graph (pending or unset): a read
+    # stores the list and sets its presence bit, and no thread's bit may overwrite another's.
+    data = graph_model()
+    fields = [spec.name for spec in GraphProto.__schema__.fields if spec.repeated]
+    lost = 0
+    for _ in range(ROUNDS):
+        graph = decode(ModelProto, data).graph
+
+        starts = itertools.count()
+
+        def read(_: Message, graph: Any = graph, starts: Iterator[int] = starts) -> None:
+            start = next(starts)  # threads start at different fields
+            for name in fields[start:] + fields[:start]:
+                getattr(graph, name)
+
+        read_at_once(graph, read)
+        # Now a write into each: every list read is the field, and the encoder must see it.
+        for name in fields:
+            getattr(graph, name).add()
+        lost += len(fields) - len(graph.ListFields()) + 1  # + the scalar field "name"
+    assert lost == 0

@@ -33,7 +33,6 @@ Elements are decoded on first read with ``depth=TRUSTED``: they were validated a
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,7 +41,6 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.message import extras, slot_value, stored_value
-from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.wire import read_varint
 
 __all__ = [
@@ -167,9 +165,11 @@ class Pending:
         skip_all = bool(needles) and not self._waiting_bytes_hold(needles)
         items: Iterable[Any]
         if self.order is not None:
-            items = self.order
+            items = self.order  # never changed: load() fills a copy
         else:
-            items = itertools.chain(self.head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
+            # load() may extend the head meanwhile (another thread): only its own part counts.
+            head = itertools.islice(self.head, len(self.head))
+            items = itertools.chain(head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
         for item in items:
             if item is not _SLOT:
                 yield item
@@ -179,21 +179,20 @@ class Pending:
                     yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source, None)
 
     def load(self) -> list[Message]:
-        """Every element, in wire order (the waiting ones were validated with their owner)."""
+        """Every element, in wire order (the waiting ones were validated with their owner).
+
+        Called once per record, by the owner's loading thread (schema_dsl.message); a
+        :meth:`iterate` running meanwhile in another thread still sees what it began with.
+        """
         buf, mv, source, decode = self.buf, self.mv, self.source, self.decode
         end = len(mv)
-        waiting: list[Message] = []
-        append = waiting.append
-        # Pausing the collector pays off for many elements, not for a handful.
-        with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
-            for start in self.starts:
-                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED, source, None))
-        # The record is dropped after loading, so its lists can become the field.
+        waiting = [decode(buf, mv, *_payload(buf, at, end), TRUSTED, source, None) for at in self.starts]
+        # The record is dropped after loading, so its head can become the field.
         if self.order is None:
             # The head may be the field's container, whose own extend would copy each element.
             list.extend(self.head, waiting)
             return self.head
-        order = self.order
+        order = self.order.copy()
         assert self.slots is not None
         for at, element in zip(self.slots, waiting, strict=True):
             order[at] = element
@@ -210,25 +209,36 @@ class DeferredFields(list[Any]):
 
     __slots__ = ()
 
+    # Readers in other threads may look while the owner's loading thread takes a record
+    # (schema_dsl.message): each look is one list operation, atomic with a take.
+
     def record(self, name: str) -> Pending | None:
         """The pending record of field ``name``, left in place (None if the field is not pending)."""
-        if name not in self:
-            return None
-        found: Pending = self[self.index(name) + 1]
-        return found
+        while True:
+            try:
+                at = self.index(name)
+            except ValueError:
+                return None
+            pair = self[at : at + 2]
+            if len(pair) == 2 and pair[0] == name:
+                found: Pending = pair[1]
+                return found
+            # another field's record was taken between the two looks: look again
 
     def take(self, name: str) -> Pending | None:
-        """Remove and return the pending record of field ``name`` (None if there is none)."""
-        if name not in self:
-            return None
-        at = self.index(name)
-        found: Pending = self[at + 1]
-        del self[at : at + 2]
+        """Remove and return the pending record of field ``name`` (None if there is none).
+
+        Only the owner's loading thread (or a writer, who holds the caller's lock) takes.
+        """
+        found = self.record(name)
+        if found is not None:
+            at = self.index(name)
+            del self[at : at + 2]
         return found
 
     def first_name(self) -> str | None:
         """The name of some pending field, or None when none is left."""
-        return self[0] if self else None
+        return next(iter(self), None)
 
 
 def pending(
@@ -295,11 +305,10 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
 def elements(message: Message, name: str) -> Sequence[Message]:
     """The elements of repeated message field ``name``, loaded if they wait; an unset
     field gives an empty tuple and, unlike reading it, stores no empty container."""
-    stored: Sequence[Message] | None = stored_value(message, name)
-    if stored is not None:
-        return stored
+    # The table first: a loading thread stores the list before it drops the record.
     table = message._lazy
     if table is not None and name in table:
         loaded: Sequence[Message] = getattr(message, name)
         return loaded
-    return ()
+    stored: Sequence[Message] | None = stored_value(message, name)
+    return () if stored is None else stored
