@@ -85,7 +85,7 @@ def fast_switching() -> Iterator[None]:
         sys.setswitchinterval(before)
 
 
-def read_at_once(model: Message, read: Callable[[Message], Any]) -> list[Any]:
+def read_at_once(model: Any, read: Callable[[Any], Any]) -> list[Any]:
     """What each of THREADS threads, started together, read from ``model`` (or raised)."""
     barrier = threading.Barrier(THREADS)
     got: list[Any] = [None] * THREADS
