@@ -74,6 +74,7 @@ __all__ = [
     "extras",
     "install_codec",
     "resolve_message_type",
+    "shallow_copy",
     "slot_value",
     "stored_fields",
     "stored_value",
@@ -639,22 +640,39 @@ class Message(metaclass=_MessageType):
     def __init__(self, **fields: Any) -> None:
         by_name = self.__schema__.by_name
         for name, value in fields.items():
-            if name not in by_name:
+            spec = by_name.get(name)
+            if spec is None:
                 raise FieldNameError(f"{type(self).__qualname__} has no field {name!r}")
-            if value is not None:  # None leaves the field unset, as in protobuf
-                setattr(self, name, value)
+            if value is None:  # None leaves the field unset, as in protobuf
+                continue
+            if spec.kind is Kind.MESSAGE:
+                # As protobuf's constructor: a dict stands for the message it would make.
+                if spec.repeated and not isinstance(value, (str, bytes, dict)):
+                    value = [_from_dict(spec, item) for item in value]
+                else:
+                    value = _from_dict(spec, value)
+            setattr(self, name, value)
 
     # -- presence -------------------------------------------------------------------------
 
     def HasField(self, name: str) -> bool:
-        """Whether a singular field is present (an implicit empty child is not)."""
+        """Whether a singular field is present (an implicit empty child is not); with a
+        oneof's name, whether any of its members is, as in protobuf."""
+        if name in self.__schema__.oneofs and name not in self.__schema__.by_name:
+            return self.WhichOneof(name) is not None
         spec = self._spec(name)
         if spec.repeated:
             raise ValueError(f"{spec.full_name} is repeated and has no presence")
         return bool(self._has & self.__schema__.bit[name])
 
     def ClearField(self, name: str) -> None:
-        """Make a field absent again (an empty list for a repeated field)."""
+        """Make a field absent again (an empty list for a repeated field); with a oneof's
+        name, whichever of its members is present, as in protobuf."""
+        if name in self.__schema__.oneofs and name not in self.__schema__.by_name:
+            member = self.WhichOneof(name)
+            if member is not None:
+                self.ClearField(member)
+            return
         self._spec(name)
         _before_write(self)  # clearing counts as a write, as in protobuf
         _unset(self, name)
@@ -804,8 +822,8 @@ class Message(metaclass=_MessageType):
         return _rebuild(self.__schema__.cls, {key: _deep(value, memo) for key, value in _state(self)})
 
     def __copy__(self) -> Message:
-        # Shallow: the copy shares this message's containers and sub-messages.
-        return _rebuild(self.__schema__.cls, dict(_state(self)), convert=False)
+        # As protobuf's: an independent message (views of bytes, immutable, are shared).
+        return copy_message(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Views into a mapped file cannot travel; pickling takes a copy of the bytes.
@@ -849,6 +867,17 @@ class Message(metaclass=_MessageType):
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
+
+
+def _from_dict(spec: FieldSpec, value: Any) -> Any:
+    """``value``, or the message of ``spec``'s type a dict of its fields stands for."""
+    return spec.message_type(**value) if isinstance(value, dict) else value
+
+
+def shallow_copy(message: _M) -> _M:
+    """A new message sharing ``message``'s containers and sub-messages (for code that
+    replaces some fields of a large message and leaves the rest alone)."""
+    return cast(_M, _rebuild(message.__schema__.cls, dict(_state(message)), convert=False))
 
 
 def _plan(schema: MessageSchema, name: str, cls: type) -> tuple[Converter, tuple[str, ...]]:
