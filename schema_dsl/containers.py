@@ -25,8 +25,8 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
 
+from schema_dsl.contract import report as report_span
 from schema_dsl.fields import FieldSpec, Kind
-from schema_dsl.spans import report as report_span
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message

@@ -18,8 +18,8 @@ from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
 from schema_dsl.assign import INT_RANGES
+from schema_dsl.contract import install_receiver
 from schema_dsl.message import extras, install_codec, stored_fields
-from schema_dsl.spans import install_receiver
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf import stream_encode
