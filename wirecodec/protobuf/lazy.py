@@ -17,11 +17,18 @@ buffers: the bytes must not change before the elements are decoded.
 **The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
 owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
 :class:`Pending` record per pending field, and leaves the field itself unset. The
-message model (schema_dsl.message) then needs only ``name in table``,
-``table.take(name)`` (→ the record, removed from the table; ``record.load()`` → the
+message model (schema_dsl.contract) then needs only ``name in table``,
+``table.record(name)`` / ``table.take(name)`` (→ the record; ``record.load()`` → the
 element list, which becomes the field) and ``table.first_name()``; it never looks
 inside a record. Everything that looks at a message's fields wholesale (``ListFields``,
 copies, pickling, the encoder) loads pending fields first.
+
+**Threads.** A message shared by threads may be read by several at once. The model
+loads a record under a lock of its owner and stores the list *before* taking the record
+out of the table, so one thread decodes each record once and a reader that finds no
+record finds the list (schema_dsl.contract). Here, each look at a table is one list
+operation (atomic with a take), :meth:`Pending.load` never changes what a concurrent
+:meth:`Pending.iterate` walks, and :func:`elements` looks at the table before the field.
 
 **Reading without keeping.** :func:`peek` iterates a field's elements, decoding waiting
 ones one at a time and dropping them, and can skip waiting elements whose bytes
