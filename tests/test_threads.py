@@ -29,6 +29,7 @@ from schema_dsl.onnx import (
     TypeProto,
     ValueInfoProto,
 )
+from tests.exports import Export
 from wirecodec import decode, encode
 
 THREADS = 4
@@ -153,3 +154,9 @@ def test_first_reads_of_different_fields_keep_every_presence_bit(fast_switching:
             getattr(graph, name).add()
         lost += len(fields) - len(graph.ListFields()) + 1  # + the scalar field "name"
     assert lost == 0
+
+
+def test_concurrent_walks_of_pytorch_exports(fast_switching: None, pytorch_exports: list[Export]) -> None:
+    # Models nobody here wrote: whatever their exporters made pending, readers agree.
+    for export in pytorch_exports:
+        assert concurrent_rounds(export.data, 20, lambda model: list(walk(model))) == 0, export.name
