@@ -16,7 +16,7 @@ A container of an unset field of a *detached* message (see schema_dsl.message) k
 owner; the first change to it makes the owner present, so every reference to it sees
 the write. A container that is already a present field has no owner to tell, only,
 if its owner was decoded, the owner's span, which every change reports first
-(schema_dsl.spans).
+(schema_dsl.contract).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class RepeatedContainer(list[_T]):
 
     __slots__ = ("_owner", "_records", "_span")
     _owner: Message | None
-    _span: int | None  # what a change reports (schema_dsl.spans)
+    _span: int | None  # what a change reports (schema_dsl.contract)
     _records: int | None  # set by a decoder: the field's own records in its source
     _spec: ClassVar[FieldSpec]
     _element_converter: ClassVar[Callable[[Any], Any] | None] = None

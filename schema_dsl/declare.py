@@ -48,7 +48,7 @@ def _full_name(cls: type) -> str:
 
 class MessageType(type):
     """Builds each declared message as a slotted holder of its fields and, on top of it,
-    the declared class (see the module docstring)."""
+    the declared class (see schema_dsl.layout)."""
 
     def __new__(
         mcs,

@@ -91,7 +91,7 @@ class Message(metaclass=MessageType):
 
     __slots__ = tuple(name for name, _ in BLANK_INTERNALS)
     __schema__: ClassVar[MessageSchema]
-    _span: int | None  # source bytes that are this message's encoding (schema_dsl.spans)
+    _span: int | None  # source bytes that are this message's encoding (schema_dsl.contract)
     _has: int  # a bit per stored field (MessageSchema.bit)
     _x: Extras | None  # what few messages need (Extras)
 
@@ -102,7 +102,7 @@ class Message(metaclass=MessageType):
 
     @property
     def _lazy(self) -> DeferredTable | None:
-        """Pending repeated fields (see the module docstring)."""
+        """Pending repeated fields (see schema_dsl.contract)."""
         x = self._x
         return None if x is None else x.lazy
 
