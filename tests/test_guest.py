@@ -54,12 +54,16 @@ class Sampler:
 
 @pytest.fixture
 def collector_on() -> Iterator[None]:
-    """The collector enabled, as in most hosts (the suite may run under any state)."""
-    was = gc.isenabled()
+    """The collector enabled with CPython's default thresholds, as in most hosts (the
+    suite may run under any state: mypy's API, run in-process by test_typing, sets
+    thresholds of its own)."""
+    was, thresholds = gc.isenabled(), gc.get_threshold()
     gc.enable()
+    gc.set_threshold(700, 10, 10)
     try:
         yield
     finally:
+        gc.set_threshold(*thresholds)
         if not was:
             gc.disable()
 
