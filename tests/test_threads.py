@@ -31,6 +31,7 @@ from schema_dsl.onnx import (
 )
 from tests.exports import Export
 from wirecodec import decode, encode
+from wirecodec.protobuf.lazy import peek
 
 THREADS = 4
 ROUNDS = 200
@@ -160,3 +161,23 @@ def test_concurrent_walks_of_pytorch_exports(fast_switching: None, pytorch_expor
     # Models nobody here wrote: whatever their exporters made pending, readers agree.
     for export in pytorch_exports:
         assert concurrent_rounds(export.data, 20, lambda model: list(walk(model))) == 0, export.name
+
+
+def test_a_peek_while_another_thread_loads_sees_each_element_once(fast_switching: None) -> None:
+    # wirecodec.protobuf.lazy.peek walks a pending record without loading it (load's look
+    # for external data); a load of the same record in another thread must not change
+    # what the walk sees.
+    data = encode(GraphProto(node=[NodeProto(op_type=f"Op{i % 7}") for i in range(300)]))
+    want = [node.op_type for node in decode(GraphProto, data, lazy=False).node]
+    wrong = 0
+    for _ in range(ROUNDS // 4):
+        graph = decode(GraphProto, data)
+        turns = itertools.count()  # half the threads peek, half load
+
+        def read(graph: Any, turn: Iterator[int] = turns) -> list[str]:
+            if next(turn) % 2:
+                return [node.op_type for node in graph.node]
+            return [node.op_type for node in peek(graph, "node")]
+
+        wrong += sum(got != want for got in read_at_once(graph, read))
+    assert wrong == 0
