@@ -167,11 +167,17 @@ def test_a_peek_while_another_thread_loads_sees_each_element_once(fast_switching
     # wirecodec.protobuf.lazy.peek walks a pending record without loading it (load's look
     # for external data); a load of the same record in another thread must not change
     # what the walk sees.
-    data = encode(GraphProto(node=[NodeProto(op_type=f"Op{i % 7}") for i in range(300)]))
-    want = [node.op_type for node in decode(GraphProto, data, lazy=False).node]
+    # Large nodes first (decoded at once: a long head), then small ones (waiting), then
+    # large ones again (decoded among the waiting: the record's order list).
+    big = [NodeProto(op_type="Op", name=f"a node of more than thirty-two bytes {i}") for i in range(2000)]
+    small = [NodeProto(op_type=f"Op{i % 7}") for i in range(30)]
+    data = encode(GraphProto(node=big + small))
+    data_with_order = encode(GraphProto(node=big + small + big))
     wrong = 0
-    for _ in range(ROUNDS // 4):
-        graph = decode(GraphProto, data)
+    for round_ in range(ROUNDS // 4):
+        source = data if round_ % 2 else data_with_order
+        want = [node.op_type for node in decode(GraphProto, source, lazy=False).node]
+        graph = decode(GraphProto, source)
         turns = itertools.count()  # half the threads peek, half load
 
         def read(graph: Any, turn: Iterator[int] = turns) -> list[str]:

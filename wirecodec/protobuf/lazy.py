@@ -172,11 +172,9 @@ class Pending:
         skip_all = bool(needles) and not self._waiting_bytes_hold(needles)
         items: Iterable[Any]
         if self.order is not None:
-            items = self.order  # never changed: load() fills a copy
+            items = self.order  # never changed once decoded: load() fills a copy
         else:
-            # load() may extend the head meanwhile (another thread): only its own part counts.
-            head = itertools.islice(self.head, len(self.head))
-            items = itertools.chain(head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
+            items = itertools.chain(self.head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
         for item in items:
             if item is not _SLOT:
                 yield item
@@ -188,17 +186,21 @@ class Pending:
     def load(self) -> list[Message]:
         """Every element, in wire order (the waiting ones were validated with their owner).
 
-        Called once per record, by the owner's loading thread (schema_dsl.message); a
-        :meth:`iterate` running meanwhile in another thread still sees what it began with.
+        Called once per record, by the owner's loading thread (schema_dsl.contract). The
+        record itself is left as it was, so an :meth:`iterate` in another thread, begun
+        before or after, walks the same elements.
         """
         buf, mv, source, decode = self.buf, self.mv, self.source, self.decode
         end = len(mv)
         waiting = [decode(buf, mv, *_payload(buf, at, end), TRUSTED, source, None) for at in self.starts]
-        # The record is dropped after loading, so its head can become the field.
         if self.order is None:
-            # The head may be the field's container, whose own extend would copy each element.
-            list.extend(self.head, waiting)
-            return self.head
+            # Of the head's own class (it may be the field's container), filled through the
+            # plain list methods: the container's own would copy each element.
+            head = self.head
+            loaded: list[Message] = list.__new__(type(head))
+            list.extend(loaded, head)
+            list.extend(loaded, waiting)
+            return loaded
         order = self.order.copy()
         assert self.slots is not None
         for at, element in zip(self.slots, waiting, strict=True):
