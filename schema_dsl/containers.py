@@ -16,7 +16,7 @@ A container of an unset field of a *detached* message (see schema_dsl.message) k
 owner; the first change to it makes the owner present, so every reference to it sees
 the write. A container that is already a present field has no owner to tell, only,
 if its owner was decoded, the owner's span, which every change reports first
-(schema_dsl.spans).
+(schema_dsl.contract).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
 
+from schema_dsl.contract import report as report_span
 from schema_dsl.fields import FieldSpec, Kind
-from schema_dsl.spans import report as report_span
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
@@ -52,7 +52,7 @@ class RepeatedContainer(list[_T]):
 
     __slots__ = ("_owner", "_records", "_span")
     _owner: Message | None
-    _span: int | None  # what a change reports (schema_dsl.spans)
+    _span: int | None  # what a change reports (schema_dsl.contract)
     _records: int | None  # set by a decoder: the field's own records in its source
     _spec: ClassVar[FieldSpec]
     _element_converter: ClassVar[Callable[[Any], Any] | None] = None

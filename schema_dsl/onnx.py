@@ -24,6 +24,7 @@ from schema_dsl.fields import (
     repeated,
 )
 from schema_dsl.message import Message
+from schema_dsl.summaries import function_summary, graph_summary, model_summary
 
 PROTO_PACKAGE = "onnx"
 
@@ -218,6 +219,8 @@ class ModelProto(Message):
     functions: list[FunctionProto] = repeated(25, MESSAGE)
     configuration: list[DeviceConfigurationProto] = repeated(26, MESSAGE)
 
+    __repr__ = model_summary  # a short summary, as onnx prints (str() is the text format)
+
 
 class DeviceConfigurationProto(Message):
     """A named set of devices a model may be distributed over."""
@@ -254,6 +257,8 @@ class GraphProto(Message):
     value_info: list[ValueInfoProto] = repeated(13, MESSAGE)
     quantization_annotation: list[TensorAnnotation] = repeated(14, MESSAGE)
     metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE)
+
+    __repr__ = graph_summary  # a short summary, as onnx prints
 
 
 class TensorProto(Message):
@@ -407,6 +412,8 @@ class FunctionProto(Message):
     overload: str = optional(13, STRING)
     value_info: list[ValueInfoProto] = repeated(12, MESSAGE)
     metadata_props: list[StringStringEntryProto] = repeated(14, MESSAGE)
+
+    __repr__ = function_summary  # a short summary, as onnx prints
 
 
 # -- onnx-data.proto -------------------------------------------------------------------------

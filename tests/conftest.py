@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 from hypothesis import settings
 
 from tests.exports import Export, make_exports
+
+# The codec cache (wirecodec.protobuf.compile) goes to a temporary folder for the whole
+# session, subprocesses included: the suite never writes the real home directory.
+_CODE_CACHE = "WIRECODEC_CODE_CACHE"  # wirecodec.protobuf.compile.CACHE_ENV
+_session_cache = tempfile.mkdtemp(prefix="wirecodec-codecs-")
+os.environ[_CODE_CACHE] = _session_cache
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_session_cache, ignore_errors=True)
+
 
 # The inner loop (bash tests/run.sh --quick): whole modules that run in seconds and cover
 # every layer (wire bytes, schema, layering, external data, every verb on every layout).

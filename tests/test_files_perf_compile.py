@@ -154,6 +154,7 @@ def test_a_second_process_takes_the_codec_from_the_cache(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "codecs"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the cache writes nothing under -B
     _fresh_kinds(Unused, Leaf, Branch)
     data = encode(Branch(name="cached", leaves=[Leaf(value=7)]))
     first = decode(Branch, data)
@@ -172,6 +173,7 @@ def test_a_damaged_entry_is_compiled_again_and_replaced(
 ) -> None:
     folder = tmp_path / "codecs"
     monkeypatch.setenv(CACHE_ENV, str(folder))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the cache writes nothing under -B
     _fresh_kinds(Unused, Leaf, Branch)
     data = encode(Branch(name="x", leaves=[Leaf(value=1)]))
     decode(Branch, data)
@@ -192,6 +194,7 @@ def test_a_folder_others_can_write_to_is_not_trusted(
 ) -> None:
     folder = tmp_path / "codecs"
     monkeypatch.setenv(CACHE_ENV, str(folder))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the cache writes nothing under -B
     _fresh_kinds(Unused, Leaf, Branch)
     data = encode(Branch(leaves=[Leaf(value=2)]))
     decode(Branch, data)

@@ -31,6 +31,7 @@ from wirecodec.files.zip_container import load_zip, save_zip
 from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
 from wirecodec.protobuf.compile import source
+from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.json_format import from_json, to_json
 from wirecodec.protobuf.text_parser import from_text
 from wirecodec.runtime_bridge import onnxruntime_session
@@ -74,6 +75,7 @@ __all__ = [
     "from_list",
     "from_optional",
     "from_text",
+    "gc_paused",
     "helper",
     "load",
     "load_external_data_into",

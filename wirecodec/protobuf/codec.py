@@ -18,13 +18,12 @@ from typing import IO, Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
 from schema_dsl.assign import INT_RANGES
+from schema_dsl.contract import install_receiver
 from schema_dsl.message import extras, install_codec, stored_fields
-from schema_dsl.spans import install_receiver
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf import stream_encode
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
-from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.lazy import CHECKED
 from wirecodec.protobuf.memo import new_memo
 from wirecodec.protobuf.origin import origin_for, touch
@@ -101,10 +100,9 @@ def decode_split(
     memo = None
     failure: DecodeError
     try:
-        with gc_paused():
-            # (A sparse copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
-            memo = new_memo(buf)
-            root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
+        # (A sparse copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
+        memo = new_memo(buf)
+        root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
         if origin is not None:
             extras(root).origin = origin  # the spans' bytes live as long as the root
         return root  # type: ignore[return-value]
@@ -127,10 +125,7 @@ def encode_chunks(message: Message) -> tuple[list[Any], int]:
     """Encode into a list of bytes-like chunks and their total size, copying nothing big."""
     out: list[Any] = []
     try:
-        # Encoding builds chunks and the instance dicts it reads, and no cycles: collections
-        # triggered meanwhile would each scan the whole tree for nothing.
-        with gc_paused():
-            size = encoder(type(message))(message, out)
+        size = encoder(type(message))(message, out)
     except (TypeError, AttributeError, ValueError, OverflowError, struct.error, RecursionError) as exc:
         raise _explain(message, exc) from exc
     return out, size

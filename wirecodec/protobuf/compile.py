@@ -196,6 +196,10 @@ def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Cal
 # generators or schemas make new source and so new entries; nothing is ever stale.
 
 CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
+# Entries kept; past this, the oldest (by modification time) go. A process using every
+# ONNX message type in every codec kind makes about 200; a generator or schema change
+# makes new ones, and the old would otherwise stay for ever.
+CACHE_ENTRIES: Final = 512
 _DIGEST: Final = hashlib.sha256().digest_size
 
 
@@ -203,18 +207,24 @@ def cache_folder() -> pathlib.Path | None:
     """Where compiled codecs are kept, or None when the cache is off.
 
     ``$WIRECODEC_CODE_CACHE`` names the folder (empty turns the cache off); by default
-    ``$XDG_CACHE_HOME/wirecodec/codecs`` (``~/.cache/...``). Off where the interpreter
-    keeps no bytecode (``sys.implementation.cache_tag`` is None). Unlike Python's own
-    bytecode, it ignores ``PYTHONDONTWRITEBYTECODE``, which is about source files next
-    to modules; only its own variable turns it off.
+    ``$XDG_CACHE_HOME/wirecodec/codecs``, else ``~/.cache/wirecodec/codecs`` when the home
+    directory exists (without one, no cache). Off where the interpreter keeps no
+    bytecode (``sys.implementation.cache_tag`` is None). Nothing is *written* while
+    Python writes no bytecode (``PYTHONDONTWRITEBYTECODE``, ``-B``,
+    ``sys.dont_write_bytecode``); entries already there are still read.
     """
     if sys.implementation.cache_tag is None:
         return None
     setting = os.environ.get(CACHE_ENV)
     if setting is not None:
         return pathlib.Path(setting) if setting else None
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(home) / "wirecodec" / "codecs"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):  # the XDG rule: a relative path is to be ignored
+        return pathlib.Path(xdg) / "wirecodec" / "codecs"
+    home = os.path.expanduser("~")
+    if not os.path.isabs(home) or not os.path.isdir(home):
+        return None  # no home: a cache would land in the current directory, or make a home
+    return pathlib.Path(home) / ".cache" / "wirecodec" / "codecs"
 
 
 def _code(text: str, filename: str) -> types.CodeType:
@@ -261,6 +271,8 @@ def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types
 
 def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
     """Store a compiled codec; a cache that cannot be written is only a slower start."""
+    if sys.dont_write_bytecode:  # the user asked Python for no cache files: none of ours either
+        return
     with contextlib.suppress(OSError):
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
@@ -274,6 +286,23 @@ def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> Non
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise
+        _evict(folder)
+
+
+def _evict(folder: pathlib.Path) -> None:
+    """Keep the folder at :data:`CACHE_ENTRIES` entries: the oldest go first."""
+    entries: list[tuple[float, str]] = []
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.name.endswith(".code"):
+                with contextlib.suppress(OSError):  # another process evicted it meanwhile
+                    entries.append((entry.stat().st_mtime, entry.path))
+    if len(entries) <= CACHE_ENTRIES:
+        return
+    entries.sort()
+    for _, name in entries[: len(entries) - CACHE_ENTRIES]:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def _filename(what: str, cls: type[Message]) -> str:

@@ -1,4 +1,18 @@
-"""Pausing the cyclic garbage collector while a decode builds objects."""
+"""An opt-in pause of the cyclic garbage collector, for callers who own their process.
+
+wirecodec never touches the collector by itself (docs/guide.md, "A guest in your
+process"): the collector's state is the host's. A script that decodes or walks a huge
+model and owns its process may pause it around that work:
+
+>>> import wirecodec
+>>> from schema_dsl.onnx import ModelProto
+>>> with wirecodec.gc_paused():
+...     model = wirecodec.decode(ModelProto, b"")
+
+Decoding makes many container objects and no reference cycles, so the collections
+its allocations trigger find nothing; docs/performance.md ("The collector") gives what
+they cost. While the pause lasts, no thread of the process collects cycles.
+"""
 
 from __future__ import annotations
 
@@ -12,22 +26,23 @@ __all__ = ["gc_paused"]
 
 _lock: Final = threading.Lock()
 _pausers = 0
-_SETTLE_AFTER: Final = 50_000  # objects built during the pause
 _was_enabled = False
+_SETTLE_AFTER: Final = 50_000  # objects made during the pause
 
 
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector while a decode (or an encode) builds objects.
+    """Disable the cyclic collector inside the block; the caller's state comes back after.
 
-    A decode allocates hundreds of thousands of container objects and creates no
-    reference cycles, so collections triggered mid-decode find nothing and cost more
-    than the decode itself. Counted, so concurrent decodes restore the caller's state.
+    Nested and concurrent pauses (several threads) are counted: the collector is
+    re-enabled when the last one ends, and only if it was enabled when the first began.
 
-    When the pause built many objects, they are moved to the oldest generation on the
-    way out (``gc.freeze(); gc.unfreeze()``): left young, the next two collections would
-    each scan the whole new tree. The move takes every young object of the process
-    along, so unrelated young garbage cycles wait for the next full collection.
+    When the pause made many objects (a decoded model), they are moved to the oldest
+    generation on the way out (``gc.freeze(); gc.unfreeze()``): left young, the next
+    collections would each scan the whole new tree on its way there. The move takes
+    every young object of the process along, so young garbage cycles made elsewhere
+    meanwhile wait for the next full collection: one more reason this is the caller's
+    choice, never a default.
     """
     global _pausers, _was_enabled
     with _lock:
@@ -42,9 +57,6 @@ def gc_paused() -> Iterator[None]:
             _pausers -= 1
             if _pausers == 0 and _was_enabled:
                 if gc.get_count()[0] > _SETTLE_AFTER:
-                    # Move what the decode built straight to the oldest generation: left
-                    # young, the next collections would each scan the whole new tree
-                    # (which holds no cycles) on its way there.
                     gc.freeze()
                     gc.unfreeze()
                 gc.enable()

@@ -17,11 +17,18 @@ buffers: the bytes must not change before the elements are decoded.
 **The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
 owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
 :class:`Pending` record per pending field, and leaves the field itself unset. The
-message model (schema_dsl.message) then needs only ``name in table``,
-``table.take(name)`` (→ the record, removed from the table; ``record.load()`` → the
+message model (schema_dsl.contract) then needs only ``name in table``,
+``table.record(name)`` / ``table.take(name)`` (→ the record; ``record.load()`` → the
 element list, which becomes the field) and ``table.first_name()``; it never looks
 inside a record. Everything that looks at a message's fields wholesale (``ListFields``,
 copies, pickling, the encoder) loads pending fields first.
+
+**Threads.** A message shared by threads may be read by several at once. The model
+loads a record under a lock of its owner and stores the list *before* taking the record
+out of the table, so one thread decodes each record once and a reader that finds no
+record finds the list (schema_dsl.contract). Here, each look at a table is one list
+operation (atomic with a take), :meth:`Pending.load` never changes what a concurrent
+:meth:`Pending.iterate` walks, and :func:`elements` looks at the table before the field.
 
 **Reading without keeping.** :func:`peek` iterates a field's elements, decoding waiting
 ones one at a time and dropping them, and can skip waiting elements whose bytes
@@ -33,7 +40,6 @@ Elements are decoded on first read with ``depth=TRUSTED``: they were validated a
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -42,7 +48,6 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.message import extras, slot_value, stored_value
-from wirecodec.protobuf.gcpause import gc_paused
 from wirecodec.protobuf.wire import read_varint
 
 __all__ = [
@@ -167,7 +172,7 @@ class Pending:
         skip_all = bool(needles) and not self._waiting_bytes_hold(needles)
         items: Iterable[Any]
         if self.order is not None:
-            items = self.order
+            items = self.order  # never changed once decoded: load() fills a copy
         else:
             items = itertools.chain(self.head, itertools.repeat(_SLOT, 0 if skip_all else len(self.starts)))
         for item in items:
@@ -179,21 +184,24 @@ class Pending:
                     yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source, None)
 
     def load(self) -> list[Message]:
-        """Every element, in wire order (the waiting ones were validated with their owner)."""
+        """Every element, in wire order (the waiting ones were validated with their owner).
+
+        Called once per record, by the owner's loading thread (schema_dsl.contract). The
+        record itself is left as it was, so an :meth:`iterate` in another thread, begun
+        before or after, walks the same elements.
+        """
         buf, mv, source, decode = self.buf, self.mv, self.source, self.decode
         end = len(mv)
-        waiting: list[Message] = []
-        append = waiting.append
-        # Pausing the collector pays off for many elements, not for a handful.
-        with gc_paused() if len(self.starts) > 256 else contextlib.nullcontext():
-            for start in self.starts:
-                append(decode(buf, mv, *_payload(buf, start, end), TRUSTED, source, None))
-        # The record is dropped after loading, so its lists can become the field.
+        waiting = [decode(buf, mv, *_payload(buf, at, end), TRUSTED, source, None) for at in self.starts]
         if self.order is None:
-            # The head may be the field's container, whose own extend would copy each element.
-            list.extend(self.head, waiting)
-            return self.head
-        order = self.order
+            # Of the head's own class (it may be the field's container), filled through the
+            # plain list methods: the container's own would copy each element.
+            head = self.head
+            loaded: list[Message] = list.__new__(type(head))
+            list.extend(loaded, head)
+            list.extend(loaded, waiting)
+            return loaded
+        order = self.order.copy()
         assert self.slots is not None
         for at, element in zip(self.slots, waiting, strict=True):
             order[at] = element
@@ -210,25 +218,36 @@ class DeferredFields(list[Any]):
 
     __slots__ = ()
 
+    # Readers in other threads may look while the owner's loading thread takes a record
+    # (schema_dsl.message): each look is one list operation, atomic with a take.
+
     def record(self, name: str) -> Pending | None:
         """The pending record of field ``name``, left in place (None if the field is not pending)."""
-        if name not in self:
-            return None
-        found: Pending = self[self.index(name) + 1]
-        return found
+        while True:
+            try:
+                at = self.index(name)
+            except ValueError:
+                return None
+            pair = self[at : at + 2]
+            if len(pair) == 2 and pair[0] == name:
+                found: Pending = pair[1]
+                return found
+            # another field's record was taken between the two looks: look again
 
     def take(self, name: str) -> Pending | None:
-        """Remove and return the pending record of field ``name`` (None if there is none)."""
-        if name not in self:
-            return None
-        at = self.index(name)
-        found: Pending = self[at + 1]
-        del self[at : at + 2]
+        """Remove and return the pending record of field ``name`` (None if there is none).
+
+        Only the owner's loading thread (or a writer, who holds the caller's lock) takes.
+        """
+        found = self.record(name)
+        if found is not None:
+            at = self.index(name)
+            del self[at : at + 2]
         return found
 
     def first_name(self) -> str | None:
         """The name of some pending field, or None when none is left."""
-        return self[0] if self else None
+        return next(iter(self), None)
 
 
 def pending(
@@ -295,11 +314,10 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
 def elements(message: Message, name: str) -> Sequence[Message]:
     """The elements of repeated message field ``name``, loaded if they wait; an unset
     field gives an empty tuple and, unlike reading it, stores no empty container."""
-    stored: Sequence[Message] | None = stored_value(message, name)
-    if stored is not None:
-        return stored
+    # The table first: a loading thread stores the list before it drops the record.
     table = message._lazy
     if table is not None and name in table:
         loaded: Sequence[Message] = getattr(message, name)
         return loaded
-    return ()
+    stored: Sequence[Message] | None = stored_value(message, name)
+    return () if stored is None else stored

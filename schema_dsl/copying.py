@@ -1,0 +1,87 @@
+"""Copies and pickles of messages.
+
+A copy is an ordinary (attached) message: a detached child's link to its parent
+belongs to the original alone, and so do the span and what keeps a decoded root's
+bytes (a copy's changes would go unreported). :func:`copy_message` is protobuf's copy
+(``copy.copy``, ``CopyFrom``, what a repeated field stores on append); a deep copy and
+a pickle also turn views of a buffer into bytes; :func:`shallow_copy` shares the fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+
+from schema_dsl.containers import RepeatedContainer, new_container
+from schema_dsl.fields import Kind
+from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
+
+__all__ = ["copy_message", "deep_value", "rebuild", "shallow_copy", "state_of"]
+
+_M = TypeVar("_M", bound="Message")
+_UNKNOWN: Final = "_unknown"
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(getattr(type(value), "__schema__", None), MessageSchema)
+
+
+def state_of(message: Message) -> Iterator[tuple[str, Any]]:
+    """What a copy or a pickle keeps: the stored fields by name, and the unknown records.
+    (Links to an owner and to stubs stay behind, and so do the span and what keeps its
+    bytes: a copy's changes would not be reported.)"""
+    message._load_lazy()
+    for spec, value in stored_fields(message):
+        yield spec.name, value
+    if message._unknown:
+        yield _UNKNOWN, message._unknown
+
+
+def rebuild(cls: type[Message], state: dict[str, Any], convert: bool = True) -> Message:
+    """A new ``cls`` message holding ``state`` (field name -> value, and ``_unknown``:
+    the format pickles have always had); containers are made anew unless ``convert`` is off."""
+    message = blank(cls)
+    schema = cls.__schema__
+    for key, value in state.items():
+        if key == _UNKNOWN:
+            extras(message).unknown = list(value)
+            continue
+        spec = schema.by_name[key]
+        if convert and spec.repeated:
+            value = new_container(spec, value)
+        store(message, key, value)
+    return message
+
+
+def deep_value(value: Any, memo: dict[int, Any]) -> Any:
+    if isinstance(value, memoryview):
+        return value.tobytes()
+    if isinstance(value, RepeatedContainer):
+        return new_container(value._spec, [deep_value(v, memo) for v in value])
+    if isinstance(value, list):
+        return [deep_value(v, memo) for v in value]
+    if _is_message(value):
+        return value.__deepcopy__(memo)
+    return value
+
+
+def copy_message(message: Message) -> Message:
+    """An independent copy of ``message`` (what a repeated field stores on append): its
+    messages and lists are new, its immutable values and ``bytes`` views are shared."""
+    state: dict[str, Any] = {}
+    for key, value in state_of(message):
+        if isinstance(value, RepeatedContainer) and value._spec.kind is Kind.MESSAGE:
+            value = [copy_message(v) for v in value]
+        elif _is_message(value):
+            value = copy_message(value)
+        state[key] = value
+    return rebuild(message.__schema__.cls, state)
+
+
+def shallow_copy(message: _M) -> _M:
+    """A new message sharing ``message``'s containers and sub-messages (for code that
+    replaces some fields of a large message and leaves the rest alone)."""
+    return cast(_M, rebuild(message.__schema__.cls, dict(state_of(message)), convert=False))

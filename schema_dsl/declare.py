@@ -1,0 +1,172 @@
+"""Declaring a message: the class statement becomes a slotted holder and the declared
+class, checked as protobuf checks a ``.proto`` file (field numbers, reserved ranges,
+packing, oneofs, names), and given its :class:`~schema_dsl.layout.MessageSchema`."""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import keyword
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from schema_dsl.fields import MAX_FIELD_NUMBER, RESERVED_NUMBERS, FieldSpec, Kind, SchemaError
+from schema_dsl.layout import MessageSchema, fresh_maker
+from schema_dsl.presence import UnsetFallback, checked_setattr
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
+
+__all__ = ["MessageType", "resolve_message_type"]
+
+
+def _check_field(cls: type, spec: FieldSpec) -> None:
+    where = f"{cls.__qualname__}.{spec.name}"
+    if not 1 <= spec.number <= MAX_FIELD_NUMBER:
+        raise SchemaError(f"{where}: field number {spec.number} is outside 1..{MAX_FIELD_NUMBER}")
+    if spec.number in RESERVED_NUMBERS:
+        raise SchemaError(f"{where}: field number {spec.number} is reserved (19000-19999)")
+    if spec.packed and not (spec.repeated and spec.kind.packable):
+        raise SchemaError(f"{where}: only repeated scalar numeric fields can be packed")
+    if spec.repeated and spec.oneof is not None:
+        raise SchemaError(f"{where}: a oneof member cannot be repeated")
+    if (spec.kind is Kind.ENUM) != (spec.enum_type is not None):
+        raise SchemaError(f"{where}: an ENUM field needs enum=..., and only an ENUM field takes one")
+    if spec.enum_type is not None and not issubclass(spec.enum_type, enum.IntEnum):
+        raise SchemaError(f"{where}: enum= must be an IntEnum")
+    if spec.name.startswith("_"):
+        raise SchemaError(f"{where}: field names may not start with '_'")
+    if not spec.name.isidentifier() or keyword.iskeyword(spec.name):
+        raise SchemaError(f"{where}: a field name must be a Python identifier")
+
+
+def _full_name(cls: type) -> str:
+    package = getattr(sys.modules.get(cls.__module__), "PROTO_PACKAGE", "")
+    return f"{package}.{cls.__qualname__}" if package else cls.__qualname__
+
+
+class MessageType(type):
+    """Builds each declared message as a slotted holder of its fields and, on top of it,
+    the declared class (see schema_dsl.layout)."""
+
+    def __new__(
+        mcs,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        detached: bool = False,
+        **kwargs: Any,
+    ) -> MessageType:
+        if detached or not any(isinstance(base, MessageType) for base in bases):
+            return super().__new__(mcs, name, bases, namespace, **kwargs)  # the base, or a detached variant
+        if "__slots__" in namespace:
+            raise SchemaError(f"{namespace.get('__qualname__', name)}: a message's slots are its fields")
+        specs = {key: value for key, value in namespace.items() if isinstance(value, FieldSpec)}
+        rest = {key: value for key, value in namespace.items() if key not in specs}
+        qualname = namespace.get("__qualname__", name)
+        holder_namespace = {
+            "__slots__": tuple(specs),
+            "__module__": namespace.get("__module__"),
+            "__qualname__": qualname,
+        }
+        if any(spec.repeated or spec.kind is Kind.MESSAGE for spec in specs.values()):
+            # Only these can have an empty slot to fall back from; a class without the
+            # fallback keeps CPython's specialized attribute reads (docs/performance.md).
+            bases = (*bases, UnsetFallback)
+        holder = super().__new__(mcs, name, bases, holder_namespace)
+        rest["__slots__"] = ()
+        rest["__setattr__"] = checked_setattr
+        cls = super().__new__(mcs, name, (holder,), rest, **kwargs)
+        _declare(cls, holder, specs)  # type: ignore[arg-type]
+        return cls
+
+    def __init__(cls, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args)  # type.__init__ takes no keywords (``detached`` is __new__'s)
+
+
+def _declare(cls: type[Message], holder: type[Message], declared: dict[str, FieldSpec]) -> None:
+    """Check the declared fields and give both classes their schema."""
+    specs: list[FieldSpec] = []
+    annotations = inspect.get_annotations(cls)
+    for name, value in declared.items():
+        value.name = name
+        value.owner = cls
+        value._annotation = str(annotations.get(name, ""))
+        _check_field(cls, value)
+        specs.append(value)
+    for name, annotation in annotations.items():
+        # ``x: int`` with no ``= optional(...)`` would silently declare nothing.
+        if (
+            name not in declared
+            and name not in cls.__dict__
+            and not name.startswith("_")
+            and "ClassVar" not in str(annotation)
+        ):
+            raise SchemaError(
+                f"{cls.__qualname__}.{name}: annotated but not declared as a field "
+                "(give it a value such as optional(...) or repeated(...))"
+            )
+    field_names = set(declared)
+    _expose_enum_values(cls, field_names)
+    for group in sorted({s.oneof for s in specs if s.oneof is not None} & field_names):
+        raise SchemaError(f"{cls.__qualname__}: oneof {group!r} has the name of a field")
+    numbers = [s.number for s in specs]
+    if len(set(numbers)) != len(numbers):
+        dup = sorted({n for n in numbers if numbers.count(n) > 1})
+        raise SchemaError(f"{cls.__qualname__}: field numbers used twice: {dup}")
+    schema = MessageSchema(cls, holder, _full_name(cls), tuple(specs))
+    schema.fresh = fresh_maker(holder, schema.defaults)
+    holder.__schema__ = schema
+    cls.__schema__ = schema
+    # Same layout and behaviour; being of this class marks a child not yet attached.
+    schema.detached = types.new_class(
+        cls.__name__,
+        (cls,),
+        {"detached": True},
+        lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__, __module__=cls.__module__),
+    )
+
+
+def _expose_enum_values(cls: type, field_names: set[str]) -> None:
+    """Each value of an enum declared in ``cls`` becomes an int class attribute, as protobuf does."""
+    taken: dict[str, str] = {}
+    for enum_name, value in list(cls.__dict__.items()):
+        if not (isinstance(value, type) and issubclass(value, enum.IntEnum)):
+            continue
+        for member in value:
+            if member.name in field_names or member.name in taken:
+                clash = "a field" if member.name in field_names else f"a value of {taken[member.name]}"
+                raise SchemaError(
+                    f"{cls.__qualname__}.{enum_name}.{member.name}: the name is already {clash}"
+                )
+            taken[member.name] = enum_name
+            setattr(cls, member.name, int(member))
+
+
+def resolve_message_type(spec: FieldSpec) -> type[Message]:
+    """Find the class a MESSAGE field's annotation names (forward references allowed)."""
+    owner = spec.owner
+    text = spec._annotation.strip()
+    if text.startswith(("list[", "List[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].strip()
+    if owner is None or not text:
+        raise SchemaError(f"{spec.full_name}: a MESSAGE field needs a class annotation")
+    namespace = dict(vars(sys.modules[owner.__module__]))
+    # Let a nested message name its siblings without the outer prefix.
+    outer_path = owner.__qualname__.split(".")[:-1]
+    scope: Any = sys.modules[owner.__module__]
+    for part in outer_path:
+        scope = getattr(scope, part, None)
+        if not isinstance(scope, type):
+            break  # a class declared inside a function: only module names are visible
+        namespace.update(vars(scope))
+    try:
+        target = eval(text, namespace)
+    except Exception as exc:
+        raise SchemaError(f"{spec.full_name}: cannot resolve annotation {text!r}: {exc}") from exc
+    from schema_dsl.message import Message  # which imports this module
+
+    if not (isinstance(target, type) and issubclass(target, Message)):
+        raise SchemaError(f"{spec.full_name}: annotation {text!r} is not a message class")
+    return target
