@@ -6,7 +6,6 @@ only the messages on the path from the root to them are shallow-copied.
 
 from __future__ import annotations
 
-import copy
 import os
 import pathlib
 import re
@@ -14,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import (
     ModelProto,
     StringStringEntryProto,
@@ -155,7 +155,7 @@ def plan(
         current.parts.append((offset, payload))
         current.size = offset + size
 
-        moved = copy.copy(tensor)
+        moved = shallow_copy(tensor)
         for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
             moved.ClearField(name)
         if not tensor.HasField("raw_data"):

@@ -18,7 +18,6 @@ one file of weights serves PyTorch, onnxruntime and :func:`wirecodec.load`.
 
 from __future__ import annotations
 
-import copy
 import json
 import mmap
 import os
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import uses_external_data
@@ -190,7 +190,7 @@ def attach(
         location = locations.get(match.path)
         if location is None:
             location = locations[match.path] = _location(match.path, folder)
-        moved = copy.copy(tensor)
+        moved = shallow_copy(tensor)
         for data_field in _DATA_FIELDS:
             moved.ClearField(data_field)
         moved.data_type = tensor.data_type

@@ -15,7 +15,6 @@ into place only when all are complete (:class:`~wirecodec.files.atomic.AtomicFil
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import pathlib
@@ -23,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.atomic import AtomicFiles
@@ -141,7 +141,7 @@ def _referring(model: ModelProto, shards: list[_Shard]) -> ModelProto:
     for shard in shards:
         start = len(shard.prefix)
         for item, entry in zip(shard.items, shard.entries, strict=True):
-            moved = copy.copy(item.tensor)
+            moved = shallow_copy(item.tensor)
             for name in _DATA_FIELDS:
                 moved.ClearField(name)
             moved.data_type = item.tensor.data_type

@@ -10,12 +10,11 @@ decoded without keeping them (wirecodec.protobuf.lazy).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from typing import Any, Final
 
 from schema_dsl import Kind
-from schema_dsl.message import Message
+from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import (
     AttributeProto,
     FunctionProto,
@@ -148,7 +147,7 @@ def substitute(message: Message, replacements: dict[int, TensorProto]) -> Messag
                 changed[spec.name] = item
     if not changed:
         return message
-    clone = copy.copy(message)
+    clone = shallow_copy(message)
     for name, value in changed.items():
         setattr(clone, name, value)
     return clone

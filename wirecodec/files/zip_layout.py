@@ -14,12 +14,12 @@ order: invalid characters become ``_`` and a clash gets ``_2``, ``_3``, ...
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
@@ -94,7 +94,7 @@ def _payload(tensor: TensorProto) -> memoryview | None:
 
 def as_reference(tensor: TensorProto, entry: str, offset: int, length: int) -> TensorProto:
     """A copy of ``tensor`` whose data is ``length`` bytes at ``offset`` of ``entry``."""
-    moved = copy.copy(tensor)
+    moved = shallow_copy(tensor)
     for spec, _ in tensor.ListFields():
         if spec.name in _DATA_FIELDS:
             moved.ClearField(spec.name)
