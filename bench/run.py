@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import inputs
+import models_people_have
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHILD = pathlib.Path(__file__).resolve().parent / "child.py"
@@ -44,13 +45,25 @@ LIBRARIES = ("wirecodec", "onnx", "protobuf-python", "onnx-ir")
 REFERENCES = LIBRARIES[1:]
 # wirecodec measured another way on some jobs (``Job.variants``), in the same turns as the
 # others; each gets a row of its own, its step label followed by this.
-VARIANT_SUFFIXES = {"wirecodec-not-durable": ", `durable=False`"}
+VARIANT_SUFFIXES = {
+    "wirecodec-not-durable": ", `durable=False`",
+    "wirecodec-load": ": `from wirecodec import load`",
+    "numpy-alone": ": `import numpy` alone",
+}
+# The jobs of the issue-23 sections (models people have; edit, build, start), each with a
+# table of its own against onnx (upb) alone, and the hostile rows: not in the main tables.
+TOOL_KINDS = ("tool",)
+EDIT_KINDS = ("rename-all", "build", "retype")
+FRESH_KINDS = ("import", "inspect")
+OWN_SECTION = ("hostile", *TOOL_KINDS, *EDIT_KINDS, *FRESH_KINDS)
+UPB_ONLY = ("onnx",)
 LABELS = {
     "wirecodec": "wirecodec",
     "onnx": "onnx (upb)",
     "protobuf-python": "protobuf (pure Python)",
     "onnx-ir": "onnx-ir",
     **{variant: "wirecodec" + suffix for variant, suffix in VARIANT_SUFFIXES.items()},
+    "numpy-alone": "numpy alone",
 }
 SAME_RUNS = "(as above)"  # a variant's row in the absolute table: the references ran once
 # The arrays step of a model in one file, and of one with external data (inputs.GPT_INPUTS).
@@ -63,6 +76,12 @@ STEP_LABELS = {
     ("graph", "encode"): "encode the decoded model",
     ("graph", "encode-changed"): "encode after renaming one node",
     ("save", "save"): "save as one file",
+    ("rename-all", "encode"): "encode after renaming every node",
+    ("retype", "encode"): "encode after changing every initializer's `data_type`",
+    ("build", "build"): "build from scratch with the library's `helper`",
+    ("build", "encode"): "encode the model built from scratch",
+    ("import", "import"): "import the library in a fresh interpreter",
+    ("inspect", "inspect"): "a fresh process prints a summary (wall time)",
 }
 
 
@@ -77,6 +96,7 @@ class Job:
     nodes: int = 0
     variants: tuple[str, ...] = ()
     library_caps: tuple[tuple[str, int], ...] = ()  # fewer runs for these libraries
+    references: tuple[str, ...] = REFERENCES  # who wirecodec is measured against
 
     def runs_of(self, library: str, repeat: int) -> int:
         """How many runs ``library`` gets on this job."""
@@ -86,7 +106,7 @@ class Job:
 
 def libraries_of(job: Job) -> tuple[str, ...]:
     """Who runs ``job``, in the order of their turns: wirecodec, its variants, the references."""
-    return (LIBRARIES[0], *job.variants, *REFERENCES)
+    return (LIBRARIES[0], *job.variants, *job.references)
 
 
 def ours_of(job: Job) -> list[tuple[str, str]]:
@@ -112,7 +132,29 @@ def jobs_for(sizes: inputs.Sizes) -> list[Job]:
         Job(f"hostile-{shape}", "hostile", f"hostile-{shape}", max_repeat=1)
         for shape in inputs.HOSTILE_SHAPES
     ]
-    return jobs
+    return jobs + issue_23_jobs(sizes)
+
+
+def issue_23_jobs(sizes: inputs.Sizes) -> list[Job]:
+    """Models people have, edits, building from scratch, starting: each against onnx (upb) alone."""
+    shipped = models_people_have.catalogue(sizes.fetch_models)
+    prefix = models_people_have.PREFIX
+    jobs = [Job(f"models-{m.key}", "tool", prefix + m.key, references=UPB_ONLY) for m in shipped]
+    # A real dynamo export (node metadata_props everywhere) and a graph with a value_info and
+    # symbolic shapes for every intermediate, read the same way.
+    jobs.append(Job("models-dynamo-export", "tool", "gpt", references=UPB_ONLY))
+    small = sizes.meta_nodes[0]
+    jobs.append(Job(f"models-meta-{_short(small)}", "tool", f"meta-{small}", references=UPB_ONLY))
+    mid = max(n for n in sizes.meta_nodes if n <= 100_000)
+    return [
+        *jobs,
+        Job("edit-rename-all", "rename-all", f"meta-{mid}", max_repeat=3, references=UPB_ONLY),
+        # Building 10k nodes with wirecodec.helper takes seconds (not timed in the encode step).
+        Job("edit-build", "build", f"meta-{small}", max_repeat=3, references=UPB_ONLY),
+        Job("edit-retype", "retype", "gpt", max_repeat=3, references=UPB_ONLY),
+        Job("start-import", "import", "mlp", variants=("wirecodec-load", "numpy-alone"), references=UPB_ONLY),
+        Job("start-inspect", "inspect", "mlp", references=UPB_ONLY),
+    ]
 
 
 def _short(n: int) -> str:
@@ -311,7 +353,17 @@ def figure(runs: list[Any], step: str) -> Figure:
 
 
 def steps_of(job: Job) -> tuple[str, ...]:
-    by_kind = {"arrays": ("arrays",), "graph": ("decode+walk", "encode", "encode-changed"), "save": ("save",)}
+    by_kind = {
+        "arrays": ("arrays",),
+        "graph": ("decode+walk", "encode", "encode-changed"),
+        "save": ("save",),
+        "tool": ("decode+tool-walk",),
+        "rename-all": ("encode",),
+        "retype": ("encode",),
+        "build": ("build", "encode"),
+        "import": ("import",),
+        "inspect": ("inspect",),
+    }
     return by_kind.get(job.kind, ("decode+read",))
 
 
@@ -414,6 +466,17 @@ def describe_inputs(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: i
                 f"GPT-like, vocab {shape.vocab}, width {shape.width}, {shape.layers} blocks; "
                 f"{check.get('tensors', '?')} initializers, {layout}"
             )
+        elif job.input.startswith(models_people_have.PREFIX):
+            shipped = models_people_have.BY_KEY[job.input.removeprefix(models_people_have.PREFIX)]
+            made = f"`{shipped.package}`" + (" (installed)" if shipped.installed else "")
+            holds = (
+                f"{shipped.made_by}; producer_name `{check.get('producer') or '(empty)'}`; "
+                f"{check.get('nodes', 0):,} nodes in {check.get('graphs', 0)} graphs, "
+                f"{check.get('initializers', 0):,} initializers"
+            )
+        elif job.input == "mlp":
+            made = "`wirecodec/examples/mlp.onnx`"
+            holds = "the package's example: Gemm, Relu, Gemm"
         elif job.input.startswith("meta"):
             made = "`onnx.helper`"
             holds = (
@@ -440,7 +503,7 @@ def ratio_table(jobs: list[Job], results: Any) -> list[str]:
     header = "| step | input | runs | wirecodec | " + " | ".join(f"÷ {LABELS[r]}" for r in REFERENCES) + " |"
     lines = [header, "|---" * (4 + len(REFERENCES)) + "|"]
     for job in jobs:
-        if job.kind == "hostile":
+        if job.kind in OWN_SECTION:
             continue
         for step in steps_of(job):
             for library, suffix in ours_of(job):
@@ -467,7 +530,7 @@ def absolute_table(jobs: list[Job], results: Any) -> list[str]:
     lines = ["| step | input | " + " | ".join(LABELS[lib] for lib in LIBRARIES) + " |"]
     lines.append("|---" * (2 + len(LIBRARIES)) + "|")
     for job in jobs:
-        if job.kind == "hostile":
+        if job.kind in OWN_SECTION:
             continue
         for step in steps_of(job):
             for ours, suffix in ours_of(job):
@@ -493,7 +556,7 @@ def import_table(jobs: list[Job], results: Any) -> list[str]:
     ]
     cells = ["import"]
     for library in LIBRARIES:
-        imports = [r["import"] for job in jobs for r in results[job.name][library] if "import" in r]
+        imports = [r["import"] for job in jobs for r in results[job.name].get(library, []) if "import" in r]
         if not imports:
             cells.append("—")
             continue
@@ -558,6 +621,60 @@ def hostile_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inp
     return lines
 
 
+def models_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inputs.Sizes) -> list[str]:
+    """Decode + graph-tool walk of each model, wirecodec against upb, and the totals."""
+    step = "decode+tool-walk"
+    lines = [
+        "| model | producer_name | on disk | nodes | wirecodec | onnx (upb) | wirecodec ÷ upb |",
+        "|---" * 7 + "|",
+    ]
+    totals: dict[str, list[float]] = {"shipped": [0.0, 0.0], "all": [0.0, 0.0]}
+    for job in jobs:
+        if job.kind not in TOOL_KINDS:
+            continue
+        ours, theirs = figure(results[job.name]["wirecodec"], step), figure(results[job.name]["onnx"], step)
+        check = _first_check(results[job.name])
+        size = sum(p.stat().st_size for p in inputs.files_of(inputs.path_of(cache, sizes, job.input)))
+        producer = check.get("producer") or "(empty)"
+        cells = [f"`{job.input}`", f"`{producer}`", _mb(size), f"{check.get('nodes', 0):,}"]
+        cells += [
+            _error_cell(f) if f.error else f"{_seconds(f.seconds)} · {_mb(f.peak)}" for f in (ours, theirs)
+        ]
+        fine = not (ours.error or theirs.error)
+        cells.append(_ratio(ours.seconds, theirs.seconds) if fine else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+        if fine:
+            for key in ("all", "shipped") if job.input.startswith(models_people_have.PREFIX) else ("all",):
+                totals[key][0] += ours.seconds
+                totals[key][1] += theirs.seconds
+    labels = {"shipped": "**total, the models from PyPI**", "all": "**total, every row**"}
+    for key, (ours_total, theirs_total) in totals.items():
+        cells = [labels[key], "", "", "", _seconds(ours_total), _seconds(theirs_total)]
+        lines.append("| " + " | ".join([*cells, _ratio(ours_total, theirs_total)]) + " |")
+    return lines
+
+
+def edits_table(jobs: list[Job], results: Any) -> list[str]:
+    """Edits, building from scratch, import and inspect: wirecodec (and its variants) against upb."""
+    lines = ["| step | input | runs | wirecodec | onnx (upb) | wirecodec ÷ upb |", "|---" * 6 + "|"]
+    for job in jobs:
+        if job.kind not in (*EDIT_KINDS, *FRESH_KINDS):
+            continue
+        for step in steps_of(job):
+            theirs = figure(results[job.name]["onnx"], step)
+            for library, suffix in ours_of(job):
+                ours = figure(results[job.name][library], step)
+                cells = [step_label(job, step) + suffix, f"`{job.input}`", str(ours.runs or "—")]
+                for f in (ours, theirs):
+                    spread = f" ({_seconds(f.low)}–{_seconds(f.high)})" if f.runs > 1 else ""
+                    own = f"{_seconds(f.seconds)}{spread} · {_mb(f.peak)}"
+                    cells.append(_error_cell(f) if f.error else own)
+                fine = not (ours.error or theirs.error)
+                cells.append(_ratio(ours.seconds, theirs.seconds) if fine else "—")
+                lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def checks(jobs: list[Job], results: Any) -> list[str]:
     """Did every library read the same data? Notes for the report, one per disagreement or fact."""
     notes = []
@@ -565,6 +682,17 @@ def checks(jobs: list[Job], results: Any) -> list[str]:
         by_library = {
             lib: r["check"] for lib, runs in results[job.name].items() for r in runs[:1] if "check" in r
         }
+        if job.kind in FRESH_KINDS:
+            continue
+        if job.kind in EDIT_KINDS:
+            digests = {lib: c["encoded_sha256"] for lib, c in by_library.items()}
+            same = [LABELS[lib] for lib, d in digests.items() if d == digests.get("onnx")]
+            other = [LABELS[lib] for lib, d in digests.items() if d != digests.get("onnx")]
+            notes.append(
+                f"`{job.name}`: byte-identical output from {', '.join(same)}"
+                + (f"; different bytes from {', '.join(other)}" if other else "")
+            )
+            continue
         if job.kind == "graph":
             for c in by_library.values():
                 c.pop("encoded_bytes")
@@ -601,6 +729,37 @@ def _library_caps(job: Job) -> str:
     return "".join(f" ({cap} for {' and '.join(names)})" for cap, names in sorted(by_cap.items()))
 
 
+def main_tables(jobs: list[Job], results: Any, repeat: int, capped: list[str]) -> list[str]:
+    """The ratio table, every library's own figures and the import table."""
+    return [
+        "",
+        "### wirecodec ÷ each reference",
+        "",
+        "Each ratio cell is *time · peak RSS*, wirecodec's median over the reference's median: below 1 "
+        "wirecodec is faster or smaller. wirecodec's own cell is its median time · peak RSS. "
+        f"Runs per library are in `runs`: {repeat} (`--repeat`)"
+        + (
+            f", fewer where the job caps them to keep a full run near half an hour: {', '.join(capped)} "
+            "(one run of the pure-Python reference takes minutes from 100k nodes on; the hostile rows "
+            "measure memory, which varies little between runs)."
+            if capped
+            else "."
+        ),
+        "",
+        *ratio_table(jobs, results),
+        "",
+        "### Every library's own figures",
+        "",
+        "Median seconds (fastest–slowest run) · median peak RSS of the process during the step.",
+        "",
+        *absolute_table(jobs, results),
+        "",
+        "Not in the timings above: importing the library, median seconds · RSS after the import.",
+        "",
+        *import_table(jobs, results),
+    ]
+
+
 def report(
     jobs: list[Job],
     results: Any,
@@ -628,32 +787,9 @@ def report(
         "### Inputs",
         "",
         *describe_inputs(jobs, results, cache, sizes),
-        "",
-        "### wirecodec ÷ each reference",
-        "",
-        "Each ratio cell is *time · peak RSS*, wirecodec's median over the reference's median: below 1 "
-        "wirecodec is faster or smaller. wirecodec's own cell is its median time · peak RSS. "
-        f"Runs per library are in `runs`: {repeat} (`--repeat`)"
-        + (
-            f", fewer where the job caps them to keep a full run near half an hour: {', '.join(capped)} "
-            "(one run of the pure-Python reference takes minutes from 100k nodes on; the hostile rows "
-            "measure memory, which varies little between runs)."
-            if capped
-            else "."
-        ),
-        "",
-        *ratio_table(jobs, results),
-        "",
-        "### Every library's own figures",
-        "",
-        "Median seconds (fastest–slowest run) · median peak RSS of the process during the step.",
-        "",
-        *absolute_table(jobs, results),
-        "",
-        "Not in the timings above: importing the library, median seconds · RSS after the import.",
-        "",
-        *import_table(jobs, results),
     ]
+    if any(job.kind not in OWN_SECTION for job in jobs):
+        lines += main_tables(jobs, results, repeat, capped)
     if sum(job.kind == "arrays" for job in jobs) > 1:
         lines += _section(
             "How opening grows with the weights: every initializer as an array",
@@ -668,6 +804,26 @@ def report(
             growth_table(jobs, results, "decode+walk"),
         )
         lines += ["", "### Encode, per node", "", *growth_table(jobs, results, "encode")]
+    if any(job.kind in TOOL_KINDS for job in jobs):
+        lines += _section(
+            "Models people have: decode + graph-tool walk",
+            "ONNX files shipped inside packages on PyPI (`bench/models_people_have.py`), a dynamo "
+            "export and a graph with a `value_info` for every intermediate, each decoded from bytes and "
+            "read as a graph tool reads it (`walk_tool` in `bench/child.py`: every node's op_type, name, "
+            "inputs, outputs and non-tensor attribute values, subgraphs and functions included; every "
+            "value's shape; every initializer's name, type and dims; no metadata, no tensor contents). "
+            "Median seconds · peak RSS; the totals add the medians.",
+            models_table(jobs, results, cache, sizes),
+        )
+    if any(job.kind in (*EDIT_KINDS, *FRESH_KINDS) for job in jobs):
+        lines += _section(
+            "Editing, building, starting",
+            "Median seconds (fastest–slowest run) · peak RSS. The edit (renaming every node, changing "
+            "every initializer's `data_type` to another of the same width) and the build are not timed; "
+            "the import and inspect rows each run a fresh interpreter (import: timed inside it, from "
+            "before the `import` statement; inspect: the whole process's wall time).",
+            edits_table(jobs, results),
+        )
     if any(job.kind == "hostile" for job in jobs):
         lines += _section(
             "Memory amplification on hostile input",
@@ -708,7 +864,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        help="run only this job (or family: load, graph, save, hostile); repeatable",
+        help="run only this job (or family: load, graph, save, hostile, models, edit, start); repeatable",
     )
     parser.add_argument("--repeat", type=int, help="runs per library per job (default 5; 1 with --smoke)")
     parser.add_argument(
