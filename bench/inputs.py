@@ -13,6 +13,8 @@ keep).
   as one file of about 540 MB;
 * ``gpt-external``: the same architecture, wider and deeper, past 2 GiB of weights, saved
   by the exporter itself with external data;
+* ``gpt-graph``: ``gpt`` exported again with external data, so that its model file is
+  the graph alone (377 nodes, each with ``metadata_props``);
 * ``gpt-small`` (~50 MB, one file) and ``gpt-huge`` (~5 GB, external data): the same
   architecture at the two ends of the load series, which shows how opening a model grows
   with its weights;
@@ -119,6 +121,9 @@ GPT_INPUTS = {
     "gpt": ("gpt", False),
     "gpt-external": ("gpt_external", True),
     "gpt-huge": ("gpt_huge", True),
+    # The `gpt` architecture again, its weights in an external file: the model file is the
+    # graph alone (the models-people-have row of a dynamo export reads the graph).
+    "gpt-graph": ("gpt", True),
 }
 
 

@@ -66,8 +66,24 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def test_the_prose_around_the_markers_survives(smoke: str) -> None:
     assert smoke.startswith("# Prose before\n\n" + run.BEGIN)
-    assert smoke.endswith(run.END + "\n\nProse after.\n")
+    # The file had no markers for the issue-23 block: it follows the main block.
+    assert run.END + "\n\n" + run.BEGIN_23 + "\n" in smoke
+    assert smoke.endswith(run.END_23 + "\n\nProse after.\n")
     assert "stale table" not in smoke
+
+
+def test_each_block_goes_between_its_own_markers(tmp_path: pathlib.Path) -> None:
+    target = tmp_path / "benchmarks.md"
+    main, issue_23 = (run.BEGIN, run.END), (run.BEGIN_23, run.END_23)
+
+    def page(first: str, second: str) -> str:
+        return f"a\n{run.BEGIN}\n{first}\n{run.END}\nb\n{run.BEGIN_23}\n{second}\n{run.END_23}\nc\n"
+
+    target.write_text(page("old", "old 23"))
+    run.write([(issue_23, f"{run.BEGIN_23}\nnew 23\n{run.END_23}\n")], target)
+    assert target.read_text() == page("old", "new 23")
+    run.write([(main, f"{run.BEGIN}\nnew\n{run.END}\n")], target)
+    assert target.read_text() == page("new", "new 23")
 
 
 def test_machine_details_are_reported(smoke: str) -> None:
@@ -190,7 +206,7 @@ def test_the_models_people_have_have_a_row_each_and_totals(smoke: str) -> None:
     shipped = [f"`pypi-{model.key}`" for model in models_people_have.catalogue(fetch=False)]
     assert [row[0] for row in rows] == [
         *shipped,
-        "`gpt`",
+        "`gpt-graph`",
         "`meta-100`",
         "**total, the models from PyPI**",
         "**total, every row**",
