@@ -509,7 +509,10 @@ def job_rename_all(library: Any, path: pathlib.Path, scratch: pathlib.Path | Non
 def job_retype(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
     model = library.load(path)
     retype_every_initializer_proto(model)
-    return _digest(measure("encode", lambda: library.encode(model)))
+    return {
+        **_digest(measure("encode", lambda: library.encode(model))),
+        "tensors": len(model.graph.initializer),
+    }
 
 
 def job_build(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:

@@ -485,9 +485,12 @@ def describe_inputs(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: i
             holds = "the package's example: Gemm, Relu, Gemm"
         elif job.input.startswith("meta"):
             made = "`onnx.helper`"
+            nodes = int(job.input.removeprefix("meta-"))
             holds = (
-                f"{check.get('nodes', job.nodes):,} nodes, {check.get('attributes', 0):,} attributes, "
+                f"{check.get('nodes', nodes):,} nodes, {check.get('attributes', 0):,} attributes, "
                 f"{check.get('values', 0):,} typed values ({check.get('dims', 0):,} dims)"
+                if "attributes" in check
+                else f"{nodes:,} nodes, as in the `graph` rows"
             )
         else:
             made = "bytes (`bench/inputs.py`)"
@@ -640,7 +643,7 @@ def models_table(jobs: list[Job], results: Any, cache: pathlib.Path, sizes: inpu
             continue
         ours, theirs = figure(results[job.name]["wirecodec"], step), figure(results[job.name]["onnx"], step)
         check = _first_check(results[job.name])
-        size = sum(p.stat().st_size for p in inputs.files_of(inputs.path_of(cache, sizes, job.input)))
+        size = inputs.path_of(cache, sizes, job.input).stat().st_size  # the file decoded, not its data
         producer = check.get("producer") or "(empty)"
         cells = [f"`{job.input}`", f"`{producer}`", _mb(size), f"{check.get('nodes', 0):,}"]
         cells += [
@@ -819,7 +822,8 @@ def report(
             "read as a graph tool reads it (`walk_tool` in `bench/child.py`: every node's op_type, name, "
             "inputs, outputs and non-tensor attribute values, subgraphs and functions included; every "
             "value's shape; every initializer's name, type and dims; no metadata, no tensor contents). "
-            "Median seconds · peak RSS; the totals add the medians.",
+            "`on disk`: the model file decoded (external data not counted). Median seconds · peak RSS; "
+            "the totals add the medians.",
             models_table(jobs, results, cache, sizes),
         )
     if any(job.kind in (*EDIT_KINDS, *FRESH_KINDS) for job in jobs):
