@@ -145,3 +145,26 @@ def test_a_submodule_and_a_name_from_it_are_the_ones_imported() -> None:
     assert wirecodec.helper is helper and wirecodec.numpy_helper is numpy_helper
     assert wirecodec.to_array is to_array
     assert replace_model is defined
+
+
+TYPED_SNIPPET = """
+import wirecodec
+from wirecodec.files.zip_container import replace_model
+reveal_type(wirecodec.load)
+reveal_type(wirecodec.helper.make_node)
+reveal_type(replace_model)
+wirecodec.laod("model.onnx")
+"""
+
+
+def test_a_type_checker_sees_the_real_names_and_flags_a_misspelt_one(tmp_path: pathlib.Path) -> None:
+    # A module-level __getattr__ seen by mypy would make every attribute Any, typos included.
+    api = pytest.importorskip("mypy.api")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(TYPED_SNIPPET, encoding="utf-8")
+    out, _, _ = api.run(["--strict", "--cache-dir", str(tmp_path / "cache"), str(snippet)])
+    revealed = [line.split("Revealed type is ", 1)[1] for line in out.splitlines() if "Revealed type" in line]
+    assert len(revealed) == 3 and all(kind.startswith('"def (') for kind in revealed), out
+    assert "-> schema_dsl.onnx.ModelProto" in revealed[0], out
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and 'Module has no attribute "laod"' in errors[0], out

@@ -102,15 +102,17 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` when it is first asked for, and keep the value."""
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'wirecodec' has no attribute {name!r}")
-    module = importlib.import_module(module_name)
-    value = module if module_name == f"wirecodec.{name}" else getattr(module, name)
-    globals()[name] = value  # later lookups are plain module attributes
-    return value
+if not TYPE_CHECKING:  # hidden from type checkers, which would take any name for Any
+
+    def __getattr__(name: str) -> Any:
+        """Import the module that defines ``name`` when it is first asked for, and keep the value."""
+        module_name = _LAZY.get(name)
+        if module_name is None:
+            raise AttributeError(f"module 'wirecodec' has no attribute {name!r}")
+        module = importlib.import_module(module_name)
+        value = module if module_name == f"wirecodec.{name}" else getattr(module, name)
+        globals()[name] = value  # later lookups are plain module attributes
+        return value
 
 
 def __dir__() -> list[str]:

@@ -46,11 +46,13 @@ if TYPE_CHECKING:
 __all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "replace_model", "save_zip"]
 
 
-def __getattr__(name: str) -> Any:
-    """``replace_model`` lives in :mod:`wirecodec.files.zip_replace`, imported when first asked for."""
-    if name == "replace_model":
-        return importlib.import_module("wirecodec.files.zip_replace").replace_model
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # hidden from type checkers, which would take any name for Any
+
+    def __getattr__(name: str) -> Any:
+        """``replace_model`` lives in :mod:`wirecodec.files.zip_replace`, imported when first asked for."""
+        if name == "replace_model":
+            return importlib.import_module("wirecodec.files.zip_replace").replace_model
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
