@@ -16,12 +16,25 @@ Jobs (what is timed):
   middle of the graph (not timed) and encode again (step ``encode-changed``);
 * ``save``: load the model (not timed), then save it as one file into SCRATCH;
   ``wirecodec-not-durable`` saves with ``wirecodec.save(..., durable=False)`` (no ``fsync``);
-* ``hostile``: decode a ``GraphProto`` and read every node's attribute list.
+* ``hostile``: decode a ``GraphProto`` and read every node's attribute list;
+* ``tool``: decode the model from bytes and walk it as a graph tool does (step
+  ``decode+tool-walk``, :func:`walk_tool`): the models people have;
+* ``rename-all``: decode (not timed), rename every node (not timed), encode (``encode``);
+* ``retype``: load (not timed), change every initializer's ``data_type`` to another of
+  the same width (not timed), encode (``encode``);
+* ``build``: build a ``meta-N`` graph from scratch with the library's ``helper``
+  (``build``), then encode it (``encode``);
+* ``import``: a fresh interpreter imports the library (``import``; the library is
+  never imported in this process);
+* ``inspect``: wall time of a fresh ``wirecodec inspect MODEL`` (``inspect``); the
+  reference prints ``onnx.helper.printable_graph`` of ``onnx.load(MODEL)``.
 
 Libraries: ``wirecodec`` (and ``wirecodec-not-durable``, the same but for ``save``'s
 ``durable=False``); ``onnx`` and ``protobuf-python`` (the onnx package on the upb or
 the pure-Python protobuf backend, chosen by ``PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION`` in
-this process's environment); ``onnx-ir``.
+this process's environment); ``onnx-ir``. The ``import`` job also has
+``wirecodec-load`` (``from wirecodec import load``: the package and what opening a
+model needs) and ``numpy-alone`` (``import numpy``, the floor under both).
 """
 
 from __future__ import annotations
@@ -31,6 +44,8 @@ import hashlib
 import json
 import pathlib
 import re
+import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -44,6 +59,22 @@ def rename_middle_node_proto(model: Any) -> None:
     """The change before ``encode-changed``, through the protobuf API (onnx or wirecodec)."""
     node = model.graph.node[len(model.graph.node) // 2]
     node.name = node.name + RENAMED
+
+
+def rename_every_node_proto(model: Any) -> None:
+    """The change before ``rename-all``'s encode: every node of the main graph gets a new name."""
+    for node in model.graph.node:
+        node.name = node.name + RENAMED
+
+
+# TensorProto.DataType: each to another of the same width, so raw_data stays valid.
+_SAME_WIDTH = {1: 6, 6: 1, 7: 11, 11: 7, 10: 16, 16: 10, 2: 3, 3: 2, 4: 5, 5: 4, 12: 13, 13: 12}
+
+
+def retype_every_initializer_proto(model: Any) -> None:
+    """The change before ``retype``'s encode: every initializer's data_type, to one of the same width."""
+    for tensor in model.graph.initializer:
+        tensor.data_type = _SAME_WIDTH.get(tensor.data_type, tensor.data_type)
 
 
 # AttributeProto.AttributeType values, from onnx.proto.
@@ -181,6 +212,84 @@ def _ir_attribute_ints(attribute: Any) -> int:
     return 0
 
 
+_GRAPH, _GRAPHS = 5, 10
+
+
+def walk_tool(model: Any) -> dict[str, Any]:
+    """What a graph tool (a viewer, a linter, an optimiser's pattern matcher) reads of a model.
+
+    Every node's op_type, name, domain, inputs and outputs, in the main graph, in every
+    subgraph (``If``/``Loop`` bodies) and in every function; every attribute's name and
+    value when it is not a tensor (``i``, ``f``, ``s``, ``ints``, ``floats``, ``strings``),
+    a tensor attribute's ``data_type`` and ``dims`` only; every graph input, output and
+    ``value_info``'s element type and shape; every initializer's name, ``data_type`` and
+    ``dims``. Not read: metadata (``doc_string``, ``metadata_props``, model properties)
+    and tensor contents (``raw_data``, ``float_data``, ...). Protobuf API: onnx or wirecodec.
+    """
+    counts: dict[str, Any] = dict.fromkeys(
+        ("graphs", "nodes", "attributes", "text", "int_sum", "floats", "values", "dims", "initializers"), 0
+    )
+    counts["float_sum"] = 0.0
+    for graph in [model.graph]:
+        _tool_graph(graph, counts)
+    for function in model.functions:
+        for node in function.node:
+            _tool_node(node, counts)
+    counts["float_sum"] = round(counts["float_sum"], 3)
+    return counts
+
+
+def _tool_graph(graph: Any, counts: dict[str, Any]) -> None:
+    counts["graphs"] += 1
+    for node in graph.node:
+        _tool_node(node, counts)
+    for values in (graph.input, graph.output, graph.value_info):
+        for value in values:
+            tensor_type = value.type.tensor_type
+            counts["values"] += 1
+            counts["text"] += len(value.name)
+            counts["int_sum"] += tensor_type.elem_type
+            for dim in tensor_type.shape.dim:
+                counts["dims"] += 1
+                counts["int_sum"] += dim.dim_value
+                counts["text"] += len(dim.dim_param)
+    for tensor in graph.initializer:
+        counts["initializers"] += 1
+        counts["text"] += len(tensor.name)
+        counts["int_sum"] += tensor.data_type + sum(tensor.dims)
+
+
+def _tool_node(node: Any, counts: dict[str, Any]) -> None:
+    counts["nodes"] += 1
+    counts["text"] += len(node.op_type) + len(node.name) + len(node.domain)
+    counts["text"] += sum(len(name) for name in node.input) + sum(len(name) for name in node.output)
+    for attribute in node.attribute:
+        counts["attributes"] += 1
+        counts["text"] += len(attribute.name)
+        kind = attribute.type
+        if kind == _INT:
+            counts["int_sum"] += attribute.i
+        elif kind == _FLOAT:
+            counts["floats"] += 1
+            counts["float_sum"] += attribute.f
+        elif kind == _STRING:
+            counts["text"] += len(attribute.s)
+        elif kind == _INTS:
+            counts["int_sum"] += sum(attribute.ints)
+        elif kind == _FLOATS:
+            counts["floats"] += len(attribute.floats)
+            counts["float_sum"] += sum(attribute.floats)
+        elif kind == _STRINGS:
+            counts["text"] += sum(len(s) for s in attribute.strings)
+        elif kind == _TENSOR:
+            counts["int_sum"] += attribute.t.data_type + sum(attribute.t.dims)
+        elif kind == _GRAPH:
+            _tool_graph(attribute.g, counts)
+        elif kind == _GRAPHS:
+            for graph in attribute.graphs:
+                _tool_graph(graph, counts)
+
+
 def _touch_nodes(nodes: Iterable[Any], attributes_of: Callable[[Any], Any]) -> dict[str, int]:
     counts = {"nodes": 0, "attributes": 0}
     for node in nodes:
@@ -236,6 +345,11 @@ class OnnxPackage:
         graph = self.onnx.GraphProto.FromString(data)
         return _touch_nodes(graph.node, lambda node: node.attribute)
 
+    def helpers(self) -> tuple[Any, Any]:
+        from onnx import helper, numpy_helper
+
+        return helper, numpy_helper
+
 
 class Wirecodec:
     """wirecodec, through its public functions; ``durable`` is what ``save`` passes on."""
@@ -245,6 +359,10 @@ class Wirecodec:
         from schema_dsl.onnx import GraphProto, ModelProto
 
         self.wirecodec, self.model_class, self.graph_class = wirecodec, ModelProto, GraphProto
+        # wirecodec imports its public names on first use: bring in what the jobs call now, so
+        # that the import is reported with the import, not inside the first timed step.
+        for name in ("decode", "encode", "load", "save", "to_array"):
+            getattr(wirecodec, name)
         self.durable = durable
 
     def arrays(self, path: pathlib.Path) -> list[Any]:
@@ -272,6 +390,9 @@ class Wirecodec:
     def hostile(self, data: bytes) -> dict[str, int]:
         graph = self.wirecodec.decode(self.graph_class, data)
         return _touch_nodes(graph.node, lambda node: node.attribute)
+
+    def helpers(self) -> tuple[Any, Any]:
+        return self.wirecodec.helper, self.wirecodec.numpy_helper
 
 
 class OnnxIr:
@@ -316,6 +437,8 @@ class OnnxIr:
 LIBRARIES: dict[str, Callable[[], Any]] = {
     "wirecodec": Wirecodec,
     "wirecodec-not-durable": lambda: Wirecodec(durable=False),
+    "wirecodec-load": Wirecodec,
+    "numpy-alone": lambda: None,
     "onnx": OnnxPackage,
     "protobuf-python": OnnxPackage,
     "onnx-ir": OnnxIr,
@@ -365,20 +488,127 @@ def job_hostile(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) 
     return measure("decode+read", lambda: library.hostile(data))  # type: ignore[no-any-return]
 
 
+def job_tool(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    holder: list[Any] = [path.read_bytes()]
+
+    def decode_and_walk() -> dict[str, Any]:
+        holder.append(library.decode(holder.pop()))  # the bytes dropped once decoded, as in job_graph
+        return walk_tool(holder[0])
+
+    counts = measure("decode+tool-walk", decode_and_walk)
+    model = holder[0]
+    return {**counts, "producer": f"{model.producer_name} {model.producer_version}".strip()}
+
+
+def job_rename_all(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    model = library.decode(path.read_bytes())
+    rename_every_node_proto(model)
+    return _digest(measure("encode", lambda: library.encode(model)))
+
+
+def job_retype(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    model = library.load(path)
+    retype_every_initializer_proto(model)
+    return {
+        **_digest(measure("encode", lambda: library.encode(model))),
+        "tensors": len(model.graph.initializer),
+    }
+
+
+def job_build(library: Any, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    # The input only names the size (its folder is meta-N); the model is built here, by the library.
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    import inputs
+
+    nodes = int(path.parent.name.removeprefix("meta-"))
+    helper, numpy_helper = library.helpers()
+    model = measure("build", lambda: inputs.metadata_model(nodes, helper, numpy_helper))
+    return _digest(measure("encode", lambda: library.encode(model)))
+
+
+def _digest(encoded: bytes) -> dict[str, Any]:
+    return {"encoded_bytes": len(encoded), "encoded_sha256": hashlib.sha256(encoded).hexdigest()}
+
+
+# What each library's ``import`` job imports in a fresh interpreter.
+IMPORTS = {
+    "wirecodec": "import wirecodec",
+    "wirecodec-load": "from wirecodec import load",
+    "numpy-alone": "import numpy",
+    "onnx": "import onnx",
+    "protobuf-python": "import onnx",
+    "onnx-ir": "import onnx_ir",
+}
+# Only ``time`` is imported before the clock starts: what the statement needs, it pays for.
+_IMPORT_SCRIPT = """
+import time
+started = time.perf_counter()
+{statement}
+seconds = time.perf_counter() - started
+peak = [line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")][0]
+print(seconds, int(peak) * 1024)
+"""
+
+
+def job_import(name: str, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    """``import`` timed inside a fresh interpreter (after its own start, before anything else)."""
+    script = _IMPORT_SCRIPT.format(statement=IMPORTS[name])
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    seconds, peak = done.stdout.split()
+    _print_step("import", float(seconds), int(peak))
+    return {"process_seconds": round(wall, 4)}
+
+
+# What each library's ``inspect`` job runs in a fresh process, on MODEL.
+INSPECTS = {
+    "wirecodec": ["-m", "wirecodec", "inspect"],
+    "onnx": ["-c", "import onnx, sys; print(onnx.helper.printable_graph(onnx.load(sys.argv[1]).graph))"],
+}
+
+
+def job_inspect(name: str, path: pathlib.Path, scratch: pathlib.Path | None) -> dict[str, Any]:
+    """Wall time of a whole fresh process that prints a summary of the model."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *INSPECTS[name], str(path)], capture_output=True, check=True)
+    seconds = time.perf_counter() - started
+    _print_step("inspect", seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+    return {"printed_lines": done.stdout.count(b"\n") > 0}
+
+
+def _print_step(label: str, seconds: float, peak: int) -> None:
+    """A step measured in another process: its seconds and that process's peak RSS."""
+    figures = {"seconds": seconds, "rss_before": 0, "peak_rss": peak, "peak_reset": False}
+    print(json.dumps({"step": label, "figures": figures}), flush=True)
+
+
 JOBS: dict[str, Callable[[Any, pathlib.Path, pathlib.Path | None], dict[str, Any]]] = {
     "arrays": job_arrays,
     "graph": job_graph,
     "save": job_save,
     "hostile": job_hostile,
+    "tool": job_tool,
+    "rename-all": job_rename_all,
+    "retype": job_retype,
+    "build": job_build,
+}
+# Jobs that start their own interpreter: this process never imports the library.
+FRESH_JOBS: dict[str, Callable[[str, pathlib.Path, pathlib.Path | None], dict[str, Any]]] = {
+    "import": job_import,
+    "inspect": job_inspect,
 }
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (3, 4) or argv[0] not in JOBS or argv[1] not in LIBRARIES:
+    if len(argv) not in (3, 4) or argv[0] not in {**JOBS, **FRESH_JOBS} or argv[1] not in LIBRARIES:
         print(__doc__.split("\n")[2].strip(), file=sys.stderr)
         return 2
     job, name, path = argv[0], argv[1], pathlib.Path(argv[2])
     scratch = pathlib.Path(argv[3]) if len(argv) == 4 else None
+    if job in FRESH_JOBS:
+        print(json.dumps({"check": FRESH_JOBS[job](name, path, scratch)}))
+        return 0
     started = time.perf_counter()
     library = LIBRARIES[name]()
     imported = {"seconds": time.perf_counter() - started, "rss": _status("VmRSS")}

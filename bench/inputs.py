@@ -13,6 +13,8 @@ keep).
   as one file of about 540 MB;
 * ``gpt-external``: the same architecture, wider and deeper, past 2 GiB of weights, saved
   by the exporter itself with external data;
+* ``gpt-graph``: ``gpt`` exported again with external data, so that its model file is
+  the graph alone (377 nodes, each with ``metadata_props``);
 * ``gpt-small`` (~50 MB, one file) and ``gpt-huge`` (~5 GB, external data): the same
   architecture at the two ends of the load series, which shows how opening a model grows
   with its weights;
@@ -21,7 +23,9 @@ keep).
   of mixed kinds, and a ``value_info`` for every intermediate with a 4-dim shape mixing
   ``dim_param`` (``batch``, ``seq``) and ``dim_value``; built with ``onnx.helper``;
 * ``hostile-SHAPE``: a ``GraphProto`` of identical small nodes filling a given size, the
-  inputs of the memory-amplification rows (see ``docs/hostile-input.md``).
+  inputs of the memory-amplification rows (see ``docs/hostile-input.md``);
+* ``pypi-KEY``: an ONNX file shipped inside a package on PyPI (``bench/models_people_have.py``);
+* ``mlp``: the package's own example model (``wirecodec/examples/mlp.onnx``, 762 bytes).
 
 With ``--smoke`` every input is tiny and no PyTorch is needed: the two "exports" are
 stand-ins of the same structure written by ``onnx.helper`` and ``onnx.save``.
@@ -39,10 +43,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import models_people_have
 import numpy as np
 
 DEFAULT_CACHE = pathlib.Path(__file__).resolve().parent / ".cache"
 MODEL_FILE = "model.onnx"
+# The small model of the ``inspect`` row: the two-layer MLP the package ships as an example.
+MLP = pathlib.Path(__file__).resolve().parent.parent / "wirecodec" / "examples" / "mlp.onnx"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +85,7 @@ class Sizes:
     meta_nodes: tuple[int, ...]
     hostile_bytes: int
     use_torch: bool
+    fetch_models: bool = True  # the models people have: fetch wheels from PyPI (else installed ones only)
 
 
 FULL = Sizes(
@@ -103,6 +111,7 @@ SMOKE = Sizes(
     meta_nodes=(100, 1000),
     hostile_bytes=100_000,
     use_torch=False,
+    fetch_models=False,
 )
 
 HOSTILE_SHAPES = ("empty", "4attr+name", "16attr", "names")
@@ -112,6 +121,9 @@ GPT_INPUTS = {
     "gpt": ("gpt", False),
     "gpt-external": ("gpt_external", True),
     "gpt-huge": ("gpt_huge", True),
+    # The `gpt` architecture again, its weights in an external file: the model file is the
+    # graph alone (the models-people-have row of a dynamo export reads the graph).
+    "gpt-graph": ("gpt", True),
 }
 
 
@@ -137,11 +149,15 @@ def names(sizes: Sizes) -> list[str]:
         list(GPT_INPUTS)
         + [f"meta-{n}" for n in sizes.meta_nodes]
         + [f"hostile-{shape}" for shape in HOSTILE_SHAPES]
+        + [models_people_have.PREFIX + m.key for m in models_people_have.catalogue(sizes.fetch_models)]
+        + ["mlp"]
     )
 
 
 def path_of(cache: pathlib.Path, sizes: Sizes, name: str) -> pathlib.Path:
     """Where the input ``name`` lives in the cache: its ``model.onnx`` (or ``.pb`` graph)."""
+    if name.startswith(models_people_have.PREFIX):
+        return models_people_have.path_of(cache, name.removeprefix(models_people_have.PREFIX))
     return cache / _folder_name(sizes, name) / (MODEL_FILE if not name.startswith("hostile-") else "graph.pb")
 
 
@@ -153,11 +169,15 @@ def _folder_name(sizes: Sizes, name: str) -> str:
         return f"meta-{int(name.removeprefix('meta-'))}"
     if name.startswith("hostile-"):
         return f"{name}-{sizes.hostile_bytes}"
+    if name == "mlp":
+        return name
     raise ValueError(f"unknown input {name!r}")
 
 
 def ensure(cache: pathlib.Path, sizes: Sizes, name: str) -> pathlib.Path:
     """Build ``name`` into the cache unless it is there; return the path of its model file."""
+    if name.startswith(models_people_have.PREFIX):
+        return models_people_have.ensure(cache, name.removeprefix(models_people_have.PREFIX))
     target = path_of(cache, sizes, name)
     if target.exists():
         return target
@@ -186,6 +206,8 @@ def _builder(sizes: Sizes, name: str) -> Callable[[pathlib.Path], None]:
     if name.startswith("hostile-"):
         shape = name.removeprefix("hostile-")
         return lambda path: path.write_bytes(hostile_graph(shape, sizes.hostile_bytes))
+    if name == "mlp":
+        return lambda path: shutil.copyfile(MLP, path)
     raise ValueError(f"unknown input {name!r}")
 
 
@@ -283,6 +305,7 @@ def write_gpt_standin(path: pathlib.Path, shape: GptShape, *, external_data: boo
 # attributes). Every node has 1-4 attributes, of the kinds an export has between them: ints,
 # floats, strings, lists of ints and floats, tensors.
 _FLOAT16 = 10
+_INT64 = 7
 _LAYER: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("input_layernorm", "SimplifiedLayerNormalization", "", {"axis": -1, "epsilon": 1e-5, "stash_type": 1}),
     ("attn/q_proj", "MatMulNBits", "com.microsoft", {"K": 4096, "N": 4096, "bits": 4, "block_size": 32}),
@@ -325,9 +348,14 @@ def metadata_nodes(count: int) -> Iterator[tuple[str, str, str, dict[str, Any], 
         yield f"/model/layers.{layer}/{path}/{op_type}", op_type, domain, attributes, i % len(_SHAPES)
 
 
-def metadata_model(count: int) -> Any:
-    """An onnx ModelProto of ``count`` nodes shaped like a big exported LLM, without weights."""
-    from onnx import TensorProto, helper, numpy_helper
+def metadata_model(count: int, helper: Any = None, numpy_helper: Any = None) -> Any:
+    """A ModelProto of ``count`` nodes shaped like a big exported LLM, without weights.
+
+    Built with ``onnx.helper`` unless another module of the same API is given (the
+    ``build`` job passes ``wirecodec.helper`` and ``wirecodec.numpy_helper``).
+    """
+    if helper is None or numpy_helper is None:
+        from onnx import helper, numpy_helper
 
     nodes = []
     value_info = []
@@ -349,7 +377,7 @@ def metadata_model(count: int) -> Any:
         nodes.append(
             helper.make_node(op_type, inputs, [output], name=name, domain=domain or None, **attributes)
         )
-        elem = TensorProto.INT64 if op_type in ("Reshape", "Constant") else _FLOAT16
+        elem = _INT64 if op_type in ("Reshape", "Constant") else _FLOAT16
         value_info.append(helper.make_tensor_value_info(output, elem, _SHAPES[shape]))
         if op_type == "Constant":
             constant = output

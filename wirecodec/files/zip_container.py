@@ -20,24 +20,40 @@ records appear when the archive needs them (past 4 GiB, past 65,535 entries).
 
 from __future__ import annotations
 
+import importlib
 import mmap
 import os
-import zipfile
 import zlib
-from typing import IO, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
-from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
 from wirecodec.files.zip_buffers import Source, open_buffer
-from wirecodec.files.zip_layout import plan_entries
 from wirecodec.files.zip_records import MODEL_ENTRY, Archive, Entry, read_archive
-from wirecodec.files.zip_replace import replace_model
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 from wirecodec.protobuf.payloads import release
 
+if TYPE_CHECKING:
+    import zipfile
+
+    from wirecodec.files.zip_replace import replace_model
+
+# Every load() asks is_zip(), and reading a container needs only zip_records: the writing
+# side (zipfile and the compression modules it pulls in, the layout planner, the rewriter)
+# is imported by the calls that write, so that opening a model does not pay for it.
+
 __all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "open_zip", "replace_model", "save_zip"]
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would take any name for Any
+
+    def __getattr__(name: str) -> Any:
+        """``replace_model`` lives in :mod:`wirecodec.files.zip_replace`, imported when first asked for."""
+        if name == "replace_model":
+            return importlib.import_module("wirecodec.files.zip_replace").replace_model
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
 # start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
@@ -86,6 +102,11 @@ def save_zip(model: ModelProto, path: str | os.PathLike[str], *, align: int = 64
     """
     if not 1 <= align <= 1 << 15 or align & (align - 1):
         raise ValueError(f"align must be a power of two from 1 to 32768, got {align}")
+    import zipfile
+
+    from wirecodec.files.atomic import AtomicFiles
+    from wirecodec.files.zip_layout import plan_entries
+
     plan = plan_entries(model)
     proto = encode(plan.model)
     with AtomicFiles() as group:
@@ -115,6 +136,8 @@ def _write_entry(
     archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview, align: int
 ) -> None:
     """One stored entry through zipfile, its data aligned by padding its local header."""
+    import zipfile
+
     info = zipfile.ZipInfo(name)  # dated 1980-01-01: the same model gives the same bytes
     info.compress_type = zipfile.ZIP_STORED
     info.create_system = 3  # Unix, so that external_attr holds permissions on every platform
