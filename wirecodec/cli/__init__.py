@@ -19,7 +19,6 @@ import re
 import sys
 import textwrap
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Final
 
 from wirecodec.cli.common import EXAMPLE, CliError, describe_error, print_json
@@ -48,22 +47,38 @@ _OWN_OPTIONS = ("-h", "--help", "--version")
 
 
 def _version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("wirecodec")
     except metadata.PackageNotFoundError:
         return "unknown"
 
 
-def _parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (importlib.metadata is slow
+    to import: every other run would pay for it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        parser.exit(message=f"wirecodec {_version()}\n")
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only``, the parser of that verb alone (only its module imported)."""
     parser = argparse.ArgumentParser(
         prog="wirecodec",
         description="Read, check and convert ONNX models (.onnx, external data, .onnxz).",
         epilog="Every MODEL may be a file, an .onnxz container or - (standard input). "
         "wirecodec VERB --help explains a verb.",
     )
-    parser.add_argument("--version", action="version", version=f"wirecodec {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
     for verb, module_name in VERBS.items():
+        if only is not None and verb != only:
+            continue
         module = importlib.import_module(module_name)
         sub = verbs.add_parser(
             verb,
@@ -108,7 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 problem found, 2 usage error)."""
     args_list = _with_verb(list(sys.argv[1:] if argv is None else argv))
     try:
-        args = _parser().parse_args(args_list)
+        only = args_list[0] if args_list and args_list[0] in VERBS else None
+        args = _parser(only).parse_args(args_list)
     except SystemExit as exc:  # argparse: usage errors (2), --help and --version (0)
         return exc.code if isinstance(exc.code, int) else 2
     if getattr(args, "run", None) is None:
