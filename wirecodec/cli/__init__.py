@@ -63,7 +63,8 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        parser.exit(message=f"wirecodec {_version()}\n")
+        print(f"wirecodec {_version()}")  # on standard output, as argparse's own version action
+        parser.exit()
 
 
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
