@@ -25,7 +25,7 @@ the cut keeps those its nodes use.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from schema_dsl.onnx import (
@@ -38,6 +38,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
+from wirecodec._graphs import bodies, given_names
 from wirecodec.checker import check
 from wirecodec.errors import GraphError
 from wirecodec.helper import make_graph, make_model
@@ -48,22 +49,13 @@ PRODUCER = "onnx.utils.extract_model"
 """The ``producer_name`` of an extracted model (onnx's, so the bytes match)."""
 
 
-def _subgraphs(node: NodeProto) -> Iterator[GraphProto]:
-    for attribute in node.attribute:
-        if attribute.HasField("g"):
-            yield attribute.g
-        yield from attribute.graphs
-
-
 def outer_names(graph: GraphProto) -> set[str]:
     """The names ``graph``'s nodes (at any depth) read but ``graph`` does not define."""
-    defined = {value.name for value in graph.input}
-    defined.update(tensor.name for tensor in graph.initializer)
-    defined.update(sparse.values.name for sparse in graph.sparse_initializer)
+    defined = given_names(graph)
     used: set[str] = set()
     for node in graph.node:
         used.update(node.input)
-        for body in _subgraphs(node):
+        for body in bodies(node):
             used.update(outer_names(body))
         defined.update(node.output)
     used.discard("")
@@ -73,7 +65,7 @@ def outer_names(graph: GraphProto) -> set[str]:
 def _implicit_inputs(node: NodeProto) -> list[str]:
     """Tensors of the enclosing graph that ``node``'s bodies read without naming as inputs."""
     names: set[str] = set()
-    for body in _subgraphs(node):
+    for body in bodies(node):
         names.update(outer_names(body))
     return sorted(names)
 

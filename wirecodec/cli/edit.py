@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
+from wirecodec._graphs import bodies_in, given_names
 from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
@@ -143,20 +144,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strip-doc-strings", action="store_true", help="remove every doc_string")
 
 
-def _graphs_in(graph: GraphProto) -> Iterator[GraphProto]:
-    """The subgraphs held directly by ``graph``'s nodes."""
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.HasField("g"):
-                yield attribute.g
-            yield from attribute.graphs
-
-
 def _defined_in(graph: GraphProto) -> set[str]:
     """The names a graph defines itself: inputs, initializers, node outputs."""
-    names = {v.name for v in graph.input}
-    names.update(t.name for t in graph.initializer)
-    names.update(s.values.name for s in graph.sparse_initializer)
+    names = given_names(graph)
     for node in graph.node:
         names.update(node.output)
     return names
@@ -169,7 +159,7 @@ def value_names(graph: GraphProto) -> set[str]:
     names.update(v.name for v in graph.value_info)
     for node in graph.node:
         names.update(node.input)
-    for sub in _graphs_in(graph):
+    for sub in bodies_in(graph):
         names.update(value_names(sub))
     names.discard("")
     return names
@@ -210,7 +200,7 @@ def rename_value(graph: GraphProto, old: str, new: str) -> int:
         if annotation.tensor_name == old:
             annotation.tensor_name = new
             count += 1
-    for sub in _graphs_in(graph):
+    for sub in bodies_in(graph):
         if old not in _defined_in(sub):
             count += rename_value(sub, old, new)
     return count

@@ -84,33 +84,15 @@ def tensor_sites(
             yield site
 
 
-def tensors(
-    message: Message,
-    *,
-    attributes: bool = True,
-    sparse: bool = True,
-    functions: bool = True,
-    training: bool = True,
-    peek: bool = False,
-    needles: tuple[bytes, ...] = (),
-) -> Iterator[TensorProto]:
-    """The tensors in ``message``, in :data:`ORDER`; switches as for :func:`tensor_sites`.
+def tensors(message: Message, **switches: Any) -> Iterator[TensorProto]:
+    """The tensors in ``message``, in :data:`ORDER`; ``switches`` as for :func:`tensor_sites`.
 
     ``peek=True`` is for looking only: elements still waiting to be decoded are decoded
     one at a time and dropped instead of loaded, so a model read lazily stays small;
     waiting elements whose bytes contain none of ``needles`` are skipped. Tensors it
     yields may then be temporary copies.
     """
-    for site in tensor_sites(
-        message,
-        attributes=attributes,
-        sparse=sparse,
-        functions=functions,
-        training=training,
-        peek=peek,
-        needles=needles,
-        paths=False,
-    ):
+    for site in tensor_sites(message, paths=False, **switches):
         yield site.message  # type: ignore[misc]
 
 
