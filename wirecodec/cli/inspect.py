@@ -311,6 +311,29 @@ def _shortened(value: str) -> str:
     return f"{first[:_METADATA_CHARS]}… ({len(value):,} characters, {lines:,} lines; --json has all)"
 
 
+_LISTED_FILES: Final = 4  # more data files (or container entries) than this are summed up in one line
+
+
+def _external_lines(files: list[dict[str, Any]]) -> list[str]:
+    """Where tensor data lives: each data file, or (many files, a container's entries) one sum;
+    every problem on a line of its own."""
+    lines: list[str] = []
+    if len(files) <= _LISTED_FILES and not any(f["kind"] == "entry" for f in files):
+        for put in files:
+            where = f"file {_mib(put['file_size'])}" if put["file_size"] is not None else "not found"
+            text = f"{put['location']}: {put['tensors']} tensors, {_mib(put['bytes'])}; {where}"
+            lines += _wrapped("external data", text)
+    elif files:
+        kind = "entries" if files[0]["kind"] == "entry" else "files"
+        tensors, stored = sum(f["tensors"] for f in files), sum(f["bytes"] for f in files)
+        label = "in container" if kind == "entries" else "external data"
+        lines += _wrapped(label, f"{tensors} tensors in {len(files)} {kind}, {_mib(stored)}")
+    for put in files:
+        if put["error"]:
+            lines += _wrapped("  PROBLEM", put["error"])
+    return lines
+
+
 def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> list[str]:
     """The human-readable form of :func:`summarise`'s result, one fact per line, 80 columns."""
     s = summary
@@ -331,14 +354,7 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
     for dtype, entry in params["by_dtype"].items():
         count, tensors, size = entry["count"], entry["tensors"], _mib(entry["bytes"])
         lines += _wrapped(f"  {dtype}", f"{count:,} in {tensors} tensors, {size}")
-    for put in s["external_data"]:
-        where = f"{put['kind']} {_mib(put['file_size'])}" if put["file_size"] is not None else "not found"
-        label = "entry" if put["kind"] == "entry" else "external data"
-        lines += _wrapped(
-            label, f"{put['location']}: {put['tensors']} tensors, {_mib(put['bytes'])}; {where}"
-        )
-        if put["error"]:
-            lines += _wrapped("  PROBLEM", put["error"])
+    lines += _external_lines(s["external_data"])
     for label, key in (("inputs", "inputs"), ("outputs", "outputs")):
         values = s[key] or [{"name": "(none)", "type": ""}]
         for i, v in enumerate(values):
