@@ -57,10 +57,10 @@ def zip64_extra(*values: int) -> bytes:
     return struct.pack("<HH", 1, len(body)) + body
 
 
-def end_record(count: int, size: int, offset: int, comment: bytes = b"", **fields: int) -> bytes:
+def end_record(entries: int, size: int, offset: int, comment: bytes = b"", **fields: int) -> bytes:
     """An end of central directory record; ``fields`` override any of :data:`END_FIELDS`."""
     values = dict(
-        signature=0x06054B50, disk=0, directory_disk=0, on_disk=count, count=count,
+        signature=0x06054B50, disk=0, directory_disk=0, on_disk=entries, count=entries,
         directory_size=size, directory_offset=offset, comment_size=len(comment),
     )  # fmt: skip
     values.update(fields)
