@@ -521,6 +521,9 @@ def judge(data: bytes) -> None:
 # -- the fuzzer's driver ----------------------------------------------------------------------------
 
 
+_NOISE = 4  # byte overwrites after the structured mutations, at most
+
+
 def from_bytes(data: bytes) -> bytes:
     """An archive chosen by a fuzzer's input: a base, then one to three mutations of any family."""
     if len(data) < 2:
@@ -541,8 +544,9 @@ def from_bytes(data: bytes) -> bytes:
             with contextlib.suppress(ValueError, IndexError, struct.error):
                 archive = options[choice][1](archive)
         position += 3
-    # What remains of the input overwrites bytes at chosen places: byte-level noise on top.
-    for i in range(position, len(data) - 2, 3):
+    # What remains of the input overwrites bytes at chosen places: byte-level noise on top
+    # (a few bytes at most, so that the structure chosen above survives).
+    for i in range(position, min(len(data) - 2, position + 3 * _NOISE), 3):
         at = int.from_bytes(data[i : i + 2], "little") % max(len(archive), 1)
         archive = archive[:at] + data[i + 2 : i + 3] + archive[at + 1 :]
     return archive
