@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from tests.decode_modes import decode_mode  # noqa: F401  (the decode-mode matrix, for every test module)
 from tests.exports import Export, make_exports
 
 
