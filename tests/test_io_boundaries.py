@@ -222,7 +222,8 @@ def _content(fd: int) -> bytes | None:
 
 @pytest.fixture
 def journal(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, bytes | None]]:
-    """Every fsync (of a file: its path and what it held; of a directory) and every rename."""
+    """Every flush of a file AtomicFiles writes, every fsync (of a file: its path and what it
+    held; of a directory) and every rename, in order."""
     if not pathlib.Path("/proc/self/fd").is_dir():
         pytest.skip("reads what a descriptor holds through /proc/self/fd")
     events: list[tuple[str, str, bytes | None]] = []
@@ -245,6 +246,31 @@ def journal(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, bytes | Non
         )
         real_replace(source, target, **kwargs)
 
+    real_fdopen = os.fdopen
+
+    class Recorded:
+        """The file object AtomicFiles writes through, with each flush recorded."""
+
+        def __init__(self, file: Any) -> None:
+            self._file = file
+
+        def flush(self) -> None:
+            self._file.flush()
+            events.append(
+                ("flush", os.readlink(f"/proc/self/fd/{self._file.fileno()}"), _content(self._file.fileno()))
+            )
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._file, name)
+
+        def __enter__(self) -> Recorded:
+            self._file.__enter__()
+            return self
+
+        def __exit__(self, *exc_info: Any) -> Any:
+            return self._file.__exit__(*exc_info)
+
+    monkeypatch.setattr(os, "fdopen", lambda *args, **kwargs: Recorded(real_fdopen(*args, **kwargs)))
     monkeypatch.setattr(os, "fsync", syncing(real_fsync))
     monkeypatch.setattr(os, "fdatasync", syncing(real_fdatasync))
     monkeypatch.setattr(os, "replace", replace)
@@ -259,7 +285,8 @@ def _model(n: int) -> ModelProto:
 
 
 def _check_journal(events: list[tuple[str, str, bytes | None]], folder: pathlib.Path) -> None:
-    """Each file synced whole before its rename, every rename before the directory's fsync."""
+    """Each file flushed whole, then synced whole, then renamed; the directory synced after
+    the last rename."""
     renames = [(e[1].split(" -> "), e[2]) for e in events if e[0] == "rename"]
     assert renames, events
     for (source, target), held in renames:
@@ -270,6 +297,9 @@ def _check_journal(events: list[tuple[str, str, bytes | None]], folder: pathlib.
         assert events[synced[-1]][2] == final, f"{target}: what fsync saw is not what the file holds"
         rename_at = next(i for i, e in enumerate(events) if e[0] == "rename" and e[1].startswith(source))
         assert synced[-1] < rename_at, f"{target}: renamed before it was fsync'd"
+        flushed = [i for i, e in enumerate(events) if e[0] == "flush" and e[1] == source]
+        assert flushed and flushed[-1] < synced[-1], f"{target}: fsync'd before its last flush"
+        assert events[flushed[-1]][2] == final, f"{target}: flushed before it was complete"
     last_rename = max(i for i, e in enumerate(events) if e[0] == "rename")
     directory_syncs = [i for i, e in enumerate(events) if e[0] == "fsync-directory" and e[1] == str(folder)]
     assert directory_syncs and directory_syncs[-1] > last_rename, (
@@ -304,5 +334,5 @@ def test_not_durable_save_renames_whole_files_without_syncing(
     tmp_path: pathlib.Path, journal: list[tuple[str, str, bytes | None]]
 ) -> None:
     wirecodec.save(_model(3000), tmp_path / "m.onnx", durable=False)
-    assert [e[0] for e in journal] == ["rename"]
-    assert journal[0][2] == (tmp_path / "m.onnx").read_bytes()
+    assert [e[0] for e in journal if e[0] != "flush"] == ["rename"]
+    assert journal[-1][2] == (tmp_path / "m.onnx").read_bytes()
