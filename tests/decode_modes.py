@@ -88,10 +88,10 @@ SWITCHES: dict[str, str] = {
 
 
 def examples(budget: int) -> int:
-    """A Hypothesis budget shared out over the modes (at least 20 examples each), so the
+    """A Hypothesis budget shared out over the modes (at least 10 examples each), so the
     matrix costs about what one mode did: the suite's time, and the mutation harness's
     (``python -m tests.mutation``, under 5 minutes), stay where they were."""
-    return max(20, budget // len(MODES))
+    return max(10, budget // len(MODES))
 
 
 @pytest.fixture(params=MODES, ids=[mode.name for mode in MODES])
