@@ -133,7 +133,8 @@ def test_sweep(family: str) -> None:
     for label, data in zip_mutator.sweep(family):
         try:
             zip_mutator.judge(data)
-        except WireCodecError:
+        except WireCodecError as exc:
+            assert zip_mutator.MUST_LOAD not in label, f"{label}: refused ({exc})"
             continue
         except AssertionError as exc:
             raise AssertionError(f"{label}: {exc}") from exc

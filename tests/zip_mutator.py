@@ -247,6 +247,9 @@ def _paired_mutations(data: bytes) -> Iterator[Mutation]:
                 )
 
 
+MUST_LOAD = " [must load]"  # a label's mark: the rule for this mutation is "accepted", not "either"
+
+
 def _lookalike_records(data: bytes) -> list[tuple[str, bytes]]:
     layout = parse(data)
     end = data[layout.end : layout.end + 22]
@@ -271,11 +274,18 @@ def _lookalike_mutations(data: bytes) -> Iterator[Mutation]:
         for i, (start, size) in enumerate(layout.data):
             for where in sorted({0, max(0, size - len(record)), size // 2}):
                 if where + len(record) <= size:  # inside the entry only
-                    yield f"data[{layout.names[i]!r}]@{where}={kind}", _overwrite(start + where, record)
+                    # Data is just data: a tensor entry with a lookalike in it still loads
+                    # (the model entry's CRC, checked on load, would not match).
+                    must = MUST_LOAD if layout.names[i] != b"__MODEL_PROTO" else ""
+                    yield f"data[{layout.names[i]!r}]@{where}={kind}{must}", _overwrite(start + where, record)
         for pad in (b"", b"x"):
-            yield f"comment={pad!r}+{kind}", _comment(pad + record)
-        # A lookalike in the last central record's comment: it ends just before the end record.
-        yield f"last-central-comment={kind}", _last_central_comment(record)
+            # A complete end record ending the comment is the last end record, so it is read.
+            must = MUST_LOAD if kind not in ("end", "end-reaching-0") else ""
+            yield f"comment={pad!r}+{kind}{must}", _comment(pad + record)
+        # A lookalike in the last central record's comment: it ends just before the end
+        # record, where a ZIP64 locator would be.
+        must = MUST_LOAD if kind != "end64+locator" else ""
+        yield f"last-central-comment={kind}{must}", _last_central_comment(record)
 
 
 def _overwrite(at: int, record: bytes) -> Callable[[bytes], bytes]:
@@ -497,10 +507,12 @@ def judge(data: bytes) -> None:
         return
     with archive:
         assert [info.filename for info in archive.infolist()] == names, "zipfile lists other entries"
+        _check_records(data, archive)
         for tensor, reference in zip(iter_tensors(model), references, strict=True):
             ref = {e.key: e.value for e in reference.external_data}
             if not ref:
                 continue
+            assert ref["location"] != "__MODEL_PROTO", f"tensor {tensor.name!r} reads the model entry"
             try:
                 theirs = zipfile_bytes(archive, ref["location"])
             except NotImplementedError as exc:
@@ -516,6 +528,41 @@ def judge(data: bytes) -> None:
                 f"tensor {tensor.name!r}: other bytes"
             )
             to_array(tensor)
+
+
+_ENCRYPTED = 1 | 0x40 | 0x2000  # APPNOTE 4.4.4: encrypted, strong encryption, masked headers
+
+
+def _check_records(data: bytes, archive: zipfile.ZipFile) -> None:
+    """The table's principles, checked on an archive we accepted from zipfile's reading of its
+    central directory and the raw local headers: each local header agrees with its central
+    record (name, method, encryption; sizes and CRC unless a data descriptor is flagged),
+    every entry is stored, and no two entries' headers and data overlap."""
+    extents = []
+    for info in archive.infolist():
+        at = info.header_offset
+        local = struct.unpack_from(_LOCAL_FMT, data, at)
+        flags, method, crc, packed, size, name_size, extra_size = local[2], local[3], *local[6:]
+        name = data[at + 30 : at + 30 + name_size]
+        label = f"entry {info.filename!r}"
+        assert name == info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"), label
+        assert method == 0 and info.compress_type == 0, f"{label}: accepted though not stored in both records"
+        assert not (flags | info.flag_bits) & _ENCRYPTED, f"{label}: accepted though encrypted"
+        if not (flags | info.flag_bits) & 8:
+            extra = data[at + 30 + name_size : at + 30 + name_size + extra_size]
+            big = iter(_zip64(extra))
+            size = next(big) if size == 0xFFFFFFFF else size
+            packed = next(big) if packed == 0xFFFFFFFF else packed
+            assert (crc, size, packed) == (info.CRC, info.file_size, info.compress_size), (
+                f"{label}: accepted though its local header disagrees"
+            )
+        start = at + 30 + name_size + extra_size
+        extents.append((at, start + info.compress_size, info.filename))
+    extents.sort()
+    for (_, end, name), (next_at, _, next_name) in itertools.pairwise(extents):
+        assert end <= next_at, f"entries {name!r} and {next_name!r} overlap"
+    if extents:
+        assert extents[-1][1] <= archive.start_dir, "an entry runs into the central directory"
 
 
 # -- the fuzzer's driver ----------------------------------------------------------------------------
