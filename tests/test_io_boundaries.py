@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
+import struct
 from collections.abc import Iterator
 from typing import Any
 
@@ -336,3 +337,93 @@ def test_not_durable_save_renames_whole_files_without_syncing(
     wirecodec.save(_model(3000), tmp_path / "m.onnx", durable=False)
     assert [e[0] for e in journal if e[0] != "flush"] == ["rename"]
     assert journal[-1][2] == (tmp_path / "m.onnx").read_bytes()
+
+
+# -- a zip container past 4 GiB, sparse: ZIP64 offsets and sizes on a real file --------------------
+
+
+def _sparse_zip(path: pathlib.Path) -> dict[str, Any]:
+    """``big`` (4 GiB + 16 MiB of zeros with marks), then ``tail`` and ``__MODEL_PROTO`` past 4 GiB.
+
+    Records from tests/zip_forge.py, numbers in ZIP64 extras where 32 bits do not hold
+    them. The reader never checks a tensor entry's CRC-32, and 4 GiB of zeros are not
+    worth summing: ``big``'s CRC is 0 in both of its records (``tail``'s and the model's
+    are real, so zipfile reads those entries as well).
+    """
+    import zlib
+
+    from tests.zip_cases import model_bytes
+    from tests.zip_forge import U32, Member, _central, _local, end_record, zip64_extra
+
+    big_length = (4 << 30) + (16 << 20)
+    tail = _pattern(1 << 20).tobytes()
+    proto = model_bytes([("big", "big", big_length, None), ("tail", "tail", len(tail), None)])
+    big = Member(
+        b"big",
+        b"",
+        local={"size": U32, "packed_size": U32, "crc": 0},
+        local_extra=zip64_extra(big_length, big_length),
+        central={"size": U32, "packed_size": U32, "crc": 0},
+        central_extra=zip64_extra(big_length, big_length),
+    )
+    big_header = _local(big)
+    big_data = len(big_header)
+    tail_at = big_data + big_length
+    tail_member = Member(b"tail", tail, central={"offset": U32}, central_extra=zip64_extra(tail_at))
+    tail_header = _local(tail_member)
+    model_at = tail_at + len(tail_header) + len(tail)
+    model_member = Member(b"__MODEL_PROTO", proto)
+    model_header = _local(model_member)
+    directory_at = model_at + len(model_header) + len(proto)
+    model_member.central.update(offset=U32)
+    model_member.central_extra = zip64_extra(model_at)
+    directory = _central(big, 0) + _central(tail_member, U32) + _central(model_member, U32)
+    end64_at = directory_at + len(directory)
+    end64 = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 3, 3, len(directory), directory_at)
+    locator = struct.pack("<IIQI", 0x07064B50, 0, end64_at, 1)
+    end = end_record(0xFFFF, U32, U32)
+    marks = {at: (at | 1 << 63).to_bytes(8, "little") for at in (2 * GIB - 8, 2 * GIB, 4 * GIB - 8, 4 * GIB)}
+    marks[big_data] = b"first!!!"
+    marks[big_data + big_length - 8] = b"last!!!!"
+    with path.open("wb") as file:
+        file.truncate(end64_at + len(end64) + len(locator) + len(end))
+        pieces = [(0, big_header), (tail_at, tail_header + tail), (model_at, model_header + proto)]
+        pieces += [(directory_at, directory + end64 + locator + end), *marks.items()]
+        for at, data in pieces:
+            file.seek(at)
+            file.write(data)
+    assert zlib.crc32(tail) == struct.unpack_from("<I", tail_header, 14)[0]
+    return {"big_data": big_data, "big_length": big_length, "tail_at": tail_at, "tail": tail, "marks": marks}
+
+
+@pytest.fixture(scope="module")
+def sparse_zip(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[pathlib.Path, dict[str, Any]]]:
+    path = tmp_path_factory.mktemp("sparse-zip") / "big.onnxz"
+    plan = _sparse_zip(path)
+    if path.stat().st_blocks * 512 > 256 << 20:
+        path.unlink()
+        pytest.skip("this file system does not keep sparse files sparse")
+    yield path, plan
+    path.unlink()
+
+
+def test_zip_container_past_4_gib(sparse_zip: tuple[pathlib.Path, dict[str, Any]]) -> None:
+    import zipfile
+
+    from wirecodec.files.zip_container import load_zip
+
+    path, plan = sparse_zip
+    with zipfile.ZipFile(path) as archive:  # a second opinion on the ZIP64 records
+        infos = {info.filename: info for info in archive.infolist()}
+        assert infos["big"].file_size == plan["big_length"]
+        assert infos["tail"].header_offset == plan["tail_at"] > 1 << 32
+        assert archive.read("tail") == plan["tail"]
+    for model in (load_zip(path), wirecodec.load(path)):
+        big, tail = model.graph.initializer
+        view = big.raw_data
+        assert type(view.obj).__name__ == "mmap" and view.nbytes == plan["big_length"]
+        for at, mark in plan["marks"].items():
+            start = at - plan["big_data"]
+            assert bytes(view[start : start + 8]) == mark, at
+        assert bytes(tail.raw_data) == plan["tail"]
+        assert bytes(view[(3 << 30) : (3 << 30) + 64]) == bytes(64)  # unmarked: the file's zeros
