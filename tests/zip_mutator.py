@@ -588,7 +588,7 @@ def from_bytes(data: bytes) -> bytes:
         if options:
             choice = int.from_bytes(data[position + 1 : position + 3], "little") % len(options)
             # A mutation planned on the base may not fit an archive already mutated: skip it.
-            with contextlib.suppress(ValueError, IndexError, struct.error):
+            with contextlib.suppress(ValueError, IndexError, OverflowError, struct.error):
                 archive = options[choice][1](archive)
         position += 3
     # What remains of the input overwrites bytes at chosen places: byte-level noise on top
