@@ -1,11 +1,17 @@
-"""atheris harness: open zip model containers with ``load_zip``.
+"""atheris harness: open zip model containers with ``load_zip``, structure-aware.
 
-    python fuzz/fuzz_zip.py --make-seeds fuzz/zip_seeds     # valid containers to start from
-    python fuzz/fuzz_zip.py -atheris_runs=100000 fuzz/zip_seeds/
+    python fuzz/fuzz_zip.py -atheris_runs=100000                       # structure-aware
+    python fuzz/fuzz_zip.py --make-seeds fuzz/zip_seeds
+    python fuzz/fuzz_zip.py --bytes -atheris_runs=100000 fuzz/zip_seeds/  # the input is the archive
 
-The input is the archive. Only ``WireCodecError`` may escape; whatever loads must give
-each tensor exactly the bytes its reference names (never a range cut short at the end
-of the input), and ``to_array`` must accept or refuse each tensor with our errors too.
+By default the input is a recipe for ``tests/zip_mutator.py``: its first bytes choose a
+valid base archive and one to three record-level mutations (fields set to their edges,
+local and central records that disagree, lookalike signatures, reordered or repeated
+records, lying ZIP64 extras, references to ``__MODEL_PROTO``), the rest overwrite bytes
+on top. Each archive is held to ``zip_mutator.judge``: only ``WireCodecError`` may
+escape, and whatever loads, zipfile reads alike (same entries; each tensor exactly the
+bytes of its entry's range). With ``--bytes`` the input is the archive itself, checked
+as before: only our errors, and each tensor exactly the bytes its reference names.
 Without atheris installed the module still imports (the tests run
 :func:`test_one_input` on a few inputs) and runs under the plain mutation loop of
 ``_common.fuzz``.
@@ -22,12 +28,21 @@ from _common import fuzz, instrumented
 with instrumented():
     from _common import EXPECTED
 
+    from tests import zip_mutator
     from wirecodec.files.external import iter_tensors
     from wirecodec.files.zip_container import load_zip
     from wirecodec.tensors import to_array
 
 
 def test_one_input(data: bytes) -> None:
+    """The structure-aware harness: ``data`` chooses the archive (see the module docstring)."""
+    archive = zip_mutator.from_bytes(data)
+    with contextlib.suppress(EXPECTED):
+        zip_mutator.judge(archive)
+
+
+def test_one_archive(data: bytes) -> None:
+    """The byte-level harness: ``data`` is the archive."""
     try:
         model = load_zip(data)
         tensors = list(iter_tensors(model))
@@ -69,5 +84,8 @@ if __name__ == "__main__":
         make_seeds(
             pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent / "zip_seeds"
         )
+    elif "--bytes" in sys.argv:
+        sys.argv.remove("--bytes")
+        fuzz(test_one_archive)
     else:
         fuzz(test_one_input)

@@ -9,6 +9,7 @@ import tempfile
 import pytest
 from hypothesis import settings
 
+from tests.decode_modes import decode_mode  # noqa: F401  (the decode-mode matrix, for every test module)
 from tests.exports import Export, make_exports
 
 # The codec cache (wirecodec.protobuf.compile) goes to a temporary folder for the whole

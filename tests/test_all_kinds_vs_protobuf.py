@@ -1,7 +1,8 @@
 """Every scalar kind against upb: our small test schema, turned into a protobuf descriptor at run time.
 
 ONNX uses only some kinds (no sint, fixed, bool, packed enums); this gives protobuf the
-last word on all of them, for random messages and for random or mutated bytes.
+last word on all of them, for random messages and for random or mutated bytes, in every
+decode mode (``tests/decode_modes.py``; the examples are shared out over the modes).
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from schema_dsl import Message
+from tests.decode_modes import DecodeMode, examples
 from tests.pb_twins import pb_twins
 from tests.reference import assert_same
 from tests.strategies import messages
 from tests.test_codec import All
-from wirecodec import DecodeError, decode, encode
+from wirecodec import DecodeError, encode
 
 pytest.importorskip("google.protobuf", reason="protobuf is the reference (test extra)")
 from google.protobuf.message import DecodeError as PbDecodeError
 
 PB = pb_twins()  # upb twins of All, Guide1, ... built from our declarations
-_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The decode_mode fixture holds no state between examples (it only keeps its switches on).
+_SETTINGS = settings(
+    max_examples=examples(400),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 def _pb_parse(data: bytes) -> Any | None:
@@ -35,35 +42,36 @@ def _pb_parse(data: bytes) -> Any | None:
     return msg
 
 
-def _agree(data: bytes) -> None:
+def _agree(data: bytes, mode: DecodeMode) -> None:
     theirs = _pb_parse(data)
     if theirs is None:
         with pytest.raises(DecodeError):
-            decode(All, data)
+            mode.decode(All, data)
         return
-    mine = decode(All, data)
-    assert encode(mine) == theirs.SerializeToString()
+    mine = mode.decode(All, data)
+    assert mode.encode(mine) == theirs.SerializeToString()
 
 
 @_SETTINGS
 @given(messages(All, depth=2))
-def test_random_messages_serialize_like_protobuf(msg: Message) -> None:
-    data = encode(msg)
+def test_random_messages_serialize_like_protobuf(decode_mode: DecodeMode, msg: Message) -> None:
+    data = decode_mode.encode(msg)
     theirs = PB[All]()
     theirs.ParseFromString(data)
     assert theirs.SerializeToString() == data
     assert_same(msg, theirs)
+    assert decode_mode.encode(decode_mode.decode(All, data)) == data
 
 
 @_SETTINGS
 @given(st.binary(max_size=80))
-def test_random_bytes_accept_reject_and_reencode_agree(data: bytes) -> None:
-    _agree(data)
+def test_random_bytes_accept_reject_and_reencode_agree(decode_mode: DecodeMode, data: bytes) -> None:
+    _agree(data, decode_mode)
 
 
 @_SETTINGS
 @given(messages(All, depth=2), st.data())
-def test_mutated_messages_agree(msg: Message, data: st.DataObject) -> None:
+def test_mutated_messages_agree(decode_mode: DecodeMode, msg: Message, data: st.DataObject) -> None:
     raw = bytearray(encode(msg))
     assume(raw)
     for _ in range(data.draw(st.integers(1, 4))):
@@ -79,10 +87,10 @@ def test_mutated_messages_agree(msg: Message, data: st.DataObject) -> None:
             raw[i:i] = raw[i : i + data.draw(st.integers(1, 8))]
         if not raw:
             break
-    _agree(bytes(raw))
+    _agree(bytes(raw), decode_mode)
 
 
-def test_packed_enum_out_of_range_matches_protobuf() -> None:
+def test_packed_enum_out_of_range_matches_protobuf(decode_mode: DecodeMode) -> None:
     for data in (
         b"\xba\x01\x03\x01\x07\x02",
         b"\xba\x01\x0b\x01" + b"\xff" * 9 + b"\x01",
@@ -91,4 +99,4 @@ def test_packed_enum_out_of_range_matches_protobuf() -> None:
         b"\xb8\x01\x87\x00",
         b"\xb8\x81\x00\x07",
     ):
-        _agree(data)
+        _agree(data, decode_mode)

@@ -1,7 +1,8 @@
 """Differential: every model and data file of onnx's backend test corpus, generated at test time.
 
 For each file protobuf wrote: our decode → encode gives the identical bytes, and our
-decoded tree equals protobuf's parse field by field (presence included).
+decoded tree equals protobuf's parse field by field (presence included), in every
+decode mode (``tests/decode_modes.py``).
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import pathlib
 
 import pytest
 
+from tests.decode_modes import DecodeMode
 from tests.reference import CorpusItem, assert_same, backend_corpus, message_class, pb_class
-from wirecodec import decode, encode
 
 
 @pytest.fixture(scope="module")
@@ -30,30 +31,30 @@ def test_corpus_is_the_real_thing(corpus: list[CorpusItem]) -> None:
     assert kinds["SequenceProto"] > 0 and kinds["OptionalProto"] > 0, kinds
 
 
-def test_every_file_round_trips_byte_identically(corpus: list[CorpusItem]) -> None:
+def test_every_file_round_trips_byte_identically(corpus: list[CorpusItem], decode_mode: DecodeMode) -> None:
     failures = []
     for item in corpus:
         cls = message_class(item.message)
-        if encode(decode(cls, item.data)) != item.data:
+        if decode_mode.encode(decode_mode.decode(cls, item.data)) != item.data:
             failures.append(item.name)
     assert not failures, f"{len(failures)} of {len(corpus)} differ, e.g. {failures[:5]}"
 
 
-def test_every_file_matches_protobufs_parse(corpus: list[CorpusItem]) -> None:
+def test_every_file_matches_protobufs_parse(corpus: list[CorpusItem], decode_mode: DecodeMode) -> None:
     for item in corpus:
         cls = message_class(item.message)
         theirs = pb_class(cls)()
         theirs.ParseFromString(item.data)
-        assert_same(decode(cls, item.data), theirs, item.name)
+        assert_same(decode_mode.decode(cls, item.data), theirs, item.name)
 
 
-def test_bytes_fields_stay_views(corpus: list[CorpusItem]) -> None:
+def test_bytes_fields_stay_views(corpus: list[CorpusItem], decode_mode: DecodeMode) -> None:
     checked = 0
     for item in corpus:
         if item.message != "TensorProto":
             continue
         data = bytearray(item.data)
-        tensor = decode(message_class("TensorProto"), data)
+        tensor = decode_mode.decode(message_class("TensorProto"), data)
         if tensor.HasField("raw_data"):
             assert isinstance(tensor.raw_data, memoryview)
             assert tensor.raw_data.obj is data

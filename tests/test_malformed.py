@@ -1,20 +1,35 @@
 """Malformed input, family by family (after protobuf's conformance suite), on real ONNX messages.
 
 Each input must give a DecodeError with the right byte offset and a path naming the
-field; where protobuf is installed, upb must reject the same input.
+field; where protobuf is installed, upb must reject the same input. Every test runs in
+every decode mode (``tests/decode_modes.py``): ``decode`` below is the mode's.
 """
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import pytest
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+from tests.decode_modes import DecodeMode
 from wirecodec import DecodeError, decode, encode
 from wirecodec.protobuf.wire import encode_varint
 
 NODE = NodeProto(op_type="Relu", input=["x"], output=["y"], attribute=[AttributeProto(name="a", i=5, type=2)])
 MODEL = ModelProto(ir_version=9, graph=GraphProto(name="g", node=[NODE]))
 TENSOR = TensorProto(name="t", dims=[2, 3], data_type=1, float_data=[1.0, 2.0, 3.0], int64_data=[1, 300])
+
+
+@pytest.fixture(autouse=True)
+def _in_every_mode(decode_mode: DecodeMode, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test here decodes through the mode's decode (and so runs once per mode)."""
+
+    def mode_decode(cls: Any, data: Any, **options: Any) -> Any:
+        return decode_mode.decode(cls, data, **options)
+
+    monkeypatch.setattr(sys.modules[__name__], "decode", mode_decode)
 
 
 def _upb_rejects(cls: type, data: bytes) -> None:

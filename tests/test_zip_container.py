@@ -840,7 +840,8 @@ def test_fuzz_harness_imports_without_atheris() -> None:
         import fuzz_zip  # type: ignore[import-not-found]
     finally:
         sys.path.remove(str(ROOT / "fuzz"))
-    fuzz_zip.test_one_input(_BASE)
-    fuzz_zip.test_one_input(_BASE[:-5])
+    fuzz_zip.test_one_archive(_BASE)
+    fuzz_zip.test_one_archive(_BASE[:-5])
+    fuzz_zip.test_one_archive(b"")
     fuzz_zip.test_one_input(b"")
     assert os.path.basename(fuzz_zip.__file__) == "fuzz_zip.py"

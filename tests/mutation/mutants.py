@@ -1,7 +1,9 @@
 """The named mutants: one deliberate bug each, as exact text to find and its replacement.
 
 Each says which tests should kill it (``tests``: a pytest selection run in the mutated
-copy). The first four are the ones issue 13 names; the rest probe claims nearby. The
+copy). The first four are the ones issue 13 names; the rest probe claims nearby. The last
+seven are the survivors of issue 26's audit (each survived the whole suite before the
+test named with it was written). The
 old text must occur exactly once in its file (the harness refuses to run otherwise), so
 a mutant that no longer matches the code fails loudly instead of "surviving" unseen.
 """
@@ -28,6 +30,8 @@ class Mutant:
 _LAZY = "tests/test_lazy_agreement.py"
 _OFFSETS = "tests/test_offsets_oracle.py"
 _ZERO_COPY = "tests/test_zero_copy.py"
+_ZIP = "tests/test_zip_hostile.py"
+_IO = "tests/test_io_boundaries.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -60,7 +64,12 @@ MUTANTS: tuple[Mutant, ...] = (
         'fit in int64")\n    return encode_varint(v + _U64 if v < 0 else v)',
         'fit in int64")\n    return encode_varint(v + _U64 if v < 0 else v) if v < 1 << 56 else '
         "bytes([(v >> 7 * i) & 0x7F | 0x80 for i in range(9)]) + bytes([v >> 63])",
-        ("tests/test_all_kinds_vs_protobuf.py", "tests/test_codec.py", "tests/test_properties.py"),
+        (
+            "tests/test_assignment_bounds.py",
+            "tests/test_all_kinds_vs_protobuf.py",
+            "tests/test_codec.py",
+            "tests/test_properties.py",
+        ),
         "the encoder writes int64 values of 2**56 and more as ten-byte varints (valid, not canonical)",
     ),
     Mutant(
@@ -74,16 +83,16 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "validator-packed-run-to-message-end",
         "wirecodec/protobuf/gen_validate.py",
-        'w(ind, "_vpv(buf, pos, p2)")',
-        'w(ind, "_vpv(buf, pos, end)")',
+        'f"if not _pcv(buf, pos, p2, ',
+        'f"if not _pcv(buf, pos, end, ',
         (_LAZY,),
         "the validator reads a packed varint run up to the element's end, not the run's",
     ),
     Mutant(
         "validator-depth-not-counted",
         "wirecodec/protobuf/gen_validate.py",
-        'f"_v_{spec.name}(buf, pos, p2, depth - 1)\\npos = p2"',
-        'f"_v_{spec.name}(buf, pos, p2, depth)\\npos = p2"',
+        'f"if not _v_{spec.name}(buf, pos, p2, depth - 1):',
+        'f"if not _v_{spec.name}(buf, pos, p2, depth):',
         (_OFFSETS, "tests/test_lazy.py", "tests/test_limits.py"),
         "the validator does not count nesting inside deferred elements against max_depth",
     ),
@@ -118,5 +127,63 @@ MUTANTS: tuple[Mutant, ...] = (
         "if depth_left < 0:",
         (_OFFSETS, "tests/test_limits.py", "tests/test_malformed.py"),
         "unknown groups may nest one level deeper than max_depth allows",
+    ),
+    Mutant(
+        "zip-local-method-unchecked",
+        "wirecodec/files/zip_records.py",
+        "if flags & _ANY_ENCRYPTION or method != STORED:",
+        "if flags & _ANY_ENCRYPTION:",
+        (_ZIP,),
+        "the local header's compression method is no longer checked (the central record's still is)",
+    ),
+    Mutant(
+        "zip-first-end-record",
+        "wirecodec/files/zip_records.py",
+        "position = tail.rfind(signature)\n",
+        "position = tail.find(signature)\n",
+        (_ZIP,),
+        "the first end-of-central-directory signature is taken instead of the last",
+    ),
+    Mutant(
+        "zip-tensor-from-model-entry",
+        "wirecodec/files/zip_container.py",
+        "if entry is None or entry.name == MODEL_ENTRY:",
+        "if entry is None:",
+        (_ZIP,),
+        "a tensor may take its bytes from the __MODEL_PROTO entry",
+    ),
+    Mutant(
+        "pread-chunks-from-the-start",
+        "wirecodec/files/stream_input.py",
+        "[view[got : got + _CHUNK]], self._base + offset + got)",
+        "[view[got : got + _CHUNK]], self._base + offset)",
+        (_IO,),
+        "a payload over 16 MiB read with read(): every chunk re-read from the payload's start",
+    ),
+    Mutant(
+        "fsync-before-flush",
+        "wirecodec/files/atomic.py",
+        "            yield file\n            file.flush()\n            if self._durable:\n"
+        "                os.fsync(file.fileno())\n",
+        "            yield file\n            if self._durable:\n                os.fsync(file.fileno())\n"
+        "            file.flush()\n",
+        (_IO,),
+        "an atomic save fsyncs each file before flushing Python's buffer into it",
+    ),
+    Mutant(
+        "complex-typed-length-halved",
+        "wirecodec/checker/tensors.py",
+        "return 2 * count",
+        "return count",
+        ("tests/test_typed_lengths.py",),
+        "the checker counts one float per COMPLEX64/128 element in the typed field, not two",
+    ),
+    Mutant(
+        "uint32-bound-off-by-one",
+        "schema_dsl/assign.py",
+        "Kind.UINT32: (0, (1 << 32) - 1),",
+        "Kind.UINT32: (0, 1 << 32),",
+        ("tests/test_assignment_bounds.py",),
+        "a uint32 field accepts 2**32 (upper bound off by one)",
     ),
 )

@@ -3,6 +3,7 @@
     python -m tests.mutation                      # every mutant, each with its own tests
     python -m tests.mutation --only validator-short-by-one --tests tests/test_lazy.py
     python -m tests.mutation --list
+    python -m tests.mutation --jobs 1             # one pytest run at a time (default: 2)
 
 For each mutant: copy the tree to a temporary directory (sources only: no .git, caches,
 virtualenvs or fuzz output), replace the mutant's exact old text with its new text,
@@ -16,6 +17,7 @@ Exit status: 0 when every mutant was killed, 1 when one survived, 2 for a harnes
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import shutil
@@ -83,9 +85,22 @@ def _copy_tree(into: pathlib.Path) -> pathlib.Path:
     return copy
 
 
-def _pytest(copy: pathlib.Path, tests: Sequence[str], timeout: float) -> tuple[int, str]:
+def _pytest(
+    copy: pathlib.Path, tests: Sequence[str], timeout: float, basetemp: pathlib.Path
+) -> tuple[int, str]:
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
-    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
+    # Each run its own basetemp: concurrent runs never share (or clean up) each other's.
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        f"--basetemp={basetemp}",
+        *tests,
+    ]
     done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:]
@@ -110,7 +125,7 @@ def run_one(mutant: Mutant, tests: Sequence[str], timeout: float) -> Result:
         copy = _copy_tree(pathlib.Path(scratch))
         apply(mutant, copy)
         started = time.perf_counter()
-        code, summary = _pytest(copy, tests, timeout)
+        code, summary = _pytest(copy, tests, timeout, pathlib.Path(scratch) / "basetemp")
         seconds = time.perf_counter() - started
     if code == 0:
         verdict = "survived"
@@ -123,15 +138,38 @@ def run_one(mutant: Mutant, tests: Sequence[str], timeout: float) -> Result:
     return Result(mutant, verdict, seconds, tuple(tests), summary)
 
 
-def baseline(tests: Sequence[str], timeout: float) -> str:
-    """Run ``tests`` on an unmutated copy; they must pass."""
+def _share_out(tests: Sequence[str], jobs: int) -> list[list[str]]:
+    """``tests`` in ``jobs`` groups of about equal size on disk (a rough proxy for their time)."""
+    groups: list[list[str]] = [[] for _ in range(max(1, min(jobs, len(tests))))]
+    weights = [0] * len(groups)
+
+    def size(test: str) -> int:
+        path = ROOT / test.split("::")[0]
+        return path.stat().st_size if path.is_file() else 0
+
+    for test in sorted(tests, key=size, reverse=True):
+        lightest = weights.index(min(weights))
+        groups[lightest].append(test)
+        weights[lightest] += size(test)
+    return groups
+
+
+def baseline(tests: Sequence[str], timeout: float, jobs: int = 1) -> str:
+    """Run ``tests`` on an unmutated copy (in ``jobs`` pytest processes at once); they must pass."""
     with tempfile.TemporaryDirectory(prefix="wirecodec-baseline-") as scratch:
         copy = _copy_tree(pathlib.Path(scratch))
         _imports_the_copy(copy)
-        code, summary = _pytest(copy, tests, timeout)
-    if code != 0:
-        raise HarnessError(f"the selection fails without any mutant: {' '.join(tests)} ({summary})")
-    return summary
+        groups = _share_out(tests, jobs)
+        with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
+            runs = [
+                pool.submit(_pytest, copy, group, timeout, pathlib.Path(scratch) / f"basetemp-{i}")
+                for i, group in enumerate(groups)
+            ]
+            outcomes = [(run.result(), group) for run, group in zip(runs, groups, strict=True)]
+    for (code, summary), group in outcomes:
+        if code != 0:
+            raise HarnessError(f"the selection fails without any mutant: {' '.join(group)} ({summary})")
+    return "; ".join(summary for (_, summary), _ in outcomes)
 
 
 def table(results: Sequence[Result]) -> str:
@@ -154,6 +192,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per pytest run")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="pytest runs at once (default: 2 or the CPUs)",
+    )
     args = parser.parse_args(argv)
 
     chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
@@ -170,13 +214,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_baseline:
             selections = {tuple(args.tests)} if args.tests else {m.tests for m in chosen}
             everything = sorted({t for selection in selections for t in selection})
-            print(f"baseline: {baseline(everything, args.timeout)}", flush=True)
-        results = []
-        for mutant in chosen:
-            result = run_one(mutant, args.tests or mutant.tests, args.timeout)
-            results.append(result)
-            line = f"{result.verdict:<20} {mutant.name:<38} {result.seconds:6.1f} s  {result.summary}"
-            print(line, flush=True)
+            print(f"baseline: {baseline(everything, args.timeout, args.jobs)}", flush=True)
+        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            runs = [
+                pool.submit(run_one, mutant, args.tests or mutant.tests, args.timeout) for mutant in chosen
+            ]
+            for run in concurrent.futures.as_completed(runs):
+                result = run.result()
+                line = (
+                    f"{result.verdict:<20} {result.mutant.name:<38} {result.seconds:6.1f} s  {result.summary}"
+                )
+                print(line, flush=True)
+            results = [run.result() for run in runs]  # the table keeps the mutants' order
     except HarnessError as exc:
         print(f"mutation harness: {exc}", file=sys.stderr)
         return 2

@@ -232,6 +232,9 @@ def _read_central_record(buffer: Any, offset: int, directory: _Directory, index:
     check_entry_name(name, where)
     label = f"entry {name!r}"
     extra = bytes(buffer[name_start + name_size : name_start + name_size + extra_size])
+    # Checked whole even when no ZIP64 value is needed: zipfile refuses a malformed extra
+    # field, and an archive two readers see differently is one we do not open.
+    _extra_fields(extra, label)
     placeholders = (("size", size), ("packed_size", packed_size), ("offset", header_offset))
     wanted = [(n, 8) for n, v in placeholders if v == U32_MAX]
     if disk == U16_MAX:
@@ -284,8 +287,9 @@ def _check_local_header(
             f"{label}: its {size} bytes at offset {data_offset} run into the central directory "
             f"(offset {directory.offset})"
         )
+    extra = bytes(buffer[name_start + local_name_size : data_offset])
+    _extra_fields(extra, f"{label}: its local header")
     if not flags & _FLAG_DATA_DESCRIPTOR and not central_flags & _FLAG_DATA_DESCRIPTOR:
-        extra = bytes(buffer[name_start + local_name_size : data_offset])
         wanted = [(n, 8) for n, v in (("size", local_size), ("packed_size", local_packed)) if v == U32_MAX]
         big = _zip64_values(extra, wanted, f"{label}: its local header")
         local_size, local_packed = big.get("size", local_size), big.get("packed_size", local_packed)
