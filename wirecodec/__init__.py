@@ -12,6 +12,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# Messages of schema_dsl serialize through the codec this package installs. The codec
+# itself (the compiler and its generated code) is imported when a message first
+# serializes, not here: a stand-in takes its place until then, so that
+# ``import wirecodec; ModelProto(...).SerializeToString()`` works and importing stays cheap.
+from schema_dsl.contract import install_codec as _install_codec
+
 # The errors are small (no imports of their own) and are what callers catch: always loaded.
 from wirecodec.errors import (
     CheckError,
@@ -27,6 +33,31 @@ from wirecodec.errors import (
     TensorError,
     WireCodecError,
 )
+
+
+class _CodecOnFirstUse:
+    """Imports ``wirecodec.protobuf.codec`` (which installs the real codec) on first use."""
+
+    @staticmethod
+    def _real() -> Any:
+        from schema_dsl.contract import the_codec
+
+        importlib.import_module("wirecodec.protobuf.codec")
+        return the_codec()
+
+    def encode(self, message: Any) -> bytes:
+        encoded: bytes = self._real().encode(message)
+        return encoded
+
+    def byte_size(self, message: Any) -> int:
+        size: int = self._real().byte_size(message)
+        return size
+
+    def decode(self, cls: Any, data: Any) -> Any:
+        return self._real().decode(cls, data)
+
+
+_install_codec(_CodecOnFirstUse())
 
 if TYPE_CHECKING:
     from schema_dsl.text_format import to_text

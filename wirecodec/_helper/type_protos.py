@@ -91,6 +91,7 @@ def make_tensor_value_info(
 ) -> ValueInfoProto:
     """A ValueInfoProto of a tensor: name, element type, shape.
 
+    >>> from schema_dsl.onnx import TensorProto
     >>> v = make_tensor_value_info("X", TensorProto.DataType.FLOAT, ["N", 3, None])
     >>> [d.WhichOneof("value") for d in v.type.tensor_type.shape.dim]
     ['dim_param', 'dim_value', None]
