@@ -117,6 +117,7 @@ _HELPERS: Final[dict[str, Any]] = {
     "_fspan": origin.field_span,
     # lazy repeated sub-messages
     "_pending": lazy.pending,
+    "_pending_run": lazy.pending_run,
     # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
     "_offer": memo.offer,
     "_rebuild": memo.rebuild,
