@@ -33,7 +33,7 @@ from typing import Any, Final, Literal
 from schema_dsl import Kind, Message
 from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, memo, notes, origin, paths
+from wirecodec.protobuf import lazy, memo, notes, origin, paths, schema_cache
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen_decode import DecoderSource, function_name
 from wirecodec.protobuf.gen_encode import EncoderSource
@@ -181,13 +181,6 @@ def _register(filename: str, text: str) -> None:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
 
-def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
-    _register(filename, text)
-    exec(_code(text, filename), namespace)
-    fn: Callable[..., Any] = namespace[name]
-    return fn
-
-
 # -- compiled code kept on disk, as Python keeps .pyc files ----------------------------------
 #
 # Compiling the generated source is most of what a codec costs (tens of milliseconds for
@@ -252,8 +245,8 @@ def _private(folder: pathlib.Path) -> bool:
     return not hasattr(os, "getuid") or info.st_uid == os.getuid()
 
 
-def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
-    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+def _read_payload(folder: pathlib.Path, path: pathlib.Path) -> Any:
+    """The object marshalled at ``path``, or None if missing, unreadable, damaged or not ours."""
     try:
         with open(path, "rb") as file:
             data = file.read()
@@ -262,12 +255,42 @@ def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types
         digest, payload = data[:_DIGEST], data[_DIGEST:]
         if hashlib.sha256(payload).digest() != digest:
             return None  # damaged (a torn write, a bad disk): compile it again
-        code = marshal.loads(payload)
+        return marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         return None
+
+
+def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
+    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+    code = _read_payload(folder, path)
     if not isinstance(code, types.CodeType) or code.co_filename != filename:
         return None
     return code
+
+
+def _shipped_entry(
+    cls: type[Message], kind: str, thresholds: object
+) -> tuple[pathlib.Path, pathlib.Path] | None:
+    """Folder and path of the entry of a codec of the library's own schema (keyed without
+    its source, wirecodec.protobuf.schema_cache), or None (no cache, or another class)."""
+    folder = cache_folder()
+    found = None if folder is None else schema_cache.key(cls, kind, thresholds)
+    if folder is None or found is None:
+        return None
+    return folder, folder / f"{sys.implementation.cache_tag}-schema-{found}.code"
+
+
+def _read_entry(
+    folder: pathlib.Path, path: pathlib.Path, filename: str
+) -> tuple[types.CodeType, str, Any] | None:
+    """A schema entry's (code, source, constant tokens), or None if missing or not ours."""
+    entry = _read_payload(folder, path)
+    if not (isinstance(entry, tuple) and len(entry) == 3):
+        return None
+    code, text, constants = entry
+    if not isinstance(code, types.CodeType) or code.co_filename != filename or not isinstance(text, str):
+        return None
+    return code, text, constants
 
 
 def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
@@ -313,18 +336,53 @@ def _filename(what: str, cls: type[Message]) -> str:
 def _build(cls: type[Message], kind: str) -> _Compiled:
     flavor, thresholds = _KINDS[kind]
     schema = cls.__schema__
-    gen: DecoderSource | EncoderSource
-    if flavor is None:
-        gen, name = EncoderSource(schema), function_name("encode", schema)
-    else:
-        gen, name = DecoderSource(schema, flavor, thresholds), function_name("decode", schema)
-    text = gen.source()
     namespace = dict(_HELPERS)
-    namespace.update(gen.constants)
     namespace["_C"] = cls
     namespace["_D"] = schema.detached
     namespace["_H"] = schema.holder
-    return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
+
+    def generate() -> tuple[str, dict[str, object]]:
+        gen = EncoderSource(schema) if flavor is None else DecoderSource(schema, flavor, thresholds)
+        return gen.source(), gen.constants
+
+    name = function_name("encode" if flavor is None else "decode", schema)
+    text = _run_generated(cls, kind, thresholds, namespace, generate)
+    return _Compiled(namespace, namespace[name], text)
+
+
+def _run_generated(
+    cls: type[Message],
+    kind: str,
+    thresholds: object,
+    namespace: dict[str, Any],
+    generate: Callable[[], tuple[str, dict[str, object]]],
+) -> str:
+    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source.
+
+    A class of the library's own schema takes code, source and constants from its
+    entry keyed without the source (wirecodec.protobuf.schema_cache), generating
+    nothing; any other generates its source, whose code the cache keys by it.
+    """
+    schema = cls.__schema__
+    filename = _filename(kind, cls)
+    shipped = _shipped_entry(cls, kind, thresholds)
+    found = None if shipped is None else _read_entry(*shipped, filename)
+    resolved = None if found is None else schema_cache.resolve(schema, found[2])
+    if found is not None and resolved is not None:
+        code, text = found[0], found[1]
+    else:
+        text, constants = generate()
+        resolved = constants
+        tokens = None if shipped is None else schema_cache.tokens(schema, constants)
+        if shipped is None or tokens is None:
+            code = _code(text, filename)
+        else:
+            code = compile(text, filename, "exec")
+            _write_code(*shipped, marshal.dumps((code, text, tokens)))
+    namespace.update(resolved)
+    _register(filename, text)
+    exec(code, namespace)
+    return text
 
 
 def _link(cls: type[Message], compiled: _Compiled, kind: str) -> None:
@@ -415,9 +473,14 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     compiled = _compiled(cls, kind)
     with _LOCK:
         if compiled.validator is None:
-            text = ValidatorSource(cls.__schema__).source()
-            name = function_name("validate", cls.__schema__)
-            compiled.validator = _exec(text, _filename(f"{kind} validator", cls), compiled.namespace, name)
+            schema = cls.__schema__
+
+            def generate() -> tuple[str, dict[str, object]]:
+                return ValidatorSource(schema).source(), {}
+
+            thresholds = _KINDS[kind][1]
+            text = _run_generated(cls, f"{kind} validator", thresholds, compiled.namespace, generate)
+            compiled.validator = compiled.namespace[function_name("validate", schema)]
             compiled.validator_source = text
     return compiled.validator
 
