@@ -250,7 +250,9 @@ v = {unpack}(buf, pos)[0]""",
         small, first, checked = self.thresholds.small, self.thresholds.eager_first, self.thresholds.checked
         r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
         fn = f"_d_{spec.name}"
-        if first > 0:
+        if spec.rarely_read:  # every element waits, whatever its size (schema_dsl.fields.repeated)
+            w(ind, "if False:")
+        elif first > 0:
             w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         else:  # every element may wait, the first one included
             w(ind, f"if n >= {small}:")

@@ -1,4 +1,5 @@
-"""Lazy elements: small repeated sub-messages kept as byte offsets until their field is read.
+"""Lazy elements: small repeated sub-messages, rarely read fields and long packed numeric
+runs kept as byte offsets until their field is read.
 
 This module is the one place that knows the protocol; everything else goes through the
 functions named here.
@@ -13,6 +14,14 @@ records cost 40 MB instead of a Python object each: every Python object the deco
 does build stands for at least ``small`` bytes of input, which bounds how far memory
 can grow past the input (docs/hostile-input.md). Lazy decoding runs only on read-only
 buffers: the bytes must not change before the elements are decoded.
+
+**Other policies, the same records.** A field declared ``rarely_read``
+(schema_dsl.fields.repeated: every ``metadata_props``) leaves *every* element waiting,
+whatever its size: validated now, decoded if read. A packed run of fixed-width numbers
+(``float_data``, ``double_data``, ...) of at least ``run_small`` bytes is only checked
+(its length a multiple of the width) and kept as its offset in a :class:`PendingRun`,
+read into the list the eager decoder builds on first read. Both are pending fields of
+the same table, loaded by the same calls.
 
 **The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
 owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
