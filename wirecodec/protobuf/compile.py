@@ -188,6 +188,8 @@ def _register(filename: str, text: str) -> None:
 # kept, marshalled, in a cache folder, under a hash of everything they depend on: the
 # interpreter's bytecode format, the file name and the generated source itself. Changed
 # generators or schemas make new source and so new entries; nothing is ever stale.
+# Codecs of the library's own schema skip even generating the source: their entries
+# are keyed by the library's files instead (wirecodec.protobuf.schema_cache).
 
 CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
 # Entries kept; past this, the oldest (by modification time) go. A process using every
