@@ -25,6 +25,14 @@ if sys.argv[1] == "forbid":
         raise AssertionError("generated although the cache holds the codec")
     for gen in (gen_decode.DecoderSource, gen_encode.EncoderSource, gen_validate.ValidatorSource):
         gen.source = refuse
+from wirecodec.protobuf import compile as compile_module, schema_cache
+if sys.argv[1] == "source-keys":  # as a library whose schema entries are not there
+    schema_cache.key = lambda *args: None
+if sys.argv[1] == "no-compile":  # as under python -B: nothing written, nothing compiled
+    sys.dont_write_bytecode = True
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled although the cache holds the code")
+    compile_module.compile = refuse
 import wirecodec
 from wirecodec.protobuf.compile import defer_every_element, source
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
@@ -63,6 +71,16 @@ def test_a_second_process_generates_no_source(tmp_path: pathlib.Path) -> None:
     assert entries and all("-schema-" in name for name in entries)
     assert _run(cache, "forbid") == first  # same values, same source shown
     assert sorted(path.name for path in cache.iterdir()) == entries
+
+
+def test_without_its_schema_entry_a_codec_is_still_found_by_its_source(tmp_path: pathlib.Path) -> None:
+    # A cache written by a library that kept only entries keyed by source, read by a
+    # process that may write nothing: the source is generated, but not compiled again.
+    cache = tmp_path / "codecs"
+    first = _run(cache, "source-keys")
+    assert not any("-schema-" in path.name for path in cache.iterdir())
+    assert _run(cache, "no-compile") == first
+    assert not any("-schema-" in path.name for path in cache.iterdir())
 
 
 class Local(Message):

@@ -223,8 +223,9 @@ def cache_folder() -> pathlib.Path | None:
     return pathlib.Path(home) / ".cache" / "wirecodec" / "codecs"
 
 
-def _code(text: str, filename: str) -> types.CodeType:
-    """The compiled ``text``: from the cache when it holds it, else compiled (and stored)."""
+def _code(text: str, filename: str, store: bool = True) -> types.CodeType:
+    """The compiled ``text``: from the cache when it holds it, else compiled (and stored,
+    unless not to ``store``: its caller keeps it under a key of its own)."""
     folder = cache_folder()
     if folder is None:
         return compile(text, filename, "exec")
@@ -235,7 +236,8 @@ def _code(text: str, filename: str) -> types.CodeType:
     code = _read_code(folder, path, filename)
     if code is None:
         code = compile(text, filename, "exec")
-        _write_code(folder, path, marshal.dumps(code))
+        if store:
+            _write_code(folder, path, marshal.dumps(code))
     return code
 
 
@@ -376,10 +378,10 @@ def _run_generated(
         text, constants = generate()
         resolved = constants
         tokens = None if shipped is None else schema_cache.tokens(schema, constants)
-        if shipped is None or tokens is None:
-            code = _code(text, filename)
-        else:
-            code = compile(text, filename, "exec")
+        # An entry keyed by this very source (written by another version of the library,
+        # or where the schema entry cannot be written) still saves compiling it.
+        code = _code(text, filename, store=shipped is None or tokens is None)
+        if shipped is not None and tokens is not None:
             _write_code(*shipped, marshal.dumps((code, text, tokens)))
     namespace.update(resolved)
     _register(filename, text)
