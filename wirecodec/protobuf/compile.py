@@ -23,7 +23,6 @@ import os
 import pathlib
 import struct
 import sys
-import tempfile
 import threading
 import types
 from collections.abc import Callable, Iterator
@@ -305,6 +304,8 @@ def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> Non
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
             return
+        import tempfile  # here: it imports shutil, random, bz2, lzma; only a write needs it
+
         fd, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as file:
