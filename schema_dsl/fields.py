@@ -147,6 +147,7 @@ class FieldSpec:
     _annotation: str = field(default="", repr=False)
     view: bool = False
     noted: bool = False  # decoders report each record of it (see ``optional``)
+    rarely_read: bool = False  # lazy decoders leave every element waiting (see ``repeated``)
     _container: type | None = field(default=None, repr=False)  # see schema_dsl.containers
 
     @property
@@ -226,6 +227,14 @@ def repeated(
     *,
     packed: bool = False,
     enum: type[enum.IntEnum] | None = None,
+    rarely_read: bool = False,
 ) -> Any:
-    """Declare a ``repeated`` field; ``packed`` only where the .proto says ``[packed = true]``."""
-    return FieldSpec(number, kind, repeated=True, packed=packed, enum_type=enum)
+    """Declare a ``repeated`` field; ``packed`` only where the .proto says ``[packed = true]``.
+
+    ``rarely_read``: a message field most readers never look at (metadata): a lazy
+    decoder validates its elements and leaves every one waiting until the field is read
+    (wirecodec.protobuf.lazy), whatever their size. Only *when* to defer changes.
+    """
+    if rarely_read and kind is not Kind.MESSAGE:
+        raise SchemaError(f"field {number}: only a message field can be rarely_read")
+    return FieldSpec(number, kind, repeated=True, packed=packed, enum_type=enum, rarely_read=rarely_read)

@@ -137,7 +137,7 @@ class ValueInfoProto(Message):
     name: str = optional(1, STRING)
     type: TypeProto = optional(2, MESSAGE)
     doc_string: str = optional(3, STRING)
-    metadata_props: list[StringStringEntryProto] = repeated(4, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(4, MESSAGE, rarely_read=True)
 
 
 class NodeProto(Message):
@@ -151,7 +151,7 @@ class NodeProto(Message):
     overload: str = optional(8, STRING)
     attribute: list[AttributeProto] = repeated(5, MESSAGE)
     doc_string: str = optional(6, STRING)
-    metadata_props: list[StringStringEntryProto] = repeated(9, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(9, MESSAGE, rarely_read=True)
     device_configurations: list[NodeDeviceConfigurationProto] = repeated(10, MESSAGE)
 
 
@@ -214,7 +214,7 @@ class ModelProto(Message):
     model_version: int = optional(5, INT64)
     doc_string: str = optional(6, STRING)
     graph: GraphProto = optional(7, MESSAGE)
-    metadata_props: list[StringStringEntryProto] = repeated(14, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(14, MESSAGE, rarely_read=True)
     training_info: list[TrainingInfoProto] = repeated(20, MESSAGE)
     functions: list[FunctionProto] = repeated(25, MESSAGE)
     configuration: list[DeviceConfigurationProto] = repeated(26, MESSAGE)
@@ -256,7 +256,7 @@ class GraphProto(Message):
     output: list[ValueInfoProto] = repeated(12, MESSAGE)
     value_info: list[ValueInfoProto] = repeated(13, MESSAGE)
     quantization_annotation: list[TensorAnnotation] = repeated(14, MESSAGE)
-    metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE, rarely_read=True)
 
     __repr__ = graph_summary  # a short summary, as onnx prints
 
@@ -320,7 +320,7 @@ class TensorProto(Message):
     data_location: int = optional(14, ENUM, enum=DataLocation, noted=True)
     double_data: list[float] = repeated(10, DOUBLE, packed=True)
     uint64_data: list[int] = repeated(11, UINT64, packed=True)
-    metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE, rarely_read=True)
 
 
 class SparseTensorProto(Message):
@@ -411,7 +411,7 @@ class FunctionProto(Message):
     domain: str = optional(10, STRING)
     overload: str = optional(13, STRING)
     value_info: list[ValueInfoProto] = repeated(12, MESSAGE)
-    metadata_props: list[StringStringEntryProto] = repeated(14, MESSAGE)
+    metadata_props: list[StringStringEntryProto] = repeated(14, MESSAGE, rarely_read=True)
 
     __repr__ = function_summary  # a short summary, as onnx prints
 

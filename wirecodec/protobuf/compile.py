@@ -23,7 +23,6 @@ import os
 import pathlib
 import struct
 import sys
-import tempfile
 import threading
 import types
 from collections.abc import Callable, Iterator
@@ -33,7 +32,7 @@ from typing import Any, Final, Literal
 from schema_dsl import Kind, Message
 from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, memo, notes, origin, paths
+from wirecodec.protobuf import lazy, memo, notes, origin, paths, schema_cache
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen_decode import DecoderSource, function_name
 from wirecodec.protobuf.gen_encode import EncoderSource
@@ -117,6 +116,7 @@ _HELPERS: Final[dict[str, Any]] = {
     "_fspan": origin.field_span,
     # lazy repeated sub-messages
     "_pending": lazy.pending,
+    "_pending_run": lazy.pending_run,
     # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
     "_offer": memo.offer,
     "_rebuild": memo.rebuild,
@@ -180,13 +180,6 @@ def _register(filename: str, text: str) -> None:
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
 
-def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Callable[..., Any]:
-    _register(filename, text)
-    exec(_code(text, filename), namespace)
-    fn: Callable[..., Any] = namespace[name]
-    return fn
-
-
 # -- compiled code kept on disk, as Python keeps .pyc files ----------------------------------
 #
 # Compiling the generated source is most of what a codec costs (tens of milliseconds for
@@ -194,6 +187,8 @@ def _exec(text: str, filename: str, namespace: dict[str, Any], name: str) -> Cal
 # kept, marshalled, in a cache folder, under a hash of everything they depend on: the
 # interpreter's bytecode format, the file name and the generated source itself. Changed
 # generators or schemas make new source and so new entries; nothing is ever stale.
+# Codecs of the library's own schema skip even generating the source: their entries
+# are keyed by the library's files instead (wirecodec.protobuf.schema_cache).
 
 CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
 # Entries kept; past this, the oldest (by modification time) go. A process using every
@@ -227,8 +222,9 @@ def cache_folder() -> pathlib.Path | None:
     return pathlib.Path(home) / ".cache" / "wirecodec" / "codecs"
 
 
-def _code(text: str, filename: str) -> types.CodeType:
-    """The compiled ``text``: from the cache when it holds it, else compiled (and stored)."""
+def _code(text: str, filename: str, store: bool = True) -> types.CodeType:
+    """The compiled ``text``: from the cache when it holds it, else compiled (and stored,
+    unless not to ``store``: its caller keeps it under a key of its own)."""
     folder = cache_folder()
     if folder is None:
         return compile(text, filename, "exec")
@@ -239,7 +235,8 @@ def _code(text: str, filename: str) -> types.CodeType:
     code = _read_code(folder, path, filename)
     if code is None:
         code = compile(text, filename, "exec")
-        _write_code(folder, path, marshal.dumps(code))
+        if store:
+            _write_code(folder, path, marshal.dumps(code))
     return code
 
 
@@ -251,8 +248,8 @@ def _private(folder: pathlib.Path) -> bool:
     return not hasattr(os, "getuid") or info.st_uid == os.getuid()
 
 
-def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
-    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+def _read_payload(folder: pathlib.Path, path: pathlib.Path) -> Any:
+    """The object marshalled at ``path``, or None if missing, unreadable, damaged or not ours."""
     try:
         with open(path, "rb") as file:
             data = file.read()
@@ -261,12 +258,42 @@ def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types
         digest, payload = data[:_DIGEST], data[_DIGEST:]
         if hashlib.sha256(payload).digest() != digest:
             return None  # damaged (a torn write, a bad disk): compile it again
-        code = marshal.loads(payload)
+        return marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         return None
+
+
+def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types.CodeType | None:
+    """The cached code at ``path``, or None if missing, unreadable, damaged or not ours."""
+    code = _read_payload(folder, path)
     if not isinstance(code, types.CodeType) or code.co_filename != filename:
         return None
     return code
+
+
+def _shipped_entry(
+    cls: type[Message], kind: str, thresholds: object
+) -> tuple[pathlib.Path, pathlib.Path] | None:
+    """Folder and path of the entry of a codec of the library's own schema (keyed without
+    its source, wirecodec.protobuf.schema_cache), or None (no cache, or another class)."""
+    folder = cache_folder()
+    found = None if folder is None else schema_cache.key(cls, kind, thresholds)
+    if folder is None or found is None:
+        return None
+    return folder, folder / f"{sys.implementation.cache_tag}-schema-{found}.code"
+
+
+def _read_entry(
+    folder: pathlib.Path, path: pathlib.Path, filename: str
+) -> tuple[types.CodeType, str, Any] | None:
+    """A schema entry's (code, source, constant tokens), or None if missing or not ours."""
+    entry = _read_payload(folder, path)
+    if not (isinstance(entry, tuple) and len(entry) == 3):
+        return None
+    code, text, constants = entry
+    if not isinstance(code, types.CodeType) or code.co_filename != filename or not isinstance(text, str):
+        return None
+    return code, text, constants
 
 
 def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
@@ -277,6 +304,8 @@ def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> Non
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(folder):
             return
+        import tempfile  # here: it imports shutil, random, bz2, lzma; only a write needs it
+
         fd, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as file:
@@ -312,18 +341,53 @@ def _filename(what: str, cls: type[Message]) -> str:
 def _build(cls: type[Message], kind: str) -> _Compiled:
     flavor, thresholds = _KINDS[kind]
     schema = cls.__schema__
-    gen: DecoderSource | EncoderSource
-    if flavor is None:
-        gen, name = EncoderSource(schema), function_name("encode", schema)
-    else:
-        gen, name = DecoderSource(schema, flavor, thresholds), function_name("decode", schema)
-    text = gen.source()
     namespace = dict(_HELPERS)
-    namespace.update(gen.constants)
     namespace["_C"] = cls
     namespace["_D"] = schema.detached
     namespace["_H"] = schema.holder
-    return _Compiled(namespace, _exec(text, _filename(kind, cls), namespace, name), text)
+
+    def generate() -> tuple[str, dict[str, object]]:
+        gen = EncoderSource(schema) if flavor is None else DecoderSource(schema, flavor, thresholds)
+        return gen.source(), gen.constants
+
+    name = function_name("encode" if flavor is None else "decode", schema)
+    text = _run_generated(cls, kind, thresholds, namespace, generate)
+    return _Compiled(namespace, namespace[name], text)
+
+
+def _run_generated(
+    cls: type[Message],
+    kind: str,
+    thresholds: object,
+    namespace: dict[str, Any],
+    generate: Callable[[], tuple[str, dict[str, object]]],
+) -> str:
+    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source.
+
+    A class of the library's own schema takes code, source and constants from its
+    entry keyed without the source (wirecodec.protobuf.schema_cache), generating
+    nothing; any other generates its source, whose code the cache keys by it.
+    """
+    schema = cls.__schema__
+    filename = _filename(kind, cls)
+    shipped = _shipped_entry(cls, kind, thresholds)
+    found = None if shipped is None else _read_entry(*shipped, filename)
+    resolved = None if found is None else schema_cache.resolve(schema, found[2])
+    if found is not None and resolved is not None:
+        code, text = found[0], found[1]
+    else:
+        text, constants = generate()
+        resolved = constants
+        tokens = None if shipped is None else schema_cache.tokens(schema, constants)
+        # An entry keyed by this very source (written by another version of the library,
+        # or where the schema entry cannot be written) still saves compiling it.
+        code = _code(text, filename, store=shipped is None or tokens is None)
+        if shipped is not None and tokens is not None:
+            _write_code(*shipped, marshal.dumps((code, text, tokens)))
+    namespace.update(resolved)
+    _register(filename, text)
+    exec(code, namespace)
+    return text
 
 
 def _link(cls: type[Message], compiled: _Compiled, kind: str) -> None:
@@ -414,9 +478,14 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     compiled = _compiled(cls, kind)
     with _LOCK:
         if compiled.validator is None:
-            text = ValidatorSource(cls.__schema__).source()
-            name = function_name("validate", cls.__schema__)
-            compiled.validator = _exec(text, _filename(f"{kind} validator", cls), compiled.namespace, name)
+            schema = cls.__schema__
+
+            def generate() -> tuple[str, dict[str, object]]:
+                return ValidatorSource(schema).source(), {}
+
+            thresholds = _KINDS[kind][1]
+            text = _run_generated(cls, f"{kind} validator", thresholds, compiled.namespace, generate)
+            compiled.validator = compiled.namespace[function_name("validate", schema)]
             compiled.validator_source = text
     return compiled.validator
 

@@ -105,8 +105,16 @@ if {g} is not None and {g} != {spec.name!r}:
         return name
 
     def _append(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
+        if self._runs_wait(spec):
+            # An unpacked element after a waiting run joins the run's record, in order.
+            w(ind, f"if z_{spec.name} is not None:\n    z_{spec.name}.add_value({value})\nelse:")
+            ind += 1
         self._ensure_list(w, ind, spec)
         w(ind, f"_lapp(r_{spec.name}, {value})")
+
+    def _runs_wait(self, spec: FieldSpec) -> bool:
+        """Whether long packed runs of ``spec`` wait as offsets (wirecodec.protobuf.lazy.PendingRun)."""
+        return self.thresholds is not None and spec.repeated and spec.kind in FIXED_KINDS
 
     def _ensure_list(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         r = f"r_{spec.name}"
@@ -242,7 +250,9 @@ v = {unpack}(buf, pos)[0]""",
         small, first, checked = self.thresholds.small, self.thresholds.eager_first, self.thresholds.checked
         r, s, a, q = (f"{x}_{spec.name}" for x in "rsaq")
         fn = f"_d_{spec.name}"
-        if first > 0:
+        if spec.rarely_read:  # every element waits, whatever its size (schema_dsl.fields.repeated)
+            w(ind, "if False:")
+        elif first > 0:
             w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         else:  # every element may wait, the first one included
             w(ind, f"if n >= {small}:")
@@ -280,8 +290,10 @@ pos = p2""",
 
     def _branch_packed(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         kind = spec.kind
+        outer = ind  # the waiting-run branch indents what follows it
         emit_read_length(w, ind)
-        self._ensure_list(w, ind, spec)
+        if not self._runs_wait(spec):
+            self._ensure_list(w, ind, spec)
         r = f"r_{spec.name}"
         if kind not in FIXED_KINDS:
             w(ind, f"if not _pcv(buf, pos, p2, {VARINT_RANGE.get(kind, 0)}):\n    nc = 1")
@@ -296,6 +308,21 @@ if n % {size}:
         f"packed run of {size}-byte values has length {{n}}, not a multiple of {size}", pos
     )""",
             )
+            if self._runs_wait(spec):
+                # Validated now (the length above); the values are read on first use.
+                assert self.thresholds is not None
+                z = f"z_{spec.name}"
+                w(
+                    ind,
+                    f"""
+if {z} is not None or ({r} is None and n >= {self.thresholds.run_small}):
+    if {z} is None:
+        {z} = _pending_run(o, {spec.name!r}, buf, {self._container(spec)}, {fmt!r})
+    {z}.add_run(pos, n // {size})
+else:""",
+                )
+                ind += 1
+                self._ensure_list(w, ind, spec)
             if kind is Kind.FLOAT:
                 w(ind, f"_lext({r}, _f32run(buf, pos, n // 4))")
             else:
@@ -318,7 +345,7 @@ for raw in _rpv(buf, pos, p2, None):
             w(ind, f"_lext({r}, [{_PACKED_ALWAYS[kind]} for x in _rpv(buf, pos, p2, None)])")
         else:
             w(ind, f"_lext({r}, _rpv(buf, pos, p2, {_PACKED_CONVERTER[kind]}))")
-        w(ind, "pos = p2")
+        w(outer, "pos = p2")
 
     # -- the whole function ----------------------------------------------------------------
 
@@ -346,6 +373,8 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
+                if self._runs_wait(spec):
+                    w(1, f"z_{spec.name} = None")
                 if self.thresholds is not None and spec.kind is Kind.MESSAGE:
                     w(1, f"s_{spec.name} = None")  # a_ and q_ are set with it
             elif spec.kind is Kind.MESSAGE and spec.oneof is None:

@@ -1,4 +1,5 @@
-"""Lazy elements: small repeated sub-messages kept as byte offsets until their field is read.
+"""Lazy elements: small repeated sub-messages, rarely read fields and long packed numeric
+runs kept as byte offsets until their field is read.
 
 This module is the one place that knows the protocol; everything else goes through the
 functions named here.
@@ -13,6 +14,14 @@ records cost 40 MB instead of a Python object each: every Python object the deco
 does build stands for at least ``small`` bytes of input, which bounds how far memory
 can grow past the input (docs/hostile-input.md). Lazy decoding runs only on read-only
 buffers: the bytes must not change before the elements are decoded.
+
+**Other policies, the same records.** A field declared ``rarely_read``
+(schema_dsl.fields.repeated: every ``metadata_props``) leaves *every* element waiting,
+whatever its size: validated now, decoded if read. A packed run of fixed-width numbers
+(``float_data``, ``double_data``, ...) of at least ``run_small`` bytes is only checked
+(its length a multiple of the width) and kept as its offset in a :class:`PendingRun`,
+read into the list the eager decoder builds on first read. Both are pending fields of
+the same table, loaded by the same calls.
 
 **The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
 owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
@@ -48,6 +57,7 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.message import extras, slot_value, stored_value
+from wirecodec.protobuf.runtime import unpack_f32_run, unpack_run
 from wirecodec.protobuf.wire import read_varint
 
 __all__ = [
@@ -57,11 +67,13 @@ __all__ = [
     "TRUSTED",
     "DeferredFields",
     "Pending",
+    "PendingRun",
     "Thresholds",
     "elements",
     "elements_so_far",
     "peek",
     "pending",
+    "pending_run",
 ]
 
 # Depths at or above CHECKED mean "already validated"; no user max_depth gets there.
@@ -81,15 +93,22 @@ class Thresholds:
     small: int  # payloads below this many bytes wait...
     eager_first: int  # ...unless among the first this many elements of their field
     checked: int = CHECKED
+    # A packed run of fixed-width numbers (float_data, double_data, ...) of at least
+    # this many bytes waits as its offsets (:class:`PendingRun`).
+    run_small: int = 128
 
 
 # An object and its field cost ~100-400 bytes, so waiting elements are where memory
 # would otherwise grow 40-80 times the input. Most fields that hold small messages (a
 # node's attributes, a shape's dims) are short, and a pending record costs about as
 # much as four small objects, so the first four are decoded at once.
-DEFAULT: Final = Thresholds(small=32, eager_first=4)
-# For tests and fuzzing: every element waits, so small inputs reach the validators.
-EVERY_ELEMENT: Final = Thresholds(small=1 << 62, eager_first=0)
+# A run waits from 128 bytes (32 floats): below that its list costs less than the
+# record and table that would stand for it; above, a graph tool that never reads a
+# weight held in a Constant node (PaddlePaddle's exports) never pays for its floats.
+DEFAULT: Final = Thresholds(small=32, eager_first=4, run_small=128)
+# For tests and fuzzing: every element and every non-empty run waits, so small inputs
+# reach the validators and the pending runs.
+EVERY_ELEMENT: Final = Thresholds(small=1 << 62, eager_first=0, run_small=1)
 
 
 class Pending:
@@ -208,8 +227,58 @@ class Pending:
         return order
 
 
+class PendingRun:
+    """One repeated fixed-width numeric field (``float_data``, ``double_data``, ...) whose
+    packed runs wait as offsets into the buffer until it is read.
+
+    The runs were validated when met (their length a multiple of the width); an
+    unpacked element met after the first waiting run joins it as a value, so the
+    order is kept. Reading gives what the eager decoder gives, NaN payloads included
+    (wirecodec.protobuf.runtime.unpack_f32_run). Never changed once the decode is over.
+    """
+
+    __slots__ = ("buf", "container", "count", "fmt", "pieces")
+
+    def __init__(self, buf: Any, container: type[list[Any]], fmt: str) -> None:
+        self.buf = buf
+        self.container = container  # the field's container class: the loaded list is one
+        self.fmt = fmt  # the struct letter of one value
+        self.pieces: list[Any] = []  # (start, count) of a run, or a list of unpacked values
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add_run(self, start: int, count: int) -> None:
+        """Append a validated packed run of ``count`` values at ``buf[start:]``."""
+        self.pieces.append((start, count))
+        self.count += count
+
+    def add_value(self, value: Any) -> None:
+        """Append one value the decoder read from an unpacked record."""
+        pieces = self.pieces
+        if pieces and type(pieces[-1]) is list:
+            pieces[-1].append(value)
+        else:
+            pieces.append([value])
+        self.count += 1
+
+    def load(self) -> list[Any]:
+        """The field's values, in the container class, as the eager decoder builds them."""
+        loaded: list[Any] = list.__new__(self.container)
+        for piece in self.pieces:
+            if type(piece) is list:
+                list.extend(loaded, piece)
+            elif self.fmt == "f":
+                list.extend(loaded, unpack_f32_run(self.buf, *piece))
+            else:
+                list.extend(loaded, unpack_run(self.fmt, self.buf, *piece))
+        return loaded
+
+
 class DeferredFields(list[Any]):
-    """A message's pending fields: ``[name, Pending, name, Pending, ...]``.
+    """A message's pending fields: ``[name, record, name, record, ...]``, each record a
+    :class:`Pending` (message elements) or a :class:`PendingRun` (a numeric run).
 
     A list because the collector tracks it from creation (see :func:`pending`); its
     layout is private to this module, and the message model uses only ``in``,
@@ -221,7 +290,7 @@ class DeferredFields(list[Any]):
     # Readers in other threads may look while the owner's loading thread takes a record
     # (schema_dsl.message): each look is one list operation, atomic with a take.
 
-    def record(self, name: str) -> Pending | None:
+    def record(self, name: str) -> Pending | PendingRun | None:
         """The pending record of field ``name``, left in place (None if the field is not pending)."""
         while True:
             try:
@@ -230,11 +299,11 @@ class DeferredFields(list[Any]):
                 return None
             pair = self[at : at + 2]
             if len(pair) == 2 and pair[0] == name:
-                found: Pending = pair[1]
+                found: Pending | PendingRun = pair[1]
                 return found
             # another field's record was taken between the two looks: look again
 
-    def take(self, name: str) -> Pending | None:
+    def take(self, name: str) -> Pending | PendingRun | None:
         """Remove and return the pending record of field ``name`` (None if there is none).
 
         Only the owner's loading thread (or a writer, who holds the caller's lock) takes.
@@ -266,6 +335,17 @@ def pending(
         table = DeferredFields()
         extras(owner).lazy = table
     record = Pending(buf, mv, source, decode, head if head is not None else [])
+    table += (name, record)
+    return record
+
+
+def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]], fmt: str) -> PendingRun:
+    """Turn ``owner.<name>`` (a repeated fixed-width field not stored yet) pending from here on."""
+    table = owner._lazy
+    if not isinstance(table, DeferredFields):
+        table = DeferredFields()
+        extras(owner).lazy = table
+    record = PendingRun(buf, container, fmt)
     table += (name, record)
     return record
 
@@ -306,7 +386,7 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
     """
     table = message._lazy
     record = table.record(name) if isinstance(table, DeferredFields) else None
-    if record is None:
+    if not isinstance(record, Pending):
         return elements(message, name)
     return record.iterate(needles)
 

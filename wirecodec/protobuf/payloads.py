@@ -22,8 +22,6 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Final
 
-import numpy as np
-
 __all__ = ["SourceMap", "address", "advance", "release", "report_progress", "write_all", "write_payload"]
 
 WINDOW: Final = 1 << 23  # bytes written (or copied) per step
@@ -89,6 +87,8 @@ class SourceMap(mmap.mmap):
 
 def address(buffer: Any) -> int:
     """The memory address of a buffer's first byte (read-only buffers included)."""
+    import numpy as np  # here: opening and decoding a model need no numpy (docs/performance.md)
+
     array = np.frombuffer(buffer, dtype=np.uint8)
     return int(array.__array_interface__["data"][0])
 

@@ -32,8 +32,6 @@ import struct
 from array import array
 from typing import IO, Any, Final
 
-import numpy as np
-
 from schema_dsl import Message
 from wirecodec.errors import EncodeError
 from wirecodec.protobuf.compile import encoder
@@ -71,6 +69,8 @@ class _Planner(list[Any]):
         self.ends.append(len(self.prefixes))
 
     def finish(self) -> None:
+        import numpy as np  # here: only a streamed encode with payloads needs it
+
         slots = np.frombuffer(self.slots, dtype=np.uint64) if self.slots else np.zeros(0, np.uint64)
         self.order = array("Q", np.argsort(slots, kind="stable").astype(np.uint64).tobytes())
         self.slots = (
