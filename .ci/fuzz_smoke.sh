@@ -54,4 +54,5 @@ run decode-all-lazy WIRECODEC_FUZZ_ALL_LAZY=1 -- fuzz_decode.py "$scratch/seeds"
 run to_array -- fuzz_to_array.py "$scratch/seeds"
 run load -- fuzz_load.py "$scratch/seeds"
 run zip -- fuzz_zip.py "$scratch/zip_seeds"
+run zip-bytes WIRECODEC_FUZZ_ZIP_BYTES=1 -- fuzz_zip.py "$scratch/zip_seeds"
 exit $status

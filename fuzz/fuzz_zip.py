@@ -20,6 +20,7 @@ Without atheris installed the module still imports (the tests run
 from __future__ import annotations
 
 import contextlib
+import os
 import pathlib
 import sys
 
@@ -84,8 +85,9 @@ if __name__ == "__main__":
         make_seeds(
             pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else pathlib.Path(__file__).parent / "zip_seeds"
         )
-    elif "--bytes" in sys.argv:
-        sys.argv.remove("--bytes")
+    elif "--bytes" in sys.argv or os.environ.get("WIRECODEC_FUZZ_ZIP_BYTES") == "1":
+        if "--bytes" in sys.argv:
+            sys.argv.remove("--bytes")
         fuzz(test_one_archive)
     else:
         fuzz(test_one_input)
