@@ -10,8 +10,9 @@ local and central records that disagree, lookalike signatures, reordered or repe
 records, lying ZIP64 extras, references to ``__MODEL_PROTO``), the rest overwrite bytes
 on top. Each archive is held to ``zip_mutator.judge``: only ``WireCodecError`` may
 escape, and whatever loads, zipfile reads alike (same entries; each tensor exactly the
-bytes of its entry's range). With ``--bytes`` the input is the archive itself, checked
-as before: only our errors, and each tensor exactly the bytes its reference names.
+bytes of its entry's range). With ``--bytes`` (or WIRECODEC_FUZZ_ZIP_BYTES=1) the input is
+the archive itself, checked as before: only our errors, and each tensor exactly the
+bytes its reference names.
 Without atheris installed the module still imports (the tests run
 :func:`test_one_input` on a few inputs) and runs under the plain mutation loop of
 ``_common.fuzz``.
