@@ -27,7 +27,6 @@ __all__ = ["gc_paused"]
 _lock: Final = threading.Lock()
 _pausers = 0
 _was_enabled = False
-_SETTLE_AFTER: Final = 50_000  # objects made during the pause
 
 
 @contextlib.contextmanager
@@ -36,13 +35,7 @@ def gc_paused() -> Iterator[None]:
 
     Nested and concurrent pauses (several threads) are counted: the collector is
     re-enabled when the last one ends, and only if it was enabled when the first began.
-
-    When the pause made many objects (a decoded model), they are moved to the oldest
-    generation on the way out (``gc.freeze(); gc.unfreeze()``): left young, the next
-    collections would each scan the whole new tree on its way there. The move takes
-    every young object of the process along, so young garbage cycles made elsewhere
-    meanwhile wait for the next full collection: one more reason this is the caller's
-    choice, never a default.
+    Nothing else about the collector changes: no generation is moved, no threshold set.
     """
     global _pausers, _was_enabled
     with _lock:
@@ -56,7 +49,4 @@ def gc_paused() -> Iterator[None]:
         with _lock:
             _pausers -= 1
             if _pausers == 0 and _was_enabled:
-                if gc.get_count()[0] > _SETTLE_AFTER:
-                    gc.freeze()
-                    gc.unfreeze()
                 gc.enable()
