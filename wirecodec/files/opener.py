@@ -50,6 +50,7 @@ from wirecodec.files.walk import iter_tensors
 from wirecodec.files.zip_container import is_zip, open_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
+from wirecodec.protobuf.lazy import holds_any_field
 from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.payloads import SourceMap
 
@@ -252,7 +253,9 @@ def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.Path
 
 
 def _refuse_fieldless(model: ModelProto, size: int) -> None:
-    if not model.ListFields():
+    # Looks at what is stored or pending without loading anything (ListFields would build
+    # every waiting field, metadata_props included).
+    if not holds_any_field(model):
         reason = f"no ONNX model field in these {size:,} bytes: not an ONNX model"
         raise NotAModelError(reason, 0, "ModelProto")
 

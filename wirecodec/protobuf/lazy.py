@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Message
-from schema_dsl.message import extras, slot_value, stored_value
+from schema_dsl.message import extras, slot_value, stored_fields, stored_value
 from wirecodec.protobuf.runtime import unpack_f32_run, unpack_run
 from wirecodec.protobuf.wire import read_varint
 
@@ -71,6 +71,7 @@ __all__ = [
     "Thresholds",
     "elements",
     "elements_so_far",
+    "holds_any_field",
     "peek",
     "pending",
     "pending_run",
@@ -348,6 +349,13 @@ def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]],
     record = PendingRun(buf, container, fmt)
     table += (name, record)
     return record
+
+
+def holds_any_field(message: Message) -> bool:
+    """Whether ``message`` has any field set (pending ones included), without loading any."""
+    if message._lazy:
+        return True
+    return any(not spec.repeated or len(value) for spec, value in stored_fields(message))
 
 
 def elements_so_far(message: Message, name: str) -> int:
