@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from schema_dsl.message import shallow_copy
-from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
+from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import uses_external_data
 from wirecodec.files.locations import relative_location_problem
+from wirecodec.files.references import as_reference
 from wirecodec.files.safetensors import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors_names import named_tensors
 from wirecodec.files.walk import substitute
@@ -41,7 +41,6 @@ from wirecodec.tensors import from_array, to_array
 __all__ = ["Attached", "attach", "attach_weights", "read_weights"]
 
 INDEX_SUFFIX = ".index.json"
-_DATA_FIELDS = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
 
 
 @dataclass(frozen=True)
@@ -190,17 +189,8 @@ def attach(
         location = locations.get(match.path)
         if location is None:
             location = locations[match.path] = _location(match.path, folder)
-        moved = shallow_copy(tensor)
-        for data_field in _DATA_FIELDS:
-            moved.ClearField(data_field)
-        moved.data_type = tensor.data_type
-        moved.data_location = int(TensorProto.DataLocation.EXTERNAL)
-        moved.external_data = [
-            StringStringEntryProto(key="location", value=location),
-            StringStringEntryProto(key="offset", value=str(match.header.offset(match.entry))),
-            StringStringEntryProto(key="length", value=str(match.entry.nbytes)),
-        ]
-        replacements[id(tensor)] = moved
+        offset = match.header.offset(match.entry)
+        replacements[id(tensor)] = as_reference(tensor, location, offset, match.entry.nbytes)
         result.attached.append(name)
         used.add(name)
     result.unused = sorted(set(found) - used)

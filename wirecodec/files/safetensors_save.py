@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from schema_dsl.message import shallow_copy
-from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
+from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.external import uses_external_data
 from wirecodec.files.external_write import check_location, data_path
+from wirecodec.files.references import as_reference
 from wirecodec.files.safetensors import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors_names import named_tensors
 from wirecodec.files.walk import substitute
@@ -38,7 +38,6 @@ from wirecodec.tensors import from_array, to_array
 __all__ = ["convert_to_safetensors", "save_safetensors", "shard_names"]
 
 SUFFIX = ".safetensors"
-_DATA_FIELDS = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
 
 
 @dataclass
@@ -141,17 +140,9 @@ def _referring(model: ModelProto, shards: list[_Shard]) -> ModelProto:
     for shard in shards:
         start = len(shard.prefix)
         for item, entry in zip(shard.items, shard.entries, strict=True):
-            moved = shallow_copy(item.tensor)
-            for name in _DATA_FIELDS:
-                moved.ClearField(name)
-            moved.data_type = item.tensor.data_type
-            moved.data_location = int(TensorProto.DataLocation.EXTERNAL)
-            moved.external_data = [
-                StringStringEntryProto(key="location", value=shard.location),
-                StringStringEntryProto(key="offset", value=str(start + entry.begin)),
-                StringStringEntryProto(key="length", value=str(entry.nbytes)),
-            ]
-            replacements[id(item.tensor)] = moved
+            replacements[id(item.tensor)] = as_reference(
+                item.tensor, shard.location, start + entry.begin, entry.nbytes
+            )
     new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return new_model

@@ -19,19 +19,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schema_dsl.message import shallow_copy
-from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
+from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.references import as_reference
 from wirecodec.files.walk import substitute
 from wirecodec.files.zip_records import MODEL_ENTRY
 from wirecodec.tensors import from_array, to_array
 
-__all__ = ["EntryNames", "ZipPlan", "as_reference", "plan_entries"]
+__all__ = ["EntryNames", "ZipPlan", "plan_entries"]
 
 _MAX_NAME: Final = 200  # long tensor names are cut; the suffix keeps them unique
-_DATA_FIELDS: Final = ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data")
-_EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
 
 
 class EntryNames:
@@ -90,22 +88,6 @@ def _payload(tensor: TensorProto) -> memoryview | None:
     if view.format != "B" or view.ndim != 1:
         view = view.cast("B")
     return view if view.nbytes else None
-
-
-def as_reference(tensor: TensorProto, entry: str, offset: int, length: int) -> TensorProto:
-    """A copy of ``tensor`` whose data is ``length`` bytes at ``offset`` of ``entry``."""
-    moved = shallow_copy(tensor)
-    for spec, _ in tensor.ListFields():
-        if spec.name in _DATA_FIELDS:
-            moved.ClearField(spec.name)
-    moved.data_type = tensor.data_type
-    moved.data_location = _EXTERNAL
-    refs = [StringStringEntryProto(key="location", value=entry)]
-    if offset:
-        refs.append(StringStringEntryProto(key="offset", value=str(offset)))
-    refs.append(StringStringEntryProto(key="length", value=str(length)))
-    moved.external_data = refs
-    return moved
 
 
 def _distinct(tensors: Iterator[TensorProto]) -> Iterator[TensorProto]:

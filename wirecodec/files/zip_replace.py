@@ -37,9 +37,9 @@ import numpy as np
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError
 from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.references import as_reference
 from wirecodec.files.walk import substitute
 from wirecodec.files.zip_buffers import archive_file_of
-from wirecodec.files.zip_layout import as_reference
 from wirecodec.files.zip_records import (
     CENTRAL_FIXED,
     CENTRAL_SIGNATURE,
