@@ -18,7 +18,7 @@ from typing import IO
 
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
 from wirecodec.errors import WireCodecError
-from wirecodec.files.convert import convert_opened
+from wirecodec.files.convert import convert
 
 HELP = "convert a model between single-file, external-data and zip layouts"
 
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False, streamed=True)  # read errors name SRC
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        convert_opened(
+        convert(
             opened,
             args.dst,
             to=args.to,

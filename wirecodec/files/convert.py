@@ -36,7 +36,7 @@ from wirecodec.files.stream import stream
 from wirecodec.files.zip_container import save_zip
 from wirecodec.protobuf.payloads import report_progress
 
-__all__ = ["Layout", "convert", "convert_opened", "load_mapped"]
+__all__ = ["Layout", "convert", "load_mapped"]
 
 Layout = Literal["single", "external", "zip", "safetensors"]
 
@@ -101,7 +101,7 @@ def _source_bytes(path: pathlib.Path) -> int:
 
 
 def convert(
-    src: Source,
+    src: Source | Opened,
     dst: str | os.PathLike[str],
     *,
     to: Layout = "single",
@@ -128,41 +128,13 @@ def convert(
     ``progress(done, total)`` is called as bytes are written (``total`` is the size of
     the source files, an estimate of the output's). Writes are atomic, like
     :func:`wirecodec.save`'s. ``src`` is anything :func:`wirecodec.files.opener.open_model`
-    takes (a path, ``-``, bytes, a container); the same errors.
+    takes (a path, ``-``, bytes, a container; the same errors), or a model it opened.
     """
-    opened = open_model(src, streamed=True)
-    convert_opened(
-        opened,
-        dst,
-        to=to,
-        location=location,
-        size_threshold=size_threshold,
-        all_tensors_to_one_file=all_tensors_to_one_file,
-        max_shard_size=max_shard_size,
-        align=align,
-        progress=progress,
-        convert_attribute=convert_attribute,
-    )
-
-
-def convert_opened(
-    opened: Opened,
-    dst: str | os.PathLike[str],
-    *,
-    to: Layout = "single",
-    location: str | None = None,
-    size_threshold: int = 1024,
-    all_tensors_to_one_file: bool = True,
-    max_shard_size: int | None = None,
-    align: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    convert_attribute: bool = False,
-) -> None:
-    """:func:`convert` of a model the opener has opened (references unresolved)."""
     if to not in ("single", "external", "zip", "safetensors"):
         raise ValueError(f"to must be 'single', 'external', 'zip' or 'safetensors', got {to!r}")
     if align is not None and to == "single":
         raise ValueError("align applies to external data and zip containers, not to a single file")
+    opened = src if isinstance(src, Opened) else open_model(src, streamed=True)
     opened.resolve_external()
     model = opened.model
     if to == "safetensors":
