@@ -26,6 +26,7 @@ __all__ = [
     "Opened",
     "UsageError",
     "add_model_argument",
+    "add_output_layout_arguments",
     "describe_error",
     "open_model",
     "print_json",
@@ -69,6 +70,22 @@ def add_model_argument(
             default=default,
             help=MODEL_HELP + " (default: the example)",
         )
+
+
+def add_output_layout_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--external-data`` / ``--single-file`` for verbs that write a new model as onnx writes
+    it (``args.external_data``: True, False, or None for onnx's rule, external only past 2 GiB)."""
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument(
+        "--external-data",
+        dest="external_data",
+        action="store_const",
+        const=True,
+        help="tensors of 1 KiB or more to OUT.data (default: only past 2 GiB, as onnx)",
+    )
+    layout.add_argument(
+        "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
+    )
 
 
 def describe_error(label: str, exc: BaseException) -> str:

@@ -19,7 +19,7 @@ import argparse
 
 from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import extract
-from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
 from wirecodec.errors import GraphError, WireCodecError
 from wirecodec.utils import save_like_onnx
 
@@ -40,17 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", help="where to write the new model (.onnxz: a zip container)")
     parser.add_argument("--inputs", action="append", metavar="A,B", help="tensors the cut starts at")
     parser.add_argument("--outputs", action="append", metavar="C,D", help="tensors the cut ends at")
-    layout = parser.add_mutually_exclusive_group()
-    layout.add_argument(
-        "--external-data",
-        dest="external_data",
-        action="store_const",
-        const=True,
-        help="tensors of 1 KiB or more to OUT.data (default: only past 2 GiB, as onnx)",
-    )
-    layout.add_argument(
-        "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
-    )
+    add_output_layout_arguments(parser)
     parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
 from wirecodec.cli.extract import names
 from wirecodec.compose import dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
@@ -46,17 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inputs", action="append", metavar="A,B", help="keep only these inputs")
     parser.add_argument("--outputs", action="append", metavar="C,D", help="keep only these outputs")
     parser.add_argument("--name", help="the merged graph's name (default: A's and B's names joined by _)")
-    layout = parser.add_mutually_exclusive_group()
-    layout.add_argument(
-        "--external-data",
-        dest="external_data",
-        action="store_const",
-        const=True,
-        help="tensors of 1 KiB or more to OUT.data (default: only past 2 GiB, as onnx)",
-    )
-    layout.add_argument(
-        "--single-file", dest="external_data", action="store_const", const=False, help="one file of any size"
-    )
+    add_output_layout_arguments(parser)
 
 
 def _pair(text: str, outputs: set[str], inputs: set[str]) -> tuple[str, str]:
