@@ -32,7 +32,6 @@ __all__ = [
     "ExternalRef",
     "any_external_data",
     "iter_tensors",
-    "load_external_data",
     "parse_ref",
 ]
 
@@ -192,19 +191,3 @@ def any_external_data(model: Message) -> bool:
     """Whether any tensor in ``model`` refers to external data; loads nothing that waits."""
     tensors = iter_tensors(model, peek=True, needles=_DATA_LOCATION_TAGS)
     return any(uses_external_data(t) for t in tensors)
-
-
-def load_external_data(model: Message, store: ExternalDataStore) -> int:
-    """Put every external tensor's bytes into ``raw_data`` (a view), as onnx does.
-
-    Like ``onnx.load``, the tensor then reads as an ordinary one: ``data_location``
-    becomes DEFAULT and ``external_data`` is cleared. Returns how many tensors changed.
-    """
-    # Every reference is resolved before any tensor changes: a refusal leaves the
-    # caller's model exactly as it was.
-    views = [(tensor, store.view(tensor)) for tensor in iter_tensors(model) if uses_external_data(tensor)]
-    for tensor, view in views:
-        tensor.raw_data = view
-        tensor.data_location = int(TensorProto.DataLocation.DEFAULT)
-        tensor.ClearField("external_data")
-    return len(views)

@@ -16,8 +16,10 @@ import mmap
 import os
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files.external import ExternalDataStore, load_external_data
+from wirecodec.files.external import uses_external_data
 from wirecodec.files.opener import Source, decode_source, open_model, read_payload_source
+from wirecodec.files.tensor_data import DirectoryData
+from wirecodec.files.walk import iter_tensors
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH
 
 __all__ = ["load", "load_external_data_into", "load_tensor"]
@@ -55,7 +57,8 @@ def load(
 
 def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str], *, lazy: bool = True) -> int:
     """Resolve a loaded model's external tensors (for ``load(..., load_external_data=False)``)."""
-    return load_external_data(model, ExternalDataStore(base_dir, lazy=lazy))
+    external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
+    return DirectoryData(base_dir, lazy=lazy).resolve_all(external)
 
 
 def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:

@@ -184,7 +184,11 @@ def load_zip(
     """
     model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth)
     if load_external_data:
-        _resolve_entries(model, buffer, archive)
+        # Imported here: tensor_data builds on this module (entry_range).
+        from wirecodec.files.tensor_data import ZipData
+
+        external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
+        ZipData(buffer, archive).resolve_all(external)
     return model
 
 
@@ -220,16 +224,3 @@ def entry_range(tensor: TensorProto, archive: Archive) -> tuple[int, int]:
             f"({entry.size} bytes)"
         )
     return entry.data_offset + ref.offset, entry.data_offset + end
-
-
-def _resolve_entries(model: ModelProto, buffer: memoryview, archive: Archive) -> None:
-    # Every reference is checked before any tensor changes.
-    external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
-    ranges = [(tensor, entry_range(tensor, archive)) for tensor in external]
-    views = [(tensor, buffer[start:end]) for tensor, (start, end) in ranges]
-    for tensor, view in views:
-        tensor.raw_data = view
-        # Cleared rather than set to DEFAULT: the reference was the container's doing, so
-        # a model saved and loaded again reads (and encodes) as it was saved.
-        tensor.ClearField("data_location")
-        tensor.ClearField("external_data")
