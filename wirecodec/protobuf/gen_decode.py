@@ -42,7 +42,7 @@ __all__ = ["DecoderSource", "function_name"]
 
 # A repeated message field with more elements than this gets a span of its own
 # (wirecodec.protobuf.origin); a short one costs little to re-emit element by element.
-_OWN_SPAN_FROM: Final = 8
+_OWN_SPAN_FROM: Final = 1
 
 _PACKED_ALWAYS: Final = {
     Kind.BOOL: "x != 0",

@@ -98,7 +98,15 @@ class Origin:
 
     def unchanged(self, start: int, end: int) -> bool:
         """Whether no message starting in ``[start, end]`` changed."""
-        return not self._marks or not self.marks_within(start, end)
+        if not self._marks:
+            return True
+        marks = self._sorted
+        if marks is None:
+            marks = self._sorted = sorted(self._marks)
+        # The first mark at or after start lies past end (asked once per message encoded:
+        # no slice of the marks is made).
+        at = bisect.bisect_left(marks, start)
+        return at == len(marks) or marks[at] > end
 
     def marks_within(self, start: int, end: int) -> list[int]:
         """The changed offsets in ``[start, end]``, in order.
@@ -195,6 +203,29 @@ def _payload_start(element: Any) -> int:
     return _offsets(span)[0]
 
 
+def _dirty_elements(elements: list[Any], marks: list[int]) -> list[int] | None:
+    """The positions of the elements the sorted ``marks`` fall in (a mark before the first
+    payload is the owner's own), in order; None if an element lost its span."""
+    dirty: list[int] = []
+    try:
+        if len(marks) * 16 < len(elements):
+            # Few marks: a search each, reading the spans of a few elements only.
+            for mark in marks:
+                at = bisect.bisect_right(elements, mark, key=_payload_start) - 1
+                if at >= 0 and (not dirty or dirty[-1] != at):
+                    dirty.append(at)
+            return dirty
+        # Many (every node renamed): the starts read once, searched as plain ints.
+        starts = [_payload_start(element) for element in elements]
+    except _NoSpanError:
+        return None
+    for mark in marks:
+        at = bisect.bisect_right(starts, mark) - 1
+        if at >= 0 and (not dirty or dirty[-1] != at):
+            dirty.append(at)
+    return dirty
+
+
 def reuse_field(
     elements: list[Any], span: int, tag: bytes, encode: Callable[[Any, list[Any]], int], out: list[Any]
 ) -> int | None:
@@ -213,13 +244,8 @@ def reuse_field(
         return end - start
     if marked in marks:
         return None
-    dirty: list[int] = []
-    try:
-        for mark in marks:  # a mark before the first payload is the owner's own
-            at = bisect.bisect_right(elements, mark, key=_payload_start) - 1
-            if at >= 0 and (not dirty or dirty[-1] != at):
-                dirty.append(at)
-    except _NoSpanError:
+    dirty = _dirty_elements(elements, marks)
+    if dirty is None:
         return None
     spans = [elements[at]._span for at in dirty]
     if None in spans:  # cleared since: where its record began is not known
