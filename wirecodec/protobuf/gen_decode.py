@@ -41,7 +41,9 @@ from wirecodec.protobuf.wire import encode_varint
 __all__ = ["DecoderSource", "function_name"]
 
 # A repeated message field with more elements than this gets a span of its own
-# (wirecodec.protobuf.origin); a short one costs little to re-emit element by element.
+# (wirecodec.protobuf.origin): a renamed node then re-emits its attributes as one slice
+# instead of asking each whether it changed (bench/run.py's edit-rename-all row). A lone
+# element's own span does as well.
 _OWN_SPAN_FROM: Final = 1
 
 _PACKED_ALWAYS: Final = {
