@@ -140,8 +140,10 @@ def main() -> None:
         print(json.dumps(child(*args.child)))
         return
     print(f"# {args.mb:g} MB inputs; peak RSS growth ÷ input size (growth), each in a fresh process")
-    print("| input | upb parse | wirecodec decode | wirecodec ÷ upb | wirecodec decode + read all "
-          "| onnx.load | wirecodec.load |")
+    print(
+        "| input | upb parse | wirecodec decode | wirecodec ÷ upb | wirecodec decode + read all "
+        "| onnx.load | wirecodec.load |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name in args.shapes.split(","):
         data = hostile_graph(name, int(args.mb * 1_000_000))
@@ -149,11 +151,18 @@ def main() -> None:
             figures = {library: measure(library, data, pathlib.Path(scratch)) for library in LIBRARIES}
         if not all(f["peak_reset"] for f in figures.values()):
             print("# warning: the kernel refused to reset peak RSS; growth is measured from the import peak")
-        cells = {lib: f"{f['growth'] / len(data):.1f}× ({_megabytes(f['growth'])})"
-                 for lib, f in figures.items()}
+        cells = {
+            lib: f"{f['growth'] / len(data):.1f}× ({_megabytes(f['growth'])})" for lib, f in figures.items()
+        }
         ratio = figures["wirecodec"]["growth"] / figures["upb"]["growth"]
-        row = [cells["upb"], cells["wirecodec"], f"**{ratio:.3f}**", cells["wirecodec-read-all"],
-               cells["onnx.load"], cells["wirecodec.load"]]
+        row = [
+            cells["upb"],
+            cells["wirecodec"],
+            f"**{ratio:.3f}**",
+            cells["wirecodec-read-all"],
+            cells["onnx.load"],
+            cells["wirecodec.load"],
+        ]
         print(f"| `{name}` ({_megabytes(len(data))}) | {' | '.join(row)} |")
 
 

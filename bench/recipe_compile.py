@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     def keep(buf: Any) -> memo.Memo | None:
         made = memo.new_memo(buf)
         if made is not None:
+            memo.wake(made)  # remembering from the start, as on a graph long enough to wake it
             kept.append(made)
         return made
 
@@ -63,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     root = wirecodec.decode(ModelProto, data)
     states: collections.Counter[str] = collections.Counter()
     classes: dict[str, set[str]] = collections.defaultdict(set)
-    for entry in kept[0].values():
+    for key, entry in kept[0].items():
+        if not isinstance(key, bytes):
+            continue  # the key that woke the memo
         state = _state_of(entry[1], Message)
         states[state] += 1
         classes[state].add(entry[0].__qualname__)

@@ -40,7 +40,7 @@ class DecodeMode:
     name: str
     lazy: bool
     every_element: bool = False  # compile.defer_every_element
-    memo: bool = True  # memo.turned_off when False
+    memo: bool = True  # memo.awake_from_start when True, memo.turned_off when False
     reemit: bool = True  # origin.full_encode when False
 
     @contextlib.contextmanager
@@ -49,8 +49,8 @@ class DecodeMode:
         with contextlib.ExitStack() as stack:
             if self.every_element:
                 stack.enter_context(defer_every_element())
-            if not self.memo:
-                stack.enter_context(memo.turned_off())
+            # On: remembering from the first sub-message, so small inputs reach the memo.
+            stack.enter_context(memo.awake_from_start() if self.memo else memo.turned_off())
             if not self.reemit:
                 stack.enter_context(origin.full_encode())
             yield self
@@ -81,6 +81,7 @@ SWITCHES: dict[str, str] = {
     "decode(max_depth=)": "not a mode: a limit, tested at its edges in test_limits.py",
     "wirecodec_defer_every_element": "lazy-every-element",
     "wirecodec_memo": "memo-off",
+    "wirecodec_memo_from_start": "every mode but memo-off remembers from the start (eager, lazy)",
     "wirecodec_reuse_source_bytes": "reemit-off",
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",

@@ -70,7 +70,8 @@ def _fingerprint(value: Any, base: int) -> Any:
 
 
 def _decode_both(data: bytes, cls: type[Message] = ModelProto, **options: Any) -> tuple[Any, Any]:
-    with_memo = wirecodec.decode(cls, data, **options)
+    with memo.awake_from_start():  # small inputs never wake it otherwise
+        with_memo = wirecodec.decode(cls, data, **options)
     with memo.turned_off():
         without = wirecodec.decode(cls, data, **options)
     return with_memo, without
@@ -170,6 +171,7 @@ def test_an_llm_shaped_graph_is_mostly_built_from_recipes(
 
     def keep(buf: Any) -> memo.Memo | None:
         made = memo.Memo()
+        memo.wake(made)
         memos.append(made)
         return made
 
@@ -338,6 +340,34 @@ def test_tensor_views_point_into_their_own_bytes() -> None:
     writable[address - np.frombuffer(writable, np.uint8).ctypes.data] ^= 0xFF
     assert bytes(last.raw_data)[0] == before[0] ^ 0xFF
     assert bytes(first.raw_data) == before
+
+
+def test_the_memo_sleeps_until_one_field_is_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    memos: list[memo.Memo] = []
+
+    def keep(buf: Any) -> memo.Memo | None:
+        made = memo.new_memo(buf)  # the one a decode gets: sleeping
+        assert made is not None
+        memos.append(made)
+        return made
+
+    monkeypatch.setattr(codec, "new_memo", keep)
+    wirecodec.decode(ModelProto, llm_graph(240).SerializeToString())
+    assert len(memos[-1]) == 0  # 240 nodes: never woke, nothing remembered
+    data = llm_graph(memo.WAKE_AFTER + 200).SerializeToString()
+    model = wirecodec.decode(ModelProto, data)
+    kept = memos[-1]
+    offsets = [entry[2] for key, entry in kept.items() if isinstance(key, bytes)]
+    assert len(offsets) > 10
+    # Woke after the field's WAKE_AFTER-th element: nothing before it was remembered.
+    woke_at = (model.graph.node[memo.WAKE_AFTER]._span >> 40) & ((1 << 40) - 1)
+    assert min(offsets) > woke_at
+    # And what it built from recipes after waking is what decoding builds.
+    monkeypatch.undo()
+    with memo.turned_off():
+        without = wirecodec.decode(ModelProto, data)
+    base = np.frombuffer(data, np.uint8).ctypes.data
+    assert _fingerprint(wirecodec.decode(ModelProto, data), base) == _fingerprint(without, base)
 
 
 # -- unit: what the memo refuses and keeps ----------------------------------------------------

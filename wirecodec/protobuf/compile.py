@@ -120,6 +120,8 @@ _HELPERS: Final[dict[str, Any]] = {
     # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
     "_offer": memo.offer,
     "_rebuild": memo.rebuild,
+    "_wake": memo.wake,
+    "_forget_all": memo.forget_all,
     "_Fn": types.FunctionType,
     "_ONE_BYTE": memo.ONE_BYTE,
     # noted fields (wirecodec.protobuf.notes)

@@ -26,7 +26,7 @@ from typing import Final
 from schema_dsl import FieldSpec, Kind, MessageSchema
 from schema_dsl.containers import container_class
 from wirecodec.protobuf.lazy import Thresholds
-from wirecodec.protobuf.memo import MAX_PAYLOAD
+from wirecodec.protobuf.memo import MAX_PAYLOAD, WAKE_AFTER
 from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.source import (
     FIXED_KINDS,
@@ -143,10 +143,18 @@ if {r} is None:
         self.constants[target] = spec.message_type
         # A memoryview's slices are not hashable: the "str" flavour copies the key out.
         key = "buf[pos:p2]" if self.flavor == "decode" else "buf[pos:p2].tobytes()"
+        # The memo sleeps (empty, so false) until one repeated field has WAKE_AFTER elements.
+        r = f"r_{spec.name}"
+        wake = (
+            f"\n    if memo is not None and not memo and {r} is not None and len({r}) >= {WAKE_AFTER}:"
+            "\n        _wake(memo)"
+            if spec.repeated
+            else ""
+        )
         w(
             ind,
             f"""
-if memo is not None and p2 - pos <= {MAX_PAYLOAD}:
+if memo and p2 - pos <= {MAX_PAYLOAD}:
     k = {key}
     e = memo.get(k)
     if e is None:
@@ -159,7 +167,7 @@ if memo is not None and p2 - pos <= {MAX_PAYLOAD}:
         if v is None:
             v = {call}
 else:
-    v = {call}""",
+    v = {call}{wake}""",
         )
 
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
@@ -200,7 +208,7 @@ except UnicodeDecodeError:
         elif kind is Kind.MESSAGE:
             emit_read_length(w, ind)
             # A merge changes a message decoded before, perhaps a template: the memo forgets all.
-            forget = "\n    if memo is not None:\n        memo.clear()"
+            forget = "\n    if memo is not None:\n        _forget_all(memo)"
             call = self._child_call(spec)
             if spec.repeated:
                 self._decode_child(w, ind, spec)

@@ -28,6 +28,10 @@ What makes a copy the message the decoder would have built:
   turned into a straight-line Python function that builds its message (the codec's
   way, wirecodec.protobuf.compile); the input's values reach that function through its
   namespace, never as source text.
+* **Only where it pays.** A memo sleeps (remembers nothing, costs one truth test per
+  sub-message) until the decode meets a repeated field of ``WAKE_AFTER`` elements: on
+  graphs the size of the models people have, templates rarely come back often enough to
+  repay the look-ups.
 * **One decode only.** The memo lives for one top-level decode; templates are never
   changed during it (a merge into an already decoded message empties the memo), and no
   recipe outlives it. It holds at most ``MAX_ENTRIES`` templates.
@@ -52,11 +56,15 @@ __all__ = [
     "MAX_ENTRIES",
     "MAX_PAYLOAD",
     "ONE_BYTE",
+    "WAKE_AFTER",
     "Memo",
+    "awake_from_start",
+    "forget_all",
     "new_memo",
     "offer",
     "rebuild",
     "turned_off",
+    "wake",
 ]
 
 # Larger payloads are rarely repeated (they carry names); a miss costs a slice and a look-up.
@@ -66,6 +74,16 @@ MAX_ENTRIES: Final = 4096
 # Uses of a recipe in one decode before it is compiled: compiling pays back after ~160
 # (a 4-dim TypeProto) to ~480 (an int attribute) builds (bench/recipe_compile.py). Tests lower it.
 COMPILE_AFTER = 256
+
+# Elements of one repeated field before the memo starts remembering. Below that a graph
+# is one the models people have are like (up to ~1,700 nodes among the PyPI models of
+# bench/models_people_have.py), where few templates come back the COMPILE_AFTER times
+# that make a recipe pay, and the look-ups, offers and recipes cost more than they save
+# (bench/decode_walk_trees.py with a tree whose memo never wakes); the memo pays on long
+# repetitive graphs (an exported LLM's value_infos, the metadata graphs).
+WAKE_AFTER = 4096
+# The key that wakes a memo: an empty memo is false, so a sleeping one costs a truth test.
+_AWAKE: Final = object()
 
 # A template's offset d bytes further: both offsets in a span move by d.
 ONE_BYTE: Final = (1 << SPAN_SHIFT) + 1
@@ -99,10 +117,29 @@ class Memo(dict[Any, list[Any]]):
 _ON: Final = contextvars.ContextVar("wirecodec_memo", default=True)
 
 
+_FROM_START: Final = contextvars.ContextVar("wirecodec_memo_from_start", default=False)
+
+
 def new_memo(buf: Any) -> Memo | None:
-    """An empty memo for one top-level decode of ``buf``; None within :func:`turned_off`,
-    or for a ``bytearray``, whose slices (the keys) are not hashable."""
-    return Memo() if _ON.get() and not isinstance(buf, bytearray) else None
+    """A sleeping memo for one top-level decode of ``buf`` (see :data:`WAKE_AFTER`); None
+    within :func:`turned_off`, or for a ``bytearray``, whose slices (the keys) are not hashable."""
+    if not _ON.get() or isinstance(buf, bytearray):
+        return None
+    made = Memo()
+    if _FROM_START.get():
+        wake(made)
+    return made
+
+
+@contextlib.contextmanager
+def awake_from_start() -> Iterator[None]:
+    """Within this block, memos remember from the first sub-message (tests of the memo on
+    small inputs, which would otherwise never wake it)."""
+    token = _FROM_START.set(True)
+    try:
+        yield
+    finally:
+        _FROM_START.reset(token)
 
 
 @contextlib.contextmanager
@@ -113,6 +150,19 @@ def turned_off() -> Iterator[None]:
         yield
     finally:
         _ON.reset(token)
+
+
+def wake(memo: Memo) -> None:
+    """Start remembering: the decode has met a repeated field of ``WAKE_AFTER`` elements."""
+    memo[_AWAKE] = [type(None), None, 0, 0, 0]  # shaped like an entry; no payload is its key
+
+
+def forget_all(memo: Memo) -> None:
+    """Drop every template (a merge may have changed one), staying awake if awake."""
+    awake = bool(memo)
+    memo.clear()
+    if awake:
+        wake(memo)
 
 
 def offer(memo: Memo, key: Any, template: Message, offset: int, depth: int) -> None:

@@ -22,11 +22,11 @@ end included): a change anywhere below it lies inside, while the messages beside
 stay reusable. Nothing links a child to its parent, so decoding builds no reference
 cycles.
 
-**Repeated message fields of two or more elements** get a span of their own (:func:`field_span`, the container's
-``_records``, which its changes also report): all the field's records, contiguous in
-canonical bytes. It starts one byte into the first record, where no message starts,
-so the container's own changes (adding, removing, reordering elements) are told apart
-from its owner's. While the container is unchanged,
+**Repeated message fields of two or more elements** get a span of their own
+(:func:`field_span`, the container's ``_records``, which its changes also report): all
+the field's records, contiguous in canonical bytes. It starts one byte into the first
+record, where no message starts, so the container's own changes (adding, removing,
+reordering elements) are told apart from its owner's. While the container is unchanged,
 the encoder re-emits the field whole, or, if some elements changed, the slices between
 them (:func:`reuse_field`): renaming one node of a 100k-node graph encodes one node.
 
