@@ -210,7 +210,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         start, last = (int(match.group(1)), int(match.group(2))) if match else (0, len(data) - 1)
         last = min(last, len(data) - 1)
         kind = behaviour.kind
-        if behaviour.seen <= behaviour.spare or (behaviour.times is not None and behaviour.misbehaved >= behaviour.times):
+        if behaviour.seen <= behaviour.spare or (
+            behaviour.times is not None and behaviour.misbehaved >= behaviour.times
+        ):
             kind = None
         if kind is not None:
             behaviour.misbehaved += 1
@@ -273,7 +275,9 @@ class BadServer:
     def url(self, name: str) -> str:
         return self.base + name
 
-    def behave(self, kind: str | None, *, spare: int = 0, times: int | None = None, stall: float = 2.0) -> Behaviour:
+    def behave(
+        self, kind: str | None, *, spare: int = 0, times: int | None = None, stall: float = 2.0
+    ) -> Behaviour:
         assert kind is None or kind in BEHAVIOURS
         self.server.behaviour = Behaviour(kind, spare, times, stall)
         return self.server.behaviour

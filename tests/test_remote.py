@@ -8,22 +8,15 @@ for every way a server can fail.
 from __future__ import annotations
 
 import pathlib
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import wirecodec
 from schema_dsl.onnx import ModelProto, TensorProto
-from tests.http_server import BadServer, Nginx, bad_server, nginx_server
+from tests.http_server import Nginx
 from wirecodec import helper
-from wirecodec.errors import ExternalDataError, NotAModelError, RemoteError, WireCodecError
-from wirecodec.files.opener import open_model
-from wirecodec.files.remote_source import RemoteOptions, is_url
-from wirecodec.protobuf.lazy import pending_size
-
-__all__ = ["bad_server", "nginx_server"]  # the fixtures, used by name
+from wirecodec.files.remote_source import is_url
 
 WEIGHTS = 4
 SHAPE = (256, 256)  # 256 KiB of float32 each: large enough to wait (64 KiB and more)
@@ -32,7 +25,9 @@ SHAPE = (256, 256)  # 256 KiB of float32 each: large enough to wait (64 KiB and 
 def weights_model(count: int = WEIGHTS, shape: tuple[int, ...] = SHAPE) -> ModelProto:
     """A small graph with ``count`` random float32 initializers of ``shape``, and a tiny one."""
     rng = np.random.default_rng(25)
-    inits = [wirecodec.from_array(rng.standard_normal(shape).astype(np.float32), f"w{i}") for i in range(count)]
+    inits = [
+        wirecodec.from_array(rng.standard_normal(shape).astype(np.float32), f"w{i}") for i in range(count)
+    ]
     inits.append(wirecodec.from_array(np.arange(4, dtype=np.float32), "small"))
     info = [helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)) for name in ("x", "y")]
     node = helper.make_node("Add", ["x", "w0"], ["y"])
