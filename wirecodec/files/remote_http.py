@@ -176,6 +176,9 @@ class HttpSource(RangeSource):
                     raise RemoteError(f"a {status} redirect without a Location", self.url, start, end)
                 target = self._target = urllib.parse.urlsplit(urllib.parse.urljoin(target.geturl(), location))
                 continue
+            if status == 200 and probe and response.getheader("Content-Length") == "0":
+                response.read()
+                return _Answer(200, b"", None)  # an empty file: no range to honour
             if status == 200 and not (probe and self.options.allow_full_download):
                 self._drop()  # the body is the whole file: not read
                 if probe:
