@@ -38,6 +38,7 @@ QUICK_MODULES = frozenset(
         "test_check_cli.py",
         "test_verb_matrix.py",
         "test_one_way_in.py",
+        "test_remote.py",
     }
 )
 

@@ -201,7 +201,7 @@ def open_model(
         from wirecodec.files.remote_source import RemoteOptions, is_url  # only for a URL
 
         if is_url(source):
-            return _from_url(source, remote or RemoteOptions(), lazy, max_depth)
+            return _from_url(source, remote or RemoteOptions(), lazy, max_depth, base_dir)
     if isinstance(source, str) and source == STDIN:
         data = (stdin if stdin is not None else sys.stdin.buffer).read()
         _refuse_empty(len(data), "input")
@@ -269,8 +269,11 @@ def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.Path
     return Opened(model, label, path, size, layout, DirectoryData(folder, for_copying=True), None)
 
 
-def _from_url(url: str, options: RemoteOptions, lazy: bool, max_depth: int) -> Opened:
-    """A model by URL: its structure fetched now, each large tensor's bytes when read."""
+def _from_url(
+    url: str, options: RemoteOptions, lazy: bool, max_depth: int, base_dir: str | os.PathLike[str] | None
+) -> Opened:
+    """A model by URL: its structure fetched now, each large tensor's bytes when read; its
+    data files beside it (or in the local ``base_dir`` when one is given)."""
     from wirecodec.files.remote import RemoteData, fetch_structure
 
     with noting() as seen:
@@ -278,7 +281,8 @@ def _from_url(url: str, options: RemoteOptions, lazy: bool, max_depth: int) -> O
     _refuse_fieldless(model, source.size)
     external = (TensorProto, "data_location") in seen and any_external_data(model)
     layout: Layout = "external" if external else "single"
-    return Opened(model, url, None, source.size, layout, RemoteData(url, options), None, source)
+    data = RemoteData(url, options) if base_dir is None else DirectoryData(base_dir, lazy=lazy)
+    return Opened(model, url, None, source.size, layout, data, None, source)
 
 
 def _refuse_fieldless(model: ModelProto, size: int) -> None:
