@@ -329,3 +329,32 @@ def test_without_fsspec_other_schemes_say_what_to_install(monkeypatch: pytest.Mo
     monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec fails
     with pytest.raises(RemoteError, match=r"s3:// URLs need the optional fsspec package"):
         wirecodec.load("s3://bucket/model.onnx")
+
+
+def test_an_onnxruntime_session_by_url_computes_as_the_local_one(served: Nginx) -> None:
+    pytest.importorskip("onnxruntime", reason="the bridge runs onnxruntime")
+    x = np.ones((1, *SHAPE[1:]), np.float32).repeat(SHAPE[0], axis=0)
+    outputs = [
+        wirecodec.onnxruntime_session(source).run(None, {"x": x})[0]
+        for source in (served.url("ext/m.onnx"), str(served.root / "ext" / "m.onnx"))
+    ]
+    assert np.array_equal(outputs[0], outputs[1])
+
+
+def test_different_tensors_read_from_many_threads_each_get_their_own_bytes(served: Nginx) -> None:
+    model = open_model(served.url("m.onnx")).model
+    local = wirecodec.load(served.root / "m.onnx")
+    barrier = threading.Barrier(WEIGHTS * 2)
+    got: dict[int, list[bytes]] = {i: [] for i in range(WEIGHTS)}
+
+    def read(i: int) -> None:
+        barrier.wait()
+        got[i].append(bytes(model.graph.initializer[i].raw_data))
+
+    threads = [threading.Thread(target=read, args=(n % WEIGHTS,)) for n in range(WEIGHTS * 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i in range(WEIGHTS):
+        assert got[i] == [bytes(local.graph.initializer[i].raw_data)] * 2
