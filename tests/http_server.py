@@ -10,8 +10,9 @@ nginx is absent.
 
 ``bad_server`` is a small ``http.server`` whose misbehaviour a test chooses
 (:class:`Behaviour`): ignore ``Range`` (200 with the whole file), cut the body short,
-send a wrong ``Content-Range``, answer 416, reset the connection mid-body, answer 503
-some times before serving, or stall past the client's timeout. Each behaviour starts
+send a wrong ``Content-Range`` (or one without the file's size), answer 416, reset
+the connection mid-body, answer 503 some times before serving, or stall past the
+client's timeout. Each behaviour starts
 after ``spare`` well-served requests, so a model can be opened first and then fail
 while a tensor is read.
 """
@@ -170,7 +171,7 @@ def nginx_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Nginx]:
 
 # -- the bad server ------------------------------------------------------------------------------
 
-BEHAVIOURS = ("ignore-range", "truncate", "wrong-range", "416", "reset", "503", "stall")
+BEHAVIOURS = ("ignore-range", "truncate", "wrong-range", "no-total", "416", "reset", "503", "stall")
 
 
 @dataclass
@@ -229,7 +230,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if kind == "stall":
             time.sleep(behaviour.stall)
         body = data[start : last + 1]
-        shown = f"bytes {start + 1}-{last + 1}/{len(data)}" if kind == "wrong-range" else None
+        shown = {
+            "wrong-range": f"bytes {start + 1}-{last + 1}/{len(data)}",
+            "no-total": f"bytes {start}-{last}/*",
+        }.get(kind or "")
         headers = {"Content-Range": shown or f"bytes {start}-{last}/{len(data)}"}
         if kind == "truncate":
             self._send(206, body, headers, cut=len(body) // 2)

@@ -282,6 +282,12 @@ def test_a_server_failing_mid_tensor_gives_an_error_naming_url_and_range(
     assert len(tensor.raw_data) == 4 * SHAPE[0] * SHAPE[1]  # a later read tries again
 
 
+def test_a_server_that_does_not_say_the_size_is_refused(on_bad: BadServer) -> None:
+    on_bad.behave("no-total")
+    with pytest.raises(RemoteError, match=r"bytes 0-32767: the server does not say the file's size"):
+        open_model(on_bad.url("m.onnx"), remote=QUICK)
+
+
 def test_retries_with_backoff_recover_from_a_transient_503(on_bad: BadServer) -> None:
     url = on_bad.url("m.onnx")
     behaviour = on_bad.behave("503", times=2)

@@ -82,8 +82,11 @@ class HttpSource(RangeSource):
             if empty is not None and int(empty.group(1)) == 0:
                 return 0  # an empty file: nothing to ask for
             raise RemoteError("the server answered 416 Range Not Satisfiable", self.url, 0, end)
-        _, last, total = self._checked_range(answer, 0, end, probe=True)
-        size = total if total is not None else last + 1
+        _, _, size = self._checked_range(answer, 0, end, probe=True)
+        if size is None:  # "bytes 0-N/*": nothing else says how far the file goes
+            raise RemoteError(
+                "the server does not say the file's size (Content-Range total '*')", self.url, 0, end
+            )
         self.requests += 1
         self.received += len(answer.body)
         self._blocks[0] = answer.body[: self.options.block]
