@@ -19,12 +19,14 @@ while a tensor is read.
 
 from __future__ import annotations
 
+import ctypes
 import getpass
 import http.server
 import os
 import pathlib
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -87,6 +89,16 @@ http {{
 """
 
 
+def _die_with_parent() -> None:
+    """In the child: be sent SIGTERM when the test process dies, even killed (Linux), so a
+    test run stopped by a timeout leaves no server behind."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere: stop() still ends it
+
+
 class Nginx:
     """A running nginx serving ``root`` at ``base`` (``http://127.0.0.1:PORT/``)."""
 
@@ -105,6 +117,7 @@ class Nginx:
             [NGINX, "-c", str(config), "-p", str(work), "-e", str(work / "error.log")],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,
         )
         self._wait_until_listening()
 

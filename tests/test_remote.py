@@ -89,6 +89,32 @@ def test_opening_and_inspecting_a_2gb_model_transfers_under_one_percent(
     assert 0 < sent < big.size // 100, f"{sent:,} bytes of {big.size:,}"
 
 
+@pytest.mark.parametrize(
+    "argv", [["check", "--full"], ["tensors", "--json"], ["dump", "graph.node[0]"], ["draw", "-o", "g.dot"]]
+)
+def test_verbs_that_only_look_transfer_under_one_percent_too(
+    served: Nginx, big: BigModel, argv: list[str], tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served.forget()
+    args = [
+        argv[0],
+        served.url("big.onnx"),
+        *(str(tmp_path / a) if a.endswith(".dot") else a for a in argv[1:]),
+    ]
+    assert main(args) == 0
+    sent = sum(r.bytes_sent for r in served.requests())
+    assert 0 < sent < big.size // 100, f"{argv[0]}: {sent:,} bytes of {big.size:,}"
+
+
+def test_extract_by_url_fetches_only_the_tensors_it_keeps(served: Nginx, tmp_path: pathlib.Path) -> None:
+    served.forget()
+    assert main(["extract", served.url("m.onnx"), str(tmp_path / "cut.onnx"), "--outputs", "y"]) == 0
+    weights = [r for r in served.requests() if r.body_bytes_sent >= 4 * SHAPE[0] * SHAPE[1]]
+    assert len(weights) == 1  # w0, the one the cut keeps; w1..w3 never fetched
+    cut = wirecodec.load(tmp_path / "cut.onnx")
+    assert [t.name for t in cut.graph.initializer] == ["w0"]
+
+
 def test_reading_one_tensor_transfers_it_and_at_most_one_block(served: Nginx, big: BigModel) -> None:
     opened = open_model(served.url("big.onnx"))
     tensor = opened.model.graph.initializer[5]
