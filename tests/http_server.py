@@ -12,7 +12,7 @@ nginx is absent.
 (:class:`Behaviour`): ignore ``Range`` (200 with the whole file), cut the body short,
 send a wrong ``Content-Range`` (or one without the file's size), answer 416, reset
 the connection mid-body, answer 503 some times before serving, or stall past the
-client's timeout. Each behaviour starts
+client's timeout. ``/moved/NAME`` always redirects to ``/NAME``. Each behaviour starts
 after ``spare`` well-served requests, so a model can be opened first and then fail
 while a tensor is read.
 """
@@ -212,6 +212,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass  # quiet
 
     def do_GET(self) -> None:
+        if self.path.startswith("/moved/"):  # a redirect, as object stores and CDNs send
+            self._send(302, b"", {"Location": "/" + self.path.removeprefix("/moved/")})
+            return
         path = self.server.root / self.path.lstrip("/")
         if not path.is_file():
             self.send_error(404)

@@ -308,6 +308,14 @@ def test_a_server_failing_mid_tensor_gives_an_error_naming_url_and_range(
     assert len(tensor.raw_data) == 4 * SHAPE[0] * SHAPE[1]  # a later read tries again
 
 
+def test_a_redirect_is_followed(on_bad: BadServer) -> None:
+    opened = open_model(on_bad.url("moved/m.onnx"), remote=QUICK)
+    assert opened.label == on_bad.url("moved/m.onnx")
+    assert bytes(opened.model.graph.initializer[1].raw_data) == bytes(
+        wirecodec.load(on_bad.root / "m.onnx").graph.initializer[1].raw_data
+    )
+
+
 def test_a_server_that_does_not_say_the_size_is_refused(on_bad: BadServer) -> None:
     on_bad.behave("no-total")
     with pytest.raises(RemoteError, match=r"bytes 0-32767: the server does not say the file's size"):
