@@ -12,7 +12,7 @@ on a message when it is imported or decodes:
   encoding", wirecodec.protobuf.origin) before any change to a decoded message or to
   one of its repeated fields;
 * the :class:`DeferredTable` a decoder leaves in a message's ``_lazy``, holding one
-  :class:`PendingField` per pending repeated field (wirecodec.protobuf.lazy): the
+  :class:`PendingField` per pending field (wirecodec.protobuf.lazy): the
   model calls only ``in``, ``record``, ``take``, ``first_name`` and ``load``, through
   :func:`load_pending` and :func:`load_all_pending`.
 
@@ -107,9 +107,10 @@ def report(span: int) -> None:
 
 
 class PendingField(Protocol):
-    """What a deferred field's record offers the message model."""
+    """What a deferred field's record offers the message model: ``load()`` gives a
+    repeated field's elements, or a singular field's value."""
 
-    def load(self) -> list[Any]: ...
+    def load(self) -> Any: ...
 
 
 class DeferredTable(Protocol):
@@ -151,8 +152,11 @@ def load_pending(message: Message, name: str) -> Any:
 
             loaded = record.load()
             spec = message.__schema__.by_name[name]
-            value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
-            value._span = message._span
+            if not spec.repeated:
+                value = loaded  # a singular bytes field fetched on first read
+            else:
+                value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
+                value._span = message._span
         if table is not None and record is not None:
             with stripe(message):
                 # Stored before the record goes: a reader finding no record finds the list.

@@ -12,6 +12,8 @@
   in the owner at once, so all references share it; while the owner is itself
   detached, the first write into the list attaches the owner; a *pending* field
   (schema_dsl.contract) reads as its elements, decoded then;
+* a scalar slot is empty only while its field is pending (a ``bytes`` field fetched on
+  first read, wirecodec.protobuf.lazy.PendingBytes): the fallback loads it;
 * a decoded message may have a *span* (``_span``): every change reports it first
   (:func:`changed`), so the codec re-emits the source bytes only while they hold.
 
@@ -198,4 +200,7 @@ class UnsetFallback:
                     return _read_unset_repeated(self, spec)
                 if spec.kind is Kind.MESSAGE:
                     return _stub(self, spec)
+                table = self._lazy
+                if table is not None and name in table:
+                    return load_pending(self, name)  # a bytes field fetched on first read
             raise AttributeError(f"{type(self).__qualname__!r} object has no attribute {name!r}")

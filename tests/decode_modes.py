@@ -85,6 +85,7 @@ SWITCHES: dict[str, str] = {
     "wirecodec_reuse_source_bytes": "reemit-off",
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
+    "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
 }
 
 

@@ -30,6 +30,7 @@ from wirecodec.errors import (
     NotAModelError,
     ParseError,
     PathError,
+    RemoteError,
     TensorError,
     WireCodecError,
 )
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from wirecodec.checker import check
     from wirecodec.files.convert import convert
     from wirecodec.files.load import load, load_external_data_into, load_tensor
+    from wirecodec.files.remote_source import RemoteOptions
     from wirecodec.files.safetensors_attach import attach_weights
     from wirecodec.files.save import save, save_tensor
     from wirecodec.files.stream import stream
@@ -126,6 +128,7 @@ _LAZY = {
     "parser": "wirecodec.parser",
     "printer": "wirecodec.printer",
     "raw_size": "wirecodec.tensors",
+    "RemoteOptions": "wirecodec.files.remote_source",
     "save": "wirecodec.files.save",
     "save_model": "wirecodec.onnx_compat",
     "save_tensor": "wirecodec.files.save",
@@ -171,6 +174,8 @@ __all__ = [
     "NotAModelError",
     "ParseError",
     "PathError",
+    "RemoteError",
+    "RemoteOptions",
     "TensorError",
     "WireCodecError",
     "array_from_raw",

@@ -25,6 +25,7 @@ __all__ = [
     "NotAModelError",
     "ParseError",
     "PathError",
+    "RemoteError",
     "TensorError",
     "WireCodecError",
 ]
@@ -103,6 +104,26 @@ class TensorError(WireCodecError, ValueError):
 
 class ExternalDataError(WireCodecError, OSError):
     """External tensor data is missing, unsafe, or inconsistent with its reference."""
+
+
+class RemoteError(WireCodecError, OSError):
+    """A model or data file over HTTP (or an fsspec file system) could not be read as asked:
+    the server refused, failed, or answered with other bytes than were asked for.
+
+    ``url`` names the file and ``start``/``end`` the byte range asked for (``end``
+    exclusive; both None when no range was involved); the message says both.
+    """
+
+    def __init__(self, reason: str, url: str, start: int | None = None, end: int | None = None) -> None:
+        where = url if start is None or end is None else f"{url} bytes {start}-{max(start, end - 1)}"
+        super().__init__(f"{where}: {reason}")
+        self.reason = reason
+        self.url = url
+        self.start = start
+        self.end = end
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.url, self.start, self.end))
 
 
 class GraphError(WireCodecError, ValueError):

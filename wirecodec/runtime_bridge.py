@@ -122,14 +122,19 @@ def onnxruntime_session(path: str | os.PathLike[str], sess_options: Any = None, 
     (:func:`wirecodec.files.opener.open_model`), so its errors are the opener's.
     ``sess_options`` is used and modified (the folder external data is resolved in is
     set to the model's directory). Raises ``ImportError`` when onnxruntime is not installed.
+    A URL (docs/remote.md) is fetched whole: onnxruntime needs every weight.
     """
     onnxruntime = _import_onnxruntime()
+    options = onnxruntime.SessionOptions() if sess_options is None else sess_options
+    if isinstance(path, str) and "://" in path:
+        remote = open_model(path)
+        remote.resolve_external()
+        return onnxruntime.InferenceSession(encode(remote.model), options, providers=providers)
     source = pathlib.Path(path)
     opened = open_model(source)
     if isinstance(opened.data, ZipData):
         _from_zip(opened, opened.data, source.name)
     else:
         _from_protobuf(opened, source.name)
-    options = onnxruntime.SessionOptions() if sess_options is None else sess_options
     options.add_session_config_entry(_FOLDER_KEY, str(source.resolve().parent))
     return onnxruntime.InferenceSession(encode(opened.model), options, providers=providers)

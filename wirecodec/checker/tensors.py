@@ -14,6 +14,7 @@ import math
 from schema_dsl.onnx import TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.lazy import pending_size
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, Info, raw_size
 
 __all__ = ["RULES", "check_tensors", "element_count", "is_external"]
@@ -99,7 +100,9 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     if tensor.HasField("segment"):
         return
     if has_raw:
-        size, expected = memoryview(tensor.raw_data).nbytes, raw_size(info.code, count)
+        waiting = pending_size(tensor, "raw_data")  # a remote payload: its length, not fetched
+        size = waiting if waiting is not None else memoryview(tensor.raw_data).nbytes
+        expected = raw_size(info.code, count)
         if size != expected:
             report.add(
                 f"{path}.raw_data",

@@ -21,7 +21,14 @@ import textwrap
 from collections.abc import Sequence
 from typing import Final
 
-from wirecodec.cli.common import EXAMPLE, CliError, describe_error, print_json
+from wirecodec.cli.common import (
+    EXAMPLE,
+    CliError,
+    add_remote_arguments,
+    describe_error,
+    print_json,
+    remote_options,
+)
 from wirecodec.errors import WireCodecError
 
 __all__ = ["EXAMPLE", "VERBS", "main"]
@@ -88,6 +95,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(sub)
+        add_remote_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
 
@@ -132,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _parser().print_usage(sys.stderr)
         return 2
     try:
-        code: int = args.run(args)
+        with remote_options(args):
+            code: int = args.run(args)
         return code
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly, like other CLI tools.

@@ -9,14 +9,20 @@ for something the model does not have). Verbs raise :class:`CliError` (or
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import json
 import pathlib
 import sys
-from typing import IO, Any, Final
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from wirecodec.errors import WireCodecError
 from wirecodec.files.opener import STDIN, Opened
 from wirecodec.files.opener import open_model as _open
+
+if TYPE_CHECKING:
+    from wirecodec.files.remote_source import RemoteOptions
 
 __all__ = [
     "EXAMPLE",
@@ -27,17 +33,24 @@ __all__ = [
     "UsageError",
     "add_model_argument",
     "add_output_layout_arguments",
+    "add_remote_arguments",
     "describe_error",
     "open_model",
     "print_json",
     "read_stdin",
+    "remote_options",
 ]
 
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
 JSON_VERSION: Final = 1
 """The ``version`` of every verb's ``--json`` output; raised when a key changes meaning or goes."""
 
-MODEL_HELP: Final = "an .onnx file, an .onnxz container, or - for standard input"
+MODEL_HELP: Final = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
+
+# How this run reads models by URL (set by wirecodec.cli.main from the verb's options).
+_REMOTE: Final[contextvars.ContextVar[dict[str, Any] | None]] = contextvars.ContextVar(
+    "wirecodec_cli_remote", default=None
+)
 
 
 class CliError(Exception):
@@ -88,6 +101,43 @@ def add_output_layout_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of every verb for models by URL (docs/remote.md)."""
+    group = parser.add_argument_group("models by URL (https://, or s3:// and the like with fsspec)")
+    group.add_argument(
+        "--allow-full-download",
+        action="store_true",
+        help="read a model even from a server that ignores Range requests (downloads all of it)",
+    )
+    group.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help="per connection and read (default 30)"
+    )
+    group.add_argument(
+        "--retries", type=int, default=3, metavar="N", help="tries again after transient failures (default 3)"
+    )
+
+
+@contextlib.contextmanager
+def remote_options(args: argparse.Namespace) -> Iterator[None]:
+    """Within the block, models by URL are opened with the verb's URL options. Kept as
+    given: they are checked, and the remote modules imported, only when a URL is opened."""
+    names = ("timeout", "retries", "allow_full_download")
+    token = _REMOTE.set({key: getattr(args, key) for key in names if hasattr(args, key)})
+    try:
+        yield
+    finally:
+        _REMOTE.reset(token)
+
+
+def _remote() -> RemoteOptions:
+    from wirecodec.files.remote_source import RemoteOptions  # only when a URL is opened
+
+    try:
+        return RemoteOptions(**(_REMOTE.get() or {}))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def describe_error(label: str, exc: BaseException) -> str:
     """One line naming what failed and why: ``model.onnx: DecodeError: ...``.
 
@@ -112,7 +162,7 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
 def open_model(
     source: str | pathlib.Path, *, load_external_data: bool = True, streamed: bool = False
 ) -> Opened:
-    """Open the model at ``source`` (a path, a container, or ``-``) through the one opener.
+    """Open the model at ``source`` (a path, a container, a URL, or ``-``) through the one opener.
 
     With ``load_external_data`` every reference (data files, container entries) is
     resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
@@ -120,8 +170,12 @@ def open_model(
     Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
     label = "<stdin>" if str(source) == STDIN else str(source)
+    # "-" and URLs stay strings; anything else is a path (even one named like an option).
+    url = "://" in str(source)
+    given = str(source) if str(source) == STDIN or url else pathlib.Path(source)
+    remote = _remote() if url else None
     try:
-        opened = _open(str(source) if str(source) == STDIN else pathlib.Path(source), streamed=streamed)
+        opened = _open(given, streamed=streamed, remote=remote)
         if load_external_data:
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:

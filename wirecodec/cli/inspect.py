@@ -271,7 +271,8 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
             for f in model.functions
         ],
         "metadata_props": {p.key: p.value for p in model.metadata_props},
-        "byte_identical": same_bytes(model, opened.original),
+        # A model by URL has no original here: comparing would download its weights.
+        "byte_identical": None if opened.original is None else same_bytes(model, opened.original),
     }
 
 
@@ -379,7 +380,7 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
             lines += _wrapped("", f"{t['bytes']:,} bytes {name} {t['dtype']}{shape}{where} at {t['path']}")
     for key, value in s["metadata_props"].items():
         lines += _wrapped("metadata", f"{key} = {_shortened(value)}")
-    verdict = {True: "byte-identical", False: "DIFFERS"}
+    verdict = {True: "byte-identical", False: "DIFFERS", None: "not checked (a model by URL)"}
     lines.append(f"{'round trip':<{_LABEL}}{verdict[s['byte_identical']]}")
     return lines
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import mmap
 import os
+from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.files.external import uses_external_data
@@ -21,6 +22,9 @@ from wirecodec.files.opener import Source, decode_source, open_model, read_paylo
 from wirecodec.files.tensor_data import DirectoryData
 from wirecodec.files.walk import iter_tensors
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH
+
+if TYPE_CHECKING:
+    from wirecodec.files.remote_source import RemoteOptions
 
 __all__ = ["load", "load_external_data_into", "load_tensor"]
 
@@ -32,8 +36,9 @@ def load(
     load_external_data: bool = True,
     base_dir: str | os.PathLike[str] | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    remote: RemoteOptions | None = None,
 ) -> ModelProto:
-    """Load a model from a path, ``-`` (standard input), a binary file object or bytes.
+    """Load a model from a path, a URL, ``-`` (standard input), a binary file object or bytes.
 
     With ``lazy=True`` (the default) a file is memory-mapped read-only and decoded in
     place: every ``raw_data`` is a view of the map, read from disk only when touched,
@@ -48,8 +53,15 @@ def load(
     :func:`wirecodec.files.opener.open_model`, whose errors these are: an empty input or
     one with no ONNX field is a :class:`~wirecodec.NotAModelError` (unlike ``onnx.load``,
     which returns an empty model).
+
+    A URL (``https://...``; ``s3://`` and the like with fsspec installed) is read by
+    byte ranges (docs/remote.md): its structure now, each large tensor's bytes when the
+    tensor is first read, external data from beside it the same way; ``remote``
+    (:class:`~wirecodec.RemoteOptions`) sets timeouts, retries, and whether a server
+    that ignores ``Range`` may send the whole file. Its failures are
+    :class:`~wirecodec.RemoteError`, naming the URL and the byte range.
     """
-    opened = open_model(source, lazy=lazy, base_dir=base_dir, max_depth=max_depth)
+    opened = open_model(source, lazy=lazy, base_dir=base_dir, max_depth=max_depth, remote=remote)
     if load_external_data:
         opened.resolve_external()
     return opened.model

@@ -13,7 +13,9 @@ One set of errors, each naming the right file:
 - an empty input, or one that decodes to no ONNX field at all (a text file):
   :class:`~wirecodec.NotAModelError`;
 - a truncated or malformed model: :class:`~wirecodec.DecodeError` with offset and path;
-- a damaged container: :class:`~wirecodec.ContainerError`.
+- a damaged container: :class:`~wirecodec.ContainerError`;
+- a URL that cannot be read as asked: :class:`~wirecodec.RemoteError`, naming the URL
+  and the byte range.
 
 >>> from wirecodec.examples.build_mlp import build
 >>> from wirecodec.protobuf.codec import encode
@@ -36,7 +38,7 @@ import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Final, Literal, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
@@ -53,6 +55,9 @@ from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 from wirecodec.protobuf.lazy import holds_any_field
 from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.payloads import SourceMap
+
+if TYPE_CHECKING:
+    from wirecodec.files.remote_source import RemoteOptions
 
 __all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model", "read_payload_source"]
 
@@ -73,7 +78,9 @@ class Opened:
     ``path`` is the model file (None for bytes and pipes); ``size`` its bytes; ``layout``
     says where tensor bytes live; ``data`` resolves the references; ``original`` is the
     buffer the model was decoded from (the file's map, the bytes read, or a container's
-    ``__MODEL_PROTO``), for byte-for-byte comparisons.
+    ``__MODEL_PROTO``), for byte-for-byte comparisons (None for a URL: it would mean
+    downloading the weights). ``remote`` is the source a URL is read through (its
+    ``requests`` and ``received`` count what was transferred), None otherwise.
     """
 
     model: ModelProto
@@ -83,6 +90,7 @@ class Opened:
     layout: Layout
     data: TensorData
     original: Any
+    remote: Any = None
 
     def external_tensors(self) -> Iterator[TensorProto]:
         """The tensors that refer to bytes outside the model's encoding (none for ``single``)."""
@@ -174,6 +182,7 @@ def open_model(
     max_depth: int = DEFAULT_MAX_DEPTH,
     stdin: IO[bytes] | None = None,
     streamed: bool = False,
+    remote: RemoteOptions | None = None,
 ) -> Opened:
     """Open the model in ``source``, leaving its external references unresolved (see module doc).
 
@@ -183,8 +192,16 @@ def open_model(
     ``streamed=True`` reads a single model file front to back with :func:`wirecodec.stream`
     instead of mapping it (every inline payload a view of a map of the file, copied file
     to file when saved): what :func:`wirecodec.convert` uses, for files of any size.
+    A URL (``http://``, ``https://``; other schemes through fsspec) is read by byte
+    ranges as ``remote`` says (default :class:`~wirecodec.RemoteOptions`); ``streamed``
+    does not apply to it.
     """
     data: Any
+    if isinstance(source, str) and "://" in source:
+        from wirecodec.files.remote_source import RemoteOptions, is_url  # only for a URL
+
+        if is_url(source):
+            return _from_url(source, remote or RemoteOptions(), lazy, max_depth, base_dir)
     if isinstance(source, str) and source == STDIN:
         data = (stdin if stdin is not None else sys.stdin.buffer).read()
         _refuse_empty(len(data), "input")
@@ -250,6 +267,22 @@ def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.Path
     folder = base_dir if base_dir is not None else path.parent
     layout: Layout = "external" if external else "single"
     return Opened(model, label, path, size, layout, DirectoryData(folder, for_copying=True), None)
+
+
+def _from_url(
+    url: str, options: RemoteOptions, lazy: bool, max_depth: int, base_dir: str | os.PathLike[str] | None
+) -> Opened:
+    """A model by URL: its structure fetched now, each large tensor's bytes when read; its
+    data files beside it (or in the local ``base_dir`` when one is given)."""
+    from wirecodec.files.remote import RemoteData, fetch_structure
+
+    with noting() as seen:
+        model, source = fetch_structure(url, options, lazy=lazy, max_depth=max_depth)
+    _refuse_fieldless(model, source.size)
+    external = (TensorProto, "data_location") in seen and any_external_data(model)
+    layout: Layout = "external" if external else "single"
+    data = RemoteData(url, options) if base_dir is None else DirectoryData(base_dir, lazy=lazy)
+    return Opened(model, url, None, source.size, layout, data, None, source)
 
 
 def _refuse_fieldless(model: ModelProto, size: int) -> None:

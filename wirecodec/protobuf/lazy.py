@@ -23,6 +23,13 @@ whatever its size: validated now, decoded if read. A packed run of fixed-width n
 read into the list the eager decoder builds on first read. Both are pending fields of
 the same table, loaded by the same calls.
 
+**Fetched on first read.** A model opened over HTTP (wirecodec.files.remote) leaves
+each large ``raw_data`` as a :class:`PendingBytes`: its length, and a function that
+fetches its bytes. The field is present (``HasField`` is true, :func:`pending_size`
+gives its length) but its slot is empty, so the first read reaches the message's
+fallback (schema_dsl.presence), which loads it like any pending field: once, under the
+owner's loading lock, stored before the record goes.
+
 **The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
 owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
 :class:`Pending` record per pending field, and leaves the field itself unset. The
@@ -51,12 +58,13 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schema_dsl import Message
+from schema_dsl import Kind, Message
 from schema_dsl.message import extras, slot_value, stored_fields, stored_value
+from schema_dsl.presence import changed
 from wirecodec.protobuf.runtime import unpack_f32_run, unpack_run
 from wirecodec.protobuf.wire import read_varint
 
@@ -67,6 +75,7 @@ __all__ = [
     "TRUSTED",
     "DeferredFields",
     "Pending",
+    "PendingBytes",
     "PendingRun",
     "Thresholds",
     "elements",
@@ -74,7 +83,9 @@ __all__ = [
     "holds_any_field",
     "peek",
     "pending",
+    "pending_bytes",
     "pending_run",
+    "pending_size",
 ]
 
 # Depths at or above CHECKED mean "already validated"; no user max_depth gets there.
@@ -277,9 +288,32 @@ class PendingRun:
         return loaded
 
 
+class PendingBytes:
+    """One singular ``bytes`` field (a remote tensor's ``raw_data``) whose value is fetched
+    on first read: ``fetch()`` gives its ``nbytes`` bytes (wirecodec.files.remote).
+
+    The field is *present* while it waits (its presence bit is set), so ``HasField``,
+    and :func:`pending_size`, answer without fetching anything.
+    """
+
+    __slots__ = ("fetch", "nbytes")
+
+    def __init__(self, nbytes: int, fetch: Callable[[], Any]) -> None:
+        self.nbytes = nbytes
+        self.fetch = fetch
+
+    def __len__(self) -> int:
+        return self.nbytes
+
+    def load(self) -> Any:
+        """The field's value: a read-only view of the bytes fetched (the fetcher checks their length)."""
+        return memoryview(self.fetch()).toreadonly()
+
+
 class DeferredFields(list[Any]):
     """A message's pending fields: ``[name, record, name, record, ...]``, each record a
-    :class:`Pending` (message elements) or a :class:`PendingRun` (a numeric run).
+    :class:`Pending` (message elements), a :class:`PendingRun` (a numeric run) or a
+    :class:`PendingBytes` (a singular bytes field fetched on first read).
 
     A list because the collector tracks it from creation (see :func:`pending`); its
     layout is private to this module, and the message model uses only ``in``,
@@ -291,7 +325,7 @@ class DeferredFields(list[Any]):
     # Readers in other threads may look while the owner's loading thread takes a record
     # (schema_dsl.message): each look is one list operation, atomic with a take.
 
-    def record(self, name: str) -> Pending | PendingRun | None:
+    def record(self, name: str) -> Pending | PendingRun | PendingBytes | None:
         """The pending record of field ``name``, left in place (None if the field is not pending)."""
         while True:
             try:
@@ -300,11 +334,11 @@ class DeferredFields(list[Any]):
                 return None
             pair = self[at : at + 2]
             if len(pair) == 2 and pair[0] == name:
-                found: Pending | PendingRun = pair[1]
+                found: Pending | PendingRun | PendingBytes = pair[1]
                 return found
             # another field's record was taken between the two looks: look again
 
-    def take(self, name: str) -> Pending | PendingRun | None:
+    def take(self, name: str) -> Pending | PendingRun | PendingBytes | None:
         """Remove and return the pending record of field ``name`` (None if there is none).
 
         Only the owner's loading thread (or a writer, who holds the caller's lock) takes.
@@ -349,6 +383,38 @@ def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]],
     record = PendingRun(buf, container, fmt)
     table += (name, record)
     return record
+
+
+def pending_bytes(owner: Message, name: str, nbytes: int, fetch: Callable[[], Any]) -> None:
+    """Make singular bytes field ``owner.<name>`` present but pending: ``fetch()`` gives
+    its value on first read (under the owner's loading lock, once).
+
+    Counts as a change of ``owner`` (its source bytes may not hold the value), and is
+    made while the message is not yet shared: an opener calls it before returning.
+    """
+    spec = owner.__schema__.by_name[name]
+    if spec.repeated or spec.kind is not Kind.BYTES or not hasattr(type(owner), "__getattr__"):
+        raise TypeError(
+            f"{spec.full_name} cannot wait: only a singular bytes field of a class with a fallback"
+        )
+    changed(owner)
+    table = owner._lazy
+    if not isinstance(table, DeferredFields):
+        table = DeferredFields()
+        extras(owner).lazy = table
+    if name in table:
+        table.take(name)
+    table += (name, PendingBytes(nbytes, fetch))
+    # An empty slot sends reads to the fallback (schema_dsl.presence), which loads it.
+    object.__delattr__(owner, name)
+    object.__setattr__(owner, "_has", owner._has | owner.__schema__.bit[name])
+
+
+def pending_size(message: Message, name: str) -> int | None:
+    """The length of bytes field ``name`` if it waits to be fetched, else None (nothing fetched)."""
+    table = message._lazy
+    record = table.record(name) if isinstance(table, DeferredFields) else None
+    return record.nbytes if isinstance(record, PendingBytes) else None
 
 
 def holds_any_field(message: Message) -> bool:

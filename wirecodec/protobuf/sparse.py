@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+from collections.abc import Callable
 from typing import Final, cast
 
-from schema_dsl import Kind, Message
+from schema_dsl import FieldSpec, Kind, Message
 from wirecodec.errors import DecodeError
 from wirecodec.protobuf.wire import Buffer, read_varint
 
@@ -37,11 +38,23 @@ class _UnsureError(Exception):
     pass
 
 
-class _Reader:
-    """File bytes read through pread, one cached window at a time, indexable like a buffer."""
+PositionalRead = Callable[[int, int], bytes]
+"""``read(offset, n)``: up to ``n`` bytes at ``offset`` (fewer only at the end): ``os.pread``
+on a file, ranged requests on a remote one (wirecodec.files.remote)."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+# Which bytes fields may be left out: (the message class, the field) -> whether.
+Keep = Callable[[type[Message], FieldSpec], bool]
+
+
+def _any_field(message: type[Message], spec: FieldSpec) -> bool:
+    return True
+
+
+class _Reader:
+    """Bytes read through a positional reader, one cached window at a time, indexable like a buffer."""
+
+    def __init__(self, read: PositionalRead) -> None:
+        self.read = read
         self.start = 0
         self.data = b""
 
@@ -49,7 +62,7 @@ class _Reader:
         offset = pos - self.start
         if not 0 <= offset < len(self.data):
             self.start = pos
-            self.data = os.pread(self.fd, _WINDOW, pos)
+            self.data = self.read(pos, _WINDOW)
             offset = 0
             if not self.data:
                 raise _UnsureError
@@ -77,13 +90,28 @@ def payload_ranges(
     counted either as ruled out or inside a payload, so ranges returned add up to at
     least ``at_least``.
     """
-    reader = _Reader(fd)
-    # Bytes known to hold no large payload; past size - at_least the answer is no.
-    ruled_out, limit = 0, size - at_least
-    ranges: list[tuple[int, int]] = []
     # The walk hops from header to header: readahead would fetch the payloads in between.
     with contextlib.suppress(AttributeError, OSError):
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    try:
+        return walk_payloads(lambda pos, n: os.pread(fd, n, pos), size, cls, at_least=at_least)
+    except OSError:
+        return None  # a read failed: decode the map directly, which reports what is wrong
+    finally:
+        with contextlib.suppress(AttributeError, OSError):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_NORMAL)
+
+
+def walk_payloads(
+    read: PositionalRead, size: int, cls: type[Message], *, at_least: int = 0, keep: Keep = _any_field
+) -> list[tuple[int, int]] | None:
+    """:func:`payload_ranges` over any positional reader; only payloads of fields ``keep``
+    accepts are left out (the others count as structure). An exception ``read`` raises
+    goes to the caller."""
+    reader = _Reader(read)
+    # Bytes known to hold no large payload; past size - at_least the answer is no.
+    ruled_out, limit = 0, size - at_least
+    ranges: list[tuple[int, int]] = []
     todo: list[tuple[type[Message], int, int]] = [(cls, 0, size)]
     fields = 0
     try:
@@ -114,7 +142,12 @@ def payload_ranges(
                         # A smaller message cannot hold a large payload: it is copied whole.
                         todo.append((spec.message_type, pos, stop))
                         held = length
-                    elif spec is not None and spec.kind is Kind.BYTES and length >= MIN_PAYLOAD:
+                    elif (
+                        spec is not None
+                        and spec.kind is Kind.BYTES
+                        and length >= MIN_PAYLOAD
+                        and keep(message, spec)
+                    ):
                         ranges.append((pos, stop))
                         held = length
                     pos = stop
@@ -125,11 +158,8 @@ def payload_ranges(
                 ruled_out += pos - start - held
                 if ruled_out > limit:
                     raise _UnsureError  # too little left to hold what was asked
-    except (_UnsureError, OSError):
+    except _UnsureError:
         return None
-    finally:
-        with contextlib.suppress(AttributeError, OSError):
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_NORMAL)
     return sorted(ranges)
 
 
