@@ -75,13 +75,15 @@ MAX_ENTRIES: Final = 4096
 # (a 4-dim TypeProto) to ~480 (an int attribute) builds (bench/recipe_compile.py). Tests lower it.
 COMPILE_AFTER = 256
 
-# Elements of one repeated field before the memo starts remembering. Below that a graph
-# is one the models people have are like (up to ~1,700 nodes among the PyPI models of
-# bench/models_people_have.py), where few templates come back the COMPILE_AFTER times
-# that make a recipe pay, and the look-ups, offers and recipes cost more than they save
-# (bench/decode_walk_trees.py with a tree whose memo never wakes); the memo pays on long
-# repetitive graphs (an exported LLM's value_infos, the metadata graphs).
-WAKE_AFTER = 4096
+# Elements of one repeated field before the memo starts remembering. In graphs of the
+# size of most models people have (a few hundred nodes, the PyPI models of
+# bench/models_people_have.py), few templates come back the COMPILE_AFTER times that
+# make a recipe pay, and the look-ups, offers and recipes cost more than they save; on
+# long repetitive graphs (an exported LLM's value_infos, the metadata graphs) it pays.
+# Compared with bench/decode_walk_trees.py, trees differing only in this value: 1024
+# keeps most of the gain on the 10k metadata graph and costs nothing measurable on the
+# PyPI models of 1,000-1,750 nodes.
+WAKE_AFTER = 1024
 # The key that wakes a memo: an empty memo is false, so a sleeping one costs a truth test.
 _AWAKE: Final = object()
 
