@@ -52,7 +52,6 @@ class AttributeProto(Message):
         GRAPHS = 10
         SPARSE_TENSORS = 12
         TYPE_PROTOS = 14
-
     UNDEFINED: ClassVar[int]
     FLOAT: ClassVar[int]
     INT: ClassVar[int]
@@ -448,7 +447,6 @@ class TensorProto(Message):
         INT2 = 26
         FLOAT6E2M3 = 27
         FLOAT6E3M2 = 28
-
     UNDEFINED: ClassVar[int]
     FLOAT: ClassVar[int]
     UINT8: ClassVar[int]
@@ -481,7 +479,6 @@ class TensorProto(Message):
     class DataLocation(ProtoEnum):
         DEFAULT = 0
         EXTERNAL = 1
-
     DEFAULT: ClassVar[int]
     EXTERNAL: ClassVar[int]
     class Segment(Message):
@@ -493,7 +490,6 @@ class TensorProto(Message):
             begin: int | None = ...,
             end: int | None = ...,
         ) -> None: ...
-
     @property
     def dims(self) -> RepeatedScalarFieldContainer[int]: ...
     @dims.setter
@@ -583,7 +579,6 @@ class TensorShapeProto(Message):
             dim_param: str | None = ...,
             denotation: str | None = ...,
         ) -> None: ...
-
     @property
     def dim(self) -> RepeatedCompositeFieldContainer[TensorShapeProto.Dimension]: ...
     @dim.setter
@@ -604,7 +599,6 @@ class TypeProto(Message):
             elem_type: int | None = ...,
             shape: TensorShapeProto | Mapping[str, Any] | None = ...,
         ) -> None: ...
-
     class Sequence(Message):
         elem_type: TypeProto
         def __init__(
@@ -612,7 +606,6 @@ class TypeProto(Message):
             *,
             elem_type: TypeProto | Mapping[str, Any] | None = ...,
         ) -> None: ...
-
     class Map(Message):
         key_type: int
         value_type: TypeProto
@@ -622,7 +615,6 @@ class TypeProto(Message):
             key_type: int | None = ...,
             value_type: TypeProto | Mapping[str, Any] | None = ...,
         ) -> None: ...
-
     class Optional(Message):
         elem_type: TypeProto
         def __init__(
@@ -630,7 +622,6 @@ class TypeProto(Message):
             *,
             elem_type: TypeProto | Mapping[str, Any] | None = ...,
         ) -> None: ...
-
     class SparseTensor(Message):
         elem_type: int
         shape: TensorShapeProto
@@ -640,7 +631,6 @@ class TypeProto(Message):
             elem_type: int | None = ...,
             shape: TensorShapeProto | Mapping[str, Any] | None = ...,
         ) -> None: ...
-
     class Opaque(Message):
         domain: str
         name: str
@@ -650,7 +640,6 @@ class TypeProto(Message):
             domain: str | None = ...,
             name: str | None = ...,
         ) -> None: ...
-
     tensor_type: TypeProto.Tensor
     sequence_type: TypeProto.Sequence
     map_type: TypeProto.Map
@@ -742,7 +731,6 @@ class SequenceProto(Message):
         SEQUENCE = 3
         MAP = 4
         OPTIONAL = 5
-
     UNDEFINED: ClassVar[int]
     TENSOR: ClassVar[int]
     SPARSE_TENSOR: ClassVar[int]
@@ -813,7 +801,6 @@ class OptionalProto(Message):
         SEQUENCE = 3
         MAP = 4
         OPTIONAL = 5
-
     UNDEFINED: ClassVar[int]
     TENSOR: ClassVar[int]
     SPARSE_TENSOR: ClassVar[int]
