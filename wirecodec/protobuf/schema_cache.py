@@ -49,12 +49,17 @@ def _stamp() -> bytes:
     return digest.digest()
 
 
+@functools.cache
+def _in_the_library(module_name: str) -> bool:
+    path = getattr(sys.modules.get(module_name), "__file__", None)
+    return path is not None and os.path.dirname(os.path.abspath(path)) == _SCHEMA_DSL
+
+
 def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
     """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
-    module = sys.modules.get(cls.__module__)
-    path = getattr(module, "__file__", None)
-    if path is None or os.path.dirname(os.path.abspath(path)) != _SCHEMA_DSL:
+    if not _in_the_library(cls.__module__):
         return None
+    module = sys.modules[cls.__module__]
     found: Any = module
     for part in cls.__qualname__.split("."):
         found = getattr(found, part, None)
@@ -73,17 +78,24 @@ _DEFAULT: Final = "_Z_"  # a scalar field's default
 
 def _value_of(schema: MessageSchema, name: str) -> tuple[bool, Any]:
     """The value a constant named ``name`` stands for in ``schema``; (False, None) if none."""
-    if name.startswith(_CONTAINER) and name[3:] in schema.by_name:
-        return True, container_class(schema.by_name[name[3:]])
-    if name.startswith(_TARGET) and name[3:] in schema.by_name:
-        return True, schema.by_name[name[3:]].message_type
-    if name.startswith(_ENUM) and name[3:].isdigit() and int(name[3:]) in schema.by_number:
-        return True, schema.by_number[int(name[3:])].enum_values
-    if name.startswith(_DEFAULT):
-        for field, value in schema.defaults:
-            if field == name[3:]:
-                return True, value
+    prefix, rest = name[:3], name[3:]
+    if prefix == _CONTAINER and rest in schema.by_name:
+        return True, container_class(schema.by_name[rest])
+    if prefix == _TARGET and rest in schema.by_name:
+        return True, schema.by_name[rest].message_type
+    if prefix == _ENUM and rest.isdigit() and int(rest) in schema.by_number:
+        return True, schema.by_number[int(rest)].enum_values
+    if prefix == _DEFAULT:
+        defaults = _defaults_of(schema)
+        if rest in defaults:
+            return True, defaults[rest]
     return False, None
+
+
+@functools.cache
+def _defaults_of(schema: MessageSchema) -> dict[str, Any]:
+    # A codec names most of its message's defaults: one dict, not a search per name.
+    return dict(schema.defaults)
 
 
 def tokens(schema: MessageSchema, constants: dict[str, object]) -> tuple[tuple[str, bool, Any], ...] | None:
