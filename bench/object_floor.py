@@ -15,7 +15,8 @@ model), with
 
 beside upb's decode + walk, wirecodec's decode + walk, and the walk alone over wirecodec's
 objects, all in one process, best of ``--repeat`` runs each (the cyclic collector off
-while building, as the decoders pause it). Input: ``bench/.cache/meta-100000`` by default
+while building: the floor without it; the decoders leave it on, and what it then costs
+is in docs/benchmarks.md). Input: ``bench/.cache/meta-100000`` by default
 (``python bench/inputs.py meta-100000`` builds it).
 """
 
