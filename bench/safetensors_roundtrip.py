@@ -29,7 +29,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = pathlib.Path("bench/.cache/gpt-torch-v32000-d768-l12/model.onnx")
@@ -39,64 +38,53 @@ _PRELUDE = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 """
-_STEPS = {
-    "write-wirecodec": """
-from wirecodec.cli import main
-start = time.perf_counter()
-code = main(["convert", {model!r}, {out!r} + "/st/model.onnx", "--to", "safetensors"])
-took = time.perf_counter() - start
-assert code == 0
-""",
-    "write-onnx": """
-import onnx
-start = time.perf_counter()
-m = onnx.load({model!r})
-onnx.save_model(m, {out!r} + "/pb/model.onnx", save_as_external_data=True,
-                all_tensors_to_one_file=True, location="model.onnx.data")
-took = time.perf_counter() - start
-""",
-    "read-safetensors": """
-import safetensors.numpy
-start = time.perf_counter()
-arrays = safetensors.numpy.load_file({out!r} + "/st/model.safetensors")
-took = time.perf_counter() - start
-extra = {{"tensors": len(arrays), "bytes": sum(a.nbytes for a in arrays.values())}}
-""",
-    "read-wirecodec": """
-import wirecodec
-start = time.perf_counter()
-m = wirecodec.load({out!r} + "/st/model.onnx")
-arrays = {{t.name: wirecodec.to_array(t) for t in m.graph.initializer}}
-took = time.perf_counter() - start
-extra = {{"tensors": len(arrays), "bytes": sum(a.nbytes for a in arrays.values())}}
-""",
-    "read-onnx": """
-import onnx
-from onnx import numpy_helper
-start = time.perf_counter()
-m = onnx.load({out!r} + "/pb/model.onnx")
-arrays = {{t.name: numpy_helper.to_array(t) for t in m.graph.initializer}}
-took = time.perf_counter() - start
-extra = {{"tensors": len(arrays), "bytes": sum(a.nbytes for a in arrays.values())}}
-""",
-    "run-safetensors": """
-import numpy as np, onnxruntime
-start = time.perf_counter()
-session = onnxruntime.InferenceSession({out!r} + "/st/model.onnx", providers=["CPUExecutionProvider"])
-feeds = {feeds}
-outputs = session.run(None, feeds)
-took = time.perf_counter() - start
-np.save({out!r} + "/run-safetensors.npy", outputs[0])
-""",
-    "run-single": """
-import numpy as np, onnxruntime
-start = time.perf_counter()
-session = onnxruntime.InferenceSession({model!r}, providers=["CPUExecutionProvider"])
-feeds = {feeds}
-outputs = session.run(None, feeds)
-took = time.perf_counter() - start
-np.save({out!r} + "/run-single.npy", outputs[0])
-""",
+# A step: (imports, the statements timed, what follows the clock). Each read step leaves
+# ``arrays``, each run step its session's outputs.
+_COUNT_ARRAYS = 'extra = {{"tensors": len(arrays), "bytes": sum(a.nbytes for a in arrays.values())}}'
+_RUN = (
+    "session = onnxruntime.InferenceSession({path!r}, providers=['CPUExecutionProvider'])\n"
+    "outputs = session.run(None, {{feeds}})"
+)
+_SAVE_OUTPUT = "np.save({{out!r}} + '/{name}.npy', outputs[0])"
+_STEPS: dict[str, tuple[str, str, str]] = {
+    "write-wirecodec": (
+        "from wirecodec.cli import main",
+        'assert main(["convert", {model!r}, {out!r} + "/st/model.onnx", "--to", "safetensors"]) == 0',
+        "",
+    ),
+    "write-onnx": (
+        "import onnx",
+        "onnx.save_model(onnx.load({model!r}), {out!r} + '/pb/model.onnx', save_as_external_data=True,\n"
+        "                all_tensors_to_one_file=True, location='model.onnx.data')",
+        "",
+    ),
+    "read-safetensors": (
+        "import safetensors.numpy",
+        "arrays = safetensors.numpy.load_file({out!r} + '/st/model.safetensors')",
+        _COUNT_ARRAYS,
+    ),
+    "read-wirecodec": (
+        "import wirecodec",
+        "m = wirecodec.load({out!r} + '/st/model.onnx')\n"
+        "arrays = {{t.name: wirecodec.to_array(t) for t in m.graph.initializer}}",
+        _COUNT_ARRAYS,
+    ),
+    "read-onnx": (
+        "import onnx\nfrom onnx import numpy_helper",
+        "m = onnx.load({out!r} + '/pb/model.onnx')\n"
+        "arrays = {{t.name: numpy_helper.to_array(t) for t in m.graph.initializer}}",
+        _COUNT_ARRAYS,
+    ),
+    "run-safetensors": (
+        "import numpy as np, onnxruntime",
+        _RUN.format(path="{out}/st/model.onnx"),
+        _SAVE_OUTPUT.format(name="run-safetensors"),
+    ),
+    "run-single": (
+        "import numpy as np, onnxruntime",
+        _RUN.format(path="{model}"),
+        _SAVE_OUTPUT.format(name="run-single"),
+    ),
 }
 _POSTLUDE = """
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -134,8 +122,11 @@ def _feeds(model: pathlib.Path) -> str:
 
 
 def _child(step: str, model: pathlib.Path, out: pathlib.Path, feeds: str) -> dict[str, float]:
-    body = _STEPS[step].format(model=str(model), out=str(out), feeds=feeds)
-    source = _PRELUDE.format(root=str(ROOT)) + textwrap.dedent(body) + _POSTLUDE
+    imports, timed, after = (
+        part.format(model=str(model), out=str(out), feeds=feeds) for part in _STEPS[step]
+    )
+    body = f"{imports}\nstart = time.perf_counter()\n{timed}\ntook = time.perf_counter() - start\n{after}\n"
+    source = _PRELUDE.format(root=str(ROOT)) + body + _POSTLUDE
     found = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, check=False)
     if found.returncode != 0:
         raise SystemExit(f"{step} failed:\n{found.stderr[-3000:]}")

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+from wirecodec._graphs import bodies
 from wirecodec._subgraph import Extractor
 from wirecodec.checker import violations
 from wirecodec.errors import CheckError, GraphError
@@ -385,12 +386,9 @@ def add_prefix_graph(
     if rename_nodes:
         for node in g.node:
             node.name = _prefixed(prefix, node.name)
-            for attribute in node.attribute:
-                # Bodies see the names mapped so far (onnx's order), and add their own.
-                if attribute.HasField("g"):
-                    add_prefix_graph(attribute.g, prefix, inplace=True, name_map=name_map)
-                for body in attribute.graphs:
-                    add_prefix_graph(body, prefix, inplace=True, name_map=name_map)
+            # Bodies see the names mapped so far (onnx's order), and add their own.
+            for body in bodies(node):
+                add_prefix_graph(body, prefix, inplace=True, name_map=name_map)
     if rename_initializers:
         for tensor in g.initializer:
             name_map[tensor.name] = _prefixed(prefix, tensor.name)

@@ -14,7 +14,7 @@ import math
 from schema_dsl.onnx import TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
-from wirecodec.protobuf.lazy import pending_size
+from wirecodec.protobuf.lazy import bytes_length
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, Info, raw_size
 
 __all__ = ["RULES", "check_tensors", "element_count", "is_external"]
@@ -100,8 +100,7 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     if tensor.HasField("segment"):
         return
     if has_raw:
-        waiting = pending_size(tensor, "raw_data")  # a remote payload: its length, not fetched
-        size = waiting if waiting is not None else memoryview(tensor.raw_data).nbytes
+        size = bytes_length(tensor, "raw_data")  # a remote payload: its length, not fetched
         expected = raw_size(info.code, count)
         if size != expected:
             report.add(

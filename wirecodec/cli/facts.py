@@ -14,7 +14,7 @@ from typing import Any
 from schema_dsl.onnx import TensorProto, TensorShapeProto, TypeProto, ValueInfoProto
 from wirecodec.errors import TensorError
 from wirecodec.files.external import parse_ref
-from wirecodec.protobuf.lazy import pending_size
+from wirecodec.protobuf.lazy import bytes_length
 from wirecodec.tensors.dtypes import raw_size
 
 __all__ = [
@@ -140,8 +140,7 @@ def tensor_facts(tensor: TensorProto) -> TensorFacts:
         location = ref.location
         nbytes = ref.length if ref.length is not None else _typed_size(tensor, elements)
     elif tensor.HasField("raw_data"):
-        waiting = pending_size(tensor, "raw_data")  # a remote payload: its length, not fetched
-        nbytes = waiting if waiting is not None else len(memoryview(tensor.raw_data).cast("B"))
+        nbytes = bytes_length(tensor, "raw_data")  # a remote payload: its length, not fetched
     elif tensor.data_type == TensorProto.DataType.STRING:
         nbytes = sum(len(s) for s in tensor.string_data)
     else:

@@ -40,7 +40,7 @@ from wirecodec.files.walk import iter_tensors
 from wirecodec.files.zip_container import is_zip
 from wirecodec.protobuf.codec import decode_split
 from wirecodec.protobuf.lazy import pending_bytes
-from wirecodec.protobuf.sparse import MIN_PAYLOAD, walk_payloads
+from wirecodec.protobuf.sparse import MIN_PAYLOAD, gaps, walk_payloads
 
 __all__ = ["RemoteData", "Shadow", "fetch_structure"]
 
@@ -62,10 +62,8 @@ class Shadow:
         # None: not lazy, or a structure the walk is unsure of: then every byte is fetched.
         self.payloads: list[tuple[int, int]] = ranges or []
         self.map = mmap.mmap(-1, size)
-        position = 0
-        for start, end in [*self.payloads, (size, size)]:
-            self._fill(position, start)
-            position = end
+        for start, end in gaps(size, self.payloads):
+            self._fill(start, end)
         for index, (start, _) in enumerate(self.payloads):
             self.map[start : start + len(_MARK) + 8] = _MARK + index.to_bytes(8, "little")
 

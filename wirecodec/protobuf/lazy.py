@@ -78,6 +78,7 @@ __all__ = [
     "PendingBytes",
     "PendingRun",
     "Thresholds",
+    "bytes_length",
     "elements",
     "elements_so_far",
     "holds_any_field",
@@ -415,6 +416,13 @@ def pending_size(message: Message, name: str) -> int | None:
     table = message._lazy
     record = table.record(name) if isinstance(table, DeferredFields) else None
     return record.nbytes if isinstance(record, PendingBytes) else None
+
+
+def bytes_length(message: Message, name: str) -> int:
+    """The length of bytes field ``name``: a waiting field's known length (nothing fetched),
+    else its value's size in bytes."""
+    waiting = pending_size(message, name)
+    return waiting if waiting is not None else memoryview(getattr(message, name)).nbytes
 
 
 def holds_any_field(message: Message) -> bool:

@@ -210,19 +210,22 @@ def _dirty_elements(elements: list[Any], marks: list[int]) -> list[int] | None:
     try:
         if len(marks) * 16 < len(elements):
             # Few marks: a search each, reading the spans of a few elements only.
-            for mark in marks:
-                at = bisect.bisect_right(elements, mark, key=_payload_start) - 1
-                if at >= 0 and (not dirty or dirty[-1] != at):
-                    dirty.append(at)
-            return dirty
-        # Many (every node renamed): the starts read once, searched as plain ints.
-        starts = [_payload_start(element) for element in elements]
+            def after(mark: int) -> int:
+                return bisect.bisect_right(elements, mark, key=_payload_start)
+
+        else:
+            # Many (every node renamed): the starts read once, searched as plain ints.
+            starts = [_payload_start(element) for element in elements]
+
+            def after(mark: int) -> int:
+                return bisect.bisect_right(starts, mark)
+
+        for mark in marks:
+            at = after(mark) - 1
+            if at >= 0 and (not dirty or dirty[-1] != at):
+                dirty.append(at)
     except _NoSpanError:
         return None
-    for mark in marks:
-        at = bisect.bisect_right(starts, mark) - 1
-        if at >= 0 and (not dirty or dirty[-1] != at):
-            dirty.append(at)
     return dirty
 
 

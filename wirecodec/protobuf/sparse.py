@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final, cast
 
 from schema_dsl import FieldSpec, Kind, Message
@@ -163,19 +163,27 @@ def walk_payloads(
     return sorted(ranges)
 
 
+def gaps(size: int, payloads: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The ranges of ``size`` bytes that the sorted, disjoint ``payloads`` leave: what a
+    shadow copy holds (here, and for a remote model in wirecodec.files.remote)."""
+    position = 0
+    for start, end in [*payloads, (size, size)]:
+        if position < start:
+            yield position, start
+        position = max(position, end)
+
+
 def shadow_copy(fd: int, size: int, payloads: list[tuple[int, int]]) -> mmap.mmap:
     """An anonymous map of ``size`` bytes holding the file except the payloads (left zero)."""
     shadow = mmap.mmap(-1, size)
     view = memoryview(shadow)
     try:
-        position = 0
-        for start, end in [*payloads, (size, size)]:
+        for position, start in gaps(size, payloads):
             while position < start:
                 got = os.preadv(fd, [view[position:start]], position)
                 if got <= 0:
                     raise OSError("the file shrank while it was being read")
                 position += got
-            position = max(position, end)
     finally:
         view.release()
     return shadow
