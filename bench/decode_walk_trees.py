@@ -17,6 +17,9 @@ its ratio to the upb run before it. The same-run ratios of several models:
 
     python bench/decode_walk_trees.py bench/.cache/pypi-*/model.onnx --trees /tmp/before . --walk tool --upb
 
+With ``--pause`` wirecodec's first step runs inside ``wirecodec.gc_paused()``, the
+opt-in a caller who owns the process may make (upb's run is unchanged).
+
 (the code cache must hold each tree's codecs, or every fresh process compiles them: run
 once without ``PYTHONDONTWRITEBYTECODE``, or point ``WIRECODEC_CODE_CACHE`` at a folder).
 """
@@ -46,6 +49,11 @@ else:
     wirecodec.decode(ModelProto, b"")
     wirecodec.load  # (wirecodec imports its names on first use: not inside the clock)
     first_step = lambda: wirecodec.load(sys.argv[2]) if load else wirecodec.decode(ModelProto, data)
+    if sys.argv[7] == "pause":  # the caller's opt-in around the first step
+        unpaused = first_step
+        def first_step():
+            with wirecodec.gc_paused():
+                return unpaused()
 start = time.perf_counter()
 model = first_step()
 if not gc_in_walk:
@@ -69,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", action="store_true", help="wirecodec.load(path) instead of decode(bytes)")
     parser.add_argument("--walk-without-gc", action="store_true", help="no cyclic collector in the walk")
     parser.add_argument("--walk", choices=("proto", "tool"), default="proto", help="walk_proto or walk_tool")
+    parser.add_argument(
+        "--pause",
+        action="store_true",
+        help="wirecodec's first step inside wirecodec.gc_paused() (the opt-in)",
+    )
     parser.add_argument("--upb", action="store_true", help="onnx (upb) too, and each run's ratio to it")
     parser.add_argument(
         "--bench", type=pathlib.Path, help="the folder whose child.py has the walk (default: this one)"
@@ -85,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.pairs):
             reference = None
             for tree in (["upb"] if args.upb else []) + [str(t.resolve()) for t in trees]:
-                child = [tree, str(model), str(bench), step, collector, walk]
+                child = [tree, str(model), str(bench), step, collector, walk, "pause" if args.pause else "-"]
                 out = subprocess.run(
                     [sys.executable, "-c", _CHILD, *child], check=True, capture_output=True, text=True
                 ).stdout.strip()
