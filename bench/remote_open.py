@@ -63,10 +63,12 @@ def _serve(server: Nginx, model: pathlib.Path) -> tuple[str, int]:
     return server.url(f"{folder.name}/{model.name}"), size
 
 
-def _best(server: Nginx, repeat: int, step: Callable[[], None]) -> tuple[float, int, int]:
-    """The fastest of ``repeat`` runs of ``step``: seconds, requests and bytes nginx sent."""
+def _best(server: Nginx, repeat: int, prepare: Callable[[], Callable[[], object]]) -> tuple[float, int, int]:
+    """The fastest of ``repeat`` runs: ``prepare()`` (not counted) gives the step to time.
+    Seconds, requests and bytes nginx sent for the step."""
     best: tuple[float, int, int] | None = None
     for _ in range(repeat):
+        step = prepare()
         server.forget()
         started = time.perf_counter()
         step()
@@ -76,6 +78,14 @@ def _best(server: Nginx, repeat: int, step: Callable[[], None]) -> tuple[float, 
             best = (seconds, len(requests), sum(r.bytes_sent for r in requests))
     assert best is not None
     return best
+
+
+def _opened_weight(url: str, name: str) -> Callable[[], object]:
+    """Reading weight ``name`` of the model at ``url``, opened now (the open is not the step)."""
+    opened = open_model(url)
+    opened.resolve_external()  # data files: references become pending reads too
+    tensor = next(t for t in opened.model.graph.initializer if t.name == name)
+    return lambda: wirecodec.to_array(tensor)
 
 
 def _inspect(url: str) -> None:
@@ -116,18 +126,18 @@ def run(model: pathlib.Path, repeat: int) -> None:
             )
             print("| step | best time | requests | bytes nginx sent (share of the files) |")
             print("|---|---|---|---|")
-            ours = _best(server, repeat, lambda: _inspect(url))
+            ours = _best(server, repeat, lambda: lambda: _inspect(url))
             print(_row("wirecodec: open + inspect, in-process", *ours, size))
-            fresh = _best(server, repeat, lambda: _inspect_in_a_new_process(url))
+            fresh = _best(server, repeat, lambda: lambda: _inspect_in_a_new_process(url))
             print(_row("wirecodec: `wirecodec inspect URL`, new process", *fresh, size))
             opened = open_model(url)
             opened.resolve_external()  # data files: references become pending reads too
             tensor = max(
                 opened.model.graph.initializer, key=lambda t: wirecodec.raw_size(t.data_type, _count(t))
             )
-            one = _best_after_setup(server, repeat, url, tensor.name)
+            one = _best(server, repeat, lambda: _opened_weight(url, tensor.name))
             print(_row(f"wirecodec: read one weight (`{tensor.name}`)", *one, size))
-            theirs = _best(server, repeat, lambda: _download_and_onnx_load(url, names))
+            theirs = _best(server, repeat, lambda: lambda: _download_and_onnx_load(url, names))
             print(_row("onnx: download the files, then `onnx.load`", *theirs, size))
             print(
                 f"\nopen + inspect: {ours[0] / theirs[0]:.4f}× onnx's time, "
@@ -142,24 +152,6 @@ def _count(tensor: TensorProto) -> int:
     for dim in tensor.dims:
         count *= dim
     return count
-
-
-def _best_after_setup(server: Nginx, repeat: int, url: str, name: str) -> tuple[float, int, int]:
-    """Reading one weight of a model opened just before (the open not counted)."""
-    best: tuple[float, int, int] | None = None
-    for _ in range(repeat):
-        opened = open_model(url)
-        opened.resolve_external()
-        tensor = next(t for t in opened.model.graph.initializer if t.name == name)
-        server.forget()
-        started = time.perf_counter()
-        wirecodec.to_array(tensor)
-        seconds = time.perf_counter() - started
-        requests = server.requests()
-        if best is None or seconds < best[0]:
-            best = (seconds, len(requests), sum(r.bytes_sent for r in requests))
-    assert best is not None
-    return best
 
 
 def main_() -> None:
