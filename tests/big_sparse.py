@@ -5,7 +5,7 @@
 chunks, and writes the structure while *seeking over* every payload: the file has its
 full size but occupies a few kilobytes of disk. Then it marks each payload's first and
 last 16 bytes with bytes of its own (``mark``), so a test can tell the tensors apart.
-Used by tests/test_remote.py and bench/remote_open.py.
+Used by tests/test_remote.py (bench/remote_open.py measures real exports instead).
 """
 
 from __future__ import annotations
