@@ -147,7 +147,7 @@ wirecodec.convert(sys.argv[1], sys.argv[2], to=sys.argv[3])
 
 PIPE_STREAM = """
 import hashlib, json, sys, wirecodec
-from wirecodec.files.stream_events import Initializer, Node
+from wirecodec.files.stream.events import Initializer, Node
 nodes, hashes = 0, {}
 for event in wirecodec.stream(sys.stdin.buffer):
     if isinstance(event, Node):
@@ -159,7 +159,7 @@ json.dump({"nodes": nodes, "hashes": hashes}, open(sys.argv[1], "w"))
 
 PATH_STREAM = """
 import sys, wirecodec
-from wirecodec.files.stream_events import Initializer
+from wirecodec.files.stream.events import Initializer
 with wirecodec.stream(sys.argv[1]) as events:
     located = sum(e.tensor.raw_length for e in events if isinstance(e, Initializer))
 print(f"    {located} payload bytes located", file=sys.stderr)
@@ -167,7 +167,7 @@ print(f"    {located} payload bytes located", file=sys.stderr)
 
 HASH_EXTERNAL = """
 import hashlib, json, os, sys, wirecodec
-from wirecodec.files.external import parse_ref
+from wirecodec.files.external.read import parse_ref
 model = wirecodec.load(sys.argv[1], load_external_data=False)
 folder = os.path.dirname(sys.argv[1])
 hashes = {}

@@ -31,8 +31,8 @@ with instrumented():
     from _common import EXPECTED
 
     from tests import zip_mutator
-    from wirecodec.files.external import iter_tensors
-    from wirecodec.files.zip_container import load_zip
+    from wirecodec.files.external.read import iter_tensors
+    from wirecodec.files.zip.container import load_zip
     from wirecodec.tensors import to_array
 
 
@@ -68,7 +68,7 @@ def make_seeds(out: pathlib.Path) -> None:
 
     from schema_dsl.onnx import GraphProto, ModelProto
     from wirecodec.examples.build_mlp import build
-    from wirecodec.files.zip_container import save_zip
+    from wirecodec.files.zip.container import save_zip
     from wirecodec.tensors import from_array
 
     out.mkdir(parents=True, exist_ok=True)

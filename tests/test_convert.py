@@ -22,7 +22,7 @@ from wirecodec import DecodeError, ExternalDataError, convert, to_array
 from wirecodec.cli import main
 from wirecodec.cli.convert import Progress, byte_count
 from wirecodec.examples.build_mlp import build
-from wirecodec.files.external import iter_tensors
+from wirecodec.files.external.read import iter_tensors
 
 
 def _weights(path: pathlib.Path) -> dict[str, bytes]:
@@ -172,7 +172,7 @@ def test_bad_options(single: pathlib.Path, tmp_path: pathlib.Path) -> None:
 def test_zip_round_trips(single: pathlib.Path, tmp_path: pathlib.Path) -> None:
     packed = tmp_path / "model.zip"
     convert(single, packed, to="zip")
-    from wirecodec.files.zip_container import is_zip
+    from wirecodec.files.zip.container import is_zip
 
     assert is_zip(packed)
     split = tmp_path / "split.onnx"

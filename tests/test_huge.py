@@ -166,7 +166,7 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Huge]:
 
 HASH_TENSORS = """
 import hashlib, json, sys, wirecodec
-from wirecodec.files.stream_events import Initializer
+from wirecodec.files.stream.events import Initializer
 hashes = {}
 with wirecodec.stream(sys.argv[1]) as events:
     for event in events:
@@ -196,7 +196,7 @@ def test_external_to_single_file_over_4_gib(huge: Huge) -> None:
 def test_single_file_streams_through_a_pipe(huge: Huge) -> None:
     code = """
     import json, sys, wirecodec
-    from wirecodec.files.stream_events import Initializer, Node, ValueInfo
+    from wirecodec.files.stream.events import Initializer, Node, ValueInfo
     seen = {"nodes": 0, "tensors": {}, "output_at": None}
     for event in wirecodec.stream(sys.stdin.buffer, skip_payloads=True):
         if isinstance(event, Node):
@@ -246,7 +246,7 @@ def test_single_file_loads_and_goes_back_to_external(huge: Huge) -> None:
     found = huge.folder / "final.json"
     hash_external = """
     import hashlib, json, os, sys, wirecodec
-    from wirecodec.files.external import parse_ref
+    from wirecodec.files.external.read import parse_ref
     model = wirecodec.load(sys.argv[1], load_external_data=False)
     hashes = {}
     for tensor in model.graph.initializer:

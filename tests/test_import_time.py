@@ -45,9 +45,9 @@ NOT_ON_IMPORT = (
 # container, checking, building models, JSON and the reference packages.
 NOT_ON_LOAD = (
     "zipfile",
-    "wirecodec.files.zip_replace",
-    "wirecodec.files.zip_layout",
-    "wirecodec.files.atomic",
+    "wirecodec.files.zip.replace",
+    "wirecodec.files.zip.layout",
+    "wirecodec.files._base.atomic",
     "wirecodec.checker",
     "wirecodec.helper",
     "wirecodec.cli",
@@ -142,8 +142,8 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_a_submodule_and_a_name_from_it_are_the_ones_imported() -> None:
     from wirecodec import helper, numpy_helper
-    from wirecodec.files.zip_container import replace_model
-    from wirecodec.files.zip_replace import replace_model as defined
+    from wirecodec.files.zip.container import replace_model
+    from wirecodec.files.zip.replace import replace_model as defined
     from wirecodec.tensors import to_array
 
     assert wirecodec.helper is helper and wirecodec.numpy_helper is numpy_helper
@@ -153,7 +153,7 @@ def test_a_submodule_and_a_name_from_it_are_the_ones_imported() -> None:
 
 TYPED_SNIPPET = """
 import wirecodec
-from wirecodec.files.zip_container import replace_model
+from wirecodec.files.zip.container import replace_model
 reveal_type(wirecodec.load)
 reveal_type(wirecodec.helper.make_node)
 reveal_type(replace_model)

@@ -29,9 +29,9 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto
-from wirecodec.files import stream_input
-from wirecodec.files.stream_input import FileInput
-from wirecodec.files.zip_container import save_zip
+from wirecodec.files.stream import input as stream_input
+from wirecodec.files.stream.input import FileInput
+from wirecodec.files.zip.container import save_zip
 
 CHUNK = stream_input._CHUNK
 WINDOW = stream_input._WINDOW
@@ -410,7 +410,7 @@ def sparse_zip(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[pathl
 def test_zip_container_past_4_gib(sparse_zip: tuple[pathlib.Path, dict[str, Any]]) -> None:
     import zipfile
 
-    from wirecodec.files.zip_container import load_zip
+    from wirecodec.files.zip.container import load_zip
 
     path, plan = sparse_zip
     with zipfile.ZipFile(path) as archive:  # a second opinion on the ZIP64 records

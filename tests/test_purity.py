@@ -18,7 +18,7 @@ def test_importing_and_using_wirecodec_loads_no_reference_package() -> None:
         model = wirecodec.decode(schema_dsl.onnx.ModelProto, wirecodec.encode(build()))
         assert model.graph.node[0].op_type == "Gemm"
         for optional in ("wirecodec.tensors", "wirecodec.tensors.values", "wirecodec.files.load",
-                         "wirecodec.files.save", "wirecodec.files.external", "wirecodec.cli"):
+                         "wirecodec.files.save", "wirecodec.files.external.read", "wirecodec.cli"):
             try:
                 __import__(optional)
             except ModuleNotFoundError as exc:

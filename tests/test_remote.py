@@ -23,7 +23,7 @@ from wirecodec import helper
 from wirecodec.cli import main
 from wirecodec.errors import ExternalDataError, NotAModelError, RemoteError, WireCodecError
 from wirecodec.files.opener import open_model
-from wirecodec.files.remote_source import RemoteOptions, is_url
+from wirecodec.files.remote.source import RemoteOptions, is_url
 from wirecodec.protobuf.lazy import pending_size
 
 WEIGHTS = 4

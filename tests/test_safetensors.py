@@ -34,7 +34,8 @@ from schema_dsl.onnx import (
 from wirecodec.cli import main
 from wirecodec.errors import ExternalDataError
 from wirecodec.examples.build_mlp import build
-from wirecodec.files.safetensors import (
+from wirecodec.files.safetensors.attach import attach
+from wirecodec.files.safetensors.format import (
     ONNX_TYPES,
     byte_size,
     encode_header,
@@ -42,9 +43,8 @@ from wirecodec.files.safetensors import (
     parse_header,
     read_header,
 )
-from wirecodec.files.safetensors_attach import attach
-from wirecodec.files.safetensors_names import named_tensors
-from wirecodec.files.safetensors_save import convert_to_safetensors, save_safetensors
+from wirecodec.files.safetensors.names import named_tensors
+from wirecodec.files.safetensors.save import convert_to_safetensors, save_safetensors
 
 safetensors = pytest.importorskip(
     "safetensors", reason="the safetensors package is the reference (test extra)"
@@ -629,7 +629,7 @@ CHILD = """
 import pathlib, sys
 import psutil
 import wirecodec
-from wirecodec.files.safetensors_save import convert_to_safetensors
+from wirecodec.files.safetensors.save import convert_to_safetensors
 
 def high_water_kib():
     for line in pathlib.Path("/proc/self/status").read_text().splitlines():

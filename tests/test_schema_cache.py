@@ -19,7 +19,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # With "forbid", generating any source raises: everything must come from the cache.
 _SCRIPT = """
 import sys
-from wirecodec.protobuf import gen_decode, gen_encode, gen_validate
+from wirecodec.protobuf.gen import decode as gen_decode
+from wirecodec.protobuf.gen import encode as gen_encode
+from wirecodec.protobuf.gen import validate as gen_validate
 if sys.argv[1] == "forbid":
     def refuse(self):
         raise AssertionError("generated although the cache holds the codec")

@@ -40,9 +40,9 @@ from tests.reference import CorpusItem, backend_corpus
 from tests.strategies import messages
 from wirecodec import DecodeError, EncodeError, LimitError, WireCodecError, decode, encode
 from wirecodec.examples.build_mlp import build
-from wirecodec.files import stream_records, stream_tensor
-from wirecodec.files.stream import assemble, stream
-from wirecodec.files.stream_events import (
+from wirecodec.files.stream import records as stream_records
+from wirecodec.files.stream import tensor as stream_tensor
+from wirecodec.files.stream.events import (
     Function,
     GraphField,
     GraphStart,
@@ -53,6 +53,7 @@ from wirecodec.files.stream_events import (
     UnknownField,
     ValueInfo,
 )
+from wirecodec.files.stream.reader import assemble, stream
 from wirecodec.protobuf import payloads
 from wirecodec.protobuf.stream_encode import plan
 

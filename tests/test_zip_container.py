@@ -37,10 +37,10 @@ from schema_dsl.onnx import (
 from tests.exports import Export
 from wirecodec import ContainerError, ExternalDataError, WireCodecError, from_array, to_array
 from wirecodec.examples.build_mlp import build
-from wirecodec.files import zip_replace
-from wirecodec.files.external import iter_tensors
-from wirecodec.files.zip_container import is_zip, load_zip, replace_model, save_zip
-from wirecodec.files.zip_layout import EntryNames
+from wirecodec.files.external.read import iter_tensors
+from wirecodec.files.zip import replace as zip_replace
+from wirecodec.files.zip.container import is_zip, load_zip, replace_model, save_zip
+from wirecodec.files.zip.layout import EntryNames
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -203,7 +203,7 @@ def test_a_failed_save_leaves_the_old_file(tmp_path: pathlib.Path, monkeypatch: 
     path = tmp_path / "m.onnxz"
     save_zip(build(), path)
     before = path.read_bytes()
-    from wirecodec.files import zip_container
+    from wirecodec.files.zip import container as zip_container
 
     calls = []
 
@@ -341,7 +341,7 @@ BIG_SCRIPT = textwrap.dedent(
     import numpy as np
     sys.path.insert(0, sys.argv[2])
     from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
-    from wirecodec.files.zip_container import load_zip, replace_model, save_zip
+    from wirecodec.files.zip.container import load_zip, replace_model, save_zip
 
     path = sys.argv[1]
     pattern = np.arange(64 << 20, dtype=np.uint32).view(np.uint8)  # 256 MiB, shared by three tensors

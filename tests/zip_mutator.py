@@ -141,7 +141,7 @@ def bases() -> dict[str, bytes]:
     import numpy as np
 
     from schema_dsl.onnx import GraphProto, ModelProto
-    from wirecodec.files.zip_container import save_zip
+    from wirecodec.files.zip.container import save_zip
     from wirecodec.tensors import from_array
 
     out = {"forged": Forge(base()).build()}
@@ -485,9 +485,9 @@ def zipfile_bytes(archive: zipfile.ZipFile, name: str) -> bytes:
 
 def judge(data: bytes) -> None:
     """Load ``data``; raise WireCodecError if refused, AssertionError if the rule is broken."""
-    from wirecodec.files.external import iter_tensors
-    from wirecodec.files.zip_container import load_zip
-    from wirecodec.files.zip_records import read_archive
+    from wirecodec.files.external.read import iter_tensors
+    from wirecodec.files.zip.container import load_zip
+    from wirecodec.files.zip.records import read_archive
     from wirecodec.tensors import to_array
 
     model = load_zip(data)  # only WireCodecError may escape (anything else fails the caller)

@@ -66,11 +66,11 @@ if TYPE_CHECKING:
     from wirecodec.checker import check
     from wirecodec.files.convert import convert
     from wirecodec.files.load import load, load_external_data_into, load_tensor
-    from wirecodec.files.remote_source import RemoteOptions
-    from wirecodec.files.safetensors_attach import attach_weights
+    from wirecodec.files.remote.source import RemoteOptions
+    from wirecodec.files.safetensors.attach import attach_weights
     from wirecodec.files.save import save, save_tensor
-    from wirecodec.files.stream import stream
-    from wirecodec.files.zip_container import load_zip, save_zip
+    from wirecodec.files.stream.reader import stream
+    from wirecodec.files.zip.container import load_zip, save_zip
     from wirecodec.onnx_compat import load_model, load_model_from_string, load_tensor_from_string, save_model
     from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode, encode_chunks, encode_into
     from wirecodec.protobuf.compile import source
@@ -95,7 +95,7 @@ if TYPE_CHECKING:
 # module that defines it (a submodule of this package: the submodule itself).
 _LAZY = {
     "array_from_raw": "wirecodec.tensors",
-    "attach_weights": "wirecodec.files.safetensors_attach",
+    "attach_weights": "wirecodec.files.safetensors.attach",
     "compose": "wirecodec.compose",
     "gc_paused": "wirecodec.protobuf.gcpause",
     "utils": "wirecodec.utils",
@@ -120,7 +120,7 @@ _LAZY = {
     "load_model_from_string": "wirecodec.onnx_compat",
     "load_tensor": "wirecodec.files.load",
     "load_tensor_from_string": "wirecodec.onnx_compat",
-    "load_zip": "wirecodec.files.zip_container",
+    "load_zip": "wirecodec.files.zip.container",
     "ml_dtypes_available": "wirecodec.tensors",
     "numpy_dtype": "wirecodec.tensors",
     "numpy_helper": "wirecodec.numpy_helper",
@@ -128,13 +128,13 @@ _LAZY = {
     "parser": "wirecodec.parser",
     "printer": "wirecodec.printer",
     "raw_size": "wirecodec.tensors",
-    "RemoteOptions": "wirecodec.files.remote_source",
+    "RemoteOptions": "wirecodec.files.remote.source",
     "save": "wirecodec.files.save",
     "save_model": "wirecodec.onnx_compat",
     "save_tensor": "wirecodec.files.save",
-    "save_zip": "wirecodec.files.zip_container",
+    "save_zip": "wirecodec.files.zip.container",
     "source": "wirecodec.protobuf.compile",
-    "stream": "wirecodec.files.stream",
+    "stream": "wirecodec.files.stream.reader",
     "to_array": "wirecodec.tensors",
     "to_dict": "wirecodec.tensors.values",
     "to_float32": "wirecodec.tensors",

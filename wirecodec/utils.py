@@ -30,7 +30,7 @@ from wirecodec._subgraph import Extractor, extract
 from wirecodec.errors import GraphError
 from wirecodec.files.load import load
 from wirecodec.files.save import save
-from wirecodec.files.zip_container import save_zip
+from wirecodec.files.zip.container import save_zip
 
 __all__ = ["Extractor", "extract", "extract_model", "save_like_onnx"]
 

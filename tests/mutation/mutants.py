@@ -36,7 +36,7 @@ _IO = "tests/test_io_boundaries.py"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "validator-short-by-one",
-        "wirecodec/protobuf/gen_validate.py",
+        "wirecodec/protobuf/gen/validate.py",
         "if end - pos < {size}:",
         "if end - pos < {size} - 1:",
         (_LAZY,),
@@ -44,7 +44,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "copy-bytes-fields-from-bytes",
-        "wirecodec/protobuf/gen_decode.py",
+        "wirecodec/protobuf/gen/decode.py",
         'w(ind, "v = mv[pos:p2]" if spec.view else',
         'w(ind, "v = memoryview(bytes(mv[pos:p2])) if type(buf) is bytes else mv[pos:p2]" if spec.view else',
         (_ZERO_COPY,),
@@ -82,7 +82,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "validator-packed-run-to-message-end",
-        "wirecodec/protobuf/gen_validate.py",
+        "wirecodec/protobuf/gen/validate.py",
         'f"if not _pcv(buf, pos, p2, ',
         'f"if not _pcv(buf, pos, end, ',
         (_LAZY,),
@@ -90,7 +90,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "validator-depth-not-counted",
-        "wirecodec/protobuf/gen_validate.py",
+        "wirecodec/protobuf/gen/validate.py",
         'f"if not _v_{spec.name}(buf, pos, p2, depth - 1):',
         'f"if not _v_{spec.name}(buf, pos, p2, depth):',
         (_OFFSETS, "tests/test_lazy.py", "tests/test_limits.py"),
@@ -98,7 +98,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "lazy-threshold-boundary",
-        "wirecodec/protobuf/gen_decode.py",
+        "wirecodec/protobuf/gen/decode.py",
         'w(ind, f"if n >= {small} or',
         'w(ind, f"if n > {small} or',
         (_LAZY, "tests/test_lazy.py", "tests/test_compile.py", "tests/test_limits.py", "tests/test_api.py"),
@@ -130,7 +130,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "zip-local-method-unchecked",
-        "wirecodec/files/zip_records.py",
+        "wirecodec/files/zip/records.py",
         "if flags & _ANY_ENCRYPTION or method != STORED:",
         "if flags & _ANY_ENCRYPTION:",
         (_ZIP,),
@@ -138,7 +138,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "zip-first-end-record",
-        "wirecodec/files/zip_records.py",
+        "wirecodec/files/zip/records.py",
         "position = tail.rfind(signature)\n",
         "position = tail.find(signature)\n",
         (_ZIP,),
@@ -146,7 +146,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "zip-tensor-from-model-entry",
-        "wirecodec/files/zip_container.py",
+        "wirecodec/files/zip/container.py",
         "if entry is None or entry.name == MODEL_ENTRY:",
         "if entry is None:",
         (_ZIP,),
@@ -154,7 +154,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "pread-chunks-from-the-start",
-        "wirecodec/files/stream_input.py",
+        "wirecodec/files/stream/input.py",
         "[view[got : got + _CHUNK]], self._base + offset + got)",
         "[view[got : got + _CHUNK]], self._base + offset)",
         (_IO,),
@@ -162,7 +162,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "fsync-before-flush",
-        "wirecodec/files/atomic.py",
+        "wirecodec/files/_base/atomic.py",
         "            yield file\n            file.flush()\n            if self._durable:\n"
         "                os.fsync(file.fileno())\n",
         "            yield file\n            if self._durable:\n                os.fsync(file.fileno())\n"

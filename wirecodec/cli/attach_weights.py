@@ -17,7 +17,7 @@ import pathlib
 
 from wirecodec.cli.common import CliError, add_model_argument, describe_error, open_model
 from wirecodec.errors import WireCodecError
-from wirecodec.files.safetensors_attach import attach
+from wirecodec.files.safetensors.attach import attach
 from wirecodec.files.save import save
 
 HELP = "point a model's tensors into a safetensors file by name (one copy of the weights)"

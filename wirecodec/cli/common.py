@@ -22,7 +22,7 @@ from wirecodec.files.opener import STDIN, Opened
 from wirecodec.files.opener import open_model as _open
 
 if TYPE_CHECKING:
-    from wirecodec.files.remote_source import RemoteOptions
+    from wirecodec.files.remote.source import RemoteOptions
 
 __all__ = [
     "EXAMPLE",
@@ -130,7 +130,7 @@ def remote_options(args: argparse.Namespace) -> Iterator[None]:
 
 
 def _remote() -> RemoteOptions:
-    from wirecodec.files.remote_source import RemoteOptions  # only when a URL is opened
+    from wirecodec.files.remote.source import RemoteOptions  # only when a URL is opened
 
     try:
         return RemoteOptions(**(_REMOTE.get() or {}))

@@ -21,7 +21,7 @@ import sys
 from wirecodec.cli.common import CliError, UsageError, open_model
 from wirecodec.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 from wirecodec.errors import GraphError
-from wirecodec.files.atomic import AtomicFiles
+from wirecodec.files._base.atomic import AtomicFiles
 
 __all__ = ["HELP", "add_arguments", "run"]
 

@@ -35,10 +35,10 @@ from wirecodec.cli.common import CliError, UsageError, add_model_argument, descr
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.errors import WireCodecError
-from wirecodec.files.external import iter_tensors, parse_ref
+from wirecodec.files.external.read import iter_tensors, parse_ref
 from wirecodec.files.load import load
 from wirecodec.files.save import save
-from wirecodec.files.zip_container import save_zip
+from wirecodec.files.zip.container import save_zip
 from wirecodec.protobuf.walk import walk
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]

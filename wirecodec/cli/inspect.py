@@ -33,8 +33,8 @@ from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
 from wirecodec.errors import WireCodecError
-from wirecodec.files.tensor_data import TensorData
-from wirecodec.files.walk import ORDER
+from wirecodec.files._base.tensor_data import TensorData
+from wirecodec.files._base.walk import ORDER
 from wirecodec.protobuf.codec import encode_chunks
 from wirecodec.protobuf.walk import walk
 

@@ -41,8 +41,8 @@ from wirecodec.cli.common import (
 )
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.errors import PathError, WireCodecError
-from wirecodec.files.atomic import AtomicFiles
-from wirecodec.files.walk import ORDER
+from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.walk import ORDER
 from wirecodec.protobuf import fieldpath
 from wirecodec.protobuf.walk import walk
 from wirecodec.tensors import to_array, to_float32

@@ -32,8 +32,8 @@ from typing import Literal
 from schema_dsl.onnx import ModelProto
 from wirecodec.files.opener import Opened, Source, open_model
 from wirecodec.files.save import save
-from wirecodec.files.stream import stream
-from wirecodec.files.zip_container import save_zip
+from wirecodec.files.stream.reader import stream
+from wirecodec.files.zip.container import save_zip
 from wirecodec.protobuf.payloads import report_progress
 
 __all__ = ["Layout", "convert", "load_mapped"]
@@ -65,7 +65,7 @@ def _to_safetensors(
 ) -> None:
     """``to="safetensors"``: the model beside its weights in safetensors files (docs/safetensors.md)."""
     # Imported here: the safetensors writer imports save, which this module imports too.
-    from wirecodec.files.safetensors_save import SUFFIX, save_safetensors
+    from wirecodec.files.safetensors.save import SUFFIX, save_safetensors
 
     target = pathlib.Path(dst)
     save_safetensors(

@@ -17,14 +17,14 @@ import os
 from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files.external import uses_external_data
+from wirecodec.files._base.tensor_data import DirectoryData
+from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.external.read import uses_external_data
 from wirecodec.files.opener import Source, decode_source, open_model, read_payload_source
-from wirecodec.files.tensor_data import DirectoryData
-from wirecodec.files.walk import iter_tensors
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH
 
 if TYPE_CHECKING:
-    from wirecodec.files.remote_source import RemoteOptions
+    from wirecodec.files.remote.source import RemoteOptions
 
 __all__ = ["load", "load_external_data_into", "load_tensor"]
 

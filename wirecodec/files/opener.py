@@ -43,13 +43,13 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeVar
 from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError
-from wirecodec.files.external import any_external_data, uses_external_data
-from wirecodec.files.mapping import map_read_only
-from wirecodec.files.stream import assemble, stream
-from wirecodec.files.stream_events import LazyTensor
-from wirecodec.files.tensor_data import DirectoryData, NoData, TensorData, ZipData
-from wirecodec.files.walk import iter_tensors
-from wirecodec.files.zip_container import is_zip, open_zip
+from wirecodec.files._base.mapping import map_read_only
+from wirecodec.files._base.tensor_data import DirectoryData, NoData, TensorData, ZipData
+from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.external.read import any_external_data, uses_external_data
+from wirecodec.files.stream.events import LazyTensor
+from wirecodec.files.stream.reader import assemble, stream
+from wirecodec.files.zip.container import is_zip, open_zip
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 from wirecodec.protobuf.lazy import holds_any_field
@@ -57,7 +57,7 @@ from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.payloads import SourceMap
 
 if TYPE_CHECKING:
-    from wirecodec.files.remote_source import RemoteOptions
+    from wirecodec.files.remote.source import RemoteOptions
 
 __all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model", "read_payload_source"]
 
@@ -198,7 +198,7 @@ def open_model(
     """
     data: Any
     if isinstance(source, str) and "://" in source:
-        from wirecodec.files.remote_source import RemoteOptions, is_url  # only for a URL
+        from wirecodec.files.remote.source import RemoteOptions, is_url  # only for a URL
 
         if is_url(source):
             return _from_url(source, remote or RemoteOptions(), lazy, max_depth, base_dir)
@@ -274,7 +274,7 @@ def _from_url(
 ) -> Opened:
     """A model by URL: its structure fetched now, each large tensor's bytes when read; its
     data files beside it (or in the local ``base_dir`` when one is given)."""
-    from wirecodec.files.remote import RemoteData, fetch_structure
+    from wirecodec.files.remote.structure import RemoteData, fetch_structure
 
     with noting() as seen:
         model, source = fetch_structure(url, options, lazy=lazy, max_depth=max_depth)

@@ -19,9 +19,9 @@ from typing import IO, Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, WireCodecError
-from wirecodec.files import external_write as _external_write
-from wirecodec.files.atomic import AtomicFiles
-from wirecodec.files.external import iter_tensors
+from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files.external import write as _external_write
+from wirecodec.files.external.read import iter_tensors
 from wirecodec.files.load import load
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.payloads import advance, write_payload
@@ -82,7 +82,7 @@ def save(
                 "external_data='<name>.safetensors' names the file: location and "
                 "all_tensors_to_one_file do not apply"
             )
-        from wirecodec.files.safetensors_save import save_safetensors  # only this path needs it
+        from wirecodec.files.safetensors.save import save_safetensors  # only this path needs it
 
         save_safetensors(
             model,

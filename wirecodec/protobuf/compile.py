@@ -34,9 +34,9 @@ from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
 from wirecodec.protobuf import lazy, memo, notes, origin, paths, schema_cache
 from wirecodec.protobuf import runtime as rt
-from wirecodec.protobuf.gen_decode import DecoderSource, function_name
-from wirecodec.protobuf.gen_encode import EncoderSource
-from wirecodec.protobuf.gen_validate import ValidatorSource
+from wirecodec.protobuf.gen.decode import DecoderSource, function_name
+from wirecodec.protobuf.gen.encode import EncoderSource
+from wirecodec.protobuf.gen.validate import ValidatorSource
 from wirecodec.protobuf.wire import (
     encode_varint,
     pack_f64,

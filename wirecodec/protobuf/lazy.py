@@ -23,7 +23,7 @@ whatever its size: validated now, decoded if read. A packed run of fixed-width n
 read into the list the eager decoder builds on first read. Both are pending fields of
 the same table, loaded by the same calls.
 
-**Fetched on first read.** A model opened over HTTP (wirecodec.files.remote) leaves
+**Fetched on first read.** A model opened over HTTP (wirecodec.files.remote.structure) leaves
 each large ``raw_data`` as a :class:`PendingBytes`: its length, and a function that
 fetches its bytes. The field is present (``HasField`` is true, :func:`pending_size`
 gives its length) but its slot is empty, so the first read reaches the message's
@@ -291,7 +291,7 @@ class PendingRun:
 
 class PendingBytes:
     """One singular ``bytes`` field (a remote tensor's ``raw_data``) whose value is fetched
-    on first read: ``fetch()`` gives its ``nbytes`` bytes (wirecodec.files.remote).
+    on first read: ``fetch()`` gives its ``nbytes`` bytes (wirecodec.files.remote.structure).
 
     The field is *present* while it waits (its presence bit is set), so ``HasField``,
     and :func:`pending_size`, answer without fetching anything.

@@ -69,7 +69,7 @@ def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
     return hashlib.sha256(_stamp() + text.encode()).hexdigest()
 
 
-# Tokens: what each generated constant is, by its name's prefix (wirecodec.protobuf.gen_decode).
+# Tokens: what each generated constant is, by its name's prefix (wirecodec.protobuf.gen.decode).
 _CONTAINER: Final = "_R_"  # a repeated field's container class
 _TARGET: Final = "_T_"  # a message field's class
 _ENUM: Final = "_E_"  # an enum field's values, by field number

@@ -40,7 +40,7 @@ class _UnsureError(Exception):
 
 PositionalRead = Callable[[int, int], bytes]
 """``read(offset, n)``: up to ``n`` bytes at ``offset`` (fewer only at the end): ``os.pread``
-on a file, ranged requests on a remote one (wirecodec.files.remote)."""
+on a file, ranged requests on a remote one (wirecodec.files.remote.structure)."""
 
 # Which bytes fields may be left out: (the message class, the field) -> whether.
 Keep = Callable[[type[Message], FieldSpec], bool]
@@ -165,7 +165,7 @@ def walk_payloads(
 
 def gaps(size: int, payloads: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     """The ranges of ``size`` bytes that the sorted, disjoint ``payloads`` leave: what a
-    shadow copy holds (here, and for a remote model in wirecodec.files.remote)."""
+    shadow copy holds (here, and for a remote model in wirecodec.files.remote.structure)."""
     position = 0
     for start, end in [*payloads, (size, size)]:
         if position < start:

@@ -1,6 +1,6 @@
 """Encoding straight into a file: every length first, then the bytes in one pass.
 
-The generated encoders (wirecodec.protobuf.gen_encode) append a message's chunks to a
+The generated encoders (wirecodec.protobuf.gen.encode) append a message's chunks to a
 list, reserving a slot for each sub-message's length prefix and filling it once the
 sub-message's size is known. Holding that list for a whole model costs about as much
 as the model's tree again, so this module runs the same encoder twice against two

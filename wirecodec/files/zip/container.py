@@ -28,16 +28,16 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
-from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
-from wirecodec.files.zip_buffers import Source, open_buffer
-from wirecodec.files.zip_records import MODEL_ENTRY, Archive, Entry, read_archive
+from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip.buffers import Source, open_buffer
+from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 from wirecodec.protobuf.payloads import release
 
 if TYPE_CHECKING:
     import zipfile
 
-    from wirecodec.files.zip_replace import replace_model
+    from wirecodec.files.zip.replace import replace_model
 
 # Every load() asks is_zip(), and reading a container needs only zip_records: the writing
 # side (zipfile and the compression modules it pulls in, the layout planner, the rewriter)
@@ -49,9 +49,9 @@ __all__ = ["MODEL_ENTRY", "entry_range", "is_zip", "load_zip", "open_zip", "repl
 if not TYPE_CHECKING:  # hidden from type checkers, which would take any name for Any
 
     def __getattr__(name: str) -> Any:
-        """``replace_model`` lives in :mod:`wirecodec.files.zip_replace`, imported when first asked for."""
+        """``replace_model`` lives in :mod:`wirecodec.files.zip.replace`, imported when first asked for."""
         if name == "replace_model":
-            return importlib.import_module("wirecodec.files.zip_replace").replace_model
+            return importlib.import_module("wirecodec.files.zip.replace").replace_model
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -104,8 +104,8 @@ def save_zip(model: ModelProto, path: str | os.PathLike[str], *, align: int = 64
         raise ValueError(f"align must be a power of two from 1 to 32768, got {align}")
     import zipfile
 
-    from wirecodec.files.atomic import AtomicFiles
-    from wirecodec.files.zip_layout import plan_entries
+    from wirecodec.files._base.atomic import AtomicFiles
+    from wirecodec.files.zip.layout import plan_entries
 
     plan = plan_entries(model)
     proto = encode(plan.model)
@@ -185,7 +185,7 @@ def load_zip(
     model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth)
     if load_external_data:
         # Imported here: tensor_data builds on this module (entry_range).
-        from wirecodec.files.tensor_data import ZipData
+        from wirecodec.files._base.tensor_data import ZipData
 
         external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
         ZipData(buffer, archive).resolve_all(external)

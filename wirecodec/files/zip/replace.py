@@ -36,11 +36,11 @@ import numpy as np
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError
-from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
-from wirecodec.files.references import as_reference
-from wirecodec.files.walk import substitute
-from wirecodec.files.zip_buffers import archive_file_of
-from wirecodec.files.zip_records import (
+from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.walk import substitute
+from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip.buffers import archive_file_of
+from wirecodec.files.zip.records import (
     CENTRAL_FIXED,
     CENTRAL_SIGNATURE,
     END64_FIXED,

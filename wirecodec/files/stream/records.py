@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from wirecodec.errors import DecodeError
-from wirecodec.files.stream_input import Input
+from wirecodec.files.stream.input import Input
 from wirecodec.protobuf.codec import decode
 from wirecodec.protobuf.wire import MAX_VARINT_BYTES, read_tag, read_varint
 

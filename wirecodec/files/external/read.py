@@ -22,9 +22,9 @@ from typing import Final
 from schema_dsl.message import Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.files.locations import relative_location_problem
-from wirecodec.files.mapping import map_read_only
-from wirecodec.files.walk import iter_tensors
+from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files._base.mapping import map_read_only
+from wirecodec.files._base.walk import iter_tensors
 from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = [
@@ -124,7 +124,7 @@ class ExternalDataStore:
         self.base_dir = pathlib.Path(base_dir)
         self.lazy = lazy
         # Maps that keep a descriptor of their file whatever its size, so a save copies
-        # their bytes file to file (what convert wants; see wirecodec.files.mapping).
+        # their bytes file to file (what convert wants; see wirecodec.files._base.mapping).
         self.for_copying = for_copying
         self._files: dict[pathlib.Path, memoryview] = {}
         self._root: pathlib.Path | None = None

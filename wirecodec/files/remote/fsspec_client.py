@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from wirecodec.errors import RemoteError
-from wirecodec.files.remote_source import RangeSource, RemoteOptions
+from wirecodec.files.remote.source import RangeSource, RemoteOptions
 
 __all__ = ["FsspecSource"]
 

@@ -16,9 +16,9 @@ from typing import Any, Final
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import DecodeError
-from wirecodec.files.stream_events import LazyTensor
-from wirecodec.files.stream_input import BufferInput, Input
-from wirecodec.files.stream_records import (
+from wirecodec.files.stream.events import LazyTensor
+from wirecodec.files.stream.input import BufferInput, Input
+from wirecodec.files.stream.records import (
     InputEndedError,
     copy_record,
     decode_piece,

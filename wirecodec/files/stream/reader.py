@@ -21,7 +21,7 @@ error decoding would report.
 ...     kinds = [type(event).__name__ for event in events]
 >>> kinds[:5]
 ['ModelField', 'ModelField', 'ModelField', 'GraphStart', 'Node']
->>> wirecodec.files.stream.assemble(wirecodec.stream(data)) == wirecodec.decode(ModelProto, data)
+>>> wirecodec.files.stream.reader.assemble(wirecodec.stream(data)) == wirecodec.decode(ModelProto, data)
 True
 """
 
@@ -39,7 +39,7 @@ from typing import IO, Any, Final, Literal
 from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.files.stream_events import (
+from wirecodec.files.stream.events import (
     Event,
     Function,
     GraphField,
@@ -53,8 +53,8 @@ from wirecodec.files.stream_events import (
     UnknownField,
     ValueInfo,
 )
-from wirecodec.files.stream_input import BufferInput, FileInput, Input, StreamInput
-from wirecodec.files.stream_records import (
+from wirecodec.files.stream.input import BufferInput, FileInput, Input, StreamInput
+from wirecodec.files.stream.records import (
     InputEndedError,
     copy_record,
     decode_piece,
@@ -63,7 +63,7 @@ from wirecodec.files.stream_records import (
     rebase,
     varint_window,
 )
-from wirecodec.files.stream_tensor import read_initializer
+from wirecodec.files.stream.tensor import read_initializer
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode
 from wirecodec.protobuf.lazy import CHECKED
 from wirecodec.protobuf.wire import read_tag, read_varint
@@ -304,7 +304,7 @@ class _Walker:
 
 
 class ModelStream:
-    """An iterator of :mod:`events <wirecodec.files.stream_events>`; a context manager.
+    """An iterator of :mod:`events <wirecodec.files.stream.events>`; a context manager.
 
     ``close()`` (or leaving the ``with`` block) stops the walk and releases the input:
     the file it opened is closed and a lazy tensor's :meth:`~LazyTensor.read` raises
@@ -418,7 +418,7 @@ def stream(source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads:
 
     ``source`` is a path, a binary file object (a regular file, or anything with
     ``read``: a pipe, a socket's file, ``gzip.open(...)``, ``sys.stdin.buffer``), an
-    mmap or any bytes-like object. The events (wirecodec.files.stream_events):
+    mmap or any bytes-like object. The events (wirecodec.files.stream.events):
     :class:`ModelField` (ir_version, producer..., metadata_props, ...),
     :class:`OpsetImport`, :class:`GraphStart`, :class:`Node` (decoded whole, subgraphs
     included), :class:`ValueInfo` (graph inputs, outputs, value_info),

@@ -20,9 +20,9 @@ from schema_dsl.onnx import (
     TensorProto,
 )
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files.external import uses_external_data
-from wirecodec.files.locations import relative_location_problem
-from wirecodec.files.walk import substitute, tensors
+from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files._base.walk import substitute, tensors
+from wirecodec.files.external.read import uses_external_data
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type

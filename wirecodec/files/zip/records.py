@@ -13,7 +13,7 @@ silently shifts every offset when the directory is not where the end record says
 headers unchecked until an entry is opened, reads entries through a file object
 (we want views of one map, no copies), and raises a mix of exception types on bad
 input. Writing, where the archive is ours, goes through :mod:`zipfile`
-(see :mod:`wirecodec.files.zip_container`).
+(see :mod:`wirecodec.files.zip.container`).
 """
 
 from __future__ import annotations

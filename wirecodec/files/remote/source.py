@@ -1,9 +1,9 @@
 """A remote file read by byte ranges: the options, the block cache, the counters.
 
-:class:`RangeSource` is what the remote opener (wirecodec.files.remote) reads a model and
+:class:`RangeSource` is what the remote opener (wirecodec.files.remote.structure) reads a model and
 its data files through. Its subclasses only fetch one exact range
-(:mod:`wirecodec.files.remote_http` over HTTP with ``Range`` headers,
-:mod:`wirecodec.files.remote_fsspec` through an ``fsspec`` file system); this module
+(:mod:`wirecodec.files.remote.http_client` over HTTP with ``Range`` headers,
+:mod:`wirecodec.files.remote.fsspec_client` through an ``fsspec`` file system); this module
 decides what to fetch:
 
 - a read of at least one block (a tensor's payload) fetches exactly its range;
@@ -154,9 +154,9 @@ def open_source(url: str, options: RemoteOptions) -> RangeSource:
     """The source for ``url``: HTTP(S) with the standard library, other schemes through fsspec."""
     scheme = url.partition(_SCHEME_END)[0].lower()
     if scheme in ("http", "https"):
-        from wirecodec.files.remote_http import HttpSource  # only when a URL is opened
+        from wirecodec.files.remote.http_client import HttpSource  # only when a URL is opened
 
         return HttpSource(url, options)
-    from wirecodec.files.remote_fsspec import FsspecSource
+    from wirecodec.files.remote.fsspec_client import FsspecSource
 
     return FsspecSource(url, options)

@@ -26,7 +26,7 @@ import weakref
 from typing import Final
 
 from wirecodec.errors import RemoteError
-from wirecodec.files.remote_source import RangeSource, RemoteOptions
+from wirecodec.files.remote.source import RangeSource, RemoteOptions
 
 __all__ = ["HttpSource"]
 

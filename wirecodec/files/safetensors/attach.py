@@ -29,12 +29,12 @@ import numpy as np
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files.external import uses_external_data
-from wirecodec.files.locations import relative_location_problem
-from wirecodec.files.references import as_reference
-from wirecodec.files.safetensors import Entry, Header, read_header, safetensors_dtype
-from wirecodec.files.safetensors_names import named_tensors
-from wirecodec.files.walk import substitute
+from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.walk import substitute
+from wirecodec.files.external.read import uses_external_data
+from wirecodec.files.safetensors.format import Entry, Header, read_header, safetensors_dtype
+from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.protobuf.payloads import WINDOW, release
 from wirecodec.tensors import from_array, to_array
 
@@ -218,7 +218,7 @@ def attach_weights(
 
     ``weights`` is a ``.safetensors`` file or a hub ``.safetensors.index.json`` (its
     shards then). Each initializer — with ``convert_attribute=True`` each attribute
-    tensor too — whose name (as :mod:`wirecodec.files.safetensors_names` gives it) the
+    tensor too — whose name (as :mod:`wirecodec.files.safetensors.names` gives it) the
     file has becomes an external-data reference to it; its element type and shape
     must be the file's, or :class:`~wirecodec.ExternalDataError` says which differs.
     Tensors the file does not name stay as they are (``require_all=True`` refuses

@@ -25,10 +25,7 @@ from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
 from schema_dsl.containers import container_class
-from wirecodec.protobuf.lazy import Thresholds
-from wirecodec.protobuf.memo import MAX_PAYLOAD, WAKE_AFTER
-from wirecodec.protobuf.origin import SPAN_SHIFT
-from wirecodec.protobuf.source import (
+from wirecodec.protobuf.gen.source import (
     FIXED_KINDS,
     VARINT_RANGE,
     Writer,
@@ -36,6 +33,9 @@ from wirecodec.protobuf.source import (
     emit_read_varint,
     emit_record_loop,
 )
+from wirecodec.protobuf.lazy import Thresholds
+from wirecodec.protobuf.memo import MAX_PAYLOAD, WAKE_AFTER
+from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.wire import encode_varint
 
 __all__ = ["DecoderSource", "function_name"]

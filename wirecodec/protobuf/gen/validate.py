@@ -2,7 +2,7 @@
 
 ``validate_<Name>(buf, pos, end, depth) -> bool`` walks the same records as the decoder,
 reads every tag, length, varint and fixed-width value with the same emitted code
-(wirecodec.protobuf.source, so the same inputs fail, at the same offsets, with the
+(wirecodec.protobuf.gen.source, so the same inputs fail, at the same offsets, with the
 same reasons) and recurses into sub-messages through ``_v_<field>``, but stores
 nothing; it returns whether the bytes are canonical, as the decoder would have found
 (wirecodec.protobuf.origin). Lazy decoding (wirecodec.protobuf.lazy) runs it on the
@@ -13,8 +13,8 @@ owner is decoded, as protobuf would.
 from __future__ import annotations
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec.protobuf.gen_decode import function_name
-from wirecodec.protobuf.source import (
+from wirecodec.protobuf.gen.decode import function_name
+from wirecodec.protobuf.gen.source import (
     FIXED_KINDS,
     VARINT_RANGE,
     Writer,

@@ -21,10 +21,10 @@ from typing import Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
-from wirecodec.files.references import as_reference
-from wirecodec.files.walk import substitute
-from wirecodec.files.zip_records import MODEL_ENTRY
+from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.walk import substitute
+from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files.zip.records import MODEL_ENTRY
 from wirecodec.tensors import from_array, to_array
 
 __all__ = ["EntryNames", "ZipPlan", "plan_entries"]

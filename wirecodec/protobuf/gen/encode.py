@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
-from wirecodec.protobuf.gen_decode import function_name
-from wirecodec.protobuf.source import FIXED_KINDS, Writer
+from wirecodec.protobuf.gen.decode import function_name
+from wirecodec.protobuf.gen.source import FIXED_KINDS, Writer
 from wirecodec.protobuf.wire import encode_varint
 
 __all__ = ["EncoderSource"]

@@ -24,13 +24,13 @@ from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files.atomic import AtomicFiles
-from wirecodec.files.external import uses_external_data
-from wirecodec.files.external_write import check_location, data_path
-from wirecodec.files.references import as_reference
-from wirecodec.files.safetensors import Entry, byte_size, encode_header, layout, safetensors_dtype
-from wirecodec.files.safetensors_names import named_tensors
-from wirecodec.files.walk import substitute
+from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.walk import substitute
+from wirecodec.files.external.read import uses_external_data
+from wirecodec.files.external.write import check_location, data_path
+from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
+from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.protobuf.payloads import advance, report_progress, write_payload
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
 from wirecodec.tensors import from_array, to_array
@@ -178,7 +178,7 @@ def save_safetensors(
     ``location`` (relative to the model's directory, ending in ``.safetensors``) gets
     every initializer of at least ``size_threshold`` bytes — with
     ``convert_attribute=True`` every attribute tensor (Constant nodes) too — under the
-    names of :mod:`wirecodec.files.safetensors_names`. The tensor data starts at a
+    names of :mod:`wirecodec.files.safetensors.names`. The tensor data starts at a
     multiple of ``align`` bytes (the header is padded with spaces) and each tensor at a
     multiple of its element size; safetensors allows no gaps between tensors, so they
     are not page-aligned one by one. ``max_shard_size`` splits the weights into

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ContainerError, ExternalDataError, WireCodecError
-from wirecodec.files.external import ExternalDataStore, parse_ref, resolve
-from wirecodec.files.zip_container import entry_range
-from wirecodec.files.zip_records import MODEL_ENTRY, Archive
+from wirecodec.files.external.read import ExternalDataStore, parse_ref, resolve
+from wirecodec.files.zip.container import entry_range
+from wirecodec.files.zip.records import MODEL_ENTRY, Archive
 
 __all__ = ["DirectoryData", "Located", "NoData", "TensorData", "ZipData", "label_of"]
 

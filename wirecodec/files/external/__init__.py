@@ -1,0 +1,1 @@
+"""The external-data layout: reading references into data files, planning them on save."""

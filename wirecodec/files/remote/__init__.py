@@ -1,0 +1,1 @@
+"""Models by URL: byte-range sources (HTTP, fsspec) and the structure fetched from them."""

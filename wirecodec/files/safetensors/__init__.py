@@ -1,0 +1,1 @@
+"""Weights in safetensors files: the format, tensor names, saving, attaching."""

@@ -1,0 +1,1 @@
+"""Streaming: a model read front to back in bounded memory, as events."""

@@ -1,0 +1,1 @@
+"""The ``.onnxz`` zip container: records, layout, reading, replacing entries."""

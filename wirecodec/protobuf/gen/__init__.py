@@ -1,0 +1,1 @@
+"""The code generators: a message's decoder, validator and encoder, from its declaration."""
