@@ -31,7 +31,7 @@ with instrumented():
     from _common import EXPECTED
 
     from tests import zip_mutator
-    from wirecodec.files.external.read import iter_tensors
+    from wirecodec.files._base.walk import iter_tensors
     from wirecodec.files.zip.container import load_zip
     from wirecodec.tensors import to_array
 

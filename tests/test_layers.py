@@ -46,3 +46,80 @@ def test_the_protobuf_layer_knows_no_onnx(path: pathlib.Path) -> None:
 def test_no_reference_package_at_import_time(path: pathlib.Path) -> None:
     imports = _imports(path)
     assert not [name for name, eager in imports if eager and name.split(".")[0] in REFERENCE_PACKAGES]
+
+
+# -- the files layer's rooms (docs/architecture.md) ---------------------------------------
+
+_FILES = ROOT / "wirecodec" / "files"
+_FRONT_DOORS = frozenset({"opener", "load", "save", "convert"})
+
+
+def _room_of(module: str) -> str | None:
+    """The room a ``wirecodec.files`` module lives in: a subpackage's name, or ``front:<module>``."""
+    parts = module.split(".")
+    if parts[:2] != ["wirecodec", "files"] or len(parts) < 3:
+        return None
+    return parts[2] if (_FILES / parts[2]).is_dir() else f"front:{parts[2]}"
+
+
+def _room_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in _FILES.rglob("*.py"):
+        module = ".".join(("wirecodec", *path.relative_to(ROOT / "wirecodec").with_suffix("").parts))
+        room = _room_of(module)
+        assert room is not None
+        for name, _ in _imports(path):
+            target = _room_of(name)
+            if target is not None and target != room:
+                edges.setdefault(room, set()).add(target)
+    return edges
+
+
+def test_no_import_cycle_between_the_rooms_of_files() -> None:
+    edges = _room_edges()
+    rooms = [room for room in edges if not room.startswith("front:")]
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt == goal:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    assert [room for room in rooms if reaches(room, room)] == []
+
+
+def test_a_layout_room_never_calls_a_front_door() -> None:
+    edges = _room_edges()
+    calls = {
+        (room, target)
+        for room, targets in edges.items()
+        if not room.startswith("front:")
+        for target in targets
+        if target.startswith("front:") and target.split(":")[1] in _FRONT_DOORS
+    }
+    assert calls == set()
+
+
+def test_the_base_builds_on_no_room() -> None:
+    assert {t for t in _room_edges().get("_base", set()) if not t.startswith("front:")} == set()
+
+
+@pytest.mark.parametrize("package", ["wirecodec", "schema_dsl"])
+def test_no_folder_keeps_a_family_of_modules_in_disguise(package: str) -> None:
+    """Three or more modules sharing a prefix (``zip_*``, ``gen_*``) are a subpackage."""
+    families: dict[tuple[pathlib.Path, str], list[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        stem = path.stem.lstrip("_")
+        if "_" in stem:
+            families.setdefault((path.parent, stem.split("_")[0]), []).append(path.name)
+    crowded = {
+        f"{folder.relative_to(ROOT)}/{prefix}_*": names
+        for (folder, prefix), names in families.items()
+        if len(names) >= 3
+    }
+    assert crowded == {}

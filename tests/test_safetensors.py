@@ -34,6 +34,7 @@ from schema_dsl.onnx import (
 from wirecodec.cli import main
 from wirecodec.errors import ExternalDataError
 from wirecodec.examples.build_mlp import build
+from wirecodec.files.convert import convert_to_safetensors
 from wirecodec.files.safetensors.attach import attach
 from wirecodec.files.safetensors.format import (
     ONNX_TYPES,
@@ -44,7 +45,7 @@ from wirecodec.files.safetensors.format import (
     read_header,
 )
 from wirecodec.files.safetensors.names import named_tensors
-from wirecodec.files.safetensors.save import convert_to_safetensors, save_safetensors
+from wirecodec.files.safetensors.save import save_safetensors
 
 safetensors = pytest.importorskip(
     "safetensors", reason="the safetensors package is the reference (test extra)"
@@ -629,7 +630,7 @@ CHILD = """
 import pathlib, sys
 import psutil
 import wirecodec
-from wirecodec.files.safetensors.save import convert_to_safetensors
+from wirecodec.files.convert import convert_to_safetensors
 
 def high_water_kib():
     for line in pathlib.Path("/proc/self/status").read_text().splitlines():

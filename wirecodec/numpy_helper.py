@@ -34,7 +34,8 @@ import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec._helper.args import as_message
-from wirecodec.files.external.read import ExternalDataStore, uses_external_data
+from wirecodec.files._base.references import uses_external_data
+from wirecodec.files.external.read import ExternalDataStore
 from wirecodec.tensors import array_from_raw
 from wirecodec.tensors import from_array as _from_array
 from wirecodec.tensors import to_array as _to_array

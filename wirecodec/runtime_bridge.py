@@ -31,10 +31,10 @@ from typing import Any, Final
 import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.files._base.tensor_data import ZipData
+from wirecodec.files._base.references import uses_external_data
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.external.read import uses_external_data
 from wirecodec.files.opener import Opened, open_model
+from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf.codec import encode
 from wirecodec.protobuf.walk import walk
 

@@ -29,7 +29,8 @@ from wirecodec.checker import attributes, external, functions, names, opsets, re
 from wirecodec.checker.violation import Report, Rule, Violation
 from wirecodec.checker.walk import walk
 from wirecodec.errors import CheckError
-from wirecodec.files._base.tensor_data import DirectoryData, TensorData
+from wirecodec.files._base.tensor_data import TensorData
+from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Opened, Source, open_model
 
 __all__ = ["RULES", "Rule", "Violation", "check", "violations"]

@@ -35,7 +35,8 @@ from wirecodec.cli.common import CliError, UsageError, add_model_argument, descr
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.errors import WireCodecError
-from wirecodec.files.external.read import iter_tensors, parse_ref
+from wirecodec.files._base.references import parse_ref
+from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.load import load
 from wirecodec.files.save import save
 from wirecodec.files.zip.container import save_zip

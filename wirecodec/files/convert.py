@@ -36,7 +36,7 @@ from wirecodec.files.stream.reader import stream
 from wirecodec.files.zip.container import save_zip
 from wirecodec.protobuf.payloads import report_progress
 
-__all__ = ["Layout", "convert", "load_mapped"]
+__all__ = ["Layout", "convert", "convert_to_safetensors", "load_mapped"]
 
 Layout = Literal["single", "external", "zip", "safetensors"]
 
@@ -166,3 +166,35 @@ def convert(
                 max_shard_size=max_shard_size,
                 convert_attribute=convert_attribute,
             )
+
+
+def convert_to_safetensors(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    location: str | None = None,
+    size_threshold: int = 1024,
+    max_shard_size: int | None = None,
+    convert_attribute: bool = False,
+    align: int = 4096,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """``convert --to safetensors``: the model at ``src`` to ``dst`` + safetensors weights.
+
+    ``src`` is any layout :func:`wirecodec.convert` reads; its payloads are views of
+    mapped files, copied to the new files by the kernel, so memory holds the model's
+    structure, not its weights. ``location`` defaults to ``dst``'s name with
+    ``.safetensors`` for its suffix (``model.onnx`` -> ``model.safetensors``); the other
+    options are :func:`save_safetensors`'s.
+    """
+    convert(
+        src,
+        dst,
+        to="safetensors",
+        location=location,
+        size_threshold=size_threshold,
+        max_shard_size=max_shard_size,
+        convert_attribute=convert_attribute,
+        align=align,
+        progress=progress,
+    )

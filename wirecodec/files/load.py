@@ -17,9 +17,9 @@ import os
 from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files._base.tensor_data import DirectoryData
+from wirecodec.files._base.references import uses_external_data
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.external.read import uses_external_data
+from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Source, decode_source, open_model, read_payload_source
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH
 

@@ -44,12 +44,14 @@ from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError
 from wirecodec.files._base.mapping import map_read_only
-from wirecodec.files._base.tensor_data import DirectoryData, NoData, TensorData, ZipData
+from wirecodec.files._base.references import any_external_data, uses_external_data
+from wirecodec.files._base.tensor_data import NoData, TensorData
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.external.read import any_external_data, uses_external_data
+from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.stream.events import LazyTensor
 from wirecodec.files.stream.reader import assemble, stream
 from wirecodec.files.zip.container import is_zip, open_zip
+from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
 from wirecodec.protobuf.lazy import holds_any_field

@@ -20,8 +20,8 @@ from typing import IO, Any
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.external import write as _external_write
-from wirecodec.files.external.read import iter_tensors
 from wirecodec.files.load import load
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.payloads import advance, write_payload

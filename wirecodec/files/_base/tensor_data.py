@@ -15,23 +15,16 @@ for an archive) naming the tensor.
 
 from __future__ import annotations
 
-import os
 import pathlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.errors import ContainerError, ExternalDataError, WireCodecError
-from wirecodec.files.external.read import ExternalDataStore, parse_ref, resolve
-from wirecodec.files.zip.container import entry_range
-from wirecodec.files.zip.records import MODEL_ENTRY, Archive
+from wirecodec.errors import ExternalDataError, WireCodecError
+from wirecodec.files._base.references import label_of, parse_ref
 
-__all__ = ["DirectoryData", "Located", "NoData", "TensorData", "ZipData", "label_of"]
+__all__ = ["Located", "NoData", "TensorData", "label_of"]
 
-
-def label_of(tensor: TensorProto) -> str:
-    """``tensor 'w1'``, or ``an unnamed tensor``: how messages name a tensor."""
-    return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
 
 
 @dataclass(frozen=True)
@@ -117,57 +110,3 @@ class NoData(TensorData):
 
     def view(self, tensor: TensorProto) -> memoryview:
         raise self._refuse(tensor)
-
-
-class DirectoryData(TensorData):
-    """Data files in the model's directory, each mapped once (see :class:`ExternalDataStore`)."""
-
-    kind = "directory"
-
-    def __init__(
-        self, base_dir: str | os.PathLike[str], *, lazy: bool = True, for_copying: bool = False
-    ) -> None:
-        self.base_dir = pathlib.Path(base_dir)
-        self.store = ExternalDataStore(self.base_dir, lazy=lazy, for_copying=for_copying)
-        self._sizes: dict[pathlib.Path, int] = {}
-
-    def whole(self, location: str, tensor: TensorProto) -> Located:
-        path = resolve(self.base_dir, location, tensor)
-        size = self._sizes.get(path)
-        if size is None:
-            size = self._sizes[path] = path.stat().st_size
-        return Located(location, 0, size, size, path)
-
-    def view(self, tensor: TensorProto) -> memoryview:
-        return self.store.view(tensor)
-
-
-class ZipData(TensorData):
-    """The entries of a zip container, each tensor a view of the archive's map."""
-
-    kind = "zip"
-
-    def __init__(self, buffer: memoryview, archive: Archive) -> None:
-        self.buffer = buffer
-        self.archive = archive
-
-    def whole(self, location: str, tensor: TensorProto) -> Located:
-        entry = self.archive.by_name.get(location)
-        if entry is None or entry.name == MODEL_ENTRY:
-            raise ContainerError(
-                f"{label_of(tensor)} refers to entry {location!r}, which the archive does not hold"
-            )
-        return Located(entry.name, 0, entry.size, entry.size, None)
-
-    def range_error(self, message: str) -> WireCodecError:
-        return ContainerError(message)
-
-    def view(self, tensor: TensorProto) -> memoryview:
-        start, end = entry_range(tensor, self.archive)
-        return self.buffer[start:end]
-
-    def _forget_reference(self, tensor: TensorProto) -> None:
-        # Cleared rather than set to DEFAULT: the reference was the container's doing, so a
-        # model saved and loaded again reads (and encodes) as it was saved.
-        tensor.ClearField("data_location")
-        tensor.ClearField("external_data")

@@ -16,69 +16,16 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
-from dataclasses import dataclass
-from typing import Final
 
-from schema_dsl.message import Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.mapping import map_read_only
+from wirecodec.files._base.references import ExternalRef, label_of, parse_ref
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.protobuf.payloads import SourceMap
 
-__all__ = [
-    "ExternalDataStore",
-    "ExternalRef",
-    "any_external_data",
-    "iter_tensors",
-    "parse_ref",
-]
-
-_KEYS: Final = frozenset({"location", "offset", "length", "checksum", "basepath"})
-EXTERNAL: Final = int(TensorProto.DataLocation.EXTERNAL)
-
-
-@dataclass(frozen=True)
-class ExternalRef:
-    """Where a tensor's bytes live: ``length`` None means "to the end of the file"."""
-
-    location: str
-    offset: int
-    length: int | None
-    checksum: str | None
-
-
-def _label(tensor: TensorProto) -> str:
-    return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
-
-
-def _count(tensor: TensorProto, key: str, text: str) -> int:
-    # Digits only: int() would also take "+1", " 1", "1_000" and "-1".
-    if not text.isascii() or not text.isdigit():
-        raise ExternalDataError(f"{_label(tensor)}: external_data {key}={text!r} is not a byte count")
-    # int() refuses strings of more than 4300 digits with a ValueError; no file is that big.
-    if len(text.lstrip("0")) > 20:
-        raise ExternalDataError(f"{_label(tensor)}: external_data {key} has {len(text)} digits, too large")
-    return int(text)
-
-
-def parse_ref(tensor: TensorProto) -> ExternalRef:
-    """Read and check a tensor's ``external_data`` entries."""
-    entries: dict[str, str] = {}
-    for entry in tensor.external_data:
-        if entry.key not in _KEYS:
-            raise ExternalDataError(f"{_label(tensor)}: unknown external_data key {entry.key!r}")
-        if entry.key in entries:
-            raise ExternalDataError(f"{_label(tensor)}: external_data key {entry.key!r} given twice")
-        entries[entry.key] = entry.value
-    location = entries.get("location")
-    if not location:
-        raise ExternalDataError(f"{_label(tensor)}: external_data has no location")
-    offset = _count(tensor, "offset", entries["offset"]) if "offset" in entries else 0
-    length = _count(tensor, "length", entries["length"]) if "length" in entries else None
-    return ExternalRef(location, offset, length, entries.get("checksum"))
-
+__all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "parse_ref", "resolve"]
 
 def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
@@ -87,7 +34,7 @@ def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathl
 
 def _resolve_in(root: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """:func:`resolve` with the model directory already resolved (``root``)."""
-    label = _label(tensor)
+    label = label_of(tensor)
     problem = relative_location_problem(location)
     if problem is not None:
         raise ExternalDataError(f"{label}: location {location!r} {problem}")
@@ -162,12 +109,12 @@ class ExternalDataStore:
         size = whole.nbytes
         if ref.offset > size:
             raise ExternalDataError(
-                f"{_label(tensor)}: offset {ref.offset} is past the end of {ref.location!r} ({size} bytes)"
+                f"{label_of(tensor)}: offset {ref.offset} is past the end of {ref.location!r} ({size} bytes)"
             )
         end = size if ref.length is None else ref.offset + ref.length
         if end > size:
             raise ExternalDataError(
-                f"{_label(tensor)}: offset {ref.offset} + length {ref.length} runs past the end of "
+                f"{label_of(tensor)}: offset {ref.offset} + length {ref.length} runs past the end of "
                 f"{ref.location!r} ({size} bytes)"
             )
         return whole[ref.offset : end].toreadonly()
@@ -176,18 +123,3 @@ class ExternalDataStore:
         """Forget the maps (they close once no view of them remains)."""
         self._files.clear()
         self._resolved.clear()
-
-
-def uses_external_data(tensor: TensorProto) -> bool:
-    return tensor.HasField("data_location") and tensor.data_location == EXTERNAL
-
-
-# data_location is field 14, a varint: its tag is the byte 0x70, or starts with 0xf0 when
-# written in more bytes than needed. Encoded messages with neither byte hold no such field.
-_DATA_LOCATION_TAGS: Final = (b"\x70", b"\xf0")
-
-
-def any_external_data(model: Message) -> bool:
-    """Whether any tensor in ``model`` refers to external data; loads nothing that waits."""
-    tensors = iter_tensors(model, peek=True, needles=_DATA_LOCATION_TAGS)
-    return any(uses_external_data(t) for t in tensors)

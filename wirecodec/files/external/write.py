@@ -21,8 +21,8 @@ from schema_dsl.onnx import (
 )
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files._base.references import uses_external_data
 from wirecodec.files._base.walk import substitute, tensors
-from wirecodec.files.external.read import uses_external_data
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type

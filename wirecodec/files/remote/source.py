@@ -25,9 +25,9 @@ from typing import Final
 
 from wirecodec.errors import RemoteError
 
-__all__ = ["RangeSource", "RemoteOptions", "is_url", "open_source"]
+__all__ = ["RangeSource", "RemoteOptions", "is_url"]
 
-_SCHEME_END: Final = "://"
+SCHEME_END: Final = "://"
 
 
 def is_url(source: object) -> bool:
@@ -38,7 +38,7 @@ def is_url(source: object) -> bool:
     """
     if not isinstance(source, str):
         return False
-    scheme, sep, _ = source.partition(_SCHEME_END)
+    scheme, sep, _ = source.partition(SCHEME_END)
     # A scheme of one letter would be a Windows drive; "file://" is a local path's business.
     return (
         bool(sep) and len(scheme) > 1 and scheme.replace("+", "").replace("-", "").replace(".", "").isalnum()
@@ -148,15 +148,3 @@ class RangeSource:
     def close(self) -> None:
         """Drop the cache and any connection (a later read opens a new one)."""
         self._blocks.clear()
-
-
-def open_source(url: str, options: RemoteOptions) -> RangeSource:
-    """The source for ``url``: HTTP(S) with the standard library, other schemes through fsspec."""
-    scheme = url.partition(_SCHEME_END)[0].lower()
-    if scheme in ("http", "https"):
-        from wirecodec.files.remote.http_client import HttpSource  # only when a URL is opened
-
-        return HttpSource(url, options)
-    from wirecodec.files.remote.fsspec_client import FsspecSource
-
-    return FsspecSource(url, options)

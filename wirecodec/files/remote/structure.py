@@ -34,9 +34,11 @@ from schema_dsl.layout import slot_value
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, NotAModelError, RemoteError
 from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.tensor_data import Located, TensorData, label_of
+from wirecodec.files._base.references import label_of
+from wirecodec.files._base.tensor_data import Located, TensorData
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.remote.source import RangeSource, RemoteOptions, open_source
+from wirecodec.files.remote.clients import open_source
+from wirecodec.files.remote.source import RangeSource, RemoteOptions
 from wirecodec.files.zip.container import is_zip
 from wirecodec.protobuf.codec import decode_split
 from wirecodec.protobuf.lazy import pending_bytes

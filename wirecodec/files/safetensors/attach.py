@@ -30,9 +30,8 @@ import numpy as np
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.references import as_reference, uses_external_data
 from wirecodec.files._base.walk import substitute
-from wirecodec.files.external.read import uses_external_data
 from wirecodec.files.safetensors.format import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.protobuf.payloads import WINDOW, release

@@ -25,9 +25,8 @@ from typing import Any
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.references import as_reference
+from wirecodec.files._base.references import as_reference, uses_external_data
 from wirecodec.files._base.walk import substitute
-from wirecodec.files.external.read import uses_external_data
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
@@ -35,7 +34,7 @@ from wirecodec.protobuf.payloads import advance, report_progress, write_payload
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
 from wirecodec.tensors import from_array, to_array
 
-__all__ = ["convert_to_safetensors", "save_safetensors", "shard_names"]
+__all__ = ["save_safetensors", "shard_names"]
 
 SUFFIX = ".safetensors"
 
@@ -238,38 +237,3 @@ def save_safetensors(
         with group.open(target) as out:
             encoding.write(out)
         group.commit()  # the weights first, the model last
-
-
-def convert_to_safetensors(
-    src: str | os.PathLike[str],
-    dst: str | os.PathLike[str],
-    *,
-    location: str | None = None,
-    size_threshold: int = 1024,
-    max_shard_size: int | None = None,
-    convert_attribute: bool = False,
-    align: int = 4096,
-    progress: Callable[[int, int], None] | None = None,
-) -> None:
-    """``convert --to safetensors``: the model at ``src`` to ``dst`` + safetensors weights.
-
-    ``src`` is any layout :func:`wirecodec.convert` reads; its payloads are views of
-    mapped files, copied to the new files by the kernel, so memory holds the model's
-    structure, not its weights. ``location`` defaults to ``dst``'s name with
-    ``.safetensors`` for its suffix (``model.onnx`` -> ``model.safetensors``); the other
-    options are :func:`save_safetensors`'s.
-    """
-    # Imported here: convert imports save, and save dispatches to this module.
-    from wirecodec.files.convert import convert
-
-    convert(
-        src,
-        dst,
-        to="safetensors",
-        location=location,
-        size_threshold=size_threshold,
-        max_shard_size=max_shard_size,
-        convert_attribute=convert_attribute,
-        align=align,
-        progress=progress,
-    )

@@ -28,7 +28,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
-from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files._base.references import label_of, parse_ref, uses_external_data
+from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.zip.buffers import Source, open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
@@ -184,8 +185,8 @@ def load_zip(
     """
     model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth)
     if load_external_data:
-        # Imported here: tensor_data builds on this module (entry_range).
-        from wirecodec.files._base.tensor_data import ZipData
+        # Imported here: zip.data builds on this module (entry_range).
+        from wirecodec.files.zip.data import ZipData
 
         external = [tensor for tensor in iter_tensors(model) if uses_external_data(tensor)]
         ZipData(buffer, archive).resolve_all(external)
@@ -210,13 +211,20 @@ def open_zip(
     return model, buffer, archive
 
 
+def held_entry(archive: Archive, location: str, tensor: TensorProto) -> Entry:
+    """The entry a tensor's reference names; never ``__MODEL_PROTO`` (the model is not data)."""
+    entry: Entry | None = archive.by_name.get(location)
+    if entry is None or entry.name == MODEL_ENTRY:
+        held = "which the archive does not hold"
+        raise ContainerError(f"{label_of(tensor)} refers to entry {location!r}, {held}")
+    return entry
+
+
 def entry_range(tensor: TensorProto, archive: Archive) -> tuple[int, int]:
     """Where in the archive the bytes of a tensor that refers to an entry lie: (start, end)."""
-    label = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+    label = label_of(tensor)
     ref = parse_ref(tensor)
-    entry: Entry | None = archive.by_name.get(ref.location)
-    if entry is None or entry.name == MODEL_ENTRY:
-        raise ContainerError(f"{label} refers to entry {ref.location!r}, which the archive does not hold")
+    entry = held_entry(archive, ref.location, tensor)
     end = entry.size if ref.length is None else ref.offset + ref.length
     if ref.offset > entry.size or end > entry.size:
         raise ContainerError(

@@ -21,9 +21,8 @@ from typing import Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files._base.references import as_reference
-from wirecodec.files._base.walk import substitute
-from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
+from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
 from wirecodec.tensors import from_array, to_array
 

@@ -36,9 +36,8 @@ import numpy as np
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError
-from wirecodec.files._base.references import as_reference
-from wirecodec.files._base.walk import substitute
-from wirecodec.files.external.read import iter_tensors, parse_ref, uses_external_data
+from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
+from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.zip.buffers import archive_file_of
 from wirecodec.files.zip.records import (
     CENTRAL_FIXED,
