@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from schema_dsl.containers import RepeatedContainer, new_container
+from schema_dsl.contract import load_pending
 from schema_dsl.fields import Kind
 from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
 
@@ -81,7 +82,24 @@ def copy_message(message: Message) -> Message:
     return rebuild(message.__schema__.cls, state)
 
 
-def shallow_copy(message: _M) -> _M:
+def shallow_copy(message: _M, leave_out: frozenset[str] = frozenset()) -> _M:
     """A new message sharing ``message``'s containers and sub-messages (for code that
-    replaces some fields of a large message and leaves the rest alone)."""
-    return cast(_M, rebuild(message.__schema__.cls, dict(state_of(message)), convert=False))
+    replaces some fields of a large message and leaves the rest alone). Fields named in
+    ``leave_out`` are not copied, and not loaded if they wait (a tensor's ``raw_data``
+    fetched from a URL is not fetched to be dropped)."""
+    if not leave_out:
+        return cast(_M, rebuild(message.__schema__.cls, dict(state_of(message)), convert=False))
+    table = message._lazy
+    if table is not None:
+        for spec in message.__schema__.fields:
+            if spec.name not in leave_out and table.record(spec.name) is not None:
+                load_pending(message, spec.name)
+    has = message._has
+    state: dict[str, Any] = {
+        spec.name: getattr(message, spec.name)
+        for spec, bit in message.__schema__.field_bits
+        if has & bit and spec.name not in leave_out
+    }
+    if message._unknown:
+        state[_UNKNOWN] = message._unknown
+    return cast(_M, rebuild(message.__schema__.cls, state, convert=False))

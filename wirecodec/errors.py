@@ -25,6 +25,7 @@ __all__ = [
     "NotAModelError",
     "ParseError",
     "PathError",
+    "PayloadPassedError",
     "RemoteError",
     "TensorError",
     "WireCodecError",
@@ -77,6 +78,12 @@ class NotAModelError(DecodeError):
     Zero bytes are a valid encoding of an empty ModelProto, and protobuf keeps fields it
     does not know, so a text file can decode too; nobody means either by a model file.
     """
+
+
+class PayloadPassedError(WireCodecError, OSError):
+    """A tensor's bytes came through a pipe and were passed by, not kept: a pipe is read once,
+    front to back, in bounded memory (the structure is kept, weights over 64 KiB are not).
+    Read the model from a file (or a URL) to have them."""
 
 
 class PathError(WireCodecError, LookupError):

@@ -160,13 +160,18 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
 
 
 def open_model(
-    source: str | pathlib.Path, *, load_external_data: bool = True, streamed: bool = False
+    source: str | pathlib.Path,
+    *,
+    load_external_data: bool = True,
+    streamed: bool = False,
+    spool_dir: str | pathlib.Path | None = None,
 ) -> Opened:
     """Open the model at ``source`` (a path, a container, a URL, or ``-``) through the one opener.
 
     With ``load_external_data`` every reference (data files, container entries) is
     resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
-    answers for them. ``streamed`` as for :func:`wirecodec.files.opener.open_model`.
+    answers for them. ``streamed`` and ``spool_dir`` (where a pipe's payloads may be spooled,
+    for a verb that writes there) as for :func:`wirecodec.files.opener.open_model`.
     Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
     label = "<stdin>" if str(source) == STDIN else str(source)
@@ -175,7 +180,7 @@ def open_model(
     given = str(source) if str(source) == STDIN or url else pathlib.Path(source)
     remote = _remote() if url else None
     try:
-        opened = _open(given, streamed=streamed, remote=remote)
+        opened = _open(given, streamed=streamed, remote=remote, spool_dir=spool_dir)
         if load_external_data:
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:

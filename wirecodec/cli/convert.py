@@ -11,6 +11,7 @@ standard error when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import pathlib
 import re
 import sys
 import time
@@ -126,7 +127,9 @@ def _size(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.convert_attribute and args.to not in ("external", "safetensors"):
         raise UsageError("--convert-attribute goes with --to external or --to safetensors")
-    opened = open_model(args.model, load_external_data=False, streamed=True)  # read errors name SRC
+    # read errors name SRC; a pipe is spooled beside OUT, the one place this verb writes
+    spool = pathlib.Path(args.dst).resolve().parent
+    opened = open_model(args.model, load_external_data=False, streamed=True, spool_dir=spool)
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         convert(

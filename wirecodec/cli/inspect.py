@@ -380,7 +380,8 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
             lines += _wrapped("", f"{t['bytes']:,} bytes {name} {t['dtype']}{shape}{where} at {t['path']}")
     for key, value in s["metadata_props"].items():
         lines += _wrapped("metadata", f"{key} = {_shortened(value)}")
-    verdict = {True: "byte-identical", False: "DIFFERS", None: "not checked (a model by URL)"}
+    unkept = "not checked (a URL or a pipe: its bytes were not kept)"
+    verdict = {True: "byte-identical", False: "DIFFERS", None: unkept}
     lines.append(f"{'round trip':<{_LABEL}}{verdict[s['byte_identical']]}")
     return lines
 

@@ -134,7 +134,10 @@ def convert(
         raise ValueError(f"to must be 'single', 'external', 'zip' or 'safetensors', got {to!r}")
     if align is not None and to == "single":
         raise ValueError("align applies to external data and zip containers, not to a single file")
-    opened = src if isinstance(src, Opened) else open_model(src, streamed=True)
+    # A pipe is spooled beside the output (the one place we were asked to write), so memory
+    # holds its structure only, whatever its size.
+    spool = pathlib.Path(dst).resolve().parent
+    opened = src if isinstance(src, Opened) else open_model(src, streamed=True, spool_dir=spool)
     opened.resolve_external()
     model = opened.model
     if to == "safetensors":

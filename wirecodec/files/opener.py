@@ -36,13 +36,14 @@ import os
 import pathlib
 import stat
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.errors import NotAModelError
+from wirecodec.errors import NotAModelError, PayloadPassedError
 from wirecodec.files._base.mapping import map_read_only
 from wirecodec.files._base.references import any_external_data, uses_external_data
 from wirecodec.files._base.tensor_data import NoData, TensorData
@@ -54,7 +55,7 @@ from wirecodec.files.zip.container import is_zip, open_zip
 from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf import sparse as _sparse
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, decode_split
-from wirecodec.protobuf.lazy import holds_any_field
+from wirecodec.protobuf.lazy import holds_any_field, pending_bytes
 from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.payloads import SourceMap
 
@@ -185,6 +186,7 @@ def open_model(
     stdin: IO[bytes] | None = None,
     streamed: bool = False,
     remote: RemoteOptions | None = None,
+    spool_dir: str | os.PathLike[str] | None = None,
 ) -> Opened:
     """Open the model in ``source``, leaving its external references unresolved (see module doc).
 
@@ -196,7 +198,9 @@ def open_model(
     to file when saved): what :func:`wirecodec.convert` uses, for files of any size.
     A URL (``http://``, ``https://``; other schemes through fsspec) is read by byte
     ranges as ``remote`` says (default :class:`~wirecodec.RemoteOptions`); ``streamed``
-    does not apply to it.
+    does not apply to it. A pipe (``-``, a FIFO, a non-seekable file object) is read front
+    to back, its payloads over :data:`PIPE_KEEP` bytes passed by, or, with ``spool_dir``,
+    spooled to a temporary file there (see :func:`_from_pipe`).
     """
     data: Any
     if isinstance(source, str) and "://" in source:
@@ -205,16 +209,14 @@ def open_model(
         if is_url(source):
             return _from_url(source, remote or RemoteOptions(), lazy, max_depth, base_dir)
     if isinstance(source, str) and source == STDIN:
-        data = (stdin if stdin is not None else sys.stdin.buffer).read()
-        _refuse_empty(len(data), "input")
-        return _from_buffer(data, "<stdin>", None, lazy, base_dir, max_depth)
+        pipe = stdin if stdin is not None else sys.stdin.buffer
+        return _from_pipe(pipe, "<stdin>", None, lazy, base_dir, max_depth, spool_dir)
     if isinstance(source, (str, os.PathLike)):
         path = pathlib.Path(source)
         with path.open("rb") as file:  # OSError names the path: missing, a directory, unreadable
             info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                data = file.read()  # a pipe or device given by name (/dev/stdin)
-                _refuse_empty(len(data), "input")
+            if not stat.S_ISREG(info.st_mode):  # a pipe or device given by name (/dev/stdin)
+                return _from_pipe(file, str(source), None, lazy, base_dir, max_depth, spool_dir)
             else:
                 _refuse_empty(info.st_size, "file")
                 head = file.read(4)
@@ -232,12 +234,130 @@ def open_model(
         name = getattr(source, "name", None)
         named = pathlib.Path(name) if isinstance(name, str) else None
         label = name if isinstance(name, str) else "<file object>"
+        if _regular_size(source) is None and not _seekable(source):
+            return _from_pipe(source, label, named, lazy, base_dir, max_depth, spool_dir)
         if is_zip(source):
             return _from_zip(source, label, named, 0, lazy, max_depth)
         data = read_payload_source(source, lazy, label)
         _refuse_empty(_size_of(data), "input")
         return _from_buffer(data, label, named, lazy, base_dir, max_depth)
     raise TypeError(f"a model comes from a path, '-', a binary file or bytes, not {type(source).__name__}")
+
+
+def _seekable(file: IO[bytes]) -> bool:
+    try:
+        return bool(file.seekable())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+PIPE_KEEP: Final = 64 << 10
+"""From a pipe, ``raw_data`` payloads up to this size are kept; larger ones are passed by."""
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream with the bytes already taken from its head put back in front of it."""
+
+    def __init__(self, head: bytes, rest: IO[bytes], tee: IO[bytes] | None = None) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+        self._tee = tee  # every byte handed out is also written here (a spool), in order
+        self.consumed = 0  # bytes handed out, head included
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        out = memoryview(buffer).cast("B")
+        if self._head.nbytes:
+            n = min(out.nbytes, self._head.nbytes)
+            out[:n] = self._head[:n]
+            self._head = self._head[n:]
+        else:
+            data = self._rest.read(out.nbytes)
+            n = len(data)
+            out[:n] = data
+        if self._tee is not None:
+            self._tee.write(out[:n])
+        self.consumed += n
+        return n
+
+
+def _from_pipe(
+    file: IO[bytes],
+    label: str,
+    path: pathlib.Path | None,
+    lazy: bool,
+    base_dir: str | os.PathLike[str] | None,
+    max_depth: int,
+    spool_dir: str | os.PathLike[str] | None = None,
+) -> Opened:
+    """A model from a pipe, read front to back: its structure decoded, payloads of up to
+    :data:`PIPE_KEEP` bytes kept, larger ones passed by (present, their length known,
+    reading one raises :class:`~wirecodec.PayloadPassedError`). Memory holds the
+    structure, never the weights. With ``spool_dir`` the input is also copied, as it is
+    read, to a temporary file there (deleted once closed) and the passed payloads are views
+    of its map instead: what convert does, writing beside its output. A zip container
+    cannot be read front to back: it is read whole."""
+    head = file.read(4) or b""
+    _refuse_empty(len(head), "input")
+    spool = None
+    if spool_dir is not None:
+        spool = tempfile.TemporaryFile(dir=spool_dir, prefix=".wirecodec-spool-")  # noqa: SIM115  (closed below)
+    whole = _Prefixed(head, file, spool)
+    if is_zip(head):
+        data = io.BufferedReader(whole).read()
+        return _from_zip(data, label, path, len(data), lazy, max_depth)
+    passed: list[tuple[int, int, int]] = []  # (initializer index, payload offset, length)
+    seen = 0
+
+    def keep_or_pass(lazy_tensor: LazyTensor) -> TensorProto:
+        nonlocal seen
+        tensor = lazy_tensor.header
+        if lazy_tensor.raw_offset is not None:
+            if lazy_tensor.raw_length <= PIPE_KEEP:
+                tensor.raw_data = lazy_tensor.read()
+            else:
+                passed.append((seen, lazy_tensor.raw_offset, lazy_tensor.raw_length))
+        seen += 1
+        return tensor
+
+    reader = io.BufferedReader(whole, 1 << 20)
+    try:
+        with stream(reader, max_depth=max_depth, skip_payloads=True, keep_small=PIPE_KEEP) as events:
+            model = assemble(events, keep_or_pass)
+        initializers = model.graph.initializer
+        if spool is not None:
+            spool.flush()
+            spool_name = spool.name if isinstance(spool.name, str) else f"<spool of {label}>"
+            spooled = memoryview(SourceMap.adopt(os.dup(spool.fileno()), spool_name))
+            for index, offset, length in passed:
+                initializers[index].raw_data = spooled[offset : offset + length]
+        else:
+            # Made pending in place: appending copies a tensor, and a copy reads every field.
+            for index, _, length in passed:
+                refuse = _refusal(label, initializers[index], length)
+                pending_bytes(initializers[index], "raw_data", length, refuse)
+    finally:
+        if spool is not None:
+            spool.close()  # the map keeps its own descriptor; the file goes with the last of them
+    _refuse_fieldless(model, whole.consumed)
+    external = any_external_data(model)
+    folder = base_dir if base_dir is not None else (path.parent if path is not None else None)
+    resolver: TensorData = DirectoryData(folder, lazy=lazy) if folder is not None else NoData(label)
+    return Opened(model, label, path, whole.consumed, "external" if external else "single", resolver, None)
+
+
+def _refusal(label: str, tensor: TensorProto, length: int) -> Any:
+    name = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+
+    def refuse() -> Any:
+        raise PayloadPassedError(
+            f"{name}: its raw_data ({length:,} bytes) came through {label} and was not kept "
+            "(a pipe is read once, in bounded memory); read the model from a file for its weights"
+        )
+
+    return refuse
 
 
 def _from_zip(

@@ -418,6 +418,14 @@ def pending_size(message: Message, name: str) -> int | None:
     return record.nbytes if isinstance(record, PendingBytes) else None
 
 
+def waiting_bytes(message: Message, name: str) -> PendingBytes | None:
+    """Bytes field ``name``'s pending record if it waits to be fetched, else None: a writer
+    that copies it fetches with ``record.fetch()`` and keeps nothing on the message."""
+    table = message._lazy
+    record = table.record(name) if isinstance(table, DeferredFields) else None
+    return record if isinstance(record, PendingBytes) else None
+
+
 def bytes_length(message: Message, name: str) -> int:
     """The length of bytes field ``name``: a waiting field's known length (nothing fetched),
     else its value's size in bytes."""

@@ -22,6 +22,8 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import IO, Any, Final
 
+from wirecodec.protobuf.lazy import PendingBytes
+
 __all__ = ["SourceMap", "address", "advance", "release", "report_progress", "write_all", "write_payload"]
 
 WINDOW: Final = 1 << 23  # bytes written (or copied) per step
@@ -115,7 +117,12 @@ def _mapped_file(chunk: Any) -> tuple[mmap.mmap, int] | None:
 
 
 def write_payload(file: IO[bytes], chunk: Any) -> None:
-    """Write one payload to ``file`` without making its bytes resident here (see module)."""
+    """Write one payload to ``file`` without making its bytes resident here (see module).
+
+    A payload still waiting to be fetched (:class:`~wirecodec.protobuf.lazy.PendingBytes`)
+    is fetched now and dropped once written: memory holds one such payload at a time."""
+    if isinstance(chunk, PendingBytes):
+        chunk = chunk.load()
     mapped = _mapped_file(chunk)
     if mapped is None:
         write_all(file, chunk)

@@ -37,10 +37,7 @@ def as_reference(tensor: TensorProto, location: str, offset: int, length: int) -
     The copy shares everything else with ``tensor``, which is left as it was; an offset of
     0 is not written (it is the default).
     """
-    moved = shallow_copy(tensor)
-    for spec, _ in tensor.ListFields():
-        if spec.name in DATA_FIELDS:
-            moved.ClearField(spec.name)
+    moved = shallow_copy(tensor, leave_out=frozenset(DATA_FIELDS))
     moved.data_type = tensor.data_type
     moved.data_location = _EXTERNAL
     refs = [StringStringEntryProto(key="location", value=location)]

@@ -21,8 +21,9 @@ from schema_dsl.onnx import (
 )
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.references import uses_external_data
+from wirecodec.files._base.references import DATA_FIELDS, uses_external_data
 from wirecodec.files._base.walk import substitute, tensors
+from wirecodec.protobuf.lazy import waiting_bytes
 from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
@@ -92,6 +93,9 @@ def _payload(tensor: TensorProto) -> Any | None:
     """The raw bytes a tensor would move out, or None if it has none we can move."""
     if uses_external_data(tensor) or tensor.data_type == TensorProto.DataType.STRING:
         return None
+    waiting = waiting_bytes(tensor, "raw_data")
+    if waiting is not None:
+        return waiting  # fetched when written, and not kept (a model by URL)
     if tensor.HasField("raw_data"):
         return tensor.raw_data
     try:
@@ -155,9 +159,7 @@ def plan(
         current.parts.append((offset, payload))
         current.size = offset + size
 
-        moved = shallow_copy(tensor)
-        for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
-            moved.ClearField(name)
+        moved = shallow_copy(tensor, leave_out=frozenset(DATA_FIELDS))
         if not tensor.HasField("raw_data"):
             moved.data_type = tensor.data_type
         moved.data_location = int(TensorProto.DataLocation.EXTERNAL)

@@ -30,6 +30,7 @@ from wirecodec.files._base.walk import substitute
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
+from wirecodec.protobuf.lazy import PendingBytes, waiting_bytes
 from wirecodec.protobuf.payloads import advance, report_progress, write_payload
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
 from wirecodec.tensors import from_array, to_array
@@ -72,7 +73,14 @@ def _label(tensor: TensorProto, name: str) -> str:
     return f"tensor {tensor.name!r}" if tensor.name == name else f"tensor {tensor.name!r} (saved as {name!r})"
 
 
+def _nbytes(payload: Any) -> int:
+    return payload.nbytes if isinstance(payload, PendingBytes) else memoryview(payload).nbytes
+
+
 def _payload(tensor: TensorProto, where: str) -> Any:
+    waiting = waiting_bytes(tensor, "raw_data")
+    if waiting is not None:
+        return waiting  # fetched when written, and not kept (a model by URL)
     if tensor.HasField("raw_data"):
         return tensor.raw_data
     try:
@@ -92,7 +100,7 @@ def _items(model: ModelProto, size_threshold: int, convert_attribute: bool) -> l
             continue
         where = _label(tensor, name)
         payload = _payload(tensor, where)
-        nbytes = memoryview(payload).nbytes
+        nbytes = _nbytes(payload)
         if nbytes < size_threshold:
             continue
         dtype = safetensors_dtype(tensor.data_type, where)
@@ -115,7 +123,7 @@ def _shards(
     """Items in shards (never splitting a tensor), each shard's header and layout done."""
     shards: list[_Shard] = []
     for item in items:
-        size = memoryview(item.payload).nbytes
+        size = _nbytes(item.payload)
         if not shards or (
             max_shard_size is not None and shards[-1].size and shards[-1].size + size > max_shard_size
         ):
@@ -126,7 +134,7 @@ def _shards(
         shard.location = name
         by_name = {item.name: item for item in shard.items}
         shard.entries = layout(
-            (i.name, i.dtype, tuple(i.tensor.dims), memoryview(i.payload).nbytes) for i in shard.items
+            (i.name, i.dtype, tuple(i.tensor.dims), _nbytes(i.payload)) for i in shard.items
         )
         shard.items = [by_name[entry.name] for entry in shard.entries]
         shard.prefix = encode_header(shard.entries, align=align, metadata=metadata)

@@ -87,10 +87,11 @@ _ELEMENTS: Final[dict[int, tuple[str, type[Message]]]] = {
 class _Walker:
     """Walks one model: ModelProto records, descending into graph records."""
 
-    def __init__(self, inp: Input, max_depth: int, skip_payloads: bool) -> None:
+    def __init__(self, inp: Input, max_depth: int, skip_payloads: bool, keep_small: int = 0) -> None:
         self.inp = inp
         self.max_depth = max_depth
         self.skip_payloads = skip_payloads
+        self.keep_small = keep_small
         self.zero_copy = isinstance(inp, BufferInput)
         self.model_counts: dict[str, int] = {}
         self.graph_counts: dict[str, int] = {}  # over every graph record (event indices)
@@ -279,7 +280,8 @@ class _Walker:
         if depth < 0:
             raise LimitError("nesting deeper than max_depth", begin, prefix)
         if cls is TensorProto:
-            tensor = read_initializer(inp, begin, length, depth, prefix, skip_payloads=self.skip_payloads)
+            skip, keep = self.skip_payloads, self.keep_small
+            tensor = read_initializer(inp, begin, length, depth, prefix, skip_payloads=skip, keep_small=keep)
         else:
             payload = inp.take(length)
             if len(payload) < length:
@@ -413,7 +415,9 @@ def _open(source: Source) -> tuple[Input, Callable[[], None]]:
     raise TypeError(f"stream needs a path, a binary file or bytes, got {type(source).__name__}")
 
 
-def stream(source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads: bool = False) -> ModelStream:
+def stream(
+    source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads: bool = False, keep_small: int = 0
+) -> ModelStream:
     """Iterate the top-level pieces of a ModelProto in file order, in bounded memory.
 
     ``source`` is a path, a binary file object (a regular file, or anything with
@@ -426,7 +430,8 @@ def stream(source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads:
     :class:`SparseInitializer`, :class:`GraphField`, :class:`Function` and
     :class:`UnknownField`. Memory holds the record in hand, not the model: a node, or
     an initializer's headers. From a non-seekable stream a ``raw_data`` payload is read
-    as it goes by and kept on its tensor, unless ``skip_payloads=True``.
+    as it goes by and kept on its tensor, unless ``skip_payloads=True`` (then only
+    payloads of at most ``keep_small`` bytes are kept: a pipe's shape constants, say).
 
     It accepts exactly what :func:`wirecodec.decode` accepts and reports the same
     errors (see the module docstring). Close it (or use ``with``) to stop early.
@@ -434,7 +439,9 @@ def stream(source: Source, *, max_depth: int = DEFAULT_MAX_DEPTH, skip_payloads:
     if not 0 <= max_depth < CHECKED:
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
     inp, release = _open(source)
-    walker = _Walker(inp, max_depth, skip_payloads)
+    if keep_small < 0:
+        raise ValueError(f"keep_small must be >= 0, got {keep_small}")
+    walker = _Walker(inp, max_depth, skip_payloads, keep_small)
 
     def events() -> Iterator[Event]:
         yield from walker.events()

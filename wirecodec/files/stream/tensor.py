@@ -37,13 +37,14 @@ SMALL_TENSOR: Final = 1 << 20
 
 
 def read_initializer(
-    inp: Input, begin: int, length: int, depth: int, prefix: str, *, skip_payloads: bool
+    inp: Input, begin: int, length: int, depth: int, prefix: str, *, skip_payloads: bool, keep_small: int = 0
 ) -> LazyTensor:
     """The TensorProto of ``length`` bytes at the input's position (``begin``), decoded at
-    ``depth``; errors name ``prefix`` (the tensor's path)."""
+    ``depth``; errors name ``prefix`` (the tensor's path). From a non-seekable input a
+    payload is kept unless ``skip_payloads`` and it is over ``keep_small`` bytes."""
     if isinstance(inp, BufferInput) or length <= SMALL_TENSOR:
-        return _small_tensor(inp, begin, length, depth, prefix, skip_payloads)
-    return _large_tensor(inp, begin, length, depth, prefix, skip_payloads)
+        return _small_tensor(inp, begin, length, depth, prefix, skip_payloads, keep_small)
+    return _large_tensor(inp, begin, length, depth, prefix, skip_payloads, keep_small)
 
 
 def _reader(inp: Input) -> Input | None:
@@ -51,7 +52,7 @@ def _reader(inp: Input) -> Input | None:
 
 
 def _small_tensor(
-    inp: Input, begin: int, length: int, depth: int, prefix: str, skip_payloads: bool
+    inp: Input, begin: int, length: int, depth: int, prefix: str, skip_payloads: bool, keep_small: int
 ) -> LazyTensor:
     data = inp.take(length)
     if len(data) < length:
@@ -60,7 +61,8 @@ def _small_tensor(
     raw = _raw_data_at(data, depth)
     if raw is None:
         return LazyTensor(header, None, 0, None, _reader(inp))
-    kept = header.raw_data if isinstance(inp, BufferInput) or not (inp.seekable or skip_payloads) else None
+    skipped = skip_payloads and raw[1] > keep_small
+    kept = header.raw_data if isinstance(inp, BufferInput) or not (inp.seekable or skipped) else None
     header.ClearField("raw_data")
     return LazyTensor(header, begin + raw[0], raw[1], kept, _reader(inp))
 
@@ -81,7 +83,7 @@ def _raw_data_at(data: Any, depth: int) -> tuple[int, int] | None:
 
 
 def _large_tensor(
-    inp: Input, begin: int, length: int, depth: int, prefix: str, skip_payloads: bool
+    inp: Input, begin: int, length: int, depth: int, prefix: str, skip_payloads: bool, keep_small: int
 ) -> LazyTensor:
     """Read the tensor's records except its raw_data payloads (located, or read once
     from a pipe) and decode them as the tensor, each payload replaced by nothing."""
@@ -90,7 +92,7 @@ def _large_tensor(
     raw_records: dict[int, int] = {}  # part index -> tag size, for raw_data tag + length parts
     raw: tuple[int, int] | None = None
     kept: Any = None
-    keep = not (inp.seekable or skip_payloads)
+    keep_any = not inp.seekable
     while inp.pos < end:
         at = inp.pos - begin
         look = varint_window(inp, end)
@@ -121,7 +123,7 @@ def _large_tensor(
             break
         raw_records[len(parts) - 1] = n
         raw = (inp.pos, payload_length)
-        if keep:
+        if keep_any and not (skip_payloads and payload_length > keep_small):
             kept = inp.take(payload_length)
             if len(kept) < payload_length:
                 raise InputEndedError

@@ -1,0 +1,114 @@
+"""The verb x source matrix's memory column: on a model past 2 GiB, every verb that can work
+front to back peaks under 256 MB of resident memory, whatever the model came from.
+
+Each cell runs the CLI in a subprocess and reads that process's own peak (``VmHWM`` in
+/proc/self/status, written by the child as it exits: ``ru_maxrss`` of children would
+fold in whichever child peaked highest). The model is sparse on disk (tests/big_sparse.py:
+2 GiB of weights written in about a second), served by nginx for the URL cells and fed
+through a real pipe (``cat FILE |``) for the pipe cells. A cell that writes checks what it
+wrote: each weight's marks, where the big model's tensors are told apart.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from tests.big_sparse import BigModel, mark, write_big_model
+from tests.http_server import Nginx
+
+pytestmark = pytest.mark.slow
+
+LIMIT_KB = 256 * 1024
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The child: run one CLI command, then report its own peak resident size on stderr.
+_CHILD = """
+import os, sys
+from wirecodec.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    peak = [l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+    os.write(2, f"\\nPEAK_KB {peak}\\n".encode())
+sys.exit(code)
+"""
+
+VERBS: dict[str, list[str]] = {
+    "inspect": ["inspect", "{src}"],
+    "check": ["check", "{src}"],
+    "tensors --list": ["tensors", "--list", "{src}"],
+    "dump structure": ["dump", "{src}", "graph.node[0]"],
+    "convert --to external": ["convert", "{src}", "{out}/o.onnx", "--to", "external"],
+    "convert --to safetensors": ["convert", "{src}", "{out}/o.onnx", "--to", "safetensors"],
+}
+SOURCES = ("file", "pipe", "url")
+
+
+@pytest.fixture(scope="module")
+def big(nginx_server: Nginx) -> BigModel:
+    if not pathlib.Path("/proc/self/status").exists():
+        pytest.skip("VmHWM is read from /proc (Linux)")
+    return write_big_model(nginx_server.root / "big.onnx")
+
+
+def _peak_kb(stderr: str) -> int:
+    lines = [line for line in stderr.splitlines() if line.startswith("PEAK_KB ")]
+    assert lines, stderr
+    return int(lines[-1].split()[1])
+
+
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("verb", list(VERBS))
+def test_every_cell_peaks_under_256_mb(
+    verb: str, source: str, big: BigModel, nginx_server: Nginx, tmp_path: pathlib.Path
+) -> None:
+    src = {"file": str(big.path), "pipe": "-", "url": nginx_server.url("big.onnx")}[source]
+    argv = [part.format(src=src, out=tmp_path) for part in VERBS[verb]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", _CHILD, *argv]
+    if source == "pipe":
+        with subprocess.Popen(["cat", str(big.path)], stdout=subprocess.PIPE) as cat:
+            done = subprocess.run(command, stdin=cat.stdout, capture_output=True, text=True, env=env)
+            assert cat.stdout is not None
+            cat.stdout.close()
+    else:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    peak = _peak_kb(done.stderr)
+    assert peak < LIMIT_KB, f"{verb} from a {source}: peak {peak:,} kB"
+    if verb.startswith("convert"):
+        _check_marks(tmp_path / "o.onnx")
+
+
+def _check_marks(path: pathlib.Path) -> None:
+    """Every weight of the written model opens and closes with its own marks."""
+    import wirecodec
+
+    model = wirecodec.load(path)
+    assert len(model.graph.initializer) == 64
+    for index in (0, 31, 63):
+        raw = model.graph.initializer[index].raw_data
+        assert bytes(raw[:16]) == mark(index) == bytes(raw[-16:]), index
+
+
+def test_a_pipe_passes_big_payloads_by_and_says_so_when_one_is_read(big: BigModel) -> None:
+    """From a pipe the structure is kept and weights over 64 KiB are passed by: reading one
+    is a PayloadPassedError naming the tensor, never a silent empty value."""
+    import wirecodec
+    from wirecodec.files.opener import open_model
+
+    with subprocess.Popen(["cat", str(big.path)], stdout=subprocess.PIPE) as cat:
+        assert cat.stdout is not None
+        opened = open_model("-", stdin=cat.stdout)
+    tensor = opened.model.graph.initializer[3]
+    assert tensor.HasField("raw_data") and opened.size == big.size
+    from wirecodec.protobuf.lazy import bytes_length
+
+    assert bytes_length(tensor, "raw_data") == big.each
+    with pytest.raises(wirecodec.PayloadPassedError, match=r"'w3'.*33,554,432 bytes.*<stdin>"):
+        _ = tensor.raw_data
