@@ -254,6 +254,10 @@ def _seekable(file: IO[bytes]) -> bool:
 PIPE_KEEP: Final = 64 << 10
 """From a pipe, ``raw_data`` payloads up to this size are kept; larger ones are passed by."""
 
+PIPE_WHOLE: Final = 32 << 20
+"""A pipe that ends within this many bytes is kept whole, like bytes (every verb, every
+payload, the round trip); a longer one is read front to back (see :func:`_from_pipe`)."""
+
 
 class _Prefixed(io.RawIOBase):
     """A stream with the bytes already taken from its head put back in front of it."""
@@ -283,6 +287,18 @@ class _Prefixed(io.RawIOBase):
         return n
 
 
+def _read_up_to(file: IO[bytes], limit: int) -> bytes:
+    """Up to ``limit`` bytes, fewer only at the end of the input (a pipe gives what it has)."""
+    pieces, size = [], 0
+    while size < limit:
+        piece = file.read(limit - size)
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
+
+
 def _from_pipe(
     file: IO[bytes],
     label: str,
@@ -292,15 +308,18 @@ def _from_pipe(
     max_depth: int,
     spool_dir: str | os.PathLike[str] | None = None,
 ) -> Opened:
-    """A model from a pipe, read front to back: its structure decoded, payloads of up to
+    """A model from a pipe. One that ends within :data:`PIPE_WHOLE` bytes is kept whole; a
+    longer one is read front to back: its structure decoded, payloads of up to
     :data:`PIPE_KEEP` bytes kept, larger ones passed by (present, their length known,
     reading one raises :class:`~wirecodec.PayloadPassedError`). Memory holds the
     structure, never the weights. With ``spool_dir`` the input is also copied, as it is
     read, to a temporary file there (deleted once closed) and the passed payloads are views
     of its map instead: what convert does, writing beside its output. A zip container
     cannot be read front to back: it is read whole."""
-    head = file.read(4) or b""
+    head = _read_up_to(file, PIPE_WHOLE + 1)
     _refuse_empty(len(head), "input")
+    if len(head) <= PIPE_WHOLE:  # it ended: small enough to keep whole
+        return _from_buffer(head, label, path, lazy, base_dir, max_depth)
     spool = None
     if spool_dir is not None:
         spool = tempfile.TemporaryFile(dir=spool_dir, prefix=".wirecodec-spool-")  # noqa: SIM115  (closed below)
