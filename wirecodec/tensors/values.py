@@ -25,7 +25,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec.errors import TensorError
