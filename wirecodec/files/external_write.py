@@ -23,7 +23,6 @@ from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.external import uses_external_data
 from wirecodec.files.locations import relative_location_problem
 from wirecodec.files.walk import substitute, tensors
-from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
 
@@ -94,6 +93,10 @@ def _payload(tensor: TensorProto) -> Any | None:
         return None
     if tensor.HasField("raw_data"):
         return tensor.raw_data
+    # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
+    from wirecodec.tensors.reading import to_array
+    from wirecodec.tensors.writing import from_array
+
     try:
         return from_array(to_array(tensor)).raw_data
     except TensorError:

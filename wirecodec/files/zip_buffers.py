@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from wirecodec.errors import ContainerError
+from wirecodec.protobuf.payloads import read_only_map
 
 __all__ = ["ArchiveFile", "Source", "archive_file_of", "open_buffer"]
 
@@ -45,7 +46,7 @@ def _map(file: IO[bytes], lazy: bool) -> memoryview:
     if info.st_size == 0:
         raise ContainerError("the file is empty: a zip archive has at least 22 bytes")
     if lazy:
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = read_only_map(file.fileno())  # a copy where maps fail
     else:
         # Anonymous memory rather than bytes so replace_model can still recognise the views.
         mapped = mmap.mmap(-1, info.st_size)

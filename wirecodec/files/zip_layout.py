@@ -25,7 +25,6 @@ from wirecodec.files.external import iter_tensors, parse_ref, uses_external_data
 from wirecodec.files.references import as_reference
 from wirecodec.files.walk import substitute
 from wirecodec.files.zip_records import MODEL_ENTRY
-from wirecodec.tensors import from_array, to_array
 
 __all__ = ["EntryNames", "ZipPlan", "plan_entries"]
 
@@ -80,6 +79,10 @@ def _payload(tensor: TensorProto) -> memoryview | None:
     if tensor.HasField("raw_data"):
         data: Any = tensor.raw_data
     else:
+        # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
+        from wirecodec.tensors.reading import to_array
+        from wirecodec.tensors.writing import from_array
+
         try:
             data = from_array(to_array(tensor), data_type=tensor.data_type).raw_data
         except TensorError:

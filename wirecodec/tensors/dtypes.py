@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INFOS",
+    "INT_KEY_TYPES",
     "TYPED_FIELDS",
     "Info",
     "data_type_of",
@@ -123,6 +124,21 @@ INFOS: Final[dict[int, Info]] = {
         _ml(DataType.FLOAT6E3M2, 6, "float6_e3m2fn"),
     )
 }
+
+# integer element types a map's keys may have (onnx.proto, MapProto)
+INT_KEY_TYPES: Final = frozenset(
+    int(t)
+    for t in (
+        TensorProto.DataType.INT8,
+        TensorProto.DataType.INT16,
+        TensorProto.DataType.INT32,
+        TensorProto.DataType.INT64,
+        TensorProto.DataType.UINT8,
+        TensorProto.DataType.UINT16,
+        TensorProto.DataType.UINT32,
+        TensorProto.DataType.UINT64,
+    )
+)
 
 TYPED_FIELDS: Final = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 

@@ -34,7 +34,7 @@ except ImportError as exc:  # the one error that says so (docs/platforms.md)
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec.errors import TensorError
-from wirecodec.tensors.dtypes import data_type_of
+from wirecodec.tensors.dtypes import INT_KEY_TYPES, data_type_of
 from wirecodec.tensors.reading import to_array
 from wirecodec.tensors.writing import from_array
 
@@ -60,19 +60,6 @@ _OPTIONAL_FIELDS: Final = {
 
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-INT_KEY_TYPES: Final = frozenset(
-    int(t)
-    for t in (
-        TensorProto.DataType.INT8,
-        TensorProto.DataType.INT16,
-        TensorProto.DataType.INT32,
-        TensorProto.DataType.INT64,
-        TensorProto.DataType.UINT8,
-        TensorProto.DataType.UINT16,
-        TensorProto.DataType.UINT32,
-        TensorProto.DataType.UINT64,
-    )
-)
 
 
 def _label(kind: str, name: str) -> str:
