@@ -6,8 +6,15 @@
 #   bash tests/run.sh            everything (what CI runs)
 #   bash tests/run.sh --quick    the inner loop: reuses .venv as it is (no installs once it
 #                                exists), ruff, and the tests marked quick (under a minute)
+#   bash tests/run.sh --pyodide  part of the suite inside WebAssembly (Pyodide under node,
+#                                no numpy): tests/pyodide/run.sh; needs .venv (onnx writes
+#                                the backend corpus it reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--pyodide" ]; then
+    shift
+    exec bash tests/pyodide/run.sh "$@"
+fi
 python=${PYTHON:-python3}
 quick=0
 if [ "${1:-}" = "--quick" ]; then

@@ -36,7 +36,6 @@ from wirecodec.errors import CheckError, GraphError
 from wirecodec.helper import (
     make_model,
     make_node,
-    make_tensor,
     make_tensor_value_info,
     set_model_props,
 )
@@ -464,6 +463,8 @@ def expand_out_dim_graph(graph: GraphProto, dim_idx: int, inplace: bool | None =
         node.output = [name + suffix if name in originals else name for name in node.output]
         node.input = [name + suffix if name in originals else name for name in node.input]
     axes = g.name + "_expand_out_dim_idx"
+    from wirecodec._helper.tensor import make_tensor  # here: the one use of numpy in compose
+
     g.node.append(
         make_node(
             "Constant",

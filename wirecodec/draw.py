@@ -35,7 +35,6 @@ from typing import Final
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
 from wirecodec._subgraph import outer_names
 from wirecodec.errors import GraphError, WireCodecError
-from wirecodec.tensors import to_array
 
 __all__ = ["DEFAULT_MAX_NODES", "FORMATS", "render", "to_dot"]
 
@@ -102,8 +101,10 @@ def _few_values(tensor: TensorProto) -> str:
     if math.prod(tensor.dims) > _FEW or tensor.data_type == TensorProto.STRING:
         return ""
     try:
+        from wirecodec.tensors.reading import to_array
+
         values = to_array(tensor).reshape(-1).tolist()
-    except WireCodecError:
+    except WireCodecError:  # without numpy too (NumpyMissingError): the node without its values
         return ""
     return " = " + _list([f"{v:.4g}" if isinstance(v, float) else str(v) for v in values])
 

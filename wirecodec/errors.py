@@ -8,6 +8,7 @@ Each error also derives from the builtin a caller would naturally catch
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ __all__ = [
     "GraphError",
     "LimitError",
     "NotAModelError",
+    "NumpyMissingError",
     "ParseError",
     "PathError",
     "PayloadPassedError",
@@ -177,3 +179,20 @@ class ParseError(WireCodecError, ValueError):
         self.line = line
         self.column = column
         super().__init__(f"{reason} (line {line}, column {column})")
+
+
+class NumpyMissingError(WireCodecError, ModuleNotFoundError):
+    """numpy is needed (a call makes or reads an array) and cannot be imported.
+
+    Everything else in wirecodec works without numpy (docs/platforms.md). Also a
+    ``ModuleNotFoundError`` (``name == "numpy"``), so code that catches a missing module
+    catches this one too.
+    """
+
+    def __init__(self) -> None:
+        how = (
+            'in Pyodide: await pyodide.loadPackage("numpy") (or micropip.install("numpy")) first'
+            if sys.platform == "emscripten"
+            else "pip install numpy"
+        )
+        super().__init__(f"this needs numpy, which is not installed ({how})", name="numpy")

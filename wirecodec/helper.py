@@ -41,8 +41,9 @@ Differences from onnx, all deliberate:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl import Kind, Message
 from schema_dsl.onnx import (
@@ -98,7 +99,6 @@ from wirecodec._helper.printable import (
     printable_type,
     printable_value_info,
 )
-from wirecodec._helper.tensor import make_tensor
 from wirecodec._helper.type_protos import (
     make_empty_tensor_value_info,
     make_map_type_proto,
@@ -117,7 +117,20 @@ from wirecodec._helper.versions import (
     VERSION_TABLE,
     find_min_ir_version_for,
 )
-from wirecodec.tensors.values import INT_KEY_TYPES
+from wirecodec.tensors.dtypes import INT_KEY_TYPES
+
+if TYPE_CHECKING:
+    from wirecodec._helper.tensor import make_tensor
+else:
+
+    def __getattr__(name: str) -> Any:
+        """``make_tensor`` (which needs numpy) is imported when first asked for (docs/platforms.md)."""
+        if name != "make_tensor":
+            raise AttributeError(f"module 'wirecodec.helper' has no attribute {name!r}")
+        value = importlib.import_module("wirecodec._helper.tensor").make_tensor
+        globals()[name] = value
+        return value
+
 
 __all__ = [
     "DEFAULT_OPSET_VERSION",

@@ -29,7 +29,12 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto

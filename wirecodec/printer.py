@@ -25,9 +25,8 @@ three more spaces, and tensor data the syntax cannot write (4-bit, complex, stri
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable, Sequence
-
-import numpy as np
 
 from schema_dsl.onnx import (
     AttributeProto,
@@ -52,27 +51,27 @@ __all__ = ["to_text"]
 _T = TensorProto.DataType
 _A = AttributeProto.AttributeType
 
-# raw_data the printer can show: the little-endian element dtype, and how to write one.
+# raw_data the printer can show: the struct letter of a little-endian element, and how to write one.
 # Small floats and bool print their unsigned bit patterns, as the typed fields hold them.
 _RAW_LAYOUT: dict[int, tuple[str, str]] = {
-    _T.INT8: ("<i1", "int"),
-    _T.UINT8: ("<u1", "int"),
-    _T.BOOL: ("<u1", "int"),
-    _T.FLOAT8E4M3FN: ("<u1", "int"),
-    _T.FLOAT8E4M3FNUZ: ("<u1", "int"),
-    _T.FLOAT8E5M2: ("<u1", "int"),
-    _T.FLOAT8E5M2FNUZ: ("<u1", "int"),
-    _T.FLOAT8E8M0: ("<u1", "int"),
-    _T.INT16: ("<i2", "int"),
-    _T.UINT16: ("<u2", "int"),
-    _T.FLOAT16: ("<u2", "int"),
-    _T.BFLOAT16: ("<u2", "int"),
-    _T.INT32: ("<i4", "int"),
-    _T.UINT32: ("<u4", "int"),
-    _T.INT64: ("<i8", "int"),
-    _T.UINT64: ("<u8", "int"),
-    _T.FLOAT: ("<f4", "float32"),
-    _T.DOUBLE: ("<f8", "float64"),
+    _T.INT8: ("b", "int"),
+    _T.UINT8: ("B", "int"),
+    _T.BOOL: ("B", "int"),
+    _T.FLOAT8E4M3FN: ("B", "int"),
+    _T.FLOAT8E4M3FNUZ: ("B", "int"),
+    _T.FLOAT8E5M2: ("B", "int"),
+    _T.FLOAT8E5M2FNUZ: ("B", "int"),
+    _T.FLOAT8E8M0: ("B", "int"),
+    _T.INT16: ("h", "int"),
+    _T.UINT16: ("H", "int"),
+    _T.FLOAT16: ("H", "int"),
+    _T.BFLOAT16: ("H", "int"),
+    _T.INT32: ("i", "int"),
+    _T.UINT32: ("I", "int"),
+    _T.INT64: ("q", "int"),
+    _T.UINT64: ("Q", "int"),
+    _T.FLOAT: ("f", "float32"),
+    _T.DOUBLE: ("d", "float64"),
 }
 
 # Typed data fields the printer shows, by element type.
@@ -348,7 +347,7 @@ class _Printer:
             layout = _RAW_LAYOUT.get(dtype)
             if layout is None:
                 return "..."
-            return " {" + ",".join(_numbers(_raw_values(tensor, np.dtype(layout[0])), layout[1])) + "}"
+            return " {" + ",".join(_numbers(_raw_values(tensor, layout[0]), layout[1])) + "}"
         values: Sequence[float]
         if dtype in _INT32_TYPES:
             values, kind = tensor.int32_data, "int"
@@ -367,8 +366,9 @@ class _Printer:
         return " {" + ",".join(_numbers(values, kind)) + "}"
 
 
-def _raw_values(tensor: TensorProto, dtype: np.dtype[np.generic]) -> list[float]:
-    """The elements of raw_data, which must hold exactly as many as ``dims`` says."""
+def _raw_values(tensor: TensorProto, letter: str) -> list[float]:
+    """The elements of raw_data (little-endian, ``letter`` in :mod:`struct`'s terms), which
+    must hold exactly as many as ``dims`` says. No numpy: the printer works without it."""
     count = 1
     for dim in tensor.dims:
         if dim < 0:
@@ -377,11 +377,10 @@ def _raw_values(tensor: TensorProto, dtype: np.dtype[np.generic]) -> list[float]
         if count > INT64_MAX:
             raise TensorError(f"tensor {tensor.name!r}: element count overflows int64")
     raw = tensor.raw_data
-    if len(raw) != count * dtype.itemsize:
+    itemsize = struct.calcsize(letter)
+    if len(raw) != count * itemsize:
         raise TensorError(
-            f"tensor {tensor.name!r}: {len(raw)} bytes of raw_data "
-            f"for {count} elements of {dtype.itemsize} bytes"
+            f"tensor {tensor.name!r}: {len(raw)} bytes of raw_data for {count} elements of {itemsize} bytes"
         )
-    # tolist() widens float32 exactly, NaN signs included.
-    values: list[float] = np.frombuffer(raw, dtype=dtype).tolist()
-    return values
+    # struct widens float32 exactly, NaN signs included.
+    return [value for (value,) in struct.iter_unpack("<" + letter, raw)]

@@ -9,12 +9,12 @@ integer fields, a float32-rounded ``float`` for float fields, ``bytes`` for byte
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
+import struct
 from collections.abc import Iterable
 from typing import Any, Final, TypeVar
-
-import numpy as np
 
 from schema_dsl import Kind, Message
 
@@ -77,9 +77,16 @@ def as_bytes(value: object, where: str) -> bytes:
     raise TypeError(f"{where} must be bytes, got {_kind(value)}")
 
 
+def _is_bool(value: object) -> bool:
+    # numpy's bool (numpy.bool, once numpy.bool_) is no Integral; told by name, so that
+    # this module needs no numpy (docs/platforms.md).
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
 def as_int(value: object, where: str, bounds: tuple[int, int] = INT64_RANGE) -> int:
     """An integer field's value: any integral number but ``bool``, within ``bounds``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{where} must be an int, got {_kind(value)}")
     number = operator.index(value)
     low, high = bounds
@@ -90,15 +97,19 @@ def as_int(value: object, where: str, bounds: tuple[int, int] = INT64_RANGE) -> 
 
 def as_float32(value: object, where: str) -> float:
     """A float field's value as protobuf keeps it: rounded to float32 (overflow gives inf)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if _is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where} must be a real number, got {_kind(value)}")
-    with np.errstate(over="ignore"):
-        return float(np.float32(float(value)))
+    number = float(value)
+    try:
+        (rounded,) = struct.unpack("<f", struct.pack("<f", number))
+    except OverflowError:  # beyond float32's range: inf, as a C cast (and numpy) give
+        return math.copysign(math.inf, number)
+    return float(rounded)
 
 
 def as_double(value: object, where: str) -> float:
     """A double field's value."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if _is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError(f"{where} must be a real number, got {_kind(value)}")
     return float(value)
 
@@ -139,7 +150,7 @@ def _scalar(kind: Kind, value: object, where: str) -> Any:
     if kind is Kind.DOUBLE:
         return as_double(value, where)
     if kind is Kind.BOOL:
-        if not isinstance(value, (bool, np.bool_)):
+        if not _is_bool(value):
             raise TypeError(f"{where} must be a bool, got {_kind(value)}")
         return bool(value)
     return as_int(value, where, _RANGES[kind])

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import KeysView
-from typing import Any, Final
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import TensorProto
 from wirecodec._helper.args import INT32_RANGE, as_int
-from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype
+from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype, numpy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "get_all_tensor_dtypes",
@@ -79,10 +80,11 @@ def np_dtype_to_tensor_dtype(np_dtype: npt.DTypeLike) -> int:
     Only the dtypes :func:`tensor_dtype_to_np_dtype` returns, in native byte order, map to
     a type (plus any str dtype); anything else is a ``ValueError``, as in onnx.
 
+    >>> import numpy as np
     >>> np_dtype_to_tensor_dtype(np.dtype("int8"))
     3
     """
-    dtype = np.dtype(np_dtype)
+    dtype: np.dtype[Any] = numpy_module().dtype(np_dtype)
     if dtype.kind in "OU":
         return int(TensorProto.DataType.STRING)
     try:

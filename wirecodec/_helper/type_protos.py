@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
-
-import numpy as np
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto, ValueInfoProto
 from wirecodec._helper.args import INT32_RANGE, as_int, as_list, as_message, as_text
@@ -38,7 +37,7 @@ def _shape(
             pass
         elif isinstance(d, str):
             dim.dim_param = d
-        elif isinstance(d, (int, np.integer)):
+        elif isinstance(d, numbers.Integral):
             dim.dim_value = as_int(d, f"{where}: shape[{i}]")
         else:
             raise ValueError(f"{where}: shape[{i}] must be an int, a str or None, got {type(d).__name__}")

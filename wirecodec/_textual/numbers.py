@@ -13,12 +13,13 @@ and refuses a finite literal that is too large for the type.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import struct
 from decimal import Decimal
 from fractions import Fraction
-
-import numpy as np
+from types import ModuleType
 
 __all__ = [
     "FLOAT32_MAX",
@@ -106,11 +107,7 @@ def format_float32(value: float) -> str:
     if special is not None:
         return special
     magnitude = abs(value)
-    # numpy's Dragon4 knows how many digits the shortest form has; starting one short of
-    # that keeps the exact search below to two rounds instead of up to nine.
-    hint = np.format_float_scientific(np.float32(magnitude), unique=True, trim="-")
-    digit_count = len(hint.partition("e")[0].replace(".", ""))
-    for precision in range(max(1, digit_count - 1), 10):
+    for precision in range(_first_precision(magnitude), 10):
         text = f"{magnitude:.{precision - 1}e}"  # correctly rounded: the nearest candidate
         if float32_from_text(text) == magnitude:
             best = Decimal(text)
@@ -128,6 +125,25 @@ def format_float32(value: float) -> str:
             break
     digits, exponent = _digits_of(best)
     return _layout(digits, exponent, value)
+
+
+def _first_precision(magnitude: float) -> int:
+    # numpy's Dragon4 knows how many digits the shortest form has; starting one short of
+    # that keeps the exact search to two rounds instead of up to nine. Without numpy
+    # (docs/platforms.md) the search starts at one digit: the same text, found slower.
+    np = _numpy()
+    if np is None:
+        return 1
+    hint = np.format_float_scientific(np.float32(magnitude), unique=True, trim="-")
+    return max(1, len(hint.partition("e")[0].replace(".", "")) - 1)
+
+
+@functools.cache
+def _numpy() -> ModuleType | None:
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:
+        return None
 
 
 def float64_from_text(text: str) -> float | None:

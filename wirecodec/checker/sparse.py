@@ -1,17 +1,20 @@
-"""Sparse tensors (onnx.proto, SparseTensorProto): values [NNZ], indices [NNZ] or [NNZ, rank], in order."""
+"""Sparse tensors (onnx.proto, SparseTensorProto): values [NNZ], indices [NNZ] or [NNZ, rank], in order.
+
+The indices are read as Python ints straight from the tensor's bytes, so the checker
+needs no numpy (docs/platforms.md).
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
-
-import numpy as np
-import numpy.typing as npt
+import struct
+from collections.abc import Sequence
+from typing import Final
 
 from schema_dsl.onnx import SparseTensorProto, TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
-from wirecodec.errors import TensorError
-from wirecodec.tensors.reading import to_array
 
 __all__ = ["RULES", "check_sparse"]
 
@@ -38,6 +41,19 @@ _INTEGRAL = frozenset(
         _DataType.UINT8, _DataType.UINT16, _DataType.UINT32, _DataType.UINT64,
     )
 )  # fmt: skip
+
+
+# the struct letter of each integer type's raw_data element (little-endian)
+_RAW_FORMAT: Final = {
+    int(_DataType.INT8): "b", int(_DataType.INT16): "h", int(_DataType.INT32): "i",
+    int(_DataType.INT64): "q", int(_DataType.UINT8): "B", int(_DataType.UINT16): "H",
+    int(_DataType.UINT32): "I", int(_DataType.UINT64): "Q",
+}  # fmt: skip
+_TYPED_FIELD: Final = {
+    int(_DataType.INT64): "int64_data",
+    int(_DataType.UINT32): "uint64_data",
+    int(_DataType.UINT64): "uint64_data",
+}  # every other integer type is held in int32_data
 
 
 def check_sparse(sites: ModelSites, report: Report) -> None:
@@ -85,69 +101,76 @@ def _sparse(report: Report, path: str, sparse: SparseTensorProto) -> None:
         return
     if not dims_ok:
         return
-    try:
-        array = to_array(indices)
-    except TensorError:
+    values = _integers(indices, math.prod(shape))
+    if values is None:
         return  # unreadable here (external, or broken: the tensor rules report that)
-    # uint64 indices past int64's range wrap negative and so show up as out of bounds.
-    values: npt.NDArray[np.int64] = array.astype(np.int64)
     if len(shape) == 1:
         _linear(report, path, values, dims)
     else:
-        _coordinates(report, path, values, dims)
+        rank = len(dims)
+        rows = [tuple(values[i * rank : (i + 1) * rank]) for i in range(nnz)]
+        _coordinates(report, path, rows, dims)
 
 
-def _first(mask: npt.NDArray[np.bool_]) -> int | None:
-    hits = np.flatnonzero(mask)
-    return int(hits[0]) if hits.size else None
-
-
-def _linear(report: Report, path: str, values: npt.NDArray[np.int64], dims: list[int]) -> None:
-    total = math.prod(dims)
-    outside = (values < 0) | (values >= total) if total <= np.iinfo(np.int64).max else values < 0
-    k = _first(outside)
-    if k is not None:
-        report.add(
-            f"{path}.indices",
-            SPARSE_INDEX_BOUNDS,
-            f"linear index {int(values[k])} (entry {k}) is outside the {total} elements of dims {dims}"
-            + _more(int(outside.sum())),
-        )
-    k = _first(values[1:] <= values[:-1])
-    if k is not None:
-        report.add(
-            f"{path}.indices",
-            SPARSE_INDEX_ORDER,
-            f"index {int(values[k + 1])} (entry {k + 1}) does not come after {int(values[k])}",
-        )
-
-
-def _coordinates(report: Report, path: str, values: npt.NDArray[np.int64], dims: list[int]) -> None:
-    limits = np.array(dims, dtype=np.int64)
-    outside: npt.NDArray[np.bool_] = np.asarray(((values < 0) | (values >= limits)).any(axis=1))
-    k = _first(outside)
-    if k is not None:
-        report.add(
-            f"{path}.indices",
-            SPARSE_INDEX_BOUNDS,
-            f"index {values[k].tolist()} (entry {k}) is outside dims {dims}" + _more(int(outside.sum())),
-        )
-    if len(values) < 2:
-        return
-    before, after = values[:-1], values[1:]
-    if values.shape[1] == 0:
-        k = 0  # rank 0: every index is (), so the second repeats the first
+def _integers(indices: TensorProto, count: int) -> list[int] | None:
+    """The ``count`` index values of an integer tensor (uint64 past int64's range wrapped
+    negative, as onnx reads them, so they show up as out of bounds); None if they cannot
+    be read here (external data, or not ``count`` of them)."""
+    if indices.data_location == TensorProto.DataLocation.EXTERNAL:
+        return None
+    letter = _RAW_FORMAT[indices.data_type]
+    if indices.HasField("raw_data"):
+        raw = memoryview(indices.raw_data).cast("B")
+        if raw.nbytes != count * struct.calcsize(letter):
+            return None
+        values: Sequence[int] = struct.unpack(f"<{count}{letter}", raw)
     else:
-        changed = after != before
-        column = changed.argmax(axis=1)  # the first coordinate that differs
-        rows = np.arange(len(after))
-        rising = after[rows, column] > before[rows, column]
-        k = _first(~changed.any(axis=1) | ~rising)
+        values = getattr(indices, _TYPED_FIELD.get(indices.data_type, "int32_data"))
+        if len(values) != count:
+            return None
+    return [v - (1 << 64) if v >= 1 << 63 else v for v in values]
+
+
+def _first(flags: Sequence[bool]) -> int | None:
+    return next((k for k, flag in enumerate(flags) if flag), None)
+
+
+def _linear(report: Report, path: str, values: list[int], dims: list[int]) -> None:
+    total = math.prod(dims)
+    outside = [v < 0 or v >= total for v in values]
+    k = _first(outside)
+    if k is not None:
+        report.add(
+            f"{path}.indices",
+            SPARSE_INDEX_BOUNDS,
+            f"linear index {values[k]} (entry {k}) is outside the {total} elements of dims {dims}"
+            + _more(sum(outside)),
+        )
+    k = _first([after <= before for before, after in itertools.pairwise(values)])
     if k is not None:
         report.add(
             f"{path}.indices",
             SPARSE_INDEX_ORDER,
-            f"index {values[k + 1].tolist()} (entry {k + 1}) does not come after {values[k].tolist()}",
+            f"index {values[k + 1]} (entry {k + 1}) does not come after {values[k]}",
+        )
+
+
+def _coordinates(report: Report, path: str, rows: list[tuple[int, ...]], dims: list[int]) -> None:
+    outside = [any(c < 0 or c >= d for c, d in zip(row, dims, strict=True)) for row in rows]
+    k = _first(outside)
+    if k is not None:
+        report.add(
+            f"{path}.indices",
+            SPARSE_INDEX_BOUNDS,
+            f"index {list(rows[k])} (entry {k}) is outside dims {dims}" + _more(sum(outside)),
+        )
+    # Tuples compare in lexicographic order; an index equal to the one before is not after it.
+    k = _first([after <= before for before, after in itertools.pairwise(rows)])
+    if k is not None:
+        report.add(
+            f"{path}.indices",
+            SPARSE_INDEX_ORDER,
+            f"index {list(rows[k + 1])} (entry {k + 1}) does not come after {list(rows[k])}",
         )
 
 

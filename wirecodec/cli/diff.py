@@ -28,17 +28,17 @@ import argparse
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl import Kind, Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.cli.common import STDIN, UsageError, add_model_argument, open_model, print_json
 from wirecodec.errors import TensorError
-from wirecodec.tensors import to_array, to_float32
 from wirecodec.tensors.dtypes import info_of
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["HELP", "Difference", "Tolerance", "add_arguments", "compare", "run", "summary"]
 
@@ -284,6 +284,10 @@ def summary(differences: list[Difference], a: str, b: str) -> str:
 
 def _comparable(tensor: TensorProto, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """Values numpy can subtract: the small float and int types (ml_dtypes or storage) as float32."""
+    import numpy as np
+
+    from wirecodec.tensors.minifloat import to_float32
+
     if values.dtype == np.object_:
         return values
     if info_of(tensor.data_type, "tensor").native is None:
@@ -297,14 +301,21 @@ def _element(value: Any) -> str:
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
+    import numpy as np
+
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
 
 def _values(a: TensorProto, b: TensorProto, where: str, tolerance: Tolerance) -> Iterator[Difference]:
     try:
+        import numpy as np
+
+        from wirecodec.tensors.reading import to_array
+
         left, right = _comparable(a, to_array(a)), _comparable(b, to_array(b))
-    except TensorError:
-        # A tensor that cannot be read is compared as stored, field by field.
+    except (TensorError, ImportError):
+        # A tensor that cannot be read (or without numpy: docs/platforms.md) is compared
+        # as stored, field by field.
         yield from _fields(a, b, where, tolerance, frozenset())
         return
     if left.dtype == np.object_ or left.dtype.kind == "b":
@@ -350,6 +361,8 @@ def _json_list(values: list[Any] | None) -> Any:
 
 
 def _isnan(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    import numpy as np
+
     if values.dtype.kind in "fc":
         return np.asarray(np.isnan(values))
     return np.zeros(values.shape, dtype=np.bool_)

@@ -23,10 +23,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
@@ -45,8 +42,10 @@ from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.walk import ORDER
 from wirecodec.protobuf import fieldpath
 from wirecodec.protobuf.walk import walk
-from wirecodec.tensors import to_array, to_float32
-from wirecodec.tensors.dtypes import info_of
+from wirecodec.tensors.dtypes import info_of, numpy_module
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["HELP", "Found", "add_arguments", "array_of", "find_all", "run"]
 
@@ -204,6 +203,10 @@ def find(model: ModelProto, wanted: str) -> Found:
 
 def _densify(sparse: SparseTensorProto) -> npt.NDArray[Any]:
     """The dense array a SparseTensorProto stands for (indices: [NNZ] linear, or [NNZ, rank])."""
+    import numpy as np
+
+    from wirecodec.tensors.reading import to_array
+
     shape = tuple(int(d) for d in sparse.dims)
     values = to_array(sparse.values).reshape(-1)
     indices = to_array(sparse.indices).astype(np.int64)
@@ -227,6 +230,8 @@ def _densify(sparse: SparseTensorProto) -> npt.NDArray[Any]:
 
 
 def _strings(values: list[Any], where: str) -> npt.NDArray[Any]:
+    import numpy as np
+
     try:
         return np.array([bytes(v).decode("utf-8") for v in values], dtype=np.str_)
     except UnicodeDecodeError:
@@ -235,6 +240,10 @@ def _strings(values: list[Any], where: str) -> npt.NDArray[Any]:
 
 def array_of(found: Found) -> npt.NDArray[Any]:
     """The tensor's elements (external data must already be resolved)."""
+    import numpy as np
+
+    from wirecodec.tensors.reading import to_array
+
     source = found.source
     if isinstance(source, TensorProto):
         return to_array(source)
@@ -257,6 +266,10 @@ def array_of(found: Found) -> npt.NDArray[Any]:
 
 def _for_npy(array: npt.NDArray[Any], data_type: int | None) -> npt.NDArray[Any]:
     """``array`` in a dtype ``.npy`` describes: strings as unicode, small types widened losslessly."""
+    import numpy as np
+
+    from wirecodec.tensors.minifloat import to_float32
+
     if array.dtype == np.object_:
         return array.astype(np.str_) if array.size else np.zeros(array.shape, dtype=np.str_)
     if data_type is None:
@@ -302,6 +315,8 @@ def _default_output(name: str) -> str:
 
 
 def _write(array: npt.NDArray[Any], output: str) -> None:
+    import numpy as np
+
     if output == "-":
         np.save(sys.stdout.buffer, array, allow_pickle=False)
         sys.stdout.buffer.flush()
@@ -331,6 +346,7 @@ def run(args: argparse.Namespace) -> int:
         return _list(open_model(args.model, load_external_data=False), args.json)
     if args.json:
         raise UsageError("--json goes with the list (no TENSOR)")
+    numpy_module()  # writing a .npy file needs numpy: say so before any work (NumpyMissingError)
     opened = open_model(args.model, load_external_data=False)
     found = find(opened.model, args.tensor)
     _resolve_external(found, opened)

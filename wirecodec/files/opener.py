@@ -3,7 +3,7 @@
 :func:`open_model` takes a path, ``-`` (standard input), bytes, a binary file object,
 a zip container (``.onnxz``), a model with external data, or a single file of any
 size, and returns an :class:`Opened`: the decoded model with its references left as
-they are, and the :class:`~wirecodec.files.tensor_data.TensorData` that resolves them
+they are, and the :class:`~wirecodec.files._base.tensor_data.TensorData` that resolves them
 (data files beside the model, or the archive's entries). A new layout is added here
 once, and every tool has it.
 

@@ -74,7 +74,7 @@ def save(
     to the model's directory) puts the weights in a safetensors file instead, which the
     ``safetensors`` package reads too, with ``size_threshold``, ``max_shard_size``,
     ``convert_attribute``, ``align`` and ``durable`` as above
-    (:func:`wirecodec.files.safetensors_save.save_safetensors`, docs/safetensors.md).
+    (:func:`wirecodec.files.safetensors.save.save_safetensors`, docs/safetensors.md).
     """
     if isinstance(external_data, str):
         if location is not None or not all_tensors_to_one_file:

@@ -20,11 +20,23 @@ import mmap
 import os
 import weakref
 from collections.abc import Callable, Iterator
-from typing import IO, Any, Final
+from typing import IO, Any, Final, TypeVar
 
+from wirecodec.protobuf import positional
 from wirecodec.protobuf.lazy import PendingBytes
 
-__all__ = ["SourceMap", "address", "advance", "release", "report_progress", "write_all", "write_payload"]
+__all__ = [
+    "SourceMap",
+    "address",
+    "advance",
+    "read_only_map",
+    "release",
+    "report_progress",
+    "write_all",
+    "write_payload",
+]
+
+_M = TypeVar("_M", bound=mmap.mmap)
 
 WINDOW: Final = 1 << 23  # bytes written (or copied) per step
 _PAGE: Final = mmap.PAGESIZE
@@ -69,6 +81,12 @@ class SourceMap(mmap.mmap):
     path: str
 
     @classmethod
+    def read_only(cls, fd: int) -> SourceMap:
+        """Map the whole file open as ``fd`` read-only; where the file cannot be mapped, an
+        anonymous map holding a copy of its bytes."""
+        return _read_only(cls, fd)
+
+    @classmethod
     def open(cls, path: str | os.PathLike[str]) -> SourceMap:
         """Map the file at ``path``."""
         return cls.adopt(os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)), os.fspath(path))
@@ -77,7 +95,7 @@ class SourceMap(mmap.mmap):
     def adopt(cls, fd: int, path: str) -> SourceMap:
         """Map the whole file open as ``fd``, which the map then owns (and closes, even on failure)."""
         try:
-            mapped = cls(fd, 0, access=mmap.ACCESS_READ)
+            mapped = cls.read_only(fd)
         except BaseException:
             os.close(fd)
             raise
@@ -87,8 +105,39 @@ class SourceMap(mmap.mmap):
         return mapped
 
 
+def read_only_map(fd: int) -> mmap.mmap:
+    """A read-only map of the whole file open as ``fd``; see :meth:`SourceMap.read_only`."""
+    return _read_only(mmap.mmap, fd)
+
+
+def _read_only(kind: type[_M], fd: int) -> _M:
+    try:
+        return kind(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        # Some file systems (and WebAssembly's, for some files) cannot map a file: an
+        # anonymous map holding its bytes instead, read once. Still a map, so everything
+        # that tells maps from other buffers treats it alike; writes to the file after
+        # this are not seen (a real shared map would see them).
+        size = os.fstat(fd).st_size
+        if size == 0:
+            raise  # mmap's own error for an empty file: the callers say what it means
+        copy = kind(-1, size)
+        with memoryview(copy) as view:
+            done = 0
+            while done < size:
+                got = positional.preadinto(fd, view[done:], done)
+                if got <= 0:
+                    raise OSError(errno.EIO, "the file shrank while it was read") from None
+                done += got
+        return copy
+
+
 def address(buffer: Any) -> int:
-    """The memory address of a buffer's first byte (read-only buffers included)."""
+    """The memory address of a buffer's first byte (read-only buffers included).
+
+    Needs numpy (the one portable way to see the address of a read-only buffer); an
+    :class:`ImportError` without it.
+    """
     import numpy as np  # here: opening and decoding a model need no numpy (docs/performance.md)
 
     array = np.frombuffer(buffer, dtype=np.uint8)
@@ -113,7 +162,10 @@ def _mapped_file(chunk: Any) -> tuple[mmap.mmap, int] | None:
     with memoryview(whole) as full:
         if not full.readonly:  # a private or writable map: its pages may be all there is
             return None
-    return whole, address(chunk) - address(whole)
+    try:
+        return whole, address(chunk) - address(whole)
+    except ImportError:
+        return None  # no numpy (docs/platforms.md): the payload is written through this process
 
 
 def write_payload(file: IO[bytes], chunk: Any) -> None:
@@ -185,7 +237,7 @@ def _copy_between_files(source_fd: int, offset: int, length: int, file: IO[bytes
         break
     # The portable way, a bounded window at a time (also finishes a copy begun above).
     while done < length:
-        data = os.pread(source_fd, min(length - done, WINDOW), offset + done)
+        data = positional.pread(source_fd, min(length - done, WINDOW), offset + done)
         if not data:
             raise OSError(errno.EIO, "the source file ended before the payload did")
         write_all(file, data)

@@ -18,14 +18,13 @@ caller decodes the map directly.
 
 from __future__ import annotations
 
-import contextlib
 import mmap
-import os
 from collections.abc import Callable, Iterator
 from typing import Final, cast
 
 from schema_dsl import FieldSpec, Kind, Message
 from wirecodec.errors import DecodeError
+from wirecodec.protobuf import positional
 from wirecodec.protobuf.wire import Buffer, read_varint
 
 MIN_PAYLOAD: Final = 1 << 16
@@ -91,15 +90,13 @@ def payload_ranges(
     least ``at_least``.
     """
     # The walk hops from header to header: readahead would fetch the payloads in between.
-    with contextlib.suppress(AttributeError, OSError):
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    positional.advise_random(fd)
     try:
-        return walk_payloads(lambda pos, n: os.pread(fd, n, pos), size, cls, at_least=at_least)
+        return walk_payloads(lambda pos, n: positional.pread(fd, n, pos), size, cls, at_least=at_least)
     except OSError:
         return None  # a read failed: decode the map directly, which reports what is wrong
     finally:
-        with contextlib.suppress(AttributeError, OSError):
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_NORMAL)
+        positional.advise_normal(fd)
 
 
 def walk_payloads(
@@ -180,7 +177,7 @@ def shadow_copy(fd: int, size: int, payloads: list[tuple[int, int]]) -> mmap.mma
     try:
         for position, start in gaps(size, payloads):
             while position < start:
-                got = os.preadv(fd, [view[position:start]], position)
+                got = positional.preadinto(fd, view[position:start], position)
                 if got <= 0:
                     raise OSError("the file shrank while it was being read")
                 position += got

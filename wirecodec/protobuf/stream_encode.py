@@ -69,8 +69,13 @@ class _Planner(list[Any]):
         self.ends.append(len(self.prefixes))
 
     def finish(self) -> None:
-        import numpy as np  # here: only a streamed encode with payloads needs it
-
+        try:
+            import numpy as np  # here: only a streamed encode with payloads needs it
+        except ImportError:  # the same order, sorted by Python (docs/platforms.md)
+            order = sorted(range(len(self.slots)), key=self.slots.__getitem__)
+            self.order = array("Q", order)
+            self.slots = array("Q", [self.slots[i] for i in order])
+            return
         slots = np.frombuffer(self.slots, dtype=np.uint64) if self.slots else np.zeros(0, np.uint64)
         self.order = array("Q", np.argsort(slots, kind="stable").astype(np.uint64).tobytes())
         self.slots = (

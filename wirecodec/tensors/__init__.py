@@ -30,12 +30,43 @@ installed. Without it they come back as *storage arrays*: ``uint16`` (bfloat16) 
 Errors: every problem with a tensor's content is a :class:`TensorError` naming the
 tensor; nothing is allocated from ``dims`` before the payload is known to hold that
 many elements.
+
+**Without numpy** importing this package (and :mod:`wirecodec.tensors.dtypes`, which the
+checker and ``inspect`` read) works; the functions that make or take arrays are imported
+on first use and raise :class:`~wirecodec.NumpyMissingError` then.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from wirecodec.tensors.dtypes import data_type_of, ml_dtypes_available, numpy_dtype, raw_size
-from wirecodec.tensors.minifloat import to_float32
-from wirecodec.tensors.reading import array_from_raw, to_array
-from wirecodec.tensors.writing import from_array
+
+if TYPE_CHECKING:
+    from wirecodec.tensors.minifloat import to_float32
+    from wirecodec.tensors.reading import array_from_raw, to_array
+    from wirecodec.tensors.writing import from_array
+
+# name -> the module that defines it; these modules import numpy (PEP 562: on first use)
+_ARRAY_FUNCTIONS = {
+    "array_from_raw": "wirecodec.tensors.reading",
+    "from_array": "wirecodec.tensors.writing",
+    "to_array": "wirecodec.tensors.reading",
+    "to_float32": "wirecodec.tensors.minifloat",
+}
+
+if not TYPE_CHECKING:  # hidden from type checkers, which would take any name for Any
+
+    def __getattr__(name: str) -> Any:
+        """Import the module defining an array function when it is first asked for."""
+        module_name = _ARRAY_FUNCTIONS.get(name)
+        if module_name is None:
+            raise AttributeError(f"module 'wirecodec.tensors' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_name), name)
+        globals()[name] = value
+        return value
+
 
 __all__ = [
     "array_from_raw",

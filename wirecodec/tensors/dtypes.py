@@ -2,7 +2,9 @@
 
 One table (:data:`INFOS`) says, per data type, which typed field holds it, how many
 bits an element takes in ``raw_data``, and which numpy (or ``ml_dtypes``) dtype holds
-it; the rest of :mod:`wirecodec.tensors` reads it.
+it; the rest of :mod:`wirecodec.tensors` reads it. The table names dtypes by their
+numpy names and numpy is imported only when a dtype is asked for, so the checker,
+``inspect`` and the printer read sizes and fields from it without numpy.
 """
 
 from __future__ import annotations
@@ -11,16 +13,18 @@ import functools
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.errors import TensorError
+from wirecodec.errors import NumpyMissingError, TensorError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "INFOS",
+    "INT_KEY_TYPES",
     "TYPED_FIELDS",
     "Info",
     "data_type_of",
@@ -29,6 +33,7 @@ __all__ = [
     "ml_dtype",
     "ml_dtypes_available",
     "numpy_dtype",
+    "numpy_module",
     "raw_size",
     "result_dtype",
 ]
@@ -41,9 +46,19 @@ class Info:
     code: int
     field: str  # the typed field the spec assigns (used when raw_data is absent)
     bits: int  # bits per element in raw_data (0: not storable in raw_data)
-    native: np.dtype[Any] | None  # the numpy dtype, when numpy has the type
+    native_name: str | None  # the numpy dtype, when numpy has the type
     ml_name: str | None  # the ml_dtypes type otherwise
-    storage: np.dtype[Any]  # what holds one element's bits without ml_dtypes
+    storage_name: str  # what holds one element's bits without ml_dtypes
+
+    @property
+    def native(self) -> np.dtype[Any] | None:
+        """The numpy dtype, when numpy has the type (imports numpy)."""
+        return None if self.native_name is None else _dtype(self.native_name)
+
+    @property
+    def storage(self) -> np.dtype[Any]:
+        """The numpy dtype holding one element's bits without ml_dtypes (imports numpy)."""
+        return _dtype(self.storage_name)
 
     @property
     def name(self) -> str:
@@ -55,34 +70,45 @@ class Info:
         return 0 < self.bits < 8
 
 
-def _n(code: DataType, field: str, bits: int, dtype: type[Any]) -> Info:
-    dt = np.dtype(dtype)
-    return Info(int(code), field, bits, dt, None, dt)
+@functools.cache
+def _dtype(name: str) -> np.dtype[Any]:
+    return _dtype_of(name)
+
+
+def numpy_module() -> Any:
+    """numpy, imported now; without it the one error that says so (:class:`NumpyMissingError`)."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError as exc:
+        raise NumpyMissingError() from exc
+
+
+def _n(code: DataType, field: str, bits: int, dtype: str) -> Info:
+    return Info(int(code), field, bits, dtype, None, dtype)
 
 
 def _ml(code: DataType, bits: int, ml_name: str) -> Info:
-    storage = np.dtype(np.uint16 if bits == 16 else np.uint8)
-    return Info(int(code), "int32_data", bits, None, ml_name, storage)
+    return Info(int(code), "int32_data", bits, None, ml_name, "uint16" if bits == 16 else "uint8")
 
 
 INFOS: Final[dict[int, Info]] = {
     info.code: info
     for info in (
-        _n(DataType.FLOAT, "float_data", 32, np.float32),
-        _n(DataType.UINT8, "int32_data", 8, np.uint8),
-        _n(DataType.INT8, "int32_data", 8, np.int8),
-        _n(DataType.UINT16, "int32_data", 16, np.uint16),
-        _n(DataType.INT16, "int32_data", 16, np.int16),
-        _n(DataType.INT32, "int32_data", 32, np.int32),
-        _n(DataType.INT64, "int64_data", 64, np.int64),
-        _n(DataType.STRING, "string_data", 0, np.object_),
-        _n(DataType.BOOL, "int32_data", 8, np.bool_),
-        _n(DataType.FLOAT16, "int32_data", 16, np.float16),
-        _n(DataType.DOUBLE, "double_data", 64, np.float64),
-        _n(DataType.UINT32, "uint64_data", 32, np.uint32),
-        _n(DataType.UINT64, "uint64_data", 64, np.uint64),
-        _n(DataType.COMPLEX64, "float_data", 64, np.complex64),
-        _n(DataType.COMPLEX128, "double_data", 128, np.complex128),
+        _n(DataType.FLOAT, "float_data", 32, "float32"),
+        _n(DataType.UINT8, "int32_data", 8, "uint8"),
+        _n(DataType.INT8, "int32_data", 8, "int8"),
+        _n(DataType.UINT16, "int32_data", 16, "uint16"),
+        _n(DataType.INT16, "int32_data", 16, "int16"),
+        _n(DataType.INT32, "int32_data", 32, "int32"),
+        _n(DataType.INT64, "int64_data", 64, "int64"),
+        _n(DataType.STRING, "string_data", 0, "object"),
+        _n(DataType.BOOL, "int32_data", 8, "bool"),
+        _n(DataType.FLOAT16, "int32_data", 16, "float16"),
+        _n(DataType.DOUBLE, "double_data", 64, "float64"),
+        _n(DataType.UINT32, "uint64_data", 32, "uint32"),
+        _n(DataType.UINT64, "uint64_data", 64, "uint64"),
+        _n(DataType.COMPLEX64, "float_data", 64, "complex64"),
+        _n(DataType.COMPLEX128, "double_data", 128, "complex128"),
         _ml(DataType.BFLOAT16, 16, "bfloat16"),
         _ml(DataType.FLOAT8E4M3FN, 8, "float8_e4m3fn"),
         _ml(DataType.FLOAT8E4M3FNUZ, 8, "float8_e4m3fnuz"),
@@ -98,6 +124,21 @@ INFOS: Final[dict[int, Info]] = {
         _ml(DataType.FLOAT6E3M2, 6, "float6_e3m2fn"),
     )
 }
+
+# integer element types a map's keys may have (onnx.proto, MapProto)
+INT_KEY_TYPES: Final = frozenset(
+    int(t)
+    for t in (
+        TensorProto.DataType.INT8,
+        TensorProto.DataType.INT16,
+        TensorProto.DataType.INT32,
+        TensorProto.DataType.INT64,
+        TensorProto.DataType.UINT8,
+        TensorProto.DataType.UINT16,
+        TensorProto.DataType.UINT32,
+        TensorProto.DataType.UINT64,
+    )
+)
 
 TYPED_FIELDS: Final = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 
@@ -126,8 +167,7 @@ def ml_dtype(info: Info) -> np.dtype[Any] | None:
     ml = _ml_dtypes()
     if ml is None or info.ml_name is None:
         return None
-    dtype: np.dtype[Any] = np.dtype(getattr(ml, info.ml_name))
-    return dtype
+    return _dtype_of(getattr(ml, info.ml_name))
 
 
 def info_of(data_type: int, where: str) -> Info:
@@ -183,30 +223,38 @@ def label(name: str) -> str:
     return f"tensor {name!r}" if name else "tensor (unnamed)"
 
 
-_NATIVE_CODES: Final[dict[tuple[str, int], int]] = {
-    (info.native.kind, info.native.itemsize): code
-    for code, info in INFOS.items()
-    if info.native is not None and info.native.kind != "O"
-}
+def _dtype_of(kind: Any) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = numpy_module().dtype(kind)
+    return dtype
+
+
+@functools.cache
+def _native_codes() -> dict[tuple[str, int], int]:
+    return {
+        (native.kind, native.itemsize): code
+        for code, info in INFOS.items()
+        if (native := info.native) is not None and native.kind != "O"
+    }
 
 
 def data_type_of(dtype: npt.DTypeLike) -> int:
     """The ``TensorProto.DataType`` for a numpy dtype (ml_dtypes types included).
 
+    >>> import numpy as np
     >>> data_type_of(np.float32), data_type_of(np.dtype(">i8")), data_type_of(np.str_)
     (1, 7, 8)
     """
-    dt = np.dtype(dtype)
+    dt = _dtype_of(dtype)
     if dt.kind in "OUS":
         return int(DataType.STRING)
     if dt.type.__module__ == "numpy":
-        code = _NATIVE_CODES.get((dt.kind, dt.itemsize))
+        code = _native_codes().get((dt.kind, dt.itemsize))
         if code is not None:
             return code
     else:
         ml = _ml_dtypes()
         if ml is not None:
             for code, info in INFOS.items():
-                if info.ml_name is not None and dt == np.dtype(getattr(ml, info.ml_name)):
+                if info.ml_name is not None and dt == _dtype_of(getattr(ml, info.ml_name)):
                     return code
     raise TensorError(f"numpy dtype {dt} has no ONNX element type")

@@ -10,7 +10,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Final
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 import numpy.typing as npt
 
 from wirecodec.errors import TensorError

@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 import numpy.typing as npt
 
 __all__ = ["pack_bits", "unpack_bits"]

@@ -7,7 +7,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Final
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto

@@ -25,11 +25,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy as np
+except ImportError as exc:  # the one error that says so (docs/platforms.md)
+    raise NumpyMissingError() from exc
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec.errors import TensorError
-from wirecodec.tensors.dtypes import data_type_of
+from wirecodec.tensors.dtypes import INT_KEY_TYPES, data_type_of
 from wirecodec.tensors.reading import to_array
 from wirecodec.tensors.writing import from_array
 
@@ -55,19 +60,6 @@ _OPTIONAL_FIELDS: Final = {
 
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-INT_KEY_TYPES: Final = frozenset(
-    int(t)
-    for t in (
-        TensorProto.DataType.INT8,
-        TensorProto.DataType.INT16,
-        TensorProto.DataType.INT32,
-        TensorProto.DataType.INT64,
-        TensorProto.DataType.UINT8,
-        TensorProto.DataType.UINT16,
-        TensorProto.DataType.UINT32,
-        TensorProto.DataType.UINT64,
-    )
-)
 
 
 def _label(kind: str, name: str) -> str:

@@ -15,7 +15,7 @@ import mmap
 import os
 from typing import Final
 
-from wirecodec.protobuf.payloads import SourceMap
+from wirecodec.protobuf.payloads import SourceMap, read_only_map
 
 __all__ = ["KEEP_DESCRIPTOR_FROM", "map_read_only"]
 
@@ -24,8 +24,11 @@ KEEP_DESCRIPTOR_FROM: Final = 1 << 26
 
 
 def map_read_only(fileno: int, size: int, name: str) -> mmap.mmap:
-    """A read-only map of the whole open file ``fileno`` (``size`` bytes; ``name`` for messages)."""
+    """A read-only map of the whole open file ``fileno`` (``size`` bytes; ``name`` for messages).
+
+    Where the file cannot be mapped, an anonymous map holding a copy of it
+    (docs/platforms.md)."""
     if size < KEEP_DESCRIPTOR_FROM:
-        return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+        return read_only_map(fileno)
     # A descriptor of our own: the caller's file object may be closed while views live on.
     return SourceMap.adopt(os.dup(fileno), name)

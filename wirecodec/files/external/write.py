@@ -24,7 +24,6 @@ from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.references import DATA_FIELDS, uses_external_data
 from wirecodec.files._base.walk import substitute, tensors
 from wirecodec.protobuf.lazy import waiting_bytes
-from wirecodec.tensors import from_array, to_array
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
 
@@ -98,6 +97,10 @@ def _payload(tensor: TensorProto) -> Any | None:
         return waiting  # fetched when written, and not kept (a model by URL)
     if tensor.HasField("raw_data"):
         return tensor.raw_data
+    # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
+    from wirecodec.tensors.reading import to_array
+    from wirecodec.tensors.writing import from_array
+
     try:
         return from_array(to_array(tensor)).raw_data
     except TensorError:

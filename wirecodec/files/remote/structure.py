@@ -4,7 +4,7 @@ What :func:`wirecodec.files.opener.open_model` does with ``https://...`` (and, w
 fsspec installed, ``s3://...`` and the like):
 
 1. the structure walk of a local sparse copy (wirecodec.protobuf.sparse) runs over
-   ranged reads (:class:`~wirecodec.files.remote_source.RangeSource`), and finds where
+   ranged reads (:class:`~wirecodec.files.remote.source.RangeSource`), and finds where
    the large ``raw_data`` payloads lie — reading headers only;
 2. everything else is fetched into an anonymous map at the same offsets (the *shadow*),
    the decoder reads the structure from it, and every large ``raw_data`` is left

@@ -34,7 +34,7 @@ from wirecodec.files._base.references import as_reference, uses_external_data
 from wirecodec.files._base.walk import substitute
 from wirecodec.files.safetensors.format import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
-from wirecodec.protobuf.payloads import WINDOW, release
+from wirecodec.protobuf.payloads import WINDOW, read_only_map, release
 from wirecodec.tensors import from_array, to_array
 
 __all__ = ["Attached", "attach", "attach_weights", "read_weights"]
@@ -142,7 +142,7 @@ def _verify(tensor: TensorProto, name: str, found: _Found, maps: dict[pathlib.Pa
     whole = maps.get(found.path)
     if whole is None:
         with found.path.open("rb") as file:
-            whole = maps[found.path] = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            whole = maps[found.path] = read_only_map(file.fileno())  # a copy where maps fail
     theirs = memoryview(whole)[found.header.offset(entry) : found.header.offset(entry) + entry.nbytes]
     for start in range(0, held.nbytes, WINDOW):
         ours_window, theirs_window = held[start : start + WINDOW], theirs[start : start + WINDOW]

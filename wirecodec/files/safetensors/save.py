@@ -10,7 +10,7 @@ Hugging Face hub's format is written beside them.
 
 Payloads are written one at a time (views of mapped files are copied file to file), so
 memory does not grow with the weights; every file is written to a temporary and renamed
-into place only when all are complete (:class:`~wirecodec.files.atomic.AtomicFiles`).
+into place only when all are complete (:class:`~wirecodec.files._base.atomic.AtomicFiles`).
 """
 
 from __future__ import annotations

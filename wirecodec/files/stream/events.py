@@ -9,7 +9,7 @@ from. The classes are frozen dataclasses; match on them:
 >>> from wirecodec.examples.build_mlp import build
 >>> for event in wirecodec.stream(wirecodec.encode(build())):
 ...     match event:
-...         case wirecodec.files.stream_events.Node(node=node):
+...         case wirecodec.files.stream.events.Node(node=node):
 ...             print(node.op_type)
 Gemm
 Relu

@@ -12,6 +12,8 @@ import io
 import os
 from typing import IO, Any, Final
 
+from wirecodec.protobuf import positional
+
 __all__ = ["BufferInput", "FileInput", "Input", "StreamInput", "StreamClosedError"]
 
 _WINDOW: Final = 1 << 16  # read-ahead for headers and small records
@@ -125,13 +127,13 @@ class FileInput(Input):
         """Exactly ``length`` bytes at ``offset`` unless the file ends first."""
         fd = self._descriptor()
         if length <= _WINDOW:
-            return os.pread(fd, length, self._base + offset)
+            return positional.pread(fd, length, self._base + offset)
         # One buffer, filled in place: no second copy of a big payload.
         buffer = bytearray(length)
         view = memoryview(buffer)
         got = 0
         while got < length:
-            n = os.preadv(fd, [view[got : got + _CHUNK]], self._base + offset + got)
+            n = positional.preadinto(fd, view[got : got + _CHUNK], self._base + offset + got)
             if n <= 0:
                 break
             got += n

@@ -1,8 +1,8 @@
-"""The buffers :func:`~wirecodec.files.zip_container.load_zip` reads archives from, and what they hold.
+"""The buffers :func:`~wirecodec.files.zip.container.load_zip` reads archives from, and what they hold.
 
 A path or a regular file is mapped read-only (``lazy=False``: copied into anonymous
 memory); bytes are used as they are. Each map is remembered, weakly, with the file it
-holds, so :func:`~wirecodec.files.zip_container.replace_model` can recognise tensors
+holds, so :func:`~wirecodec.files.zip.container.replace_model` can recognise tensors
 whose ``raw_data`` is a view of the archive it rewrites.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from wirecodec.errors import ContainerError
+from wirecodec.protobuf.payloads import read_only_map
 
 __all__ = ["ArchiveFile", "Source", "archive_file_of", "open_buffer"]
 
@@ -45,7 +46,7 @@ def _map(file: IO[bytes], lazy: bool) -> memoryview:
     if info.st_size == 0:
         raise ContainerError("the file is empty: a zip archive has at least 22 bytes")
     if lazy:
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = read_only_map(file.fileno())  # a copy where maps fail
     else:
         # Anonymous memory rather than bytes so replace_model can still recognise the views.
         mapped = mmap.mmap(-1, info.st_size)

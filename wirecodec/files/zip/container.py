@@ -175,7 +175,7 @@ def load_zip(
 
     The archive is mapped once (``lazy=False``: read into memory once) and checked
     whole before anything is decoded: offsets, sizes, names, methods, overlaps (see
-    :func:`wirecodec.files.zip_records.read_archive`). Each tensor that refers to an
+    :func:`wirecodec.files.zip.records.read_archive`). Each tensor that refers to an
     entry then gets a read-only view of the entry as ``raw_data``, as :func:`wirecodec.load`
     does for external data, and loses its ``data_location`` and ``external_data``
     (``load_external_data=False`` keeps the references).

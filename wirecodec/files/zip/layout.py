@@ -24,7 +24,6 @@ from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
-from wirecodec.tensors import from_array, to_array
 
 __all__ = ["EntryNames", "ZipPlan", "plan_entries"]
 
@@ -79,6 +78,10 @@ def _payload(tensor: TensorProto) -> memoryview | None:
     if tensor.HasField("raw_data"):
         data: Any = tensor.raw_data
     else:
+        # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
+        from wirecodec.tensors.reading import to_array
+        from wirecodec.tensors.writing import from_array
+
         try:
             data = from_array(to_array(tensor), data_type=tensor.data_type).raw_data
         except TensorError:

@@ -59,6 +59,7 @@ from wirecodec.files.zip.records import (
     read_archive,
 )
 from wirecodec.protobuf.codec import encode
+from wirecodec.protobuf.payloads import read_only_map
 
 __all__ = ["replace_model"]
 
@@ -84,7 +85,7 @@ def replace_model(path: str | os.PathLike[str], model: ModelProto) -> None:
         info = os.fstat(file.fileno())
         if info.st_size == 0:
             raise ContainerError("the file is empty: a zip archive has at least 22 bytes")
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = read_only_map(file.fileno())  # a copy where maps fail
         try:
             archive = read_archive(mapped)
             proto = encode(_referencing(model, archive, mapped, (info.st_dev, info.st_ino)))
