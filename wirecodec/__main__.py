@@ -1,7 +1,5 @@
 """``python -m wirecodec``: see :mod:`wirecodec.cli`."""
 
-import sys
+from wirecodec.cli import program
 
-from wirecodec.cli import main
-
-sys.exit(main())
+program()

@@ -31,7 +31,7 @@ from wirecodec.cli.common import (
 )
 from wirecodec.errors import WireCodecError
 
-__all__ = ["EXAMPLE", "VERBS", "main"]
+__all__ = ["EXAMPLE", "VERBS", "main", "program"]
 
 # verb -> module (imported when the parser is built; each is small)
 VERBS: dict[str, str] = {
@@ -144,8 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.run(args)
         return code
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`); stop quietly, like other CLI tools.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (e.g. `| head`); stop quietly, like other CLI tools. The
+        # program's own entry (program()) also quiets the exit flush; a caller's streams,
+        # when main() runs in their process, are theirs.
         return 0
     except CliError as exc:
         return _failed(args, exc.message, exc.code)
@@ -153,6 +154,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         label = getattr(args, "model", None)
         message = describe_error(str(label), exc) if label is not None else describe_error("", exc)[2:]
         return _failed(args, message, 1)
+
+
+def program() -> None:
+    """The ``wirecodec`` program (``python -m wirecodec``, the console script): :func:`main`,
+    then exit with its code. When standard output's reader has gone away, the flush at exit
+    would fail again: the program's standard output is pointed at the null device first (the
+    process is ending; main() called in someone else's process never does this)."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)
 
 
 def _failed(args: argparse.Namespace, message: str, code: int) -> int:

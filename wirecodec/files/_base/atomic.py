@@ -95,24 +95,30 @@ def _mode_for(final: pathlib.Path) -> int:
         info = None
     if info is not None and stat.S_ISREG(info.st_mode):
         return stat.S_IMODE(info.st_mode)
-    return 0o666 & ~_umask()
+    return 0o666 & ~_umask(final.parent)
 
 
-def _umask() -> int:
-    # Reading the umask means setting it; /proc shows it without that race where it can.
+def _umask(directory: pathlib.Path) -> int:
+    """The process's umask, read without setting it (os.umask would, for every thread)."""
     try:
         for line in pathlib.Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
     except (OSError, ValueError):
         pass
-    with _umask_lock:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
-
-_umask_lock = threading.Lock()
+    # No /proc: a file created asking for 0666 gets 0666 minus the umask. It is made in the
+    # directory we were asked to write to, and removed at once.
+    probe = directory / f".wirecodec-umask-{os.getpid()}-{threading.get_ident()}.tmp"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError:
+        return 0o022  # the usual default; the mode of a new file is all it affects
+    try:
+        return 0o666 & ~stat.S_IMODE(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
 
 
 def _fsync_directory(directory: pathlib.Path) -> None:
