@@ -12,12 +12,13 @@
 
 from __future__ import annotations
 
-import mmap
 import os
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.files._base.references import uses_external_data
+from wirecodec.files._base.source import classify, open_source_file
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Source, decode_source, open_model, read_payload_source
@@ -74,12 +75,24 @@ def load_external_data_into(model: ModelProto, base_dir: str | os.PathLike[str],
 
 
 def load_tensor(source: Source, *, lazy: bool = True) -> TensorProto:
-    """Load a single serialized TensorProto (the ``.pb`` files of onnx test data)."""
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as file:
+    """Load a single serialized TensorProto (the ``.pb`` files of onnx test data): from a
+    path, ``-``, a URL (fetched whole: a tensor file is one tensor), a file object or bytes."""
+    data: Any
+    kind = classify(source)
+    if kind == "path":
+        with open_source_file(source) as file:  # type: ignore[arg-type]
             data = read_payload_source(file, lazy, str(source), TensorProto)
-    elif not isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        data = read_payload_source(source, lazy, str(getattr(source, "name", "<file object>")), TensorProto)
+    elif kind == "url":
+        from wirecodec.files.remote.clients import open_source  # only for a URL
+        from wirecodec.files.remote.source import RemoteOptions
+
+        remote = open_source(str(source), RemoteOptions())
+        data = remote.read(0, remote.size)
+    elif kind == "stdin":
+        data = sys.stdin.buffer.read()
+    elif kind == "file":
+        label = str(getattr(source, "name", "<file object>"))
+        data = read_payload_source(source, lazy, label, TensorProto)  # type: ignore[arg-type]
     else:
         data = source
     return decode_source(TensorProto, data, DEFAULT_MAX_DEPTH, lazy)

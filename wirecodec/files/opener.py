@@ -46,6 +46,7 @@ from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError, PayloadPassedError
 from wirecodec.files._base.mapping import map_read_only
 from wirecodec.files._base.references import any_external_data, uses_external_data
+from wirecodec.files._base.source import STDIN, Source, classify, open_source_file
 from wirecodec.files._base.tensor_data import NoData, TensorData
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
@@ -66,10 +67,6 @@ __all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model",
 
 M = TypeVar("M", bound=Message)
 
-STDIN: Final = "-"
-"""The source that means "read the model from standard input"."""
-
-Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 Layout = Literal["single", "external", "zip"]
 
 
@@ -203,45 +200,42 @@ def open_model(
     spooled to a temporary file there (see :func:`_from_pipe`).
     """
     data: Any
-    if isinstance(source, str) and "://" in source:
-        from wirecodec.files.remote.source import RemoteOptions, is_url  # only for a URL
+    kind = classify(source)  # the one source switch; a TypeError for anything else
+    if kind == "url":
+        from wirecodec.files.remote.source import RemoteOptions  # only for a URL
 
-        if is_url(source):
-            return _from_url(source, remote or RemoteOptions(), lazy, max_depth, base_dir)
-    if isinstance(source, str) and source == STDIN:
+        return _from_url(str(source), remote or RemoteOptions(), lazy, max_depth, base_dir)
+    if kind == "stdin":
         pipe = stdin if stdin is not None else sys.stdin.buffer
         return _from_pipe(pipe, "<stdin>", None, lazy, base_dir, max_depth, spool_dir)
-    if isinstance(source, (str, os.PathLike)):
-        path = pathlib.Path(source)
-        with path.open("rb") as file:  # OSError names the path: missing, a directory, unreadable
+    if kind == "path":
+        path = pathlib.Path(source)  # type: ignore[arg-type]
+        # Opened once, here: every layout below reads this file object (OSError names the path).
+        with open_source_file(path) as file:
             info = os.fstat(file.fileno())
             if not stat.S_ISREG(info.st_mode):  # a pipe or device given by name (/dev/stdin)
                 return _from_pipe(file, str(source), None, lazy, base_dir, max_depth, spool_dir)
-            else:
-                _refuse_empty(info.st_size, "file")
-                head = file.read(4)
-                file.seek(0)
-                if is_zip(head):
-                    return _from_zip(path, str(source), path, info.st_size, lazy, max_depth)
-                if streamed:
-                    return _streamed(path, str(source), info.st_size, base_dir)
-                data = read_payload_source(file, lazy, str(path))
+            _refuse_empty(info.st_size, "file")
+            if is_zip(file):
+                return _from_zip(file, str(source), path, info.st_size, lazy, max_depth)
+            if streamed:
+                return _streamed(file, path, str(source), info.st_size, base_dir)
+            data = read_payload_source(file, lazy, str(path))
         return _from_buffer(data, str(source), path, lazy, base_dir, max_depth)
-    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        _refuse_empty(memoryview(source).nbytes, "input")
+    if kind == "buffer":
+        _refuse_empty(memoryview(source).nbytes, "input")  # type: ignore[arg-type]
         return _from_buffer(source, "<bytes>", None, lazy, base_dir, max_depth)
-    if hasattr(source, "read"):
-        name = getattr(source, "name", None)
-        named = pathlib.Path(name) if isinstance(name, str) else None
-        label = name if isinstance(name, str) else "<file object>"
-        if _regular_size(source) is None and not _seekable(source):
-            return _from_pipe(source, label, named, lazy, base_dir, max_depth, spool_dir)
-        if is_zip(source):
-            return _from_zip(source, label, named, 0, lazy, max_depth)
-        data = read_payload_source(source, lazy, label)
-        _refuse_empty(_size_of(data), "input")
-        return _from_buffer(data, label, named, lazy, base_dir, max_depth)
-    raise TypeError(f"a model comes from a path, '-', a binary file or bytes, not {type(source).__name__}")
+    given: IO[bytes] = source  # type: ignore[assignment]
+    name = getattr(given, "name", None)
+    named = pathlib.Path(name) if isinstance(name, str) else None
+    label = name if isinstance(name, str) else "<file object>"
+    if _regular_size(given) is None and not _seekable(given):
+        return _from_pipe(given, label, named, lazy, base_dir, max_depth, spool_dir)
+    if is_zip(given):
+        return _from_zip(given, label, named, 0, lazy, max_depth)
+    data = read_payload_source(given, lazy, label)
+    _refuse_empty(_size_of(data), "input")
+    return _from_buffer(data, label, named, lazy, base_dir, max_depth)
 
 
 def _seekable(file: IO[bytes]) -> bool:
@@ -388,7 +382,9 @@ def _from_zip(
     return Opened(model, label, path, size or buffer.nbytes, "zip", ZipData(buffer, archive), original)
 
 
-def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.PathLike[str] | None) -> Opened:
+def _streamed(
+    file: IO[bytes], path: pathlib.Path, label: str, size: int, base_dir: str | os.PathLike[str] | None
+) -> Opened:
     """A single model file read as a stream: its structure decoded, its payloads views of a map."""
     whole: list[memoryview] = []
 
@@ -396,12 +392,12 @@ def _streamed(path: pathlib.Path, label: str, size: int, base_dir: str | os.Path
         tensor = lazy_tensor.header
         if lazy_tensor.raw_offset is not None:
             if not whole:
-                whole.append(memoryview(SourceMap.open(path)))
+                whole.append(memoryview(SourceMap.adopt(os.dup(file.fileno()), str(path))))
             start = lazy_tensor.raw_offset
             tensor.raw_data = whole[0][start : start + (lazy_tensor.raw_length or 0)]
         return tensor
 
-    with stream(path) as events:
+    with stream(file) as events:
         model = assemble(events, mapped)
     _refuse_fieldless(model, size)
     external = any_external_data(model)

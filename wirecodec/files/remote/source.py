@@ -24,25 +24,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from wirecodec.errors import RemoteError
+from wirecodec.files._base.source import is_url
 
 __all__ = ["RangeSource", "RemoteOptions", "is_url"]
 
 SCHEME_END: Final = "://"
-
-
-def is_url(source: object) -> bool:
-    """Whether ``source`` is a string naming a remote file (``https://...``, ``s3://...``).
-
-    >>> is_url("https://example.com/model.onnx"), is_url("model.onnx"), is_url("C:\\\\m.onnx")
-    (True, False, False)
-    """
-    if not isinstance(source, str):
-        return False
-    scheme, sep, _ = source.partition(SCHEME_END)
-    # A scheme of one letter would be a Windows drive; "file://" is a local path's business.
-    return (
-        bool(sep) and len(scheme) > 1 and scheme.replace("+", "").replace("-", "").replace(".", "").isalnum()
-    )
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,53 @@ class FileInput(Input):
         self._window = b""
 
 
+class RangeInput(Input):
+    """Any positional reader with ``size`` and ``read(start, end) -> bytes`` (a model by URL:
+    :class:`~wirecodec.files.remote.source.RangeSource`): payloads are skipped, not fetched,
+    and read back later by range."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._size = int(reader.size)
+        self.size = self._size
+        self.seekable = True
+        self.pos = 0
+        self._window: Any = b""
+        self._window_at = 0
+
+    def _read(self, length: int, offset: int) -> Any:
+        if self._reader is None:
+            raise StreamClosedError("the stream was closed")
+        end = min(offset + length, self._size)
+        return self._reader.read(offset, end) if end > offset else b""
+
+    def peek(self, n: int) -> bytes:
+        inside = self.pos - self._window_at
+        if inside >= 0 and inside + n <= len(self._window):
+            return bytes(self._window[inside : inside + n])
+        self._window = self._read(max(n, _WINDOW), self.pos)
+        self._window_at = self.pos
+        return bytes(self._window[:n])
+
+    def take(self, n: int) -> Any:
+        data = self.peek(n) if n <= _WINDOW else self._read(n, self.pos)
+        self.pos += len(data)
+        return data
+
+    def skip(self, n: int) -> int:
+        assert self.size is not None
+        moved = max(0, min(n, self.size - self.pos))
+        self.pos += moved
+        return moved
+
+    def read_at(self, offset: int, length: int) -> Any:
+        return self._read(length, offset)
+
+    def close(self) -> None:
+        self._reader = None
+        self._window = b""
+
+
 class StreamInput(Input):
     """Any binary file object read front to back: a pipe, a socket, ``gzip.open(...)``."""
 

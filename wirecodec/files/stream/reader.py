@@ -28,9 +28,9 @@ True
 from __future__ import annotations
 
 import io
-import mmap
 import os
 import stat
+import sys
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
@@ -39,6 +39,7 @@ from typing import IO, Any, Final, Literal
 from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
 from wirecodec.errors import DecodeError, LimitError
+from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
 from wirecodec.files.stream.events import (
     Event,
     Function,
@@ -53,7 +54,7 @@ from wirecodec.files.stream.events import (
     UnknownField,
     ValueInfo,
 )
-from wirecodec.files.stream.input import BufferInput, FileInput, Input, StreamInput
+from wirecodec.files.stream.input import BufferInput, FileInput, Input, RangeInput, StreamInput
 from wirecodec.files.stream.records import (
     InputEndedError,
     copy_record,
@@ -70,7 +71,6 @@ from wirecodec.protobuf.wire import read_tag, read_varint
 
 __all__ = ["ModelStream", "assemble", "stream"]
 
-Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
 _GRAPH_TAG: Final = (7 << 3) | 2
 # The graph fields whose elements get events of their own: tag -> (field, element class).
@@ -381,38 +381,46 @@ def _plain_file(source: Any) -> bool:
 
 def _open(source: Source) -> tuple[Input, Callable[[], None]]:
     """The input for ``source`` and what closing it means."""
-    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        buffer = BufferInput(source)
+    kind = classify(source)
+    given: Any = source  # narrowed by kind, below
+    if kind == "buffer":
+        buffer = BufferInput(given)
         return buffer, buffer.close
-    if isinstance(source, (str, os.PathLike)):
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            owned = FileInput(fd, 0, owned=True)
-            # Tensors may outlive the stream object; the descriptor closes with the last of them.
-            weakref.finalize(owned, owned.close)
-            return owned, owned.close
-        pipe = StreamInput(os.fdopen(fd, "rb"))
-        file = pipe._file
-        assert file is not None
+    if kind == "path":
+        opened = open_source_file(given)
+        if is_regular_file(opened):
+            owned = FileInput(opened.fileno(), 0, owned=False, owner=opened)
+            # Tensors may outlive the stream object; the file closes with the last of them.
+            weakref.finalize(owned, opened.close)
+            return owned, opened.close
+        pipe = StreamInput(opened)
 
         def close_pipe() -> None:
             pipe.close()
-            file.close()
+            opened.close()
 
         return pipe, close_pipe
-    if hasattr(source, "read"):
-        if _plain_file(source):
-            shared = FileInput(source.fileno(), source.tell(), owned=False, owner=source)
+    if kind == "file":
+        if _plain_file(given):
+            shared = FileInput(given.fileno(), given.tell(), owned=False, owner=given)
 
             def put_back() -> None:
-                if not source.closed:
-                    source.seek(shared.end_offset())  # like load(file): left after the model
+                if not given.closed:
+                    given.seek(shared.end_offset())  # like load(file): left after the model
                 shared.close()
 
             return shared, put_back
-        other = StreamInput(source)
+        other = StreamInput(given)
         return other, other.close
-    raise TypeError(f"stream needs a path, a binary file or bytes, got {type(source).__name__}")
+    if kind == "stdin":
+        piped = StreamInput(sys.stdin.buffer)
+        return piped, piped.close  # standard input stays open: it is the process's
+    # A URL: headers read by range, payloads located and fetched by range when read.
+    from wirecodec.files.remote.clients import open_source  # only when a URL is streamed
+    from wirecodec.files.remote.source import RemoteOptions
+
+    remote = RangeInput(open_source(str(source), RemoteOptions()))
+    return remote, remote.close
 
 
 def stream(
@@ -420,7 +428,8 @@ def stream(
 ) -> ModelStream:
     """Iterate the top-level pieces of a ModelProto in file order, in bounded memory.
 
-    ``source`` is a path, a binary file object (a regular file, or anything with
+    ``source`` is a path, ``-`` (standard input), a URL (read by byte ranges: payloads
+    are fetched only when read), a binary file object (a regular file, or anything with
     ``read``: a pipe, a socket's file, ``gzip.open(...)``, ``sys.stdin.buffer``), an
     mmap or any bytes-like object. The events (wirecodec.files.stream.events):
     :class:`ModelField` (ir_version, producer..., metadata_props, ...),

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import mmap
 import os
-import pathlib
-import stat
 import weakref
 from dataclasses import dataclass
 from typing import IO, Any
 
 from wirecodec.errors import ContainerError
+from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
 from wirecodec.protobuf.payloads import read_only_map
 
-__all__ = ["ArchiveFile", "Source", "archive_file_of", "open_buffer"]
+__all__ = ["ArchiveFile", "archive_file_of", "open_buffer"]
 
-Source = str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview | mmap.mmap
 
 
 @dataclass(frozen=True)
@@ -57,25 +55,19 @@ def _map(file: IO[bytes], lazy: bool) -> memoryview:
     return memoryview(mapped).toreadonly()
 
 
-def _is_regular(file: Any) -> bool:
-    try:
-        return stat.S_ISREG(os.fstat(file.fileno()).st_mode)
-    except (OSError, AttributeError, ValueError):
-        return False
-
-
 def open_buffer(source: Source, lazy: bool) -> memoryview:
     """The whole archive as a read-only byte view: mapped (or copied) from a file, or ``source`` itself."""
-    if isinstance(source, (str, os.PathLike)):
-        with pathlib.Path(source).open("rb") as file:
+    kind = classify(source)
+    if kind == "path":
+        with open_source_file(source) as file:  # type: ignore[arg-type]
             return _map(file, lazy)
-    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        view = memoryview(source)
+    if kind == "buffer":
+        view = memoryview(source)  # type: ignore[arg-type]
         return view.cast("B") if view.format != "B" or view.ndim != 1 else view.toreadonly()
-    if hasattr(source, "read"):
-        if _is_regular(source):
-            return _map(source, lazy)
-        return memoryview(source.read()).toreadonly()
+    if kind == "file":
+        if is_regular_file(source):
+            return _map(source, lazy)  # type: ignore[arg-type]
+        return memoryview(source.read()).toreadonly()  # type: ignore[union-attr]
     raise TypeError(f"load_zip needs a path, a binary file or bytes, got {type(source).__name__}")
 
 

@@ -21,7 +21,6 @@ records appear when the archive needs them (past 4 GiB, past 65,535 entries).
 from __future__ import annotations
 
 import importlib
-import mmap
 import os
 import zlib
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -29,8 +28,9 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
 from wirecodec.files._base.references import label_of, parse_ref, uses_external_data
+from wirecodec.files._base.source import Source, head_of
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.zip.buffers import Source, open_buffer
+from wirecodec.files.zip.buffers import open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 from wirecodec.protobuf.payloads import release
@@ -75,18 +75,7 @@ def is_zip(source: Source) -> bool:
     A file object is read at its current position and put back; one that cannot seek
     is not examined (False).
     """
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as file:
-            head = file.read(4)
-    elif isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        head = bytes(memoryview(source)[:4])
-    elif hasattr(source, "read") and hasattr(source, "seek") and source.seekable():
-        position = source.tell()
-        head = source.read(4)
-        source.seek(position)
-    else:
-        return False
-    return head in _SIGNATURES
+    return head_of(source, 4) in _SIGNATURES
 
 
 # -- writing ------------------------------------------------------------------------------------
