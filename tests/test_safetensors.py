@@ -46,6 +46,7 @@ from wirecodec.files.safetensors.format import (
 )
 from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.files.safetensors.save import save_safetensors
+from wirecodec.files.save import SaveOptions
 
 safetensors = pytest.importorskip(
     "safetensors", reason="the safetensors package is the reference (test extra)"
@@ -197,9 +198,8 @@ def test_loading_is_zero_copy_and_aligned(tmp_path: pathlib.Path) -> None:
         wirecodec.from_array(rng.standard_normal(5), "f64"),
         wirecodec.from_array(rng.standard_normal(9).astype(np.float32), "f32"),
     ]
-    save_safetensors(
-        _model(tensors), tmp_path / "m.onnx", location="m.safetensors", size_threshold=0, align=65536
-    )
+    options = SaveOptions(location="m.safetensors", size_threshold=0, align=65536)
+    save_safetensors(_model(tensors), tmp_path / "m.onnx", options)
     header = read_header(tmp_path / "m.safetensors")
     assert header.data_start == 65536
     size = (tmp_path / "m.safetensors").stat().st_size
@@ -558,9 +558,8 @@ def test_a_refused_save_leaves_the_previous_files(tmp_path: pathlib.Path) -> Non
 def test_metadata_is_written_and_the_callers_model_is_unchanged(tmp_path: pathlib.Path) -> None:
     model = build()
     before = model.SerializeToString()
-    save_safetensors(
-        model, tmp_path / "m.onnx", location="m.safetensors", size_threshold=0, metadata={"format": "pt"}
-    )
+    options = SaveOptions(location="m.safetensors", size_threshold=0, metadata={"format": "pt"})
+    save_safetensors(model, tmp_path / "m.onnx", options)
     assert model.SerializeToString() == before
     with safetensors.safe_open(str(tmp_path / "m.safetensors"), framework="numpy") as f:
         assert f.metadata() == {"format": "pt"}

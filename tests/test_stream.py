@@ -424,7 +424,7 @@ def test_empty_input_is_an_empty_model(tmp_path: pathlib.Path) -> None:
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="max_depth"):
         stream(b"", max_depth=-1)
-    with pytest.raises(TypeError, match="path, a binary file or bytes"):
+    with pytest.raises(TypeError, match="a URL, a binary file or bytes, not"):
         stream(12)  # type: ignore[arg-type]
 
 

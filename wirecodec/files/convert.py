@@ -30,9 +30,9 @@ from collections.abc import Callable
 from typing import Literal
 
 from schema_dsl.onnx import ModelProto
+from wirecodec.files._base.options import SaveOptions
 from wirecodec.files.opener import Opened, Source, open_model
-from wirecodec.files.save import save
-from wirecodec.files.stream.reader import stream
+from wirecodec.files.save import write_model
 from wirecodec.files.zip.container import save_zip
 from wirecodec.protobuf.payloads import report_progress
 
@@ -53,50 +53,21 @@ def load_mapped(path: str | os.PathLike[str]) -> ModelProto:
     return opened.model
 
 
-def _to_safetensors(
-    opened: Opened,
-    dst: str | os.PathLike[str],
-    location: str | None,
-    size_threshold: int,
-    max_shard_size: int | None,
-    convert_attribute: bool,
-    align: int | None,
-    progress: Callable[[int, int], None] | None,
-) -> None:
-    """``to="safetensors"``: the model beside its weights in safetensors files (docs/safetensors.md)."""
-    # Imported here: the safetensors writer imports save, which this module imports too.
-    from wirecodec.files.safetensors.save import SUFFIX, save_safetensors
-
-    target = pathlib.Path(dst)
-    save_safetensors(
-        opened.model,
-        target,
-        location=location or (target.stem if target.suffix else target.name) + SUFFIX,
-        size_threshold=size_threshold,
-        max_shard_size=max_shard_size,
-        convert_attribute=convert_attribute,
-        align=4096 if align is None else align,
-        progress=progress,
-    )
-
-
-def _source_bytes(path: pathlib.Path) -> int:
-    """The source's size with the data files it names (for progress; best effort)."""
-    total = path.stat().st_size
-    try:
-        with stream(path, skip_payloads=True) as events:
-            locations = {
-                entry.value
-                for event in events
-                if hasattr(event, "tensor")
-                for entry in event.tensor.header.external_data
-                if entry.key == "location"
-            }
-    except (OSError, ValueError):
+def _source_bytes(opened: Opened) -> int:
+    """The source's size with the data files its tensors name (for progress; best effort),
+    from the model already opened: nothing is read again."""
+    total = opened.size
+    if opened.path is None:
         return total
+    locations = {
+        entry.value
+        for tensor in opened.external_tensors()
+        for entry in tensor.external_data
+        if entry.key == "location"
+    }
     for location in locations:
         with contextlib.suppress(OSError, ValueError):
-            total += (path.parent / location).stat().st_size
+            total += (opened.path.parent / location).stat().st_size
     return total
 
 
@@ -134,18 +105,30 @@ def convert(
         raise ValueError(f"to must be 'single', 'external', 'zip' or 'safetensors', got {to!r}")
     if align is not None and to == "single":
         raise ValueError("align applies to external data and zip containers, not to a single file")
+    # The one set of save options every writer takes (the safetensors default location aside).
+    options = SaveOptions(
+        location=location,
+        size_threshold=size_threshold,
+        all_tensors_to_one_file=all_tensors_to_one_file,
+        align=4096 if align is None else align,
+        max_shard_size=max_shard_size,
+        convert_attribute=convert_attribute,
+    )
     # A pipe is spooled beside the output (the one place we were asked to write), so memory
     # holds its structure only, whatever its size.
     spool = pathlib.Path(dst).resolve().parent
     opened = src if isinstance(src, Opened) else open_model(src, streamed=True, spool_dir=spool)
+    total = _source_bytes(opened) if progress is not None else 0  # before references are resolved
     opened.resolve_external()
     model = opened.model
     if to == "safetensors":
-        _to_safetensors(
-            opened, dst, location, size_threshold, max_shard_size, convert_attribute, align, progress
-        )
+        # Imported here: the safetensors writer is needed by this layout alone.
+        from wirecodec.files.safetensors.save import SUFFIX, save_safetensors
+
+        target = pathlib.Path(dst)
+        default = (target.stem if target.suffix else target.name) + SUFFIX
+        save_safetensors(model, target, options.but(location=location or default), progress=progress)
         return
-    total = _source_bytes(opened.path) if progress is not None and opened.path is not None else 0
     done = 0
 
     def advance(nbytes: int) -> None:
@@ -158,17 +141,7 @@ def convert(
         if to == "zip":
             save_zip(model, dst, align=64 if align is None else align)
         else:
-            save(
-                model,
-                dst,
-                external_data=to == "external",
-                location=location,
-                size_threshold=size_threshold,
-                all_tensors_to_one_file=all_tensors_to_one_file,
-                align=4096 if align is None else align,
-                max_shard_size=max_shard_size,
-                convert_attribute=convert_attribute,
-            )
+            write_model(model, dst, options, external=to == "external")
 
 
 def convert_to_safetensors(

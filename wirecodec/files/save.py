@@ -20,6 +20,7 @@ from typing import IO, Any
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.external import write as _external_write
 from wirecodec.files.load import load
@@ -27,7 +28,7 @@ from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.payloads import advance, write_payload
 from wirecodec.protobuf.stream_encode import plan
 
-__all__ = ["save", "save_tensor"]
+__all__ = ["SaveOptions", "save", "save_tensor", "write_model"]
 
 
 def save(
@@ -76,6 +77,17 @@ def save(
     ``convert_attribute``, ``align`` and ``durable`` as above
     (:func:`wirecodec.files.safetensors.save.save_safetensors`, docs/safetensors.md).
     """
+    if location is not None and not location:
+        raise ExternalDataError("location must not be empty (None picks the default name)")
+    options = SaveOptions(
+        location=location,
+        size_threshold=size_threshold,
+        all_tensors_to_one_file=all_tensors_to_one_file,
+        align=align,
+        max_shard_size=max_shard_size,
+        convert_attribute=convert_attribute,
+        durable=durable,
+    )
     if isinstance(external_data, str):
         if location is not None or not all_tensors_to_one_file:
             raise ValueError(
@@ -84,34 +96,22 @@ def save(
             )
         from wirecodec.files.safetensors.save import save_safetensors  # only this path needs it
 
-        save_safetensors(
-            model,
-            path,
-            location=external_data,
-            size_threshold=size_threshold,
-            max_shard_size=max_shard_size,
-            convert_attribute=convert_attribute,
-            align=align,
-            durable=durable,
-        )
+        save_safetensors(model, path, options.but(location=external_data))
         return
+    write_model(model, path, options, external=bool(external_data))
+
+
+def write_model(
+    model: ModelProto, path: str | os.PathLike[str], options: SaveOptions, *, external: bool
+) -> None:
+    """:func:`save` with its options gathered (what ``convert`` calls): the model, and with
+    ``external`` its tensors moved to data files as ``options`` say."""
     target = pathlib.Path(path)
     to_write: ModelProto = model
     files: list[_external_write.DataFile] = []
     replaced: set[str] = set()
-    if external_data:
-        to_write, files, replaced = _plan_external(
-            model,
-            target,
-            location=location,
-            size_threshold=size_threshold,
-            all_tensors_to_one_file=all_tensors_to_one_file,
-            align=align,
-            max_shard_size=max_shard_size,
-            convert_attribute=convert_attribute,
-        )
-    elif location is not None and not location:
-        raise ExternalDataError("location must not be empty (None picks the default name)")
+    if external:
+        to_write, files, replaced = _plan_external(model, target, options)
     # Every destination is checked before anything is written.
     destinations = [_external_write.data_path(target.parent, f.location) for f in files]
     for data_file, destination in zip(files, destinations, strict=True):
@@ -121,7 +121,7 @@ def save(
             )
     # Measured before any file is opened: a value that cannot be encoded fails here.
     encoding = plan(to_write)
-    with AtomicFiles(durable=durable) as group:
+    with AtomicFiles(durable=options.durable) as group:
         for data_file, destination in zip(files, destinations, strict=True):
             with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
@@ -138,40 +138,21 @@ def save(
 
 
 def _plan_external(
-    model: ModelProto,
-    target: pathlib.Path,
-    *,
-    location: str | None,
-    size_threshold: int,
-    all_tensors_to_one_file: bool,
-    align: int,
-    max_shard_size: int | None,
-    convert_attribute: bool,
+    model: ModelProto, target: pathlib.Path, options: SaveOptions
 ) -> tuple[ModelProto, list[_external_write.DataFile], set[str]]:
     """The model to write, its data files, and the previous default-named data it replaces."""
-    if location is not None and not location:
-        raise ExternalDataError("location must not be empty (None picks the default name)")
     replaced: set[str] = set()
     # The files the model now at ``target`` uses: needed to pick what a default-location
     # save cleans up, and which names per-tensor files may reuse. Reading it costs a load.
-    needs_on_disk = location is None or not all_tensors_to_one_file
+    needs_on_disk = options.location is None or not options.all_tensors_to_one_file
     on_disk = _referenced_files(target) if needs_on_disk else set()
-    if location is None:
+    if options.location is None:
         # Never rewrite, in place, the data the model on disk now points at: a crash between
         # the renames would pair the old model with new data. New data gets a fresh name.
         replaced = {name for name in on_disk if _is_default_name(target, name)}
-        location = _fresh_location(target)
-    planned = _external_write.plan(
-        model,
-        target,
-        location=location,
-        size_threshold=size_threshold,
-        all_tensors_to_one_file=all_tensors_to_one_file,
-        align=align,
-        max_shard_size=max_shard_size,
-        convert_attribute=convert_attribute,
-        taken=() if all_tensors_to_one_file else _unrelated_files(target, on_disk),
-    )
+        options = options.but(location=_fresh_location(target))
+    taken = () if options.all_tensors_to_one_file else _unrelated_files(target, on_disk)
+    planned = _external_write.plan(model, target, options, taken=taken)
     return planned.model, planned.files, replaced
 
 

@@ -162,3 +162,15 @@ def test_stream_takes_standard_input(tmp_path: pathlib.Path) -> None:
             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         )
     assert done.stdout.strip() == "True", done.stderr
+
+
+def test_the_save_options_are_spelled_out_only_by_the_front_doors() -> None:
+    """Writers take one SaveOptions; only the public front doors list the options as keywords."""
+    spelled = sorted(
+        f"{path.relative_to(FILES)}:{node.name}"
+        for path in FILES.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef)
+        and "size_threshold" in {a.arg for a in [*node.args.args, *node.args.kwonlyargs]}
+    )
+    assert spelled == ["convert.py:convert", "convert.py:convert_to_safetensors", "save.py:save"]

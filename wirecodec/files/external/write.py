@@ -21,6 +21,7 @@ from schema_dsl.onnx import (
 )
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.references import DATA_FIELDS, uses_external_data
 from wirecodec.files._base.walk import substitute, tensors
 from wirecodec.protobuf.lazy import waiting_bytes
@@ -108,24 +109,17 @@ def _payload(tensor: TensorProto) -> Any | None:
 
 
 def plan(
-    model: ModelProto,
-    model_path: pathlib.Path,
-    *,
-    location: str | None,
-    size_threshold: int,
-    all_tensors_to_one_file: bool,
-    align: int,
-    max_shard_size: int | None,
-    convert_attribute: bool,
-    taken: Iterable[str] = (),
+    model: ModelProto, model_path: pathlib.Path, options: SaveOptions, *, taken: Iterable[str] = ()
 ) -> Plan:
     """Which tensors move where. ``taken``: lower-cased names per-tensor files must avoid
     (files in the directory that the model being replaced does not own)."""
-    if align < 1 or align & (align - 1):
-        raise ValueError(f"align must be a power of two, got {align}")
-    if max_shard_size is not None and max_shard_size < 1:
-        raise ValueError("max_shard_size must be positive")
-    location = location or f"{model_path.name}.data"
+    size_threshold, all_tensors_to_one_file = options.size_threshold, options.all_tensors_to_one_file
+    align, max_shard_size, convert_attribute = (
+        options.align,
+        options.max_shard_size,
+        options.convert_attribute,
+    )
+    location = options.location or f"{model_path.name}.data"
     check_location(location)
 
     replacements: dict[int, TensorProto] = {}

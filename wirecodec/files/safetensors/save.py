@@ -25,6 +25,7 @@ from typing import Any
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.references import as_reference, uses_external_data
 from wirecodec.files._base.walk import substitute
 from wirecodec.files.external.write import check_location, data_path
@@ -89,11 +90,11 @@ def _payload(tensor: TensorProto, where: str) -> Any:
         raise ExternalDataError(f"{where}: {exc}") from None
 
 
-def _items(model: ModelProto, size_threshold: int, convert_attribute: bool) -> list[_Item]:
+def _items(model: ModelProto, options: SaveOptions) -> list[_Item]:
     """The tensors that move, each with its name, dtype and bytes; refusals before any write."""
     items: list[_Item] = []
     for tensor, name, initializer in named_tensors(model):
-        if not (initializer or convert_attribute):
+        if not (initializer or options.convert_attribute):
             continue
         # Tensors that already refer to a file stay as they are, and strings cannot be raw bytes.
         if uses_external_data(tensor) or tensor.data_type == TensorProto.DataType.STRING:
@@ -101,7 +102,7 @@ def _items(model: ModelProto, size_threshold: int, convert_attribute: bool) -> l
         where = _label(tensor, name)
         payload = _payload(tensor, where)
         nbytes = _nbytes(payload)
-        if nbytes < size_threshold:
+        if nbytes < options.size_threshold:
             continue
         dtype = safetensors_dtype(tensor.data_type, where)
         expected = byte_size(dtype, tensor.dims, where)
@@ -170,17 +171,12 @@ def _index(shards: list[_Shard]) -> bytes:
 def save_safetensors(
     model: ModelProto,
     path: str | os.PathLike[str],
+    options: SaveOptions,
     *,
-    location: str,
-    size_threshold: int = 1024,
-    max_shard_size: int | None = None,
-    convert_attribute: bool = False,
-    align: int = 4096,
-    metadata: Mapping[str, str] | None = None,
-    durable: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
-    """Write ``model`` to ``path`` with its weights in the safetensors file ``location``.
+    """Write ``model`` to ``path`` with its weights in the safetensors file ``options.location``
+    (the options below are :class:`~wirecodec.files.save.SaveOptions`' fields).
 
     ``location`` (relative to the model's directory, ending in ``.safetensors``) gets
     every initializer of at least ``size_threshold`` bytes — with
@@ -200,17 +196,17 @@ def save_safetensors(
     model is not modified. ``durable`` and atomicity as in :func:`wirecodec.save`;
     ``progress(done, total)`` is called as bytes are written.
     """
-    if size_threshold < 0:
-        raise ValueError("size_threshold must not be negative")
-    if max_shard_size is not None and max_shard_size < 1:
-        raise ValueError("max_shard_size must be positive")
-    if align < 8 or align & (align - 1):
+    location, max_shard_size, align = options.location, options.max_shard_size, options.align
+    metadata, durable = options.metadata, options.durable
+    if location is None:
+        raise ValueError("a safetensors save needs options.location (the file's name)")
+    if align < 8:
         raise ValueError(f"align must be a power of two of at least 8 (the format's own), got {align}")
     check_location(location)
     if not location.endswith(SUFFIX):
         raise ValueError(f"a safetensors location ends in {SUFFIX!r}, got {location!r}")
     target = pathlib.Path(path)
-    items = _items(model, size_threshold, convert_attribute)
+    items = _items(model, options)
     shards = _shards(items, location, max_shard_size, align, metadata)
     to_write = _referring(model, shards)
     index = _index(shards) if len(shards) > 1 else None
