@@ -115,10 +115,11 @@ class OpSchema:
         return self.function_bodies[versions[at - 1]] if at else None
 
     def function_body(self, opset_version: int | None = None) -> FunctionProto | None:
-        """The body in effect at ``opset_version`` (default: this schema's since_version), decoded."""
-        data = self.get_function_with_opset_version(
-            self.since_version if opset_version is None else opset_version
-        )
+        """The body in effect at ``opset_version``, decoded (default: the latest, as onnx gives it)."""
+        versions = self.function_opset_versions
+        if opset_version is None and versions:
+            opset_version = versions[-1]
+        data = None if opset_version is None else self.get_function_with_opset_version(opset_version)
         if data is None:
             return None
         from schema_dsl.onnx import FunctionProto
