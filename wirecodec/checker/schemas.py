@@ -7,7 +7,8 @@ opset its graph imports for its domain: the model's imports for the model's grap
 function body. Nodes of a domain onnx does not know (a custom domain, or an operator
 without a schema in ``ai.onnx.preview.training``) are skipped as onnx skips them, and
 so are the operators onnx calls experimental; :func:`skipped_domains` says which were.
-Where an import is missing altogether, the IR rule ``opset-undeclared-domain`` reports it.
+Where an import is missing altogether, the IR rule ``opset-undeclared-domain`` reports it;
+Verify's "a TENSOR/GRAPH/... attribute carries its value" is the IR rule ``attribute-value``.
 """
 
 from __future__ import annotations
@@ -51,12 +52,6 @@ ATTRIBUTE_DECLARED = Rule(
 ATTRIBUTE_SCHEMA_TYPE = Rule(
     "attribute-schema-type", _SOURCE_VERIFY, "an attribute has the type its schema declares"
 )
-ATTRIBUTE_SCHEMA_VALUE = Rule(
-    "attribute-schema-value",
-    _SOURCE_VERIFY,
-    "a TENSOR, SPARSE_TENSOR, GRAPH or TYPE_PROTO attribute carries its value (unless it refers to "
-    "a function attribute)",
-)
 ATTRIBUTE_REQUIRED = Rule(
     "attribute-required", _SOURCE_VERIFY, "every attribute the schema requires is given"
 )
@@ -76,7 +71,6 @@ RULES = (
     OUTPUT_SINGLE,
     ATTRIBUTE_DECLARED,
     ATTRIBUTE_SCHEMA_TYPE,
-    ATTRIBUTE_SCHEMA_VALUE,
     ATTRIBUTE_REQUIRED,
     FUNCTION_OPSET_COMPATIBLE,
 )
@@ -86,13 +80,6 @@ BUILTIN_DOMAINS: Final = frozenset({"", "ai.onnx", "ai.onnx.ml", "ai.onnx.traini
 
 _DEFAULT, _DEFAULT_ALIAS = "", "ai.onnx"
 _Type = AttributeProto.AttributeType
-# Verify wants these types' value field present (scalars may be proto3 defaults, lists empty).
-_VALUE_FIELD: Final[dict[int, str]] = {
-    int(_Type.TENSOR): "t",
-    int(_Type.SPARSE_TENSOR): "sparse_tensor",
-    int(_Type.GRAPH): "g",
-    int(_Type.TYPE_PROTO): "tp",
-}
 _FUNCTION_NODE: Final = re.compile(r"functions\[(\d+)\]\.node\[\d+\]")
 
 _Imports = dict[str, int]
@@ -295,14 +282,6 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
                 ATTRIBUTE_SCHEMA_TYPE,
                 f"attribute {name!r} of {label} is {_type_name(actual)}; the schema declares "
                 f"{_type_name(declared.type)}",
-            )
-            continue
-        field = _VALUE_FIELD.get(declared.type)
-        if field and not attribute.ref_attr_name and not attribute.HasField(field):
-            report.add(
-                f"{where}.{field}",
-                ATTRIBUTE_SCHEMA_VALUE,
-                f"attribute {name!r} of {label} is {_type_name(actual)} but has no {field}",
             )
     missing = [a.name for a in schema.attributes.values() if a.required and a.name not in given]
     if missing:

@@ -43,7 +43,7 @@ def _operators(opened_model: object) -> collections.Counter[str]:
 def _note(opened_model: object, ir_only: bool, skipped: dict[str, int]) -> str:
     if ir_only:
         kinds = len(_operators(opened_model))
-        return f"{kinds} operator types not checked against their schemas (--ir-only)"
+        return f"--ir-only: {kinds} operator type{'s' if kinds != 1 else ''} not checked against schemas"
     if not skipped:
         return "every node checked against its operator schema"
     shown = ", ".join(
