@@ -23,6 +23,7 @@ import pytest
 
 from schema_dsl.onnx import ModelProto
 from tests import check_models
+from tests.exports import Export
 from tests.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import decode
 from wirecodec.checker import Violation, schemas, skipped_domains, violations
@@ -95,6 +96,32 @@ def test_verdicts_equal_onnx_on_every_corpus_model(corpus: list[CorpusItem]) -> 
 def test_corpus_models_use_no_domain_the_schemas_skip(corpus: list[CorpusItem]) -> None:
     for item in corpus:
         assert skipped_domains(decode(ModelProto, item.data)) == {}, item.name
+
+
+def _installed_models() -> list[pathlib.Path]:
+    """The .onnx files onnx and onnxruntime ship beyond the corpus: light zoo models, PyTorch-converted
+    models and onnxruntime's datasets (the "installed" models of bench/models_people_have.py)."""
+    onnx = require_onnx()
+    site = pathlib.Path(onnx.__file__).parent.parent
+    found = [
+        path
+        for path in sorted((site / "onnx").rglob("*.onnx"))
+        if not {"node", "simple"} & set(path.relative_to(site / "onnx").parts)
+    ]
+    return found + sorted((site / "onnxruntime").rglob("*.onnx"))
+
+
+def test_verdicts_equal_onnx_on_the_models_onnx_and_onnxruntime_ship() -> None:
+    outcomes = [judge(str(path), path.read_bytes()) for path in _installed_models()]
+    assert len(outcomes) >= 100
+    disagree = [str(o) for o in outcomes if not o.agree]
+    assert not disagree, disagree[:4]
+
+
+def test_verdicts_equal_onnx_on_pytorch_exports(pytorch_exports: list[Export]) -> None:
+    assert len(pytorch_exports) >= 5
+    outcomes = [judge(export.name, export.data) for export in pytorch_exports]
+    assert all(o.agree and o.onnx_says is None for o in outcomes), [str(o) for o in outcomes]
 
 
 # -- 2. seeded violations over the corpus ----------------------------------------------------------
