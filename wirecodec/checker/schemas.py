@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, Literal
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites, NodeSite
-from wirecodec.defs import FormalParameterOption, OpSchema
+from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
 from wirecodec.defs._registry import Registry, registry
 
 __all__ = ["BUILTIN_DOMAINS", "RULES", "check_schemas", "skipped_domains"]
@@ -80,6 +80,7 @@ BUILTIN_DOMAINS: Final = frozenset({"", "ai.onnx", "ai.onnx.ml", "ai.onnx.traini
 
 _DEFAULT, _DEFAULT_ALIAS = "", "ai.onnx"
 _Type = AttributeProto.AttributeType
+_UNBOUNDED: Final = 2**31 - 1  # onnx's max_input/max_output of a variadic parameter (INT_MAX)
 _FUNCTION_NODE: Final = re.compile(r"functions\[(\d+)\]\.node\[\d+\]")
 
 _Imports = dict[str, int]
@@ -233,35 +234,60 @@ def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, 
 
 
 def _arity(report: Report, schema: OpSchema, site: NodeSite) -> None:
-    node, path, label = site.node, site.path, _label(schema)
-    for kind, values, params, accepts, low, high, rule, single in (
-        ("input", node.input, schema.inputs, schema.accepts_input_count, schema.min_input,
-         schema.max_input, INPUT_COUNT, INPUT_SINGLE),
-        ("output", node.output, schema.outputs, schema.accepts_output_count, schema.min_output,
-         schema.max_output, OUTPUT_COUNT, OUTPUT_SINGLE),
-    ):  # fmt: skip
-        count = len(values)
-        if kind == "output" and count == 0:
-            continue  # node-output reports a node without outputs
-        variadic = bool(params) and params[-1].option == FormalParameterOption.Variadic
-        if not accepts(count):
-            shown = f"{low}..{high}" if high < 2**31 - 1 else f"{low} or more"
-            if low <= count <= high:
-                shown += f", but not {count}"
-            report.add(path, rule, f"{label} has {count} {kind}s; the schema takes {shown}")
-        elif count > len(params) and not variadic:
-            report.add(path, rule, f"{label} has {count} {kind}s; the schema declares {len(params)}")
-        for i, value in enumerate(values[: len(params)]):
-            if not value and params[i].option == FormalParameterOption.Single:
-                report.add(
-                    f"{path}.{kind}[{i}]",
-                    single,
-                    f"{kind} {i} ({params[i].name!r}) of {label} is required but omitted ('')",
-                )
+    node = site.node
+    _count(
+        report,
+        schema,
+        site.path,
+        "input",
+        list(node.input),
+        schema.inputs,
+        (schema.min_input, schema.max_input),
+    )
+    if node.output:  # node-output reports a node without outputs
+        _count(
+            report,
+            schema,
+            site.path,
+            "output",
+            list(node.output),
+            schema.outputs,
+            (schema.min_output, schema.max_output),
+        )
+
+
+def _count(
+    report: Report,
+    schema: OpSchema,
+    path: str,
+    kind: Literal["input", "output"],
+    values: list[str],
+    params: tuple[FormalParameter, ...],
+    bounds: tuple[int, int],
+) -> None:
+    """One side of a node: how many values, and no Single parameter left empty."""
+    count, (low, high) = len(values), bounds
+    accepts = schema.accepts_input_count if kind == "input" else schema.accepts_output_count
+    rule, single = (INPUT_COUNT, INPUT_SINGLE) if kind == "input" else (OUTPUT_COUNT, OUTPUT_SINGLE)
+    variadic = bool(params) and params[-1].option == FormalParameterOption.Variadic
+    if not accepts(count):
+        shown = f"{low}..{high}" if high < _UNBOUNDED else f"{low} or more"
+        if low <= count <= high:
+            shown += f", but not {count}"
+        report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema takes {shown}")
+    elif count > len(params) and not variadic:
+        report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema declares {len(params)}")
+    for i, value in enumerate(values[: len(params)]):
+        if not value and params[i].option == FormalParameterOption.Single:
+            report.add(
+                f"{path}.{kind}[{i}]",
+                single,
+                f"{kind} {i} ({params[i].name!r}) of {_label(schema)} is required but omitted ('')",
+            )
 
 
 def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -> None:
-    node, path, label = site.node, site.path, _label(schema)
+    node, path = site.node, site.path
     given: set[str] = set()
     for j, attribute in enumerate(node.attribute):
         name, where = attribute.name, f"{path}.attribute[{j}]"
@@ -271,7 +297,7 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
         declared = schema.attributes.get(name)
         if declared is None:
             if not (schema.allows_unchecked_attributes or name.startswith("__")):
-                report.add(f"{where}.name", ATTRIBUTE_DECLARED, f"{label} has no attribute {name!r}")
+                report.add(f"{where}.name", ATTRIBUTE_DECLARED, f"{_label(schema)} has no attribute {name!r}")
             continue
         actual = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
         if actual == _Type.UNDEFINED and typed:
@@ -280,15 +306,15 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
             report.add(
                 f"{where}.type",
                 ATTRIBUTE_SCHEMA_TYPE,
-                f"attribute {name!r} of {label} is {_type_name(actual)}; the schema declares "
+                f"attribute {name!r} of {_label(schema)} is {_type_name(actual)}; the schema declares "
                 f"{_type_name(declared.type)}",
             )
     missing = [a.name for a in schema.attributes.values() if a.required and a.name not in given]
     if missing:
+        names = ", ".join(map(repr, missing))
+        plural = "s" if len(missing) > 1 else ""
         report.add(
-            f"{path}.attribute",
-            ATTRIBUTE_REQUIRED,
-            f"{label} requires attribute{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}",
+            f"{path}.attribute", ATTRIBUTE_REQUIRED, f"{_label(schema)} requires attribute{plural} {names}"
         )
 
 

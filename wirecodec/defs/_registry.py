@@ -7,7 +7,7 @@ import bisect
 import functools
 import importlib.resources
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wirecodec.defs._types import (
@@ -32,15 +32,21 @@ class Registry:
     domain_versions: dict[str, tuple[int, int]]
     experimental_ops: frozenset[str]
     by_op: dict[tuple[str, str], tuple[OpSchema, ...]]
+    _since: dict[tuple[str, str], list[int]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._since.update({key: [s.since_version for s in history] for key, history in self.by_op.items()})
 
     def versions(self, op_type: str, domain: str) -> tuple[OpSchema, ...]:
         return self.by_op.get((domain, op_type), ())
 
     def schema(self, op_type: str, max_inclusive_version: int, domain: str) -> OpSchema | None:
         """The schema with the largest since_version <= max_inclusive_version (onnx's GetSchema)."""
-        history = self.versions(op_type, domain)
-        at = bisect.bisect_right([s.since_version for s in history], max_inclusive_version)
-        return history[at - 1] if at else None
+        since = self._since.get((domain, op_type))
+        if since is None:
+            return None
+        at = bisect.bisect_right(since, max_inclusive_version)
+        return self.by_op[(domain, op_type)][at - 1] if at else None
 
 
 def _parameter(raw: list[Any]) -> FormalParameter:
