@@ -531,3 +531,58 @@ def test_a_violation_names_the_node_path_and_rule() -> None:
         "Relu (ai.onnx version 13) has no attribute 'alpha' [attribute-declared]"
     )
     assert violations(decode(ModelProto, data), ir_only=True) == []
+
+
+# -- 5. old IR versions, and training graphs ---------------------------------------------------------
+
+
+def old_ir_seeds() -> Iterator[tuple[str, bytes]]:
+    """Models of IR version 1 and 2 without opset_import: onnx reads them as opset 1 of ''."""
+    onnx = require_onnx()
+    helper, tp = onnx.helper, onnx.TensorProto
+    for op_type, attributes in (
+        ("Relu", {}),
+        ("Relu", {"consumed_inputs": [0]}),  # an attribute opset 1 had
+        ("Shape", {}),
+        ("Range", {}),  # opset 11: unknown at 1
+        ("Gelu", {}),  # opset 20
+        ("Relu", {"alpha": 1.0}),
+    ):
+        for ir_version in (1, 2):
+            node = helper.make_node(op_type, ["x"], ["y"], **attributes)
+            graph = helper.make_graph(
+                [node],
+                "old",
+                [helper.make_tensor_value_info("x", tp.FLOAT, [1])],
+                [helper.make_tensor_value_info("y", tp.FLOAT, [1])],
+            )
+            model = helper.make_model(graph, ir_version=ir_version)
+            del model.opset_import[:]
+            yield f"IR {ir_version}: {op_type} {sorted(attributes)}", model.SerializeToString()
+
+
+def test_a_model_without_opset_import_before_ir3_is_read_at_opset_1() -> None:
+    outcomes = [judge(name, data) for name, data in old_ir_seeds()]
+    disagree = [str(o) for o in outcomes if not o.agree]
+    assert not disagree, disagree[:4]
+    assert any(o.onnx_says is None for o in outcomes) and any(o.onnx_says for o in outcomes)
+
+
+def test_training_graphs_are_checked_though_onnx_does_not_look() -> None:
+    # The one deliberate difference (docs/checker.md): onnx's check_model skips training_info.
+    onnx = require_onnx()
+    helper, tp = onnx.helper, onnx.TensorProto
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "inference",
+        [helper.make_tensor_value_info("x", tp.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", tp.FLOAT, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    algorithm = helper.make_graph([helper.make_node("NoSuchOp", ["y"], ["z"])], "algorithm", [], [])
+    model.training_info.add().algorithm.CopyFrom(algorithm)
+    data = model.SerializeToString()
+    assert onnx_refusal(data) is None
+    assert [(v.path, v.rule) for v in ours(data)] == [
+        ("training_info[0].algorithm.node[0].op_type", "op-registered")
+    ]
