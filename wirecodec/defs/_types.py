@@ -93,6 +93,10 @@ class OpSchema:
     function_bodies: Mapping[int, bytes] = field(default_factory=dict)
     context_dependent_function_opset_versions: tuple[int, ...] = ()
 
+    def __hash__(self) -> int:
+        # One schema per (domain, name, since_version); the mappings inside are not hashable.
+        return hash((self.domain, self.name, self.since_version))
+
     @property
     def has_function(self) -> bool:
         """True when onnx defines a function body (not context dependent) for this schema."""

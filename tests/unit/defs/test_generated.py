@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 from tests.reference import require_onnx
 from wirecodec.defs import _generate
@@ -28,11 +29,8 @@ def test_the_file_is_exactly_what_the_generator_writes() -> None:
     assert _generate.DATA_FILE.read_text("utf-8") == _generate.render(_generate.generate())
 
 
-def test_the_generator_writes_where_it_is_told(tmp_path: object) -> None:
+def test_the_generator_writes_where_it_is_told(tmp_path: pathlib.Path) -> None:
     require_onnx()
-    import pathlib
-
-    assert isinstance(tmp_path, pathlib.Path)
     target = tmp_path / "schemas.json"
     assert _generate.main([str(target)]) == 0
     assert target.read_text("utf-8") == _generate.DATA_FILE.read_text("utf-8")

@@ -159,3 +159,9 @@ def test_importing_does_not_read_the_data(statement: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "0"
+
+
+def test_schemas_are_hashable_and_equal_by_value() -> None:
+    first, again = defs.get_schema("Conv", 11), defs.get_schema("Conv", 12)
+    assert first is again and {first: 1}[again] == 1
+    assert first != defs.get_schema("Conv", 1)
