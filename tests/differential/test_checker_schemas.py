@@ -586,3 +586,30 @@ def test_training_graphs_are_checked_though_onnx_does_not_look() -> None:
     assert [(v.path, v.rule) for v in ours(data)] == [
         ("training_info[0].algorithm.node[0].op_type", "op-registered")
     ]
+
+
+# -- 6. the third-party models of the benchmarks (when fetched) ------------------------------------
+
+BENCH_CACHE = pathlib.Path(__file__).resolve().parents[2] / "bench" / ".cache"
+
+
+def _bench_models() -> list[pathlib.Path]:
+    return sorted(BENCH_CACHE.glob("pypi-*/model.onnx"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _bench_models(), reason="fetch them with: python bench/models_people_have.py")
+def test_verdicts_equal_onnx_on_the_benchmark_models_and_their_seeds() -> None:
+    onnx = require_onnx()
+    outcomes = []
+    for path in _bench_models():
+        data = path.read_bytes()
+        outcomes.append(judge(path.parent.name, data))
+        for kind, mutate in KINDS.items():
+            for seed in range(3):
+                rng = random.Random(f"{kind}:{path.parent.name}:{seed}")
+                model = onnx.ModelProto.FromString(data)
+                if mutate(model, rng):
+                    outcomes.append(judge(f"{kind}#{seed}({path.parent.name})", model.SerializeToString()))
+    disagree = [str(o) for o in outcomes if not o.agree]
+    assert not disagree, f"{len(disagree)} of {len(outcomes)} differ: {disagree[:4]}"
