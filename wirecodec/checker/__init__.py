@@ -1,9 +1,11 @@
-"""Check a model against the ONNX IR specification: the rules that need no operator schemas.
+"""Check a model against the ONNX IR specification and its operators' schemas.
 
 :func:`check` collects every violation — value names (single assignment, topological
 order, defined inputs and outputs), required fields, IR versions and opset imports,
-attributes, tensor contents, external data, model-local functions and sparse tensors —
-and raises one :class:`~wirecodec.CheckError` listing them all, each with the field
+attributes, tensor contents, external data, model-local functions, sparse tensors and,
+unless ``ir_only=True``, every node against its operator schema as onnx's
+``check_model`` does (:mod:`wirecodec.checker.schemas`) — and raises one
+:class:`~wirecodec.CheckError` listing them all, each with the field
 path where it was found and the id of the rule it breaks (:data:`RULES`; the list with
 the spec section of each is in ``docs/checker.md``).
 
@@ -25,7 +27,17 @@ import os
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
-from wirecodec.checker import attributes, external, functions, names, opsets, required, sparse, tensors
+from wirecodec.checker import (
+    attributes,
+    external,
+    functions,
+    names,
+    opsets,
+    required,
+    schemas,
+    sparse,
+    tensors,
+)
 from wirecodec.checker.violation import Report, Rule, Violation
 from wirecodec.checker.walk import walk
 from wirecodec.errors import CheckError
@@ -33,11 +45,11 @@ from wirecodec.files._base.tensor_data import TensorData
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Opened, Source, open_model
 
-__all__ = ["RULES", "Rule", "Violation", "check", "violations"]
+__all__ = ["RULES", "Rule", "Violation", "check", "skipped_domains", "violations"]
 
 RULES: Final[dict[str, Rule]] = {
     rule.id: rule
-    for family in (names, required, opsets, attributes, tensors, external, functions, sparse)
+    for family in (names, required, opsets, attributes, tensors, external, functions, sparse, schemas)
     for rule in family.RULES
 }
 """Every rule the checker enforces, by id."""
@@ -48,6 +60,7 @@ def violations(
     *,
     full: bool = False,
     base_dir: str | os.PathLike[str] | None = None,
+    ir_only: bool = False,
 ) -> list[Violation]:
     """Every violation in ``model``, rule family by family (an empty list for a valid model).
 
@@ -57,16 +70,9 @@ def violations(
     its references checked where they point (data files beside it, or the container's
     entries; ``base_dir`` to look elsewhere). For a ModelProto, data files are looked for
     only with a ``base_dir``. ``full=True`` also reads data files to verify checksums.
+    ``ir_only=True`` leaves out the operator schema rules (:mod:`wirecodec.checker.schemas`).
     """
-    data: TensorData | None = None
-    opened = model if isinstance(model, (Opened, ModelProto)) else open_model(model, base_dir=base_dir)
-    if isinstance(opened, Opened):
-        proto, data = opened.model, opened.data
-    else:
-        proto = opened
-    if base_dir is not None and data is None:
-        data = DirectoryData(base_dir)
-    model = proto
+    model, data = _model_and_data(model, base_dir)
     report = Report()
     sites = walk(model)
     names.check_names(model, report)
@@ -77,7 +83,43 @@ def violations(
     external.check_external(sites, report, data=data, full=full)
     functions.check_functions(sites, report)
     sparse.check_sparse(sites, report)
+    if not ir_only:
+        schemas.check_schemas(sites, report)
     return report.violations
+
+
+def _model_and_data(
+    model: ModelProto | Opened | Source, base_dir: str | os.PathLike[str] | None
+) -> tuple[ModelProto, TensorData | None]:
+    data: TensorData | None = None
+    opened = model if isinstance(model, (Opened, ModelProto)) else open_model(model, base_dir=base_dir)
+    if isinstance(opened, Opened):
+        proto, data = opened.model, opened.data
+    else:
+        proto = opened
+    if base_dir is not None and data is None:
+        data = DirectoryData(base_dir)
+    return proto, data
+
+
+def skipped_domains(model: ModelProto | Opened | Source) -> dict[str, int]:
+    """The nodes the schema rules leave alone, counted by domain, as onnx's checker leaves them.
+
+    Those are the nodes of domains onnx has no schemas for (custom domains such as
+    ``com.microsoft``) and the operators onnx's checker calls experimental.
+
+    >>> from wirecodec import helper
+    >>> node = helper.make_node("FusedGemm", ["x"], ["y"], domain="com.microsoft")
+    >>> graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", 1, [1])],
+    ...                           [helper.make_tensor_value_info("y", 1, [1])])
+    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
+    ...                                                 helper.make_opsetid("com.microsoft", 1)])
+    >>> check(model)
+    >>> skipped_domains(model)
+    {'com.microsoft': 1}
+    """
+    proto, _ = _model_and_data(model, None)
+    return schemas.skipped_domains(proto, walk(proto))
 
 
 def check(
@@ -85,11 +127,12 @@ def check(
     *,
     full: bool = False,
     base_dir: str | os.PathLike[str] | None = None,
+    ir_only: bool = False,
 ) -> None:
     """Raise :class:`~wirecodec.CheckError` listing every violation in ``model``; return None if valid.
 
     Arguments as for :func:`violations`.
     """
-    found = violations(model, full=full, base_dir=base_dir)
+    found = violations(model, full=full, base_dir=base_dir, ir_only=ir_only)
     if found:
         raise CheckError(found)

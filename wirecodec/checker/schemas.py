@@ -1,0 +1,330 @@
+"""Nodes against their operator schemas, by the rules onnx's ``check_model`` applies by default.
+
+The rules are those of onnx's ``checker.cc`` (``check_node``, ``check_opset_compatibility``)
+and ``OpSchema::Verify`` in ``defs/schema.cc``. A node's schema is the one in effect at the
+opset its graph imports for its domain: the model's imports for the model's graphs
+(``{"": 1}`` for a model of IR version < 3 without imports), the function's own for a
+function body. Nodes of a domain onnx does not know (a custom domain, or an operator
+without a schema in ``ai.onnx.preview.training``) are skipped as onnx skips them, and
+so are the operators onnx calls experimental; :func:`skipped_domains` says which were.
+Where an import is missing altogether, the IR rule ``opset-undeclared-domain`` reports it;
+Verify's "a TENSOR/GRAPH/... attribute carries its value" is the IR rule ``attribute-value``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Final, Literal
+
+from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
+from wirecodec.checker.violation import Report, Rule
+from wirecodec.checker.walk import ModelSites, NodeSite
+from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
+from wirecodec.defs._registry import Registry, registry
+
+__all__ = ["BUILTIN_DOMAINS", "RULES", "check_schemas", "skipped_domains"]
+
+_SOURCE_NODE = "onnx checker.cc: check_node"
+_SOURCE_VERIFY = "onnx defs/schema.cc: OpSchema::Verify"
+OP_REGISTERED = Rule(
+    "op-registered",
+    _SOURCE_NODE,
+    "a node of a built-in domain names an operator registered at the opset imported for it",
+)
+OP_DEPRECATED = Rule(
+    "op-deprecated", _SOURCE_NODE, "the operator's schema at the imported opset is not deprecated"
+)
+INPUT_COUNT = Rule("input-count", _SOURCE_VERIFY, "a node has a number of inputs its schema allows")
+OUTPUT_COUNT = Rule("output-count", _SOURCE_VERIFY, "a node has a number of outputs its schema allows")
+INPUT_SINGLE = Rule(
+    "input-single", _SOURCE_VERIFY, "an input the schema declares Single (not optional) is not omitted ('')"
+)
+OUTPUT_SINGLE = Rule(
+    "output-single", _SOURCE_VERIFY, "an output the schema declares Single (not optional) is not omitted ('')"
+)
+ATTRIBUTE_DECLARED = Rule(
+    "attribute-declared",
+    _SOURCE_VERIFY,
+    "every attribute is one the schema declares (names starting with '__' are exempt)",
+)
+ATTRIBUTE_SCHEMA_TYPE = Rule(
+    "attribute-schema-type", _SOURCE_VERIFY, "an attribute has the type its schema declares"
+)
+ATTRIBUTE_REQUIRED = Rule(
+    "attribute-required", _SOURCE_VERIFY, "every attribute the schema requires is given"
+)
+FUNCTION_OPSET_COMPATIBLE = Rule(
+    "function-opset-compatible",
+    "onnx checker.cc: check_opset_compatibility",
+    "a function body's node resolves to the same schema version under the function's opset "
+    "import as under the model's",
+)
+
+RULES = (
+    OP_REGISTERED,
+    OP_DEPRECATED,
+    INPUT_COUNT,
+    OUTPUT_COUNT,
+    INPUT_SINGLE,
+    OUTPUT_SINGLE,
+    ATTRIBUTE_DECLARED,
+    ATTRIBUTE_SCHEMA_TYPE,
+    ATTRIBUTE_REQUIRED,
+    FUNCTION_OPSET_COMPATIBLE,
+)
+
+BUILTIN_DOMAINS: Final = frozenset({"", "ai.onnx", "ai.onnx.ml", "ai.onnx.training"})
+"""Domains where onnx refuses an operator without a schema (elsewhere it skips the node)."""
+
+_DEFAULT, _DEFAULT_ALIAS = "", "ai.onnx"
+_Type = AttributeProto.AttributeType
+_UNBOUNDED: Final = 2**31 - 1  # onnx's max_input/max_output of a variadic parameter (INT_MAX)
+_FUNCTION_NODE: Final = re.compile(r"functions\[(\d+)\]\.node\[\d+\]")
+
+_Imports = dict[str, int]
+
+
+def _imports(opsets: Iterable[OperatorSetIdProto]) -> _Imports:
+    # As onnx's map: a domain imported twice keeps its last version.
+    return {opset.domain: opset.version for opset in opsets}
+
+
+def _model_imports(model: ModelProto) -> _Imports | None:
+    imports = _imports(model.opset_import)
+    if not imports:
+        ir = model.ir_version if model.HasField("ir_version") else 0
+        # IR < 3 implies opset 1 of the default domain; from 3 on opset-import-required reports it.
+        return {_DEFAULT: 1} if ir < 3 else None
+    return imports
+
+
+def _version(node: NodeProto, imports: _Imports) -> int | None:
+    if node.domain in imports:
+        return imports[node.domain]
+    if node.domain == _DEFAULT:
+        return imports.get(_DEFAULT_ALIAS)
+    return None
+
+
+def check_schemas(sites: ModelSites, report: Report) -> None:
+    """Report every node that breaks its operator schema, and function imports at odds with the model's."""
+    model = sites.model
+    schemas = registry()
+    model_imports = _model_imports(model)
+    ir = model.ir_version if model.HasField("ir_version") else None
+    function_imports = [_imports(f.opset_import) for f in model.functions]
+    # Compatibility is judged against the model's imports, completed by the functions' own.
+    merged = dict(model_imports or {})
+    for own in function_imports:
+        for domain, version in own.items():
+            merged.setdefault(domain, version)
+    positions = {id(f): i for i, f in enumerate(model.functions)}
+    for site in sites.nodes:
+        imports: _Imports | None
+        if site.function is None:
+            imports = model_imports
+        else:
+            imports = function_imports[positions[id(site.function)]]
+            if _FUNCTION_NODE.fullmatch(site.path):
+                _compatibility(report, schemas, site, imports, merged)
+        if imports is not None and site.node.op_type:  # node-op-type reports a missing op_type
+            _node(report, schemas, site, imports, typed=ir is None or ir >= 2)
+
+
+def skipped_domains(model: ModelProto, sites: ModelSites) -> dict[str, int]:
+    """Nodes not checked against a schema, counted by domain (custom domains and experimental ops)."""
+    schemas = registry()
+    model_imports: _Imports = _model_imports(model) or {}
+    by_function = {id(f): _imports(f.opset_import) for f in model.functions}
+    skipped: Counter[str] = Counter()
+    for site in sites.nodes:
+        node = site.node
+        imports = model_imports if site.function is None else by_function[id(site.function)]
+        version = _version(node, imports)
+        if version is None:
+            continue
+        if _experimental(schemas, node) or (
+            node.domain not in BUILTIN_DOMAINS and schemas.schema(node.op_type, version, node.domain) is None
+        ):
+            skipped[node.domain] += 1
+    return dict(sorted(skipped.items()))
+
+
+def _experimental(schemas: Registry, node: NodeProto) -> bool:
+    return node.domain in (_DEFAULT, _DEFAULT_ALIAS) and node.op_type in schemas.experimental_ops
+
+
+def _compatibility(
+    report: Report, schemas: Registry, site: NodeSite, imports: _Imports, merged: _Imports
+) -> None:
+    node = site.node
+    if node.domain not in imports:
+        # Looked up by the exact name here: a function importing 'ai.onnx' but using '' fails.
+        other = (
+            _DEFAULT_ALIAS if node.domain == _DEFAULT else _DEFAULT if node.domain == _DEFAULT_ALIAS else None
+        )
+        if other is not None and other in imports:
+            report.add(
+                f"{site.path}.domain",
+                FUNCTION_OPSET_COMPATIBLE,
+                f"the function imports the default domain as {other!r}; onnx looks {node.domain!r} up by "
+                "that exact name in a function",
+            )
+        return
+    mine, theirs = imports[node.domain], merged.get(node.domain)
+    if theirs is None or mine == theirs:
+        return
+    at_function = schemas.schema(node.op_type, mine, node.domain)
+    at_model = schemas.schema(node.op_type, theirs, node.domain)
+    if at_function is None and at_model is None:
+        return  # an operator onnx has no schema for: nothing to compare
+    if at_function is None or at_model is None or at_function.since_version != at_model.since_version:
+        report.add(
+            f"{site.path}.domain",
+            FUNCTION_OPSET_COMPATIBLE,
+            f"{node.op_type!r} is {_show(at_function)} at the function's opset {mine} of {node.domain!r} "
+            f"but {_show(at_model)} at the model's opset {theirs}",
+        )
+
+
+def _show(schema: OpSchema | None) -> str:
+    return "unknown" if schema is None else f"version {schema.since_version}"
+
+
+def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, *, typed: bool) -> None:
+    """One node's schema rules; ``typed``: the IR rule attribute-type already wants every attribute typed."""
+    node, path = site.node, site.path
+    version = _version(node, imports)
+    if version is None:
+        if node.domain == _DEFAULT_ALIAS and _DEFAULT in imports:
+            report.add(
+                f"{path}.domain",
+                OP_REGISTERED,
+                "domain 'ai.onnx' is not imported under that name, and onnx registers the default "
+                "domain's operators under ''",
+            )
+        return  # otherwise opset-undeclared-domain reports the missing import
+    if version < 1:
+        return  # opset-version reports it, once for the import rather than once per node
+    if _experimental(schemas, node):
+        return
+    schema = schemas.schema(node.op_type, version, node.domain)
+    if schema is None:
+        if node.domain in BUILTIN_DOMAINS:
+            where = "''" if node.domain == _DEFAULT else repr(node.domain)
+            hint = " (onnx registers them under '')" if node.domain == _DEFAULT_ALIAS else ""
+            report.add(
+                f"{path}.op_type",
+                OP_REGISTERED,
+                f"no operator {node.op_type!r} is registered in domain {where} at opset {version}{hint}",
+            )
+        return
+    if schema.deprecated:
+        report.add(
+            f"{path}.op_type",
+            OP_DEPRECATED,
+            f"{node.op_type!r} is deprecated at opset {version} of {node.domain or 'ai.onnx'!r} "
+            f"(since version {schema.since_version})",
+        )
+        return
+    _arity(report, schema, site)
+    _attributes(report, schema, site, typed)
+
+
+def _arity(report: Report, schema: OpSchema, site: NodeSite) -> None:
+    node = site.node
+    _count(
+        report,
+        schema,
+        site.path,
+        "input",
+        list(node.input),
+        schema.inputs,
+        (schema.min_input, schema.max_input),
+    )
+    if node.output:  # node-output reports a node without outputs
+        _count(
+            report,
+            schema,
+            site.path,
+            "output",
+            list(node.output),
+            schema.outputs,
+            (schema.min_output, schema.max_output),
+        )
+
+
+def _count(
+    report: Report,
+    schema: OpSchema,
+    path: str,
+    kind: Literal["input", "output"],
+    values: list[str],
+    params: tuple[FormalParameter, ...],
+    bounds: tuple[int, int],
+) -> None:
+    """One side of a node: how many values, and no Single parameter left empty."""
+    count, (low, high) = len(values), bounds
+    accepts = schema.accepts_input_count if kind == "input" else schema.accepts_output_count
+    rule, single = (INPUT_COUNT, INPUT_SINGLE) if kind == "input" else (OUTPUT_COUNT, OUTPUT_SINGLE)
+    variadic = bool(params) and params[-1].option == FormalParameterOption.Variadic
+    if not accepts(count):
+        shown = f"{low}..{high}" if high < _UNBOUNDED else f"{low} or more"
+        if low <= count <= high:
+            shown += f", but not {count}"
+        report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema takes {shown}")
+    elif count > len(params) and not variadic:
+        report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema declares {len(params)}")
+    for i, value in enumerate(values[: len(params)]):
+        if not value and params[i].option == FormalParameterOption.Single:
+            report.add(
+                f"{path}.{kind}[{i}]",
+                single,
+                f"{kind} {i} ({params[i].name!r}) of {_label(schema)} is required but omitted ('')",
+            )
+
+
+def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -> None:
+    node, path = site.node, site.path
+    given: set[str] = set()
+    for j, attribute in enumerate(node.attribute):
+        name, where = attribute.name, f"{path}.attribute[{j}]"
+        if not name:
+            continue  # attribute-name reports it
+        given.add(name)
+        declared = schema.attributes.get(name)
+        if declared is None:
+            if not (schema.allows_unchecked_attributes or name.startswith("__")):
+                report.add(f"{where}.name", ATTRIBUTE_DECLARED, f"{_label(schema)} has no attribute {name!r}")
+            continue
+        actual = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
+        if actual == _Type.UNDEFINED and typed:
+            continue  # attribute-type reports it
+        if actual != declared.type:
+            report.add(
+                f"{where}.type",
+                ATTRIBUTE_SCHEMA_TYPE,
+                f"attribute {name!r} of {_label(schema)} is {_type_name(actual)}; the schema declares "
+                f"{_type_name(declared.type)}",
+            )
+    missing = [a.name for a in schema.attributes.values() if a.required and a.name not in given]
+    if missing:
+        names = ", ".join(map(repr, missing))
+        plural = "s" if len(missing) > 1 else ""
+        report.add(
+            f"{path}.attribute", ATTRIBUTE_REQUIRED, f"{_label(schema)} requires attribute{plural} {names}"
+        )
+
+
+def _label(schema: OpSchema) -> str:
+    domain = schema.domain or "ai.onnx"
+    return f"{schema.name} ({domain} version {schema.since_version})"
+
+
+def _type_name(type_: int) -> str:
+    try:
+        return _Type(type_).name
+    except ValueError:
+        return str(type_)

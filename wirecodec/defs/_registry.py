@@ -1,0 +1,111 @@
+"""The schema data file, read on first use, and the lookups onnx's registry answers."""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import functools
+import importlib.resources
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecodec.defs._types import (
+    Attribute,
+    AttributeValue,
+    FormalParameter,
+    FormalParameterOption,
+    OpSchema,
+    TypeConstraint,
+)
+
+__all__ = ["Registry", "registry"]
+
+_STRING, _STRINGS = 3, 8  # AttributeProto.AttributeType: defaults held as text in the file
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Every schema by (domain, name), versions ascending, and what onnx says of its domains."""
+
+    onnx_version: str
+    domain_versions: dict[str, tuple[int, int]]
+    experimental_ops: frozenset[str]
+    by_op: dict[tuple[str, str], tuple[OpSchema, ...]]
+    _since: dict[tuple[str, str], list[int]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._since.update({key: [s.since_version for s in history] for key, history in self.by_op.items()})
+
+    def versions(self, op_type: str, domain: str) -> tuple[OpSchema, ...]:
+        return self.by_op.get((domain, op_type), ())
+
+    def schema(self, op_type: str, max_inclusive_version: int, domain: str) -> OpSchema | None:
+        """The schema with the largest since_version <= max_inclusive_version (onnx's GetSchema)."""
+        since = self._since.get((domain, op_type))
+        if since is None:
+            return None
+        at = bisect.bisect_right(since, max_inclusive_version)
+        return self.by_op[(domain, op_type)][at - 1] if at else None
+
+
+def _parameter(raw: list[Any]) -> FormalParameter:
+    name, option, homogeneous, min_arity, type_str = raw
+    return FormalParameter(name, FormalParameterOption(option), homogeneous, min_arity, type_str)
+
+
+def _default(type_: int, value: Any) -> AttributeValue | None:
+    if value is None:
+        return None
+    if type_ == _STRING:
+        return str(value).encode("utf-8")
+    if type_ == _STRINGS:
+        return [str(v).encode("utf-8") for v in value]
+    result: AttributeValue = value
+    return result
+
+
+def _schema(raw: dict[str, Any]) -> OpSchema:
+    return OpSchema(
+        name=raw["name"],
+        domain=raw["domain"],
+        since_version=raw["since_version"],
+        deprecated=raw["deprecated"],
+        inputs=tuple(_parameter(p) for p in raw["inputs"]),
+        outputs=tuple(_parameter(p) for p in raw["outputs"]),
+        min_input=raw["min_input"],
+        max_input=raw["max_input"],
+        min_output=raw["min_output"],
+        max_output=raw["max_output"],
+        attributes={
+            name: Attribute(name, type_, required, _default(type_, default))
+            for name, type_, required, default in raw["attributes"]
+        },
+        type_constraints=tuple(TypeConstraint(name, tuple(types)) for name, types in raw["type_constraints"]),
+        refused_input_counts=frozenset(raw.get("refused_input_counts", ())),
+        refused_output_counts=frozenset(raw.get("refused_output_counts", ())),
+        allows_unchecked_attributes=raw.get("unchecked_attributes", False),
+        function_bodies={int(v): base64.b64decode(body) for v, body in raw.get("functions", {}).items()},
+        context_dependent_function_opset_versions=tuple(raw.get("context_dependent_functions", ())),
+    )
+
+
+def build(data: dict[str, Any]) -> Registry:
+    """A registry from the file's JSON value (the generator's output)."""
+    by_op: dict[tuple[str, str], list[OpSchema]] = {}
+    for raw in data["schemas"]:
+        schema = _schema(raw)
+        by_op.setdefault((schema.domain, schema.name), []).append(schema)
+    return Registry(
+        onnx_version=data["onnx_version"],
+        domain_versions={d: (low, high) for d, (low, high) in data["domain_versions"].items()},
+        experimental_ops=frozenset(data["experimental_ops"]),
+        by_op={key: tuple(sorted(v, key=lambda s: s.since_version)) for key, v in by_op.items()},
+    )
+
+
+@functools.cache
+def registry() -> Registry:
+    """The shipped schemas, read once (about 0.4 MB of JSON) on the first lookup."""
+    text = importlib.resources.files("wirecodec.defs").joinpath("schemas.json").read_text("utf-8")
+    return build(json.loads(text))
