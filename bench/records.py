@@ -1,0 +1,163 @@
+"""What a decoded model costs its host, beside upb: ``python bench/records.py [MODEL...] [--pairs N]``.
+
+Issue 36's figures, with the cyclic collector ON (as a host leaves it). For each model, a
+fresh process per library, the libraries taking turns (so a change in the machine's load
+falls on all of them), each process measuring in order:
+
+* ``decode+walk``: decode the model's bytes and walk it (``bench/child.py``: ``walk_proto``
+  for the ``meta-N`` graphs, ``walk_tool`` for the third-party models);
+* ``tracked``: how many more objects the collector tracks once the walk is over than
+  before the decode (``len(gc.get_objects())``), the decoded model still held;
+* ``gc-first`` and ``gc-later``: a full collection (``gc.collect()``) right after, and
+  another one after that (what a host keeping the model pays on every later one);
+* ``tracked-later``: the tracked objects once those collections ran;
+* ``walk-2``: the same walk again over the same decoded model;
+* ``encode-renamed``: every node of the main graph renamed (not timed), then the model
+  encoded (timed).
+
+Libraries: ``upb`` (onnx on protobuf's upb backend), ``wirecodec`` (this tree's default
+decode) and ``records`` (this tree's decode with decoded graph elements kept as records,
+``WIRECODEC_RECORDS=1``: docs/performance.md, "Records and views"). Each wirecodec row
+prints its ratio to the upb row of the same round; counts print as they are.
+
+    python bench/inputs.py meta-10000 meta-100000        # the synthetic graphs
+    python bench/models_people_have.py                    # the third-party models (PyPI)
+    python bench/records.py --pairs 3                     # meta-100000, meta-10000, every pypi-*
+    python bench/records.py bench/.cache/meta-100000/model.onnx --libraries upb records
+
+Warm-up before any clock: each process decodes, walks and encodes a small model of its
+own making first, so that generated codecs are compiled (or read from the code cache)
+outside the measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+
+_CHILD = r"""
+import gc, json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+import child
+library, path, walk_name = sys.argv[2], sys.argv[3], sys.argv[4]
+walk = getattr(child, walk_name)
+data = open(path, "rb").read()
+if library == "upb":
+    import onnx
+    decode = onnx.load_model_from_string
+    encode = lambda m: m.SerializeToString()
+else:
+    import wirecodec
+    from schema_dsl.onnx import ModelProto
+    decode = lambda b: wirecodec.decode(ModelProto, b)
+    encode = wirecodec.encode
+# Warm-up: a small graph of the same shape, decoded, walked twice, renamed and encoded.
+import inputs
+small = inputs.metadata_model(50).SerializeToString()
+for _ in range(2):
+    m = decode(small)
+    walk(m); walk(m)
+    child.rename_every_node_proto(m)
+    encode(m)
+del m
+gc.collect(); gc.collect()
+before = len(gc.get_objects())
+start = time.perf_counter()
+model = decode(data)
+counts = walk(model)
+walked = time.perf_counter()
+tracked = len(gc.get_objects()) - before
+t0 = time.perf_counter(); gc.collect(); t1 = time.perf_counter(); gc.collect(); t2 = time.perf_counter()
+tracked_later = len(gc.get_objects()) - before
+again = walk(model)
+t3 = time.perf_counter()
+assert again == counts, (again, counts)
+child.rename_every_node_proto(model)
+t4 = time.perf_counter()
+encoded = encode(model)
+t5 = time.perf_counter()
+print(json.dumps({
+    "decode+walk": walked - start, "tracked": tracked, "gc-first": t1 - t0, "gc-later": t2 - t1,
+    "tracked-later": tracked_later, "walk-2": t3 - t2, "encode-renamed": t5 - t4,
+    "counts": counts, "encoded": len(encoded),
+}))
+"""
+
+TIMES = ("decode+walk", "gc-first", "gc-later", "walk-2", "encode-renamed")
+COUNTS = ("tracked", "tracked-later")
+
+
+def default_models() -> list[pathlib.Path]:
+    """meta-100000, meta-10000 and every third-party model in the cache, those present."""
+    named = [CACHE / "meta-100000" / "model.onnx", CACHE / "meta-10000" / "model.onnx"]
+    return [p for p in named if p.exists()] + sorted(CACHE.glob("pypi-*/model.onnx"))
+
+
+def run_one(library: str, model: pathlib.Path) -> dict[str, object]:
+    """One fresh process: ``library`` decodes and walks ``model``; its figures."""
+    walk = "walk_proto" if model.parent.name.startswith("meta-") else "walk_tool"
+    env = dict(os.environ)
+    env["WIRECODEC_RECORDS"] = "1" if library == "records" else ""
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(HERE), library, str(model), walk],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    found: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    return found
+
+
+def _cell(name: str, value: float, upb: float | None) -> str:
+    if name in COUNTS:
+        return f"{name} {int(value):>9,}"
+    shown = f"{name} {value * 1000:8.1f} ms"
+    return shown + (f" ({value / upb:5.2f}x)" if upb else "         ")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="*", type=pathlib.Path, help="model files (default: the cache's)")
+    parser.add_argument("--pairs", type=int, default=3, help="rounds of one process per library")
+    parser.add_argument("--libraries", nargs="+", default=["upb", "wirecodec", "records"])
+    parser.add_argument("--json", type=pathlib.Path, help="also write every run's figures here")
+    args = parser.parse_args(argv)
+    models = args.models or default_models()
+    if not models:
+        parser.error("no model: build them with bench/inputs.py and bench/models_people_have.py")
+    everything: list[dict[str, object]] = []
+    for model in models:
+        runs: dict[str, list[dict[str, object]]] = {lib: [] for lib in args.libraries}
+        for _ in range(args.pairs):
+            for library in args.libraries:
+                found = run_one(library, model)
+                runs[library].append(found)
+                everything.append({"model": model.parent.name, "library": library, **found})
+        counts = {json.dumps(r["counts"], sort_keys=True) for rs in runs.values() for r in rs}
+        agree = "walks agree" if len(counts) == 1 else "WALKS DIFFER"
+        print(f"{model.parent.name} ({model.stat().st_size / 1e6:.1f} MB, median of {args.pairs}, {agree})")
+        medians = {
+            lib: {k: statistics.median(float(r[k]) for r in rs) for k in (*TIMES, *COUNTS)}  # type: ignore[arg-type]
+            for lib, rs in runs.items()
+        }
+        upb = medians.get("upb")
+        for lib, figures in medians.items():
+            cells = [_cell(k, figures[k], None if upb is None or lib == "upb" else upb[k]) for k in TIMES]
+            cells += [_cell(k, figures[k], None) for k in COUNTS]
+            print(f"  {lib:<9} " + "  ".join(cells), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
