@@ -50,7 +50,8 @@ _new_list: Final = list.__new__
 class RepeatedContainer(list[_T]):
     """What both kinds of container share: the field they belong to and the owner link."""
 
-    __slots__ = ("_owner", "_records", "_span")
+    __slots__ = ("_home", "_owner", "_records", "_span")
+    _home: Any  # a view's shared Extras (schema_dsl.views): the first change pins the view
     _owner: Message | None
     _span: int | None  # what a change reports (schema_dsl.contract)
     _records: int | None  # set by a decoder: the field's own records in its source
@@ -69,6 +70,11 @@ class RepeatedContainer(list[_T]):
     def _touch(self) -> None:
         """Before any change: the owner's source bytes no longer hold, and a detached
         owner becomes a present field of its parent."""
+        home = getattr(self, "_home", None)
+        if home is not None and home.home is not None:
+            from schema_dsl.views import pin  # views imports this module
+
+            pin(home.home, self)
         span = getattr(self, "_span", None)
         if span is not None:
             report_span(span)

@@ -148,6 +148,7 @@ class FieldSpec:
     view: bool = False
     noted: bool = False  # decoders report each record of it (see ``optional``)
     rarely_read: bool = False  # lazy decoders leave every element waiting (see ``repeated``)
+    records: bool = False  # a records decoder keeps its elements as records (see ``repeated``)
     _container: type | None = field(default=None, repr=False)  # see schema_dsl.containers
 
     @property
@@ -228,13 +229,20 @@ def repeated(
     packed: bool = False,
     enum: type[enum.IntEnum] | None = None,
     rarely_read: bool = False,
+    records: bool = False,
 ) -> Any:
     """Declare a ``repeated`` field; ``packed`` only where the .proto says ``[packed = true]``.
 
     ``rarely_read``: a message field most readers never look at (metadata): a lazy
     decoder validates its elements and leaves every one waiting until the field is read
     (wirecodec.protobuf.lazy), whatever their size. Only *when* to defer changes.
+
+    ``records``: a message field of many small elements (a graph's nodes and values): a
+    records decoder keeps each element as a tuple of its values, read through views
+    (schema_dsl.views), so that the host's collector never visits them.
     """
-    if rarely_read and kind is not Kind.MESSAGE:
-        raise SchemaError(f"field {number}: only a message field can be rarely_read")
-    return FieldSpec(number, kind, repeated=True, packed=packed, enum_type=enum, rarely_read=rarely_read)
+    if (rarely_read or records) and kind is not Kind.MESSAGE:
+        raise SchemaError(f"field {number}: only a message field can be rarely_read or records")
+    return FieldSpec(
+        number, kind, repeated=True, packed=packed, enum_type=enum, rarely_read=rarely_read, records=records
+    )

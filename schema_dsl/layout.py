@@ -69,9 +69,13 @@ class Extras:
     """What few messages need, kept in one slot (``_x``, None until needed) so that the
     others pay 8 bytes for it: unknown fields, pending fields (``lazy``), the children
     handed out by reads (``stubs``), a detached child's link to its parent (``owner``),
-    and what keeps a decoded root's bytes (``origin``)."""
+    and what keeps a decoded root's bytes (``origin``).
 
-    __slots__ = ("lazy", "loading", "origin", "owner", "stubs", "unknown")
+    A view of a record (schema_dsl.views) and all its children share one Extras
+    (``shared``), whose ``home`` links them to the record: the first write pins it.
+    A message that needs Extras of its own gets a copy that keeps the link."""
+
+    __slots__ = ("home", "lazy", "loading", "origin", "owner", "shared", "stubs", "unknown")
 
     def __init__(self) -> None:
         self.lazy: DeferredTable | None = None
@@ -80,13 +84,17 @@ class Extras:
         self.owner: tuple[Message, str] | None = None
         self.stubs: dict[str, Message] | None = None
         self.unknown: tuple[Any, ...] | list[Any] = ()
+        self.home: Any = None  # (container, record, element) of a view's family
+        self.shared = False
 
 
 def extras(message: Message) -> Extras:
     """``message``'s :class:`Extras`, made now if it had none."""
     found = message._x
-    if found is None:
+    if found is None or found.shared:
+        home = None if found is None else found.home
         found = Extras()
+        found.home = home  # a view's child keeps its family link (schema_dsl.views)
         _osa(message, "_x", found)
     return found
 

@@ -89,7 +89,8 @@ class Message(metaclass=MessageType):
     reads the same; none of them collides with a field of the ONNX schema.
     """
 
-    __slots__ = tuple(name for name, _ in BLANK_INTERNALS)
+    # Weak references: a view's children find their element (schema_dsl.views).
+    __slots__ = (*(name for name, _ in BLANK_INTERNALS), "__weakref__")
     __schema__: ClassVar[MessageSchema]
     _span: int | None  # source bytes that are this message's encoding (schema_dsl.contract)
     _has: int  # a bit per stored field (MessageSchema.bit)

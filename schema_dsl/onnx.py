@@ -247,14 +247,14 @@ class TensorAnnotation(Message):
 class GraphProto(Message):
     """A computation graph: nodes in topological order, initializers, inputs and outputs."""
 
-    node: list[NodeProto] = repeated(1, MESSAGE)
+    node: list[NodeProto] = repeated(1, MESSAGE, records=True)
     name: str = optional(2, STRING)
     initializer: list[TensorProto] = repeated(5, MESSAGE)
     sparse_initializer: list[SparseTensorProto] = repeated(15, MESSAGE)
     doc_string: str = optional(10, STRING)
-    input: list[ValueInfoProto] = repeated(11, MESSAGE)
-    output: list[ValueInfoProto] = repeated(12, MESSAGE)
-    value_info: list[ValueInfoProto] = repeated(13, MESSAGE)
+    input: list[ValueInfoProto] = repeated(11, MESSAGE, records=True)
+    output: list[ValueInfoProto] = repeated(12, MESSAGE, records=True)
+    value_info: list[ValueInfoProto] = repeated(13, MESSAGE, records=True)
     quantization_annotation: list[TensorAnnotation] = repeated(14, MESSAGE)
     metadata_props: list[StringStringEntryProto] = repeated(16, MESSAGE, rarely_read=True)
 
@@ -405,7 +405,7 @@ class FunctionProto(Message):
     output: list[str] = repeated(5, STRING)
     attribute: list[str] = repeated(6, STRING)
     attribute_proto: list[AttributeProto] = repeated(11, MESSAGE)
-    node: list[NodeProto] = repeated(7, MESSAGE)
+    node: list[NodeProto] = repeated(7, MESSAGE, records=True)
     doc_string: str = optional(8, STRING)
     opset_import: list[OperatorSetIdProto] = repeated(9, MESSAGE)
     domain: str = optional(10, STRING)

@@ -113,7 +113,13 @@ def attach(message: Message) -> None:
 
 
 def changed(message: Message) -> None:
-    """Before any change to ``message``: its source bytes, if it has any, no longer hold."""
+    """Before any change to ``message``: its source bytes, if it has any, no longer hold,
+    and a view of a record is pinned (schema_dsl.views)."""
+    x = message._x
+    if x is not None and x.home is not None:
+        from schema_dsl.views import pin  # views imports this module's importers
+
+        pin(x.home, message)
     span = message._span
     if span is not None:
         report(span)

@@ -32,7 +32,7 @@ from typing import Any, Final, Literal
 from schema_dsl import Kind, Message
 from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, memo, notes, origin, paths, schema_cache
+from wirecodec.protobuf import lazy, memo, notes, origin, paths, records, schema_cache
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen.decode import DecoderSource, function_name
 from wirecodec.protobuf.gen.encode import EncoderSource
@@ -160,6 +160,8 @@ _KINDS: Final[dict[str, tuple[Flavor | None, lazy.Thresholds | None]]] = {
     "str+lazy": ("str", lazy.DEFAULT),
     "decode+lazy-all": ("decode", lazy.EVERY_ELEMENT),
     "str+lazy-all": ("str", lazy.EVERY_ELEMENT),
+    # ``records`` fields kept as records (wirecodec.protobuf.records): read-only bytes only
+    "decode+lazy+records": ("decode", lazy.DEFAULT),
 }
 
 _LOCK: Final = threading.RLock()
@@ -348,8 +350,16 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     namespace["_D"] = schema.detached
     namespace["_H"] = schema.holder
 
+    keeps_records = kind.endswith("+records")
+    if keeps_records:
+        namespace.update(records.namespace_for(cls))
+
     def generate() -> tuple[str, dict[str, object]]:
-        gen = EncoderSource(schema) if flavor is None else DecoderSource(schema, flavor, thresholds)
+        gen = (
+            EncoderSource(schema)
+            if flavor is None
+            else DecoderSource(schema, flavor, thresholds, records=keeps_records)
+        )
         return gen.source(), gen.constants
 
     name = function_name("encode" if flavor is None else "decode", schema)
@@ -502,6 +512,8 @@ def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False
     kind: str = flavor
     if lazy:
         kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
+        if kind == "decode+lazy" and records.enabled():
+            kind += "+records"
     fn: Decoder = _compiled(cls, kind).function
     return fn
 

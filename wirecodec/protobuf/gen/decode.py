@@ -36,6 +36,7 @@ from wirecodec.protobuf.gen.source import (
 from wirecodec.protobuf.lazy import Thresholds
 from wirecodec.protobuf.memo import MAX_PAYLOAD, WAKE_AFTER
 from wirecodec.protobuf.origin import SPAN_SHIFT
+from wirecodec.protobuf.records import uses_records
 from wirecodec.protobuf.wire import encode_varint
 
 __all__ = ["DecoderSource", "function_name"]
@@ -69,8 +70,11 @@ class DecoderSource:
     """Builds the decoder source for one message; with ``thresholds``, a lazy decoder
     (small elements of repeated message fields wait, see wirecodec.protobuf.lazy)."""
 
-    def __init__(self, schema: MessageSchema, flavor: str, thresholds: Thresholds | None = None) -> None:
+    def __init__(
+        self, schema: MessageSchema, flavor: str, thresholds: Thresholds | None = None, records: bool = False
+    ) -> None:
         self.schema = schema
+        self.records = records  # ``records`` fields keep records (wirecodec.protobuf.records)
         self.flavor = flavor
         self.thresholds = thresholds  # None: decode every element at once
         self.constants: dict[str, object] = {}
@@ -202,6 +206,9 @@ except UnicodeDecodeError:
             w(ind, "v = mv[pos:p2]" if spec.view else "v = mv[pos:p2].tobytes()")
             w(ind, "pos = p2")
             self._finish(w, ind, spec)
+        elif kind is Kind.MESSAGE and spec.repeated and self.records and uses_records(spec):
+            emit_read_length(w, ind)
+            self._record_element(w, ind, spec)
         elif kind is Kind.MESSAGE and spec.repeated and self.thresholds is not None:
             emit_read_length(w, ind)
             self._lazy_element(w, ind, spec)
@@ -252,6 +259,28 @@ v = {unpack}(buf, pos)[0]""",
                 self._unknown(w, ind + 1, "mv[start:pos]")
             else:
                 self._finish(w, ind, spec)
+
+    def _record_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
+        """One element of a ``records`` field: its record, or (when it cannot be one) the
+        message the decoder would build (wirecodec.protobuf.records, schema_dsl.views)."""
+        r = f"r_{spec.name}"
+        w(
+            ind,
+            f"""
+v = _rr_{spec.name}(buf, pos, p2, depth - 1)
+if v is None:
+    v = {self._child_call(spec)}
+pos = p2
+if {r} is None:
+    {r} = _newlist(_RC_{spec.name})
+    {r}._span = sp
+    {r}._src = src
+    {r}._build = _rb_{spec.name}
+    {r}._pins = {{}}
+    o.{spec.name} = {r}
+    h |= {self._bit(spec)}
+_lapp({r}, v)""",
+        )
 
     def _lazy_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """One element of a repeated message field: decoded now if big, else validated and

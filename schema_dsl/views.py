@@ -1,0 +1,245 @@
+"""Records and views: decoded elements the garbage collector never has to visit.
+
+A repeated message field filled by a *records* decoder (wirecodec.protobuf.records) is a
+:func:`record_container_class` container whose list items are **records**: tuples of the
+element's field values (nested records as tuples, repeated scalars as tuples), which
+CPython stops tracking the first time a young collection sees them. An element that
+could not be kept as a record (a subgraph inside it, unknown fields, bytes that are not
+canonical) is an ordinary message among them.
+
+**Reading** an element hands out a **view**: an ordinary message of the declared class,
+built from the record on each read and kept by nobody but the reader, so it dies with
+the expression that read it. Everything a message does, a view does (equality,
+``ListFields``, copies, text format, encoding, re-emit of unchanged bytes: a view carries
+its record's span). Every object built for one view (the element, its children, their
+containers) shares one *family link*: the shared :class:`~schema_dsl.layout.Extras` of
+the messages (``home``) and the containers' ``_home``, both ``(container, record,
+weak reference to the element)``.
+
+**The first write** to anything in a family *pins* the element: it becomes a full
+message of its container, found through the record itself (``_pins``, keyed by the
+record's identity, so inserts and deletes of other elements do not confuse it), and
+every later read of that record returns it. When the written object's element is gone
+already (``graph.node[3].attribute[0].i = 5`` drops the node at once), the element is
+built again from its record and the written object put in place of its twin (the
+object of the same span). Two views of one record both alive, both written, cannot
+both be the element: the second write raises :class:`StaleView` (protobuf's
+wrappers would be the same object there; ``is`` between two reads of an unwritten
+element is the one observable difference).
+
+Structural changes of the container (append, insert, delete, pop) keep the records in
+place; reordering (``sort``, ``reverse``) and ``remove`` first turn every record into a
+message (the container is then an ordinary one).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Final, SupportsIndex
+
+from schema_dsl.containers import RepeatedContainer, container_class
+from schema_dsl.fields import FieldSpec
+from schema_dsl.layout import Extras
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
+
+__all__ = ["RecordContainer", "StaleView", "pin", "record_container_class"]
+
+_lget: Final = list.__getitem__
+_liter: Final = list.__iter__
+_llen: Final = list.__len__
+_lset: Final = list.__setitem__
+_osa: Final = object.__setattr__
+
+# The record's first three items: the presence bits, the payload's start and end.
+RECORD_HEAD: Final = 3
+
+
+class StaleView(RuntimeError):
+    """A write to a view whose record another view of it was pinned for since."""
+
+
+Home = tuple[Any, tuple[Any, ...], Callable[[], Any]]
+
+
+class RecordContainer:
+    """The methods of a container of records (mixed into the field's container class)."""
+
+    __slots__ = ()
+    # Set per instance by the decoder: the build function of the element's class, the
+    # span base of the input, and the pins (record id -> (record, pinned message)).
+    _build: Callable[[tuple[Any, ...], Any, Extras], Any]
+    _src: Any
+    _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
+
+    def _view(self, item: Any) -> Any:
+        if type(item) is not tuple:
+            return item
+        pins = self._pins
+        if pins:
+            found = pins.get(id(item))
+            if found is not None:
+                return found[1]
+        x = Extras()
+        x.shared = True
+        element = self._build(item, self._src, x)
+        x.home = (self, item, weakref.ref(element))
+        return element
+
+    def __getitem__(self, index: Any) -> Any:
+        item = _lget(self, index)  # type: ignore[arg-type]
+        if type(index) is slice:
+            return [self._view(i) for i in item]
+        return self._view(item)
+
+    def __iter__(self) -> Iterator[Any]:
+        view = self._view
+        for item in _liter(self):  # type: ignore[arg-type]
+            yield view(item)
+
+    def __reversed__(self) -> Iterator[Any]:
+        view = self._view
+        for at in range(_llen(self) - 1, -1, -1):  # type: ignore[arg-type]
+            yield view(_lget(self, at))  # type: ignore[arg-type]
+
+    def __contains__(self, value: object) -> bool:
+        return any(element == value for element in self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        return _llen(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
+        for at in range(*slice(start, stop).indices(_llen(self))):  # type: ignore[arg-type]
+            if self._view(_lget(self, at)) == value:  # type: ignore[arg-type]
+                return at
+        raise ValueError(f"{value!r} is not in list")
+
+    def count(self, value: Any) -> int:
+        return sum(1 for element in self if element == value)
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        element = self[index]
+        super().pop(index)  # type: ignore[misc]
+        return element
+
+    def _materialize(self) -> None:
+        """Every record becomes its message (pinned or built now); no view pins here again."""
+        for at in range(_llen(self)):  # type: ignore[arg-type]
+            item = _lget(self, at)  # type: ignore[arg-type]
+            if type(item) is tuple:
+                _lset(self, at, self._build_plain(item))  # type: ignore[arg-type]
+        self._pins = None
+
+    def _build_plain(self, record: tuple[Any, ...]) -> Any:
+        pins = self._pins
+        found = None if not pins else pins.get(id(record))
+        return found[1] if found is not None else self._build(record, self._src, None)  # type: ignore[arg-type]
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        self._materialize()
+        super().sort(key=key, reverse=reverse)  # type: ignore[misc]
+
+    def reverse(self) -> None:
+        self._materialize()
+        super().reverse()  # type: ignore[misc]
+
+    def remove(self, value: Any) -> None:
+        self._materialize()
+        super().remove(value)  # type: ignore[misc]
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
+def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
+    """The container class of records of repeated message field ``spec`` (one per field)."""
+    cls: type[RepeatedContainer[Any]] | None = _RECORD_CLASSES.get(spec)
+    if cls is None:
+        base = container_class(spec)
+        cls = type(
+            base.__name__,
+            (RecordContainer, base),
+            {"__slots__": ("_build", "_pins", "_src"), "__module__": base.__module__},
+        )
+        cls.__qualname__ = base.__qualname__
+        _RECORD_CLASSES[spec] = cls
+    return cls
+
+
+_RECORD_CLASSES: Final[dict[FieldSpec, type[RepeatedContainer[Any]]]] = {}
+
+
+def pin(home: Home, written: Any) -> None:
+    """Before a write to ``written`` (a message or container of a view's family): make
+    the family's element the pinned element of its record (see the module docstring)."""
+    container, record, element_ref = home
+    pins = container._pins
+    if pins is None:  # the container was reordered since: its records are messages now
+        raise StaleView("this element was read before its container was reordered: read it again")
+    found = pins.get(id(record))
+    element = element_ref()
+    if found is None:
+        if element is None:  # the family's element is gone: built again, the written object in place
+            element = container._build_plain(record)
+            _put_in_place(element, written)
+        pins[id(record)] = (record, element)
+        return
+    pinned = found[1]
+    if element is pinned:
+        return
+    if element is not None:
+        raise StaleView("another view of this element was changed first: read the element again")
+    _put_in_place(pinned, written)
+
+
+def _put_in_place(element: Message, written: Any) -> None:
+    """Put ``written`` (a message or container of a dead view of ``element``'s record) in
+    place of its twin inside ``element``."""
+    if written is element:
+        return
+    spot = _find_twin(element, written)
+    if spot is None:
+        raise StaleView("another view of this element was changed first: read the element again")
+    owner, name, at = spot
+    if at is None:
+        _osa(owner, name, written)
+    else:
+        _lset(getattr(owner, name), at, written)
+
+
+def _find_twin(element: Message, written: Any) -> tuple[Any, str, int | None] | None:
+    """Where, inside ``element``, the object of ``written``'s kind and span is: (owner,
+    field name, index or None)."""
+    from schema_dsl.fields import Kind
+    from schema_dsl.layout import stored_fields
+
+    span = written._span
+    is_container = isinstance(written, list)
+    wanted_spec = written._spec if is_container else None
+    stack: list[Message] = [element]
+    while stack:
+        message = stack.pop()
+        for spec, value in stored_fields(message):
+            if is_container and spec is wanted_spec and getattr(value, "_span", None) == span:
+                return (message, spec.name, None)
+            if spec.kind is not Kind.MESSAGE:
+                continue
+            children: Iterable[Any] = value if spec.repeated else (value,)
+            for at, child in enumerate(children):
+                if not is_container and type(child) is type(written) and child._span == span:
+                    return (message, spec.name, at if spec.repeated else None)
+                stack.append(child)
+    return None
