@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import struct
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Final
@@ -53,21 +54,6 @@ _ON: Final = contextvars.ContextVar("wirecodec_records", default=os.environ.get(
 _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
 
-_HELPERS: Final[dict[str, Any]] = {
-    "_new": object.__new__,
-    "_newlist": list.__new__,
-    "_lapp": list.append,
-    "_lext": list.extend,
-    "_rv": read_varint,
-    "_cv": rt.canonical_varint,
-    "_to_i64": rt.to_int64,
-    "_to_i32": rt.to_int32,
-    "_to_u32": rt.to_uint32,
-    "_uf32": unpack_f32,
-    "_uf64": unpack_f64,
-    "_DecodeError": DecodeError,
-    "_fspan": origin.field_span,
-}
 
 
 def enabled() -> bool:
@@ -87,17 +73,57 @@ def records_decoding(on: bool = True) -> Iterator[None]:
 
 def can_be_record(cls: type[Message]) -> bool:
     """Whether every field of ``cls`` can be held in a record (see the module docstring)."""
-    for spec in cls.__schema__.fields:
-        if spec.view or spec.packed:
-            return False
-        if spec.kind not in _VARINT and spec.kind not in _LENGTH and spec.kind not in _FIXED:
-            return False
-    return True
+    return all(
+        spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED for spec in cls.__schema__.fields
+    )
 
 
 def _tag(spec: FieldSpec) -> int:
+    if spec.packed:
+        return spec.number << 3 | 2
     wire = 0 if spec.kind in _VARINT else 2 if spec.kind in _LENGTH else _FIXED[spec.kind][0]
     return spec.number << 3 | wire
+
+
+# A record holds copies of what the decoder would keep as views of the input (a small
+# tensor's raw_data) and the values of packed runs, only when they are this short: a
+# longer one makes its element a message, so that records never copy a payload.
+MAX_COPIED: Final = 256
+
+
+def packed_values(buf: Any, pos: int, end: int, kind_range: int, convert: Any) -> list[Any] | None:
+    """The values of a canonical packed run of varints, or None (not canonical, malformed)."""
+    if not rt.canonical_packed_varints(buf, pos, end, kind_range):
+        return None
+    values = rt.read_packed_varints(buf, pos, end, convert)
+    return [v != 0 for v in values] if kind_range == 3 else values
+
+
+def packed_fixed(buf: Any, pos: int, end: int, fmt: str, size: int) -> tuple[Any, ...] | None:
+    """The values of a packed run of fixed-width numbers, or None (NaN among them: the
+    decoder keeps NaN payloads, a record does not)."""
+    values = struct.unpack_from(f"<{(end - pos) // size}{fmt}", buf, pos)
+    return None if any(v != v for v in values) else values
+
+
+_HELPERS: Final[dict[str, Any]] = {
+    "_new": object.__new__,
+    "_newlist": list.__new__,
+    "_lapp": list.append,
+    "_lext": list.extend,
+    "_rv": read_varint,
+    "_cv": rt.canonical_varint,
+    "_to_i64": rt.to_int64,
+    "_to_i32": rt.to_int32,
+    "_to_u32": rt.to_uint32,
+    "_uf32": unpack_f32,
+    "_uf64": unpack_f64,
+    "_DecodeError": DecodeError,
+    "_fspan": origin.field_span,
+    "_pvar": packed_values,
+    "_pfix": packed_fixed,
+    "_mview": memoryview,
+}
 
 
 def _read_varint(w: Writer, ind: int, var: str, range_kind: int) -> None:
@@ -127,16 +153,13 @@ else:
 
 
 def record_source(schema: MessageSchema) -> str:
-    """The source of ``record_<C>`` for one class (see the module docstring)."""
+    """The source of ``record_<C>``: appends the payload's values to ``out`` (see the
+    module docstring), True if it could, False when the element cannot be a record."""
     w = Writer()
     name = _name("record", schema)
-    w(0, f"def {name}(buf, pos, end, depth):")
-    w(1, "if depth < 1:\n    return None\nstart = pos\nh = 0\nlt = 0")
-    for i, spec in enumerate(schema.fields):
-        if spec.repeated or spec.kind is Kind.MESSAGE:
-            w(1, f"f{i} = None")
-        else:
-            w(1, f"f{i} = _Z{i}")
+    w(0, f"def {name}(buf, pos, end, depth, out):")
+    # The presence bits are known at the end: their place is kept.
+    w(1, "if depth < 1:\n    return False\nbase = len(out)\nout += (0, pos, end)\nh = 0\nlt = 0")
     for group in schema.oneofs:
         w(1, f"g_{group} = 0")
     w(1, "while pos < end:")
@@ -149,10 +172,10 @@ if tag < 128:
 elif pos + 1 < end and buf[pos + 1] < 128:
     tag = (tag & 127) | (buf[pos + 1] << 7)
     if tag < 128:
-        return None
+        return False
     pos += 2
 else:
-    return None""",
+    return False""",
     )
     first = True
     for i, spec in enumerate(schema.fields):
@@ -160,77 +183,115 @@ else:
         w(2, f"{'if' if first else 'elif'} tag == {tag}:")
         first = False
         ind = 3
-        w(ind, f"if lt > {tag}:\n    return None\nlt = {tag if spec.repeated else tag + 1}")
+        # Canonical bytes hold the fields in number order, a repeated field's elements
+        # together: so the values land in ``out`` in declaration order.
+        w(ind, f"if lt > {tag}:\n    return False\nlt = {tag if spec.repeated else tag + 1}")
         if spec.oneof is not None:
-            w(ind, f"if g_{spec.oneof}:\n    return None\ng_{spec.oneof} = 1")
+            w(ind, f"if g_{spec.oneof}:\n    return False\ng_{spec.oneof} = 1")
+        bit = schema.bit[spec.name]
+        if spec.packed:  # one run (a second one is not canonical): its count, then its values
+            w(ind, f"if h & {bit}:\n    return False\nh |= {bit}\nc{i} = len(out)\nout.append(0)")
+        elif spec.repeated:  # a count before the elements, kept up to date
+            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)\n    out.append(1)")
+        else:
+            w(ind, f"h |= {bit}")
         kind = spec.kind
-        if kind in _VARINT:
+        if spec.packed:
+            _read_varint(w, ind, "n", 0)
+            w(ind, f"p2 = pos + n\nif p2 > end or n == 0 or n > {MAX_COPIED}:\n    return False")
+            if kind in _FIXED:
+                _, size, _ = _FIXED[kind]
+                fmt = "f" if kind is Kind.FLOAT else "d"
+                w(ind, f"if n % {size}:\n    return False\nvs = _pfix(buf, pos, p2, {fmt!r}, {size})")
+            else:
+                convert = VARINT_SLOW.get(kind, "None").replace("(v)", "")
+                w(ind, f"vs = _pvar(buf, pos, p2, {VARINT_RANGE.get(kind, 0)}, {convert})")
+            if kind is Kind.ENUM:
+                w(ind, f"if vs is not None and not all(v in _E{i} for v in vs):\n    return False")
+            # The count the branch head wrote becomes the run's length.
+            w(ind, f"if vs is None:\n    return False\nout[c{i}] = len(vs)\nout += vs\npos = p2")
+        elif kind in _VARINT:
             _read_varint(w, ind, "v", VARINT_RANGE.get(kind, 0))
             slow = VARINT_SLOW.get(kind)
             if slow is not None:
                 w(ind + 1, f"v = {slow}")  # inside the long varint branch
             if kind is Kind.BOOL:
-                w(ind, "if v > 1:\n    return None\nv = v != 0")
+                w(ind, "if v > 1:\n    return False\nv = v != 0")
             if kind is Kind.ENUM:
-                w(ind, f"if v not in _E{i}:\n    return None")
+                w(ind, f"if v not in _E{i}:\n    return False")
+            w(ind, "out.append(v)")
         elif kind in _FIXED:
             _, size, unpack = _FIXED[kind]
-            w(ind, f"if end - pos < {size}:\n    return None\nv = {unpack}(buf, pos)[0]")
-            w(ind, f"if v != v:\n    return None  # NaN payloads: the decoder keeps them\npos += {size}")
+            w(ind, f"if end - pos < {size}:\n    return False\nv = {unpack}(buf, pos)[0]")
+            w(ind, f"if v != v:\n    return False  # NaN payloads: the decoder keeps them\npos += {size}")
+            w(ind, "out.append(v)")
         else:
             _read_varint(w, ind, "n", 0)
-            w(ind, "p2 = pos + n\nif p2 > end:\n    return None")
+            w(ind, "p2 = pos + n\nif p2 > end:\n    return False")
             if kind is Kind.STRING:
-                w(ind, "try:\n    v = buf[pos:p2].decode()\nexcept UnicodeDecodeError:\n    return None")
+                w(ind, "try:\n    out.append(buf[pos:p2].decode())\nexcept UnicodeDecodeError:\n    return False")
+            elif kind is Kind.BYTES and spec.view:
+                w(ind, f"if n > {MAX_COPIED}:\n    return False\nout.append(bytes(buf[pos:p2]))")
             elif kind is Kind.BYTES:
-                w(ind, "v = bytes(buf[pos:p2])")
+                w(ind, "out.append(bytes(buf[pos:p2]))")
             elif can_be_record(spec.message_type):
-                w(ind, f"v = _r{i}(buf, pos, p2, depth - 1)\nif v is None:\n    return None")
+                w(ind, f"if not _r{i}(buf, pos, p2, depth - 1, out):\n    return False")
             else:
-                w(ind, "return None  # a message of a class that cannot be a record")
+                w(ind, "return False  # a message of a class that cannot be a record")
             w(ind, "pos = p2")
-        if spec.repeated:
-            w(ind, f"if f{i} is None:\n    f{i} = [v]\n    h |= {schema.bit[spec.name]}\nelse:\n    f{i}.append(v)")
-        else:
-            w(ind, f"f{i} = v\nh |= {schema.bit[spec.name]}")
     if first:
-        w(2, "return None")
+        w(2, "return False")
     else:
-        w(2, "else:\n    return None  # an unknown field, or a known one with another wire type")
-    values = ", ".join(
-        f"() if f{i} is None else tuple(f{i})" if spec.repeated else f"f{i}" for i, spec in enumerate(schema.fields)
-    )
-    w(1, f"return (h, start, end{', ' if values else ''}{values})")
+        w(2, "else:\n    return False  # an unknown field, or a known one with another wire type")
+    w(1, "out[base] = h\nreturn True")
     return "\n".join(w.lines) + "\n"
 
 
 def build_source(schema: MessageSchema) -> str:
-    """The source of ``build_<C>`` for one class (see the module docstring)."""
+    """The source of ``build_<C>(r, i, src, x)``: the message whose values start at
+    ``r[i]``, and where the next values start."""
     w = Writer()
-    w(0, f"def {_name('build', schema)}(r, src, x):")
-    w(1, f"o = _new(_H)\nsp = None if src is None else src | r[1] << {origin.SPAN_SHIFT} | r[2]")
-    w(1, "o._span = sp\no._x = x\no._has = r[0]")
+    w(0, f"def {_name('build', schema)}(r, i, src, x):")
+    w(1, f"o = _new(_H)\nh = r[i]\nsp = None if src is None else src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
+    w(1, "o._span = sp\no._x = x\no._has = h\ni += 3")
     for i, spec in enumerate(schema.fields):
-        at = i + 3
+        bit = schema.bit[spec.name]
         if not spec.repeated and spec.kind is not Kind.MESSAGE:
-            w(1, f"o.{spec.name} = r[{at}]")
+            value = "_mview(r[i])" if spec.view else "r[i]"
+            w(1, f"if h & {bit}:\n    o.{spec.name} = {value}\n    i += 1\nelse:\n    o.{spec.name} = _Z{i}")
         elif not spec.repeated:
-            w(1, f"v = r[{at}]\nif v is not None:\n    o.{spec.name} = _b{i}(v, src, x)")
+            w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, src, x)")
         else:
-            w(1, f"v = r[{at}]\nif v:\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
+            w(1, f"if h & {bit}:\n    n = r[i]\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
             if spec.kind is Kind.MESSAGE:
                 size = len(encode_varint(_tag(spec)))
-                w(2, f"b = _b{i}\nfor e in v:\n    _lapp(c, b(e, src, x))")
-                w(2, f"if sp is not None and len(v) > 1:\n    c._span = c._records = _fspan(c, {size})")
+                w(2, f"i += 1\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, src, x)\n    _lapp(c, v)")
+                w(2, f"if sp is not None and n > 1:\n    c._span = c._records = _fspan(c, {size})")
             else:
-                w(2, "_lext(c, v)")
+                w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
             w(2, f"o.{spec.name} = c")
-    w(1, "o.__class__ = _C\nreturn o")
+    w(1, "o.__class__ = _C\nreturn o, i")
     return "\n".join(w.lines) + "\n"
 
 
 def _name(prefix: str, schema: MessageSchema) -> str:
     return prefix + "_" + "".join(ch if ch.isalnum() else "_" for ch in schema.cls.__qualname__)
+
+
+def element_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """What a records decoder and a records container call for an element of class ``cls``:
+    ``record(buf, pos, end, depth)`` -> the record (a flat tuple) or None, and
+    ``build(record, src, extras)`` -> the message."""
+    record_into, build_at = record_functions(cls)
+
+    def record(buf: Any, pos: int, end: int, depth: int) -> tuple[Any, ...] | None:
+        out: list[Any] = []
+        return tuple(out) if record_into(buf, pos, end, depth, out) else None
+
+    def build(r: tuple[Any, ...], src: Any, x: Any) -> Any:
+        return build_at(r, 0, src, x)[0]
+
+    return record, build
 
 
 def record_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -272,7 +333,7 @@ def namespace_for(cls: type[Message]) -> dict[str, Any]:
     names: dict[str, Any] = {}
     for spec in cls.__schema__.fields:
         if uses_records(spec):
-            names[f"_rr_{spec.name}"], names[f"_rb_{spec.name}"] = record_functions(spec.message_type)
+            names[f"_rr_{spec.name}"], names[f"_rb_{spec.name}"] = element_functions(spec.message_type)
             names[f"_RC_{spec.name}"] = record_container_class(spec)
     return names
 
