@@ -56,6 +56,9 @@ def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
         empty._owner = obj  # only a detached owner needs to hear of the first write
     else:
         empty._span = obj._span
+        x = obj._x
+        if x is not None and x.home is not None:
+            empty._home = x  # a view's container: its first change pins the view (schema_dsl.views)
     store(obj, spec.name, empty)
     return empty
 

@@ -27,9 +27,16 @@ both be the element: the second write raises :class:`StaleView` (protobuf's
 wrappers would be the same object there; ``is`` between two reads of an unwritten
 element is the one observable difference).
 
+**Sealed storage.** A full collection visits every item of every tracked list, untracked
+or not, and touching 100k records' headers costs as much as tracking them. So once
+decoded, the container is *sealed*: the records move to a tuple (``_store``, untracked
+like them) and the list keeps None in their place (the same object, visited at no
+cost) and the elements that are messages. The first change of the container moves
+them back.
+
 Structural changes of the container (append, insert, delete, pop) keep the records in
 place; reordering (``sort``, ``reverse``) and ``remove`` first turn every record into a
-message (the container is then an ordinary one).
+message, pinned (the container is then an ordinary one).
 """
 
 from __future__ import annotations
@@ -73,6 +80,38 @@ class RecordContainer:
     _build: Callable[[tuple[Any, ...], Any, Extras], Any]
     _src: Any
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
+    _store: tuple[Any, ...] | None  # the records while sealed (None where the list holds a message)
+
+    def _seal(self) -> None:
+        """Move the records out of the list's storage (see the module docstring)."""
+        items = list(_liter(self))  # type: ignore[arg-type]
+        self._store = tuple(item if type(item) is tuple else None for item in items)
+        _lset(self, slice(None), [None if type(item) is tuple else item for item in items])  # type: ignore[arg-type]
+
+    def _unseal(self) -> None:
+        store = getattr(self, "_store", None)
+        if store is not None:
+            items = [s if i is None else i for i, s in zip(_liter(self), store, strict=True)]  # type: ignore[arg-type]
+            _lset(self, slice(None), items)  # type: ignore[arg-type]
+            self._store = None
+
+    def _touch(self) -> None:
+        self._unseal()
+        super()._touch()  # type: ignore[misc]
+
+    def _raw(self) -> Iterator[Any]:
+        """The list's items, records in their places."""
+        store = getattr(self, "_store", None)
+        if store is None:
+            return _liter(self)  # type: ignore[arg-type,no-any-return]
+        return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))  # type: ignore[arg-type]
+
+    def _raw_at(self, index: Any) -> Any:
+        item = _lget(self, index)  # type: ignore[arg-type]
+        if type(index) is slice:
+            store = getattr(self, "_store", None)
+            return item if store is None else [s if i is None else i for i, s in zip(item, store[index], strict=True)]
+        return self._store[index] if item is None else item  # type: ignore[index]
 
     def _view(self, item: Any) -> Any:
         if type(item) is not tuple:
@@ -89,20 +128,20 @@ class RecordContainer:
         return element
 
     def __getitem__(self, index: Any) -> Any:
-        item = _lget(self, index)  # type: ignore[arg-type]
+        item = self._raw_at(index)
         if type(index) is slice:
             return [self._view(i) for i in item]
         return self._view(item)
 
     def __iter__(self) -> Iterator[Any]:
         view = self._view
-        for item in _liter(self):  # type: ignore[arg-type]
+        for item in self._raw():
             yield view(item)
 
     def __reversed__(self) -> Iterator[Any]:
         view = self._view
         for at in range(_llen(self) - 1, -1, -1):  # type: ignore[arg-type]
-            yield view(_lget(self, at))  # type: ignore[arg-type]
+            yield view(self._raw_at(at))
 
     def __contains__(self, value: object) -> bool:
         return any(element == value for element in self)
@@ -120,7 +159,7 @@ class RecordContainer:
 
     def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
         for at in range(*slice(start, stop).indices(_llen(self))):  # type: ignore[arg-type]
-            if self._view(_lget(self, at)) == value:  # type: ignore[arg-type]
+            if self._view(self._raw_at(at)) == value:
                 return at
         raise ValueError(f"{value!r} is not in list")
 
@@ -133,12 +172,18 @@ class RecordContainer:
         return element
 
     def _materialize(self) -> None:
-        """Every record becomes its message (pinned or built now); no view pins here again."""
+        """Every record becomes its message (the pinned one, or one built now and pinned):
+        a view read before is stale from now on, a pinned element stays what it was."""
+        self._unseal()
+        pins = self._pins
+        if pins is None:
+            pins = self._pins = {}
         for at in range(_llen(self)):  # type: ignore[arg-type]
             item = _lget(self, at)  # type: ignore[arg-type]
             if type(item) is tuple:
-                _lset(self, at, self._build_plain(item))  # type: ignore[arg-type]
-        self._pins = None
+                element = self._build_plain(item)
+                pins[id(item)] = (item, element)
+                _lset(self, at, element)  # type: ignore[arg-type]
 
     def _build_plain(self, record: tuple[Any, ...]) -> Any:
         pins = self._pins
@@ -172,7 +217,7 @@ def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
         cls = type(
             base.__name__,
             (RecordContainer, base),
-            {"__slots__": ("_build", "_pins", "_src"), "__module__": base.__module__},
+            {"__slots__": ("_build", "_pins", "_src", "_store"), "__module__": base.__module__},
         )
         cls.__qualname__ = base.__qualname__
         _RECORD_CLASSES[spec] = cls
@@ -187,8 +232,6 @@ def pin(home: Home, written: Any) -> None:
     the family's element the pinned element of its record (see the module docstring)."""
     container, record, element_ref = home
     pins = container._pins
-    if pins is None:  # the container was reordered since: its records are messages now
-        raise StaleView("this element was read before its container was reordered: read it again")
     found = pins.get(id(record))
     element = element_ref()
     if found is None:

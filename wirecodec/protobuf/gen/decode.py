@@ -427,6 +427,10 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
             lambda w, ind: self._unknown(w, ind, "mv[start:pos]"),
         )
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise")
+        if self.records:  # records move out of the list's storage (schema_dsl.views)
+            for f in self.schema.fields:
+                if uses_records(f):
+                    w(1, f"if r_{f.name} is not None:\n    r_{f.name}._seal()")
         # A message that is not canonical marks itself changed, so that every message
         # around it is encoded field by field too (wirecodec.protobuf.origin).
         w(1, "if sp is not None:\n    if nc:\n        _touch(sp)")
