@@ -191,6 +191,10 @@ else:
         bit = schema.bit[spec.name]
         if spec.packed:  # one run (a second one is not canonical): its count, then its values
             w(ind, f"if h & {bit}:\n    return False\nh |= {bit}\nc{i} = len(out)\nout.append(0)")
+        elif spec.repeated and spec.kind is Kind.MESSAGE:
+            # A count, then the field's own span (its first record's start + 1, its last
+            # payload's end: wirecodec.protobuf.origin.field_span), then the elements.
+            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)\n    out += (1, pos - {len(encode_varint(tag))} + 1, 0)")
         elif spec.repeated:  # a count before the elements, kept up to date
             w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)\n    out.append(1)")
         else:
@@ -236,6 +240,8 @@ else:
                 w(ind, "out.append(bytes(buf[pos:p2]))")
             elif can_be_record(spec.message_type):
                 w(ind, f"if not _r{i}(buf, pos, p2, depth - 1, out):\n    return False")
+                if spec.repeated:
+                    w(ind, f"out[c{i} + 2] = p2")
             else:
                 w(ind, "return False  # a message of a class that cannot be a record")
             w(ind, "pos = p2")
@@ -264,9 +270,8 @@ def build_source(schema: MessageSchema) -> str:
         else:
             w(1, f"if h & {bit}:\n    n = r[i]\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
             if spec.kind is Kind.MESSAGE:
-                size = len(encode_varint(_tag(spec)))
-                w(2, f"i += 1\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, src, x)\n    _lapp(c, v)")
-                w(2, f"if sp is not None and n > 1:\n    c._span = c._records = _fspan(c, {size})")
+                w(2, f"if sp is not None and n > 1:\n    c._span = c._records = src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
+                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, src, x)\n    _lapp(c, v)")
             else:
                 w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
             w(2, f"o.{spec.name} = c")
