@@ -137,7 +137,8 @@ def _cell(name: str, value: float, upb: float | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("models", nargs="*", type=pathlib.Path, help="model files (default: the cache's)")
     parser.add_argument("--pairs", type=int, default=3, help="rounds of one process per library")
     parser.add_argument("--libraries", nargs="+", default=["upb", "wirecodec", "records"])

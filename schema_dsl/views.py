@@ -23,7 +23,7 @@ every later read of that record returns it. When the written object's element is
 already (``graph.node[3].attribute[0].i = 5`` drops the node at once), the element is
 built again from its record and the written object put in place of its twin (the
 object of the same span). Two views of one record both alive, both written, cannot
-both be the element: the second write raises :class:`StaleView` (protobuf's
+both be the element: the second write raises :class:`StaleViewError` (protobuf's
 wrappers would be the same object there; ``is`` between two reads of an unwritten
 element is the one observable difference).
 
@@ -52,19 +52,20 @@ from schema_dsl.layout import Extras
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["RecordContainer", "StaleView", "pin", "record_container_class"]
+__all__ = ["RecordContainer", "StaleViewError", "pin", "record_container_class"]
 
-_lget: Final = list.__getitem__
-_liter: Final = list.__iter__
-_llen: Final = list.__len__
-_lset: Final = list.__setitem__
+# The plain list methods, typed loosely: the mixin's ``self`` is a list only once mixed in.
+_lget: Final[Callable[..., Any]] = list.__getitem__
+_liter: Final[Callable[..., Iterator[Any]]] = list.__iter__
+_llen: Final[Callable[..., int]] = list.__len__
+_lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 
 # The record's first three items: the presence bits, the payload's start and end.
 RECORD_HEAD: Final = 3
 
 
-class StaleView(RuntimeError):
+class StaleViewError(RuntimeError):
     """A write to a view whose record another view of it was pinned for since."""
 
 
@@ -77,23 +78,23 @@ class RecordContainer:
     __slots__ = ()
     # Set per instance by the decoder: the build function of the element's class, the
     # span base of the input, and the pins (record id -> (record, pinned message)).
-    _build: Callable[[tuple[Any, ...], Any, Extras], Any]
+    _build: Callable[[tuple[Any, ...], Any, Extras | None], Any]
     _src: Any
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
     _store: tuple[Any, ...] | None  # the records while sealed (None where the list holds a message)
 
     def _seal(self) -> None:
         """Move the records out of the list's storage (see the module docstring)."""
-        items = list(_liter(self))  # type: ignore[arg-type]
-        self._store = tuple(item if type(item) is tuple else None for item in items)
-        _lset(self, slice(None), [None if type(item) is tuple else item for item in items])  # type: ignore[arg-type]
+        items = list(_liter(self))
+        _osa(self, "_store", tuple(item if type(item) is tuple else None for item in items))
+        _lset(self, slice(None), [None if type(item) is tuple else item for item in items])
 
     def _unseal(self) -> None:
         store = getattr(self, "_store", None)
         if store is not None:
-            items = [s if i is None else i for i, s in zip(_liter(self), store, strict=True)]  # type: ignore[arg-type]
-            _lset(self, slice(None), items)  # type: ignore[arg-type]
-            self._store = None
+            items = [s if i is None else i for i, s in zip(_liter(self), store, strict=True)]
+            _lset(self, slice(None), items)
+            _osa(self, "_store", None)
 
     def _touch(self) -> None:
         self._unseal()
@@ -103,14 +104,16 @@ class RecordContainer:
         """The list's items, records in their places."""
         store = getattr(self, "_store", None)
         if store is None:
-            return _liter(self)  # type: ignore[arg-type,no-any-return]
-        return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))  # type: ignore[arg-type]
+            return _liter(self)
+        return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))
 
     def _raw_at(self, index: Any) -> Any:
-        item = _lget(self, index)  # type: ignore[arg-type]
+        item = _lget(self, index)
         if type(index) is slice:
             store = getattr(self, "_store", None)
-            return item if store is None else [s if i is None else i for i, s in zip(item, store[index], strict=True)]
+            if store is None:
+                return item
+            return [s if i is None else i for i, s in zip(item, store[index], strict=True)]
         return self._store[index] if item is None else item  # type: ignore[index]
 
     def _view(self, item: Any) -> Any:
@@ -140,7 +143,7 @@ class RecordContainer:
 
     def __reversed__(self) -> Iterator[Any]:
         view = self._view
-        for at in range(_llen(self) - 1, -1, -1):  # type: ignore[arg-type]
+        for at in range(_llen(self) - 1, -1, -1):
             yield view(self._raw_at(at))
 
     def __contains__(self, value: object) -> bool:
@@ -149,7 +152,7 @@ class RecordContainer:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, (list, tuple)):
             return NotImplemented
-        return _llen(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))  # type: ignore[arg-type]
+        return _llen(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
@@ -158,7 +161,7 @@ class RecordContainer:
     __hash__ = None  # type: ignore[assignment]
 
     def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
-        for at in range(*slice(start, stop).indices(_llen(self))):  # type: ignore[arg-type]
+        for at in range(*slice(start, stop).indices(_llen(self))):
             if self._view(self._raw_at(at)) == value:
                 return at
         raise ValueError(f"{value!r} is not in list")
@@ -177,18 +180,19 @@ class RecordContainer:
         self._unseal()
         pins = self._pins
         if pins is None:
-            pins = self._pins = {}
-        for at in range(_llen(self)):  # type: ignore[arg-type]
-            item = _lget(self, at)  # type: ignore[arg-type]
+            pins = {}
+            _osa(self, "_pins", pins)
+        for at in range(_llen(self)):
+            item = _lget(self, at)
             if type(item) is tuple:
                 element = self._build_plain(item)
                 pins[id(item)] = (item, element)
-                _lset(self, at, element)  # type: ignore[arg-type]
+                _lset(self, at, element)
 
     def _build_plain(self, record: tuple[Any, ...]) -> Any:
         pins = self._pins
         found = None if not pins else pins.get(id(record))
-        return found[1] if found is not None else self._build(record, self._src, None)  # type: ignore[arg-type]
+        return found[1] if found is not None else self._build(record, self._src, None)
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
         self._materialize()
@@ -244,7 +248,7 @@ def pin(home: Home, written: Any) -> None:
     if element is pinned:
         return
     if element is not None:
-        raise StaleView("another view of this element was changed first: read the element again")
+        raise StaleViewError("another view of this element was changed first: read the element again")
     _put_in_place(pinned, written)
 
 
@@ -255,7 +259,7 @@ def _put_in_place(element: Message, written: Any) -> None:
         return
     spot = _find_twin(element, written)
     if spot is None:
-        raise StaleView("another view of this element was changed first: read the element again")
+        raise StaleViewError("another view of this element was changed first: read the element again")
     owner, name, at = spot
     if at is None:
         _osa(owner, name, written)

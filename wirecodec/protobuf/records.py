@@ -55,7 +55,6 @@ _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
 
 
-
 def enabled() -> bool:
     """Whether decoders made now keep ``records=True`` fields as records."""
     return _ON.get()
@@ -194,9 +193,12 @@ else:
         elif spec.repeated and spec.kind is Kind.MESSAGE:
             # A count, then the field's own span (its first record's start + 1, its last
             # payload's end: wirecodec.protobuf.origin.field_span), then the elements.
-            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)\n    out += (1, pos - {len(encode_varint(tag))} + 1, 0)")
+            first_record = f"pos - {len(encode_varint(tag))} + 1"  # (pos is past the tag)
+            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)")
+            w(ind + 1, f"out += (1, {first_record}, 0)")
         elif spec.repeated:  # a count before the elements, kept up to date
-            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)\n    out.append(1)")
+            w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)")
+            w(ind + 1, "out.append(1)")
         else:
             w(ind, f"h |= {bit}")
         kind = spec.kind
@@ -233,7 +235,8 @@ else:
             _read_varint(w, ind, "n", 0)
             w(ind, "p2 = pos + n\nif p2 > end:\n    return False")
             if kind is Kind.STRING:
-                w(ind, "try:\n    out.append(buf[pos:p2].decode())\nexcept UnicodeDecodeError:\n    return False")
+                w(ind, "try:\n    out.append(buf[pos:p2].decode())")
+                w(ind, "except UnicodeDecodeError:\n    return False")
             elif kind is Kind.BYTES and spec.view:
                 w(ind, f"if n > {MAX_COPIED}:\n    return False\nout.append(bytes(buf[pos:p2]))")
             elif kind is Kind.BYTES:
@@ -258,7 +261,8 @@ def build_source(schema: MessageSchema) -> str:
     ``r[i]``, and where the next values start."""
     w = Writer()
     w(0, f"def {_name('build', schema)}(r, i, src, x):")
-    w(1, f"o = _new(_H)\nh = r[i]\nsp = None if src is None else src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
+    w(1, "o = _new(_H)\nh = r[i]")
+    w(1, f"sp = None if src is None else src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
     w(1, "o._span = sp\no._x = x\no._has = h\ni += 3")
     for i, spec in enumerate(schema.fields):
         bit = schema.bit[spec.name]
@@ -270,7 +274,8 @@ def build_source(schema: MessageSchema) -> str:
         else:
             w(1, f"if h & {bit}:\n    n = r[i]\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
             if spec.kind is Kind.MESSAGE:
-                w(2, f"if sp is not None and n > 1:\n    c._span = c._records = src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
+                own = f"src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]"
+                w(2, f"if sp is not None and n > 1:\n    c._span = c._records = {own}")
                 w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, src, x)\n    _lapp(c, v)")
             else:
                 w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
