@@ -185,6 +185,9 @@ else:
         # Canonical bytes hold the fields in number order, a repeated field's elements
         # together: so the values land in ``out`` in declaration order.
         w(ind, f"if lt > {tag}:\n    return False\nlt = {tag if spec.repeated else tag + 1}")
+        if spec.noted:  # the decode must report it (wirecodec.protobuf.notes): a message does
+            w(ind, "return False")
+            continue
         if spec.oneof is not None:
             w(ind, f"if g_{spec.oneof}:\n    return False\ng_{spec.oneof} = 1")
         bit = schema.bit[spec.name]
