@@ -86,6 +86,9 @@ SWITCHES: dict[str, str] = {
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
     "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
+    # Not yet a mode: adopted, it replaces the lazy modes' deferred elements (issue 36).
+    "wirecodec_records": "not a mode: the records prototype, opted into with WIRECODEC_RECORDS=1 "
+    "(docs/performance.md, 'Records and views')",
 }
 
 
