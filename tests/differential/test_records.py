@@ -1,0 +1,149 @@
+"""The records prototype (issue 36): graph elements kept as records, read through views,
+pinned on first write — against onnx (protobuf's upb) on the backend corpus and on a
+graph of the benchmark's shape, and the collector's view of what a decode keeps."""
+
+from __future__ import annotations
+
+import gc
+import pathlib
+from typing import Any
+
+import numpy
+import pytest
+
+import wirecodec
+from schema_dsl import Message
+from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
+from schema_dsl.views import RecordContainer, StaleViewError
+from tests.reference import CorpusItem, backend_corpus, pb_class, require_onnx
+from wirecodec.protobuf.records import records_decoding
+
+onnx = require_onnx()
+
+
+def _records(data: bytes) -> ModelProto:
+    with records_decoding():
+        return wirecodec.decode(ModelProto, data)
+
+
+def _graph(nodes: int) -> bytes:
+    """Nodes with attributes of several kinds, a value_info with a symbolic shape each, and
+    a Constant node holding a small tensor (a record too) every tenth node."""
+    helper = onnx.helper
+    made, values = [], []
+    for i in range(nodes):
+        if i % 10 == 9:
+            tensor = onnx.numpy_helper.from_array(numpy.arange(4, dtype="int64"), f"c{i}")
+            made.append(helper.make_node("Constant", [], [f"t{i}"], name=f"n{i}", value=tensor))
+        else:
+            made.append(
+                helper.make_node(
+                    "Conv",
+                    [f"t{i - 1}", "w"],
+                    [f"t{i}"],
+                    name=f"n{i}",
+                    kernel_shape=[3, 3],
+                    alpha=0.5,
+                    mode="x",
+                )
+            )
+        values.append(helper.make_tensor_value_info(f"t{i}", 1, ["batch", 3, "seq", i + 1]))
+    graph = helper.make_graph(made, "g", [], [], value_info=values)
+    return helper.make_model(graph).SerializeToString()
+
+
+def test_elements_are_records_and_the_collector_stops_tracking_them() -> None:
+    data = _graph(200)
+    model = _records(data)
+    node = model.graph.node
+    assert isinstance(node, RecordContainer)
+    assert node._store is not None and all(type(r) is tuple for r in node._store)  # every element a record
+    gc.collect()
+    assert not gc.is_tracked(node._store)
+    assert not any(gc.is_tracked(r) for r in model.graph.value_info._store or ())
+
+
+def test_reads_encodes_and_renames_equal_onnx() -> None:
+    data = _graph(120)
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    assert wirecodec.encode(mine) == data
+    assert str(mine.graph.node[9]) == str(theirs.graph.node[9])
+    assert [n.name for n in mine.graph.node] == [n.name for n in theirs.graph.node]
+    for a, b in ((mine, "x"), (theirs, "x")):
+        for n in a.graph.node:
+            n.name += b
+        a.graph.value_info[5].type.tensor_type.shape.dim[1].dim_value = 77
+        a.graph.node[3].attribute[1].ints.append(5)  # the node's view dies at once: built again, pinned
+    assert wirecodec.encode(mine) == theirs.SerializeToString()
+    assert mine.graph.node[3].attribute[1].ints == [3, 3, 5]
+
+
+def test_a_view_held_sees_the_writes_through_its_children() -> None:
+    model = _records(_graph(30))
+    node = model.graph.node[4]
+    node.attribute[1].f = 2.5
+    node.name = "kept"
+    assert model.graph.node[4] is node  # pinned: every read returns it
+    assert model.graph.node[4].attribute[1].f == 2.5
+
+
+def test_two_unwritten_views_of_one_record_the_second_write_is_refused() -> None:
+    model = _records(_graph(30))
+    first, second = model.graph.node[2], model.graph.node[2]
+    assert first == second and first is not second  # the one observable difference
+    first.name = "a"
+    with pytest.raises(StaleViewError):
+        second.name = "b"
+    assert model.graph.node[2].name == "a"
+
+
+def test_container_changes_keep_the_records_in_place() -> None:
+    data = _graph(40)
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    for graph in (mine.graph, theirs.graph):
+        graph.node.insert(3, graph.node[10])
+        del graph.node[7]
+        graph.node.pop()
+        graph.value_info.add(name="new")
+    held = mine.graph.node[20]
+    held.op_type = "Relu"
+    theirs.graph.node[20].op_type = "Relu"
+    for graph in (mine.graph, theirs.graph):
+        graph.node.sort(key=lambda n: n.name)
+    assert mine.graph.node == list(mine.graph.node)  # a container compares with any list
+    assert [str(n) for n in mine.graph.node] == [str(n) for n in theirs.graph.node]
+    assert wirecodec.encode(mine) == theirs.SerializeToString()
+
+
+def _changed(item: CorpusItem, model: Message) -> None:
+    graph = model.graph  # type: ignore[attr-defined]
+    for node in graph.node:
+        node.doc_string = "seen"
+    for value in graph.input:
+        value.name += "_in"
+
+
+def test_backend_models_read_and_change_as_onnx_does(tmp_path: pathlib.Path) -> None:
+    corpus = [item for item in backend_corpus() if item.message == "ModelProto"]
+    assert corpus
+    for item in corpus:
+        mine, theirs = _records(item.data), pb_class(ModelProto).FromString(item.data)
+        assert str(mine) == str(theirs), item.name
+        assert wirecodec.encode(mine) == theirs.SerializeToString(), item.name
+        _changed(item, mine)
+        _changed(item, theirs)
+        assert wirecodec.encode(mine) == theirs.SerializeToString(), item.name
+
+
+def test_elements_that_cannot_be_records_are_messages() -> None:
+    # A node holding a subgraph with a large tensor, unknown fields: decoded as before.
+    big = onnx.numpy_helper.from_array(numpy.zeros(1000, dtype="float32"), "w")
+    body = onnx.helper.make_graph([], "body", [], [], initializer=[big])
+    node = onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)
+    data = onnx.helper.make_model(onnx.helper.make_graph([node], "g", [], [])).SerializeToString()
+    model = _records(data)
+    kept: Any = model.graph.node
+    assert kept._store == (None,) and type(list.__getitem__(kept, 0)) is NodeProto
+    assert wirecodec.encode(model) == data
+    assert isinstance(model.graph.node[0].attribute[0], AttributeProto)
+    assert type(model.graph) is GraphProto
