@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Final, SupportsIndex
 
 from schema_dsl.containers import RepeatedContainer, container_class
 from schema_dsl.fields import FieldSpec
-from schema_dsl.layout import Extras
+from schema_dsl.layout import Extras, store
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
@@ -262,7 +262,7 @@ def _put_in_place(element: Message, written: Any) -> None:
         raise StaleViewError("another view of this element was changed first: read the element again")
     owner, name, at = spot
     if at is None:
-        _osa(owner, name, written)
+        store(owner, name, written)
     else:
         _lset(getattr(owner, name), at, written)
 
@@ -279,6 +279,11 @@ def _find_twin(element: Message, written: Any) -> tuple[Any, str, int | None] | 
     stack: list[Message] = [element]
     while stack:
         message = stack.pop()
+        if is_container and message._span == span and wanted_spec is not None:
+            # A container read from an unset field: the field is unset in the twin too.
+            if message.__schema__.by_name.get(wanted_spec.name) is wanted_spec:
+                if not message._has & message.__schema__.bit[wanted_spec.name]:
+                    return (message, wanted_spec.name, None)
         for spec, value in stored_fields(message):
             if is_container and spec is wanted_spec and getattr(value, "_span", None) == span:
                 return (message, spec.name, None)

@@ -58,6 +58,10 @@ def test_elements_are_records_and_the_collector_stops_tracking_them() -> None:
     node = model.graph.node
     assert isinstance(node, RecordContainer)
     assert node._store is not None and all(type(r) is tuple for r in node._store)  # every element a record
+    # The first collection untracks the records (flat tuples of atoms), the second the
+    # tuple holding them (it was seen before the records it re-queued).
+    gc.collect()
+    assert not any(gc.is_tracked(r) for r in node._store)
     gc.collect()
     assert not gc.is_tracked(node._store)
     assert not any(gc.is_tracked(r) for r in model.graph.value_info._store or ())
