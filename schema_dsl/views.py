@@ -276,14 +276,18 @@ def _find_twin(element: Message, written: Any) -> tuple[Any, str, int | None] | 
     span = written._span
     is_container = isinstance(written, list)
     wanted_spec = written._spec if is_container else None
+    wanted = "" if wanted_spec is None else wanted_spec.name
     stack: list[Message] = [element]
     while stack:
         message = stack.pop()
-        if is_container and message._span == span and wanted_spec is not None:
-            # A container read from an unset field: the field is unset in the twin too.
-            if message.__schema__.by_name.get(wanted_spec.name) is wanted_spec:
-                if not message._has & message.__schema__.bit[wanted_spec.name]:
-                    return (message, wanted_spec.name, None)
+        # A container read from an unset field: the field is unset in the twin too.
+        if (
+            is_container
+            and message._span == span
+            and message.__schema__.by_name.get(wanted) is wanted_spec
+            and not message._has & message.__schema__.bit[wanted]
+        ):
+            return (message, wanted, None)
         for spec, value in stored_fields(message):
             if is_container and spec is wanted_spec and getattr(value, "_span", None) == span:
                 return (message, spec.name, None)
