@@ -10,9 +10,11 @@ import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto
 from wirecodec._helper.args import INT32_RANGE, as_int
+from wirecodec.errors import WireCodecError
 from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype
 
 __all__ = [
+    "UnknownElementTypeError",
     "get_all_tensor_dtypes",
     "np_dtype_to_tensor_dtype",
     "tensor_dtype_to_field",
@@ -32,10 +34,18 @@ _FIELD_STORAGE: Final = {
 }
 
 
+class UnknownElementTypeError(WireCodecError, KeyError, ValueError):
+    """A number that is no element type (``UNDEFINED`` included): a ValueError, and the
+    KeyError onnx's helpers raise, so code written against onnx catches it too."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # not KeyError's repr of the message
+
+
 def _code(tensor_dtype: object, where: str) -> int:
     code = as_int(tensor_dtype, where, INT32_RANGE)
     if code not in INFOS:
-        raise ValueError(f"{where}: {code} is not an element type of IR version 14")
+        raise UnknownElementTypeError(f"{where}: {code} is not an element type of IR version 14")
     return code
 
 
