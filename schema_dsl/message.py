@@ -174,8 +174,9 @@ class Message(metaclass=MessageType):
         """Decode every pending repeated field (before looking at the fields wholesale)."""
         load_all_pending(self)
 
-    def WhichOneof(self, group: str) -> str | None:
-        """The name of the member of oneof ``group`` that is present, or None."""
+    def WhichOneof(self, group: str | bytes) -> str | None:
+        """The name of the member of oneof ``group`` (``str`` or ``bytes``) that is present, or None."""
+        group = _name_text(group)
         members = self.__schema__.oneofs.get(group)
         if members is None:
             raise ValueError(f"{type(self).__qualname__} has no oneof {group!r}")

@@ -31,6 +31,8 @@ from wirecodec.errors import (
     ParseError,
     PathError,
     RemoteError,
+    TensorDecodeError,
+    TensorEncodeError,
     TensorError,
     WireCodecError,
 )
@@ -176,6 +178,8 @@ __all__ = [
     "PathError",
     "RemoteError",
     "RemoteOptions",
+    "TensorDecodeError",
+    "TensorEncodeError",
     "TensorError",
     "WireCodecError",
     "array_from_raw",
