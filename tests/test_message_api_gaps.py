@@ -446,3 +446,18 @@ def test_extending_a_repeated_field_with_itself_doubles_it() -> None:
     node.input.extend(node.input)
     node.MergeFrom(node)
     assert list(node.input) == ["x"] * 4
+
+
+def test_value_type_annotations_type_check(tmp_path: Any) -> None:
+    api = pytest.importorskip("mypy.api")
+    snippet = tmp_path / "annotated.py"
+    snippet.write_text(
+        "from schema_dsl.onnx import TensorProto\n"
+        "def dtype_of(code: TensorProto.DataType.ValueType) -> TensorProto.DataType.ValueType:\n"
+        "    return code\n"
+        "reveal_type(dtype_of(TensorProto.FLOAT))\n",
+        encoding="utf-8",
+    )
+    cache = str(tmp_path / "cache")
+    out, _, status = api.run(["--strict", "--no-incremental", "--cache-dir", cache, str(snippet)])
+    assert status == 0 and 'Revealed type is "int"' in out, out

@@ -1027,6 +1027,56 @@ simple(
 )
 
 
+# -- scenarios: map-like fields (key/value entry lists) and small element types -------------
+
+
+@scenario("map/metadata props by helper")
+def _(m: Any) -> Any:
+    model = m.ModelProto(metadata_props=[m.StringStringEntryProto(key="a", value="0")])
+    m.helper.set_metadata_props(model, {"z": "1", "a": "2"})
+    return model
+
+
+@scenario("map/duplicate keys kept in order")
+def _(m: Any) -> Any:
+    model = m.ModelProto()
+    for key, value in (("k", "1"), ("k", "2")):
+        model.metadata_props.add(key=key, value=value)
+    return model, {entry.key: entry.value for entry in model.metadata_props}
+
+
+simple(
+    "map/external data entries",
+    lambda m: [
+        (e.key, e.value)
+        for e in m.TensorProto(external_data=[{"key": "location", "value": "w.bin"}]).external_data
+    ],
+)
+simple("map/entry missing value", lambda m: m.StringStringEntryProto(key="k").HasField("value"))
+simple(
+    "map/map proto",
+    lambda m: m.helper.make_map(
+        "m", m.TensorProto.INT64, [1, 2], m.helper.make_sequence("v", m.SequenceProto.TENSOR, [])
+    ),
+)
+
+
+def small_type(code: str, values: list[float]) -> Scenario:
+    def run(m: Any) -> Any:
+        tensor = m.helper.make_tensor("t", getattr(m.TensorProto, code), [len(values)], values)
+        return tensor, m.numpy_helper.to_array(tensor).astype(np.float32)
+
+    return run
+
+
+simple("small/bfloat16", small_type("BFLOAT16", [1.0, -3.14159, 1e38]))
+simple("small/float8e4m3fn", small_type("FLOAT8E4M3FN", [0.5, 448.0, -2.0]))
+simple("small/float8e5m2", small_type("FLOAT8E5M2", [1.0, 57344.0]))
+simple("small/int4", small_type("INT4", [-8, 7, 1]))
+simple("small/uint4", small_type("UINT4", [0, 15, 3]))
+simple("small/float4e2m1", small_type("FLOAT4E2M1", [0.5, -6.0, 1.5]))
+
+
 # -- the deliberate differences (docs/coming-from-onnx.md, "Where the classes deliberately differ") --
 
 Outcome = tuple[str, Any, list[str]]
