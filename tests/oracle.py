@@ -11,7 +11,9 @@ import struct
 from typing import Any
 
 from schema_dsl import FieldSpec, Kind, Message
+from schema_dsl.containers import append_valid
 from schema_dsl.message import extras
+from schema_dsl.presence import store_valid
 
 _FIXED = {
     Kind.FLOAT: "<f",
@@ -127,7 +129,14 @@ def _store(msg: Message, spec: FieldSpec, value: Any, unknown: list[bytes], reco
     if spec.kind is Kind.ENUM and value not in spec.enum_values:
         unknown.append(record)
         return
-    if spec.repeated:
+    if spec.kind is Kind.STRING:
+        # A decoder's string may hold surrogate escapes (bytes that are not UTF-8), which an
+        # assignment refuses as protobuf's does: stored as read, as the real decoders do.
+        if spec.repeated:
+            append_valid(getattr(msg, spec.name), value)
+        else:
+            store_valid(msg, spec.name, value)
+    elif spec.repeated:
         getattr(msg, spec.name).append(value)
     else:
         setattr(msg, spec.name, value)

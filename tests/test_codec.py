@@ -523,7 +523,9 @@ def test_clear_field_and_list_fields() -> None:
 
 
 def test_repr_shows_set_fields() -> None:
-    assert repr(All(i32=1, by=b"ab")) == "All(i32=1, by=b'ab')"
+    # The text format, as protobuf's repr() (issue 34).
+    assert repr(All(i32=1, by=b"ab")) == str(All(i32=1, by=b"ab")) == 'i32: 1\nby: "ab"\n'
+    assert repr(All()) == ""
 
 
 # -- detached defaults: reads store nothing, the first write attaches --------------------------

@@ -33,6 +33,8 @@ from wirecodec.errors import (
     PathError,
     PayloadPassedError,
     RemoteError,
+    TensorDecodeError,
+    TensorEncodeError,
     TensorError,
     WireCodecError,
 )
@@ -180,6 +182,8 @@ __all__ = [
     "PathError",
     "RemoteError",
     "RemoteOptions",
+    "TensorDecodeError",
+    "TensorEncodeError",
     "TensorError",
     "WireCodecError",
     "array_from_raw",

@@ -241,7 +241,9 @@ def make_operatorsetid(domain: str, version: int) -> OperatorSetIdProto:
     """An OperatorSetIdProto (``domain`` "" is the default domain ai.onnx).
 
     >>> make_operatorsetid("ai.onnx.ml", 5)
-    OperatorSetIdProto(domain='ai.onnx.ml', version=5)
+    domain: "ai.onnx.ml"
+    version: 5
+    <BLANKLINE>
     """
     return OperatorSetIdProto(
         domain=as_text(domain, "make_operatorsetid: domain"),
