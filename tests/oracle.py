@@ -42,7 +42,7 @@ class OracleError(Exception):
     - ``path`` starts with the class name and adds, for every message being read, the
       field of the record being read: ``.name``, ``.name[i]`` for a repeated
       length-delimited field read with its own tag (``i`` counts that field's earlier
-      records in the same message), ``.<field N>`` for an undeclared number; nothing
+      records in the same message), ``.#N`` for an undeclared number; nothing
       while a tag itself is being read.
     - ``limit`` is true for nesting past the limit (wirecodec's LimitError).
     """
@@ -171,7 +171,7 @@ def first_error(cls: type[Message], data: bytes, depth: int = 100) -> OracleErro
 def _step(spec: FieldSpec | None, number: int, tag: int, earlier: int) -> str:
     """What a record adds to the path (see OracleError)."""
     if spec is None:
-        return f".<field {number}>"
+        return f".#{number}"
     indexed = spec.repeated and spec.kind.wire_type == 2 and tag & 7 == 2
     return f".{spec.name}[{earlier}]" if indexed else f".{spec.name}"
 

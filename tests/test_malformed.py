@@ -135,15 +135,15 @@ def test_varint_longer_than_ten_bytes(data: bytes, path: str) -> None:
 
 
 def test_unterminated_group() -> None:
-    _rejected(TensorProto, b"\xfb\x01\x08\x01", "TensorProto.<field 31>")
+    _rejected(TensorProto, b"\xfb\x01\x08\x01", "TensorProto.#31")
 
 
 def test_mismatched_end_group() -> None:
-    _rejected(TensorProto, b"\xfb\x01\x08\x01\x84\x02", "TensorProto.<field 31>")
+    _rejected(TensorProto, b"\xfb\x01\x08\x01\x84\x02", "TensorProto.#31")
 
 
 def test_end_group_without_start() -> None:
-    _rejected(TensorProto, b"\xfc\x01", "TensorProto.<field 31>")
+    _rejected(TensorProto, b"\xfc\x01", "TensorProto.#31")
 
 
 @pytest.mark.parametrize("wire_type", [6, 7])

@@ -116,7 +116,7 @@ def test_the_oracle_names_offsets_by_itself() -> None:
         (TensorProto, b"\x10\x80\x80", 1, "TensorProto.data_type"),
         (AttributeProto, b"\x15\x00\x00\x80", 1, "AttributeProto.f"),
         (TensorProto, b"\x22\x03" + b"\x00" * 3, 2, "TensorProto.float_data"),
-        (TensorProto, b"\xfb\x01\x08\x01", 4, "TensorProto.<field 31>"),
+        (TensorProto, b"\xfb\x01\x08\x01", 4, "TensorProto.#31"),
         (TensorProto, b"\x0e\x00", 1, "TensorProto.dims"),
         (NodeProto, frame(5, b"") + frame(5, b"\x18\x80"), 5, "NodeProto.attribute[1].i"),
         (ModelProto, b"\x3a\x03\x0a\x0a\x00" + b"\x00" * 10, 3, "ModelProto.graph.node[0]"),
