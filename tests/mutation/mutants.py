@@ -27,11 +27,11 @@ class Mutant:
     what: str  # the bug, in words
 
 
-_LAZY = "tests/test_lazy_agreement.py"
-_OFFSETS = "tests/test_offsets_oracle.py"
-_ZERO_COPY = "tests/test_zero_copy.py"
-_ZIP = "tests/test_zip_hostile.py"
-_IO = "tests/test_io_boundaries.py"
+_LAZY = "tests/unit/protobuf/test_lazy_agreement.py"
+_OFFSETS = "tests/unit/protobuf/test_offsets_oracle.py"
+_ZERO_COPY = "tests/unit/protobuf/test_zero_copy.py"
+_ZIP = "tests/unit/files/test_zip_hostile.py"
+_IO = "tests/unit/files/test_io_boundaries.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -65,10 +65,10 @@ MUTANTS: tuple[Mutant, ...] = (
         'fit in int64")\n    return encode_varint(v + _U64 if v < 0 else v) if v < 1 << 56 else '
         "bytes([(v >> 7 * i) & 0x7F | 0x80 for i in range(9)]) + bytes([v >> 63])",
         (
-            "tests/test_assignment_bounds.py",
-            "tests/test_all_kinds_vs_protobuf.py",
-            "tests/test_codec.py",
-            "tests/test_properties.py",
+            "tests/unit/schema/test_assignment_bounds.py",
+            "tests/differential/test_all_kinds_vs_protobuf.py",
+            "tests/unit/protobuf/test_codec.py",
+            "tests/unit/protobuf/test_properties.py",
         ),
         "the encoder writes int64 values of 2**56 and more as ten-byte varints (valid, not canonical)",
     ),
@@ -93,7 +93,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/gen/validate.py",
         'f"if not _v_{spec.name}(buf, pos, p2, depth - 1):',
         'f"if not _v_{spec.name}(buf, pos, p2, depth):',
-        (_OFFSETS, "tests/test_lazy.py", "tests/test_limits.py"),
+        (_OFFSETS, "tests/unit/protobuf/test_lazy.py", "tests/unit/protobuf/test_limits.py"),
         "the validator does not count nesting inside deferred elements against max_depth",
     ),
     Mutant(
@@ -101,7 +101,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/gen/decode.py",
         'w(ind, f"if n >= {small} or',
         'w(ind, f"if n > {small} or',
-        (_LAZY, "tests/test_lazy.py", "tests/test_compile.py", "tests/test_limits.py", "tests/test_api.py"),
+        (
+            _LAZY,
+            "tests/unit/protobuf/test_lazy.py",
+            "tests/unit/protobuf/test_compile.py",
+            "tests/unit/protobuf/test_limits.py",
+            "tests/unit/files/test_api.py",
+        ),
         "an element of exactly 32 bytes waits, though the docs say only payloads under 32 bytes do",
     ),
     Mutant(
@@ -109,7 +115,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/runtime.py",
         "append(convert(v) if convert is not None else v)",
         "append(v)",
-        ("tests/test_all_kinds_vs_protobuf.py", "tests/test_codec.py"),
+        ("tests/differential/test_all_kinds_vs_protobuf.py", "tests/unit/protobuf/test_codec.py"),
         "packed int64/int32 runs keep negative values as their unsigned 64-bit varints",
     ),
     Mutant(
@@ -117,7 +123,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/wire.py",
         "return (value >> 1) ^ -(value & 1)",
         "return (value >> 1) ^ (value & 1)",
-        ("tests/test_wire.py", "tests/test_codec.py", "tests/test_all_kinds_vs_protobuf.py"),
+        (
+            "tests/unit/protobuf/test_wire.py",
+            "tests/unit/protobuf/test_codec.py",
+            "tests/differential/test_all_kinds_vs_protobuf.py",
+        ),
         "sint32/sint64 decoding loses the sign",
     ),
     Mutant(
@@ -125,7 +135,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/wire.py",
         "if depth_left <= 0:",
         "if depth_left < 0:",
-        (_OFFSETS, "tests/test_limits.py", "tests/test_malformed.py"),
+        (_OFFSETS, "tests/unit/protobuf/test_limits.py", "tests/unit/protobuf/test_malformed.py"),
         "unknown groups may nest one level deeper than max_depth allows",
     ),
     Mutant(
@@ -175,7 +185,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/checker/tensors.py",
         "return 2 * count",
         "return count",
-        ("tests/test_typed_lengths.py",),
+        ("tests/unit/protobuf/test_typed_lengths.py",),
         "the checker counts one float per COMPLEX64/128 element in the typed field, not two",
     ),
     Mutant(
@@ -183,7 +193,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "schema_dsl/assign.py",
         "Kind.UINT32: (0, (1 << 32) - 1),",
         "Kind.UINT32: (0, 1 << 32),",
-        ("tests/test_assignment_bounds.py",),
+        ("tests/unit/schema/test_assignment_bounds.py",),
         "a uint32 field accepts 2**32 (upper bound off by one)",
     ),
 )
