@@ -45,6 +45,8 @@ VERBS: dict[str, list[str]] = {
     "dump structure": ["dump", "{src}", "graph.node[0]"],
     "convert --to external": ["convert", "{src}", "{out}/o.onnx", "--to", "external"],
     "convert --to safetensors": ["convert", "{src}", "{out}/o.onnx", "--to", "safetensors"],
+    "convert --to zip": ["convert", "{src}", "{out}/o.onnxz", "--to", "zip"],
+    "convert --to single": ["convert", "{src}", "{out}/o.onnx", "--to", "single"],
 }
 SOURCES = ("file", "pipe", "url")
 
@@ -82,7 +84,7 @@ def test_every_cell_peaks_under_256_mb(
     peak = _peak_kb(done.stderr)
     assert peak < LIMIT_KB, f"{verb} from a {source}: peak {peak:,} kB"
     if verb.startswith("convert"):
-        _check_marks(tmp_path / "o.onnx")
+        _check_marks(tmp_path / ("o.onnxz" if verb.endswith("zip") else "o.onnx"))
 
 
 def _check_marks(path: pathlib.Path) -> None:
