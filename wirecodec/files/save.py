@@ -28,7 +28,7 @@ from wirecodec.files.load import load
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.lazy import waiting_bytes
 from wirecodec.protobuf.payloads import advance, stand_in, write_payload
-from wirecodec.protobuf.stream_encode import plan
+from wirecodec.protobuf.stream_encode import BIG, plan
 
 __all__ = ["SaveOptions", "save", "save_tensor", "with_stand_ins", "write_model"]
 
@@ -110,7 +110,9 @@ def with_stand_ins(model: ModelProto) -> ModelProto:
     replacements: dict[int, TensorProto] = {}
     for tensor in iter_tensors(model):
         waiting = waiting_bytes(tensor, "raw_data")
-        if waiting is not None:
+        # Smaller payloads are batched with the structure, not written on their own: those are
+        # fetched when encoded (and kept, being small).
+        if waiting is not None and waiting.nbytes >= BIG:
             copy = shallow_copy(tensor, leave_out=frozenset({"raw_data"}))
             copy.raw_data = stand_in(waiting)
             replacements[id(tensor)] = copy
