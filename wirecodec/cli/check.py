@@ -3,7 +3,11 @@
 Each violation is printed as ``path: message [rule]``; ``--json`` prints an object
 with the list of ``{"path", "rule", "message"}`` violations. External data is looked
 for where the model's references point (files beside it, or a .onnxz container's
-entries); ``--full`` also verifies checksums. Operators are checked for what the IR
+entries). A safetensors data file's header is checked (it must parse, cover its file,
+and agree with the tensors that point into it: dtype, shape, offsets); that reads only
+headers. ``--full`` also reads every data file and container entry whole to verify
+checksums: the SHA1 a reference may give, and each .onnxz entry's CRC-32. That costs a
+read of all the weights. Operators are checked for what the IR
 says of every node (names, inputs defined before use, opsets imported), not against
 their operator schemas: the output says so. Exit code 0 when the model is valid, 1 when
 it is not (or cannot be read), 2 for a usage error.
@@ -16,7 +20,9 @@ import collections
 
 from schema_dsl.onnx import NodeProto
 from wirecodec.checker import violations
+from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import add_model_argument, open_model, print_json
+from wirecodec.cli.integrity import crc_problems, safetensors_problems
 from wirecodec.protobuf.walk import walk
 
 HELP = "check a model against the ONNX IR rules (not operator schemas)"
@@ -24,7 +30,12 @@ HELP = "check a model against the ONNX IR rules (not operator schemas)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("--full", action="store_true", help="also read external data files (checksums)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="also verify checksums (SHA1 of data files, CRC-32 of .onnxz entries): reads every "
+        "weight byte, as long as reading the whole model; without it only headers are read",
+    )
     parser.add_argument("--json", action="store_true", help="print the violations as JSON")
 
 
@@ -37,8 +48,10 @@ def _operators(opened_model: object) -> collections.Counter[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_model(args.model, load_external_data=False)
+    opened = open_model(args.model, load_external_data=False, check_safetensors=False)
     found = violations(opened, full=args.full)
+    problems = safetensors_problems(opened) + (crc_problems(opened) if args.full else [])
+    found += [Violation(p.path, p.rule, p.message) for p in problems]
     kinds = len(_operators(opened.model))
     note = f"{kinds} operator types not checked against their schemas"
     if args.json:

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
 from wirecodec.errors import WireCodecError
 from wirecodec.files.opener import STDIN, Opened
 from wirecodec.files.opener import open_model as _open
@@ -160,15 +161,23 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
 
 
 def open_model(
-    source: str | pathlib.Path, *, load_external_data: bool = True, streamed: bool = False
+    source: str | pathlib.Path,
+    *,
+    load_external_data: bool = True,
+    streamed: bool = False,
+    check_safetensors: bool = True,
 ) -> Opened:
     """Open the model at ``source`` (a path, a container, a URL, or ``-``) through the one opener.
 
     With ``load_external_data`` every reference (data files, container entries) is
     resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
     answers for them. ``streamed`` as for :func:`wirecodec.files.opener.open_model`.
+    A safetensors data file whose header lies is refused (``check_safetensors``; reads
+    only headers), and loading a container's data refuses an entry whose bytes do not
+    match their CRC-32 (every entry is read then anyway).
     Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
+
     label = "<stdin>" if str(source) == STDIN else str(source)
     # "-" and URLs stay strings; anything else is a path (even one named like an option).
     url = "://" in str(source)
@@ -176,7 +185,10 @@ def open_model(
     remote = _remote() if url else None
     try:
         opened = _open(given, streamed=streamed, remote=remote)
+        if check_safetensors:
+            refuse_lying_safetensors(opened)
         if load_external_data:
+            refuse_bad_crc(opened)
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(label, exc)) from None

@@ -17,6 +17,7 @@ import time
 from typing import IO
 
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files.convert import convert
 
@@ -127,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
     if args.convert_attribute and args.to not in ("external", "safetensors"):
         raise UsageError("--convert-attribute goes with --to external or --to safetensors")
     opened = open_model(args.model, load_external_data=False, streamed=True)  # read errors name SRC
+    try:
+        refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
+    except WireCodecError as exc:
+        raise CliError(describe_error(opened.label, exc)) from None
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         convert(

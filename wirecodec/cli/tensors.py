@@ -40,6 +40,7 @@ from wirecodec.cli.common import (
     print_json,
 )
 from wirecodec.cli.facts import is_external, tensor_facts
+from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import PathError, WireCodecError
 from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.walk import ORDER
@@ -291,6 +292,8 @@ def _resolve_external(found: Found, opened: Opened) -> None:
         if isinstance(site.message, TensorProto) and is_external(site.message)
     ]
     try:
+        # The entry is read whole to write it out: its CRC-32 costs nothing more.
+        refuse_bad_crc(opened, ((found.path, tensor) for tensor in holders))
         opened.data.resolve_all(holders)
     except WireCodecError as exc:
         raise CliError(describe_error(f"{opened.label}: {found.path}", exc)) from None
