@@ -247,3 +247,31 @@ def quantized_model(width: int = 16, seed: int = 0) -> ModelProto:
         ],
         [w16, wq, wq_scale, wq_zero, scale, zero, wi, conv_w, axes],
     )
+
+
+def deep_constant_model(depth_nodes: int = 80) -> ModelProto:
+    """Weights as Constant nodes deep in an If branch, with long names: the paths and names
+    inspect prints are longer than its columns."""
+    rng = np.random.default_rng(1)
+    name = "/encoder/block_with_a_rather_long_export_name/attention/query_projection/weight"
+    nodes = [make_node("Relu", ["x"], [f"r{i}"], name=f"relu{i}") for i in range(depth_nodes)]
+    weight = from_array(rng.standard_normal((64, 64)).astype(np.float32), name)
+    nodes.append(make_node("Constant", [], [name], name="deep_constant", value=weight))
+    nodes.append(make_node("MatMul", [f"r{depth_nodes - 1}", name], ["then_out"], name="deep_matmul"))
+    then = make_graph(nodes, "then", [], [make_tensor_value_info("then_out", FLOAT, [1, 64])])
+    other = make_graph(
+        [make_node("Identity", ["x"], ["else_out"], name="pass")],
+        "else",
+        [],
+        [make_tensor_value_info("else_out", FLOAT, [1, 64])],
+    )
+    top = make_node("If", ["cond"], ["y"], name="If_0", then_branch=then, else_branch=other)
+    return _model(
+        [top],
+        [
+            make_tensor_value_info("cond", int(TensorProto.DataType.BOOL), []),
+            make_tensor_value_info("x", FLOAT, [1, 64]),
+        ],
+        [make_tensor_value_info("y", FLOAT, [1, 64])],
+        [],
+    )

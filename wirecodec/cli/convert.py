@@ -1,4 +1,9 @@
-"""Convert a model between layouts: one file, external data files, or a zip container.
+"""Convert a model between layouts: one file, external data files, a zip container, or
+weights in a safetensors file.
+
+Says what it wrote: the output, how many tensors moved out to data files and where,
+and what stayed in the model (tensors under --size-threshold, and Constant nodes' values
+unless --convert-attribute). SRC may be a URL.
 
 Memory stays small whatever the size of the weights: the source is streamed and its
 tensor bytes are copied file to file. Progress (bytes, rate, time left) is shown on
@@ -16,7 +21,9 @@ import sys
 import time
 from typing import IO
 
-from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.common import CliError, Opened, UsageError, describe_error, open_model
+from wirecodec.cli.facts import is_external, tensor_facts
+from wirecodec.cli.inspect import model_tensors
 from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files.convert import convert
@@ -36,14 +43,17 @@ def byte_count(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="SRC", help="the model to read: .onnx, .onnxz, or - for standard input"
+        "model",
+        metavar="SRC",
+        help="the model to read: .onnx, .onnxz, an https:// URL, or - for standard input",
     )
     parser.add_argument("dst", metavar="DST", help="where to write the converted model")
     parser.add_argument(
         "--to",
         required=True,
         choices=("single", "external", "zip", "safetensors"),
-        help="the layout to write (safetensors: weights in DST's .safetensors)",
+        help="the layout to write: single (one .onnx), external (weights in DST.data), zip (an "
+        ".onnxz container), safetensors (weights in DST's .safetensors, which PyTorch reads too)",
     )
     parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
     parser.add_argument(
@@ -51,7 +61,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=byte_count,
         default=1024,
         metavar="N",
-        help="tensors smaller than this stay inline (default 1024)",
+        help="tensors smaller than N bytes stay inline (default 1024, as onnx: shapes, axes and "
+        "scalars stay readable in the model, and a data file is not read for a few bytes)",
+    )
+    parser.add_argument(
+        "--all-tensors",
+        dest="size_threshold",
+        action="store_const",
+        const=0,
+        help="move every tensor, however small (--size-threshold 0): with --to safetensors the "
+        "file is then the complete state dict",
     )
     files = parser.add_mutually_exclusive_group()
     files.add_argument(
@@ -161,4 +180,43 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    for line in _report(args, opened):
+        print(line)
     return 0
+
+
+def _report(args: argparse.Namespace, source: Opened) -> list[str]:
+    """What was written: the output's size and layout, the tensors moved out (and where),
+    and why none were when the weights are Constant values left in place."""
+    written = open_model(args.dst, load_external_data=False, check_safetensors=False)
+    moved = [tensor_facts(t) for t in written.external_tensors()]
+    lines = [f"wrote {args.dst} ({written.size:,} bytes, {written.layout})"]
+    if args.to not in ("external", "safetensors"):
+        return lines
+    files = sorted({f.location for f in moved if f.location})
+    stored = sum(f.nbytes for f in moved)
+    kept = [
+        (path, facts)
+        for path, tensor, weight in model_tensors(written.model)
+        if weight and not is_external(tensor)
+        for facts in (tensor_facts(tensor),)
+    ]
+    where = f" to {', '.join(files)}" if files else ""
+    lines.append(f"{len(moved)} tensors moved ({stored:,} bytes){where}; {len(kept)} weights left inline")
+    constants = [
+        path
+        for path, tensor, weight in model_tensors(written.model)
+        if weight and ".attribute[" in path and tensor_facts(tensor).nbytes >= args.size_threshold
+    ]
+    if constants and not args.convert_attribute:
+        lines.append(
+            f"{len(constants)} weights of {args.size_threshold:,} bytes or more are Constant nodes' values "
+            "and stayed in the model; add --convert-attribute to move them"
+        )
+    small = [path for path, facts in kept if facts.nbytes < args.size_threshold]
+    if small and args.to == "safetensors":
+        lines.append(
+            f"{len(small)} tensors under {args.size_threshold:,} bytes stayed inline; "
+            "--all-tensors (or --size-threshold 0) puts every one in the safetensors file"
+        )
+    return lines

@@ -298,7 +298,7 @@ def _wrapped(label: str, text: str) -> list[str]:
         WIDTH,
         initial_indent=f"{label:<{_LABEL}}",
         subsequent_indent=" " * _LABEL,
-        break_long_words=True,
+        break_long_words=False,  # a field path or a name copied from here must work in dump and tensors
         break_on_hyphens=False,
     ) or [label]
 
