@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
-from wirecodec.errors import WireCodecError
+from wirecodec.cli.sniff import HEAD, looks_like
+from wirecodec.errors import ContainerError, DecodeError, RemoteError, WireCodecError
 from wirecodec.files.opener import STDIN, Opened
 from wirecodec.files.opener import open_model as _open
 
@@ -191,8 +192,52 @@ def open_model(
             refuse_bad_crc(opened)
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:
+        what = _looks_like(given, exc)
+        if what is not None:
+            raise CliError(f"{label}: not an ONNX model: this looks like {what}") from None
         raise CliError(describe_error(label, exc)) from None
     return opened
+
+
+def _looks_like(given: str | pathlib.Path, exc: BaseException) -> str | None:
+    """What the input that failed to open as a model looks like (a text file, HTML, a
+    safetensors file...), when that says more than the decoder's error; else None."""
+    try:
+        if isinstance(exc, RemoteError) and isinstance(given, str) and "ignores Range" in str(exc):
+            return _url_looks_like(given)
+        if not isinstance(exc, (DecodeError, ContainerError)) or not isinstance(given, pathlib.Path):
+            return None
+        with given.open("rb") as file:
+            head = file.read(HEAD)
+        if head.startswith(b"PK") and _holds_model_entry(given):
+            return None  # our container, damaged: its own error says how
+        return looks_like(head)
+    except (OSError, ValueError):
+        return None
+
+
+def _holds_model_entry(path: pathlib.Path) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "__MODEL_PROTO" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return True  # a damaged archive: say nothing beyond the container's own error
+
+
+def _url_looks_like(url: str) -> str | None:
+    """A server that ignores Range answers with the whole body: read only its start."""
+    import urllib.request
+
+    timeout = (_REMOTE.get() or {}).get("timeout", 30.0)
+    request = urllib.request.Request(url, headers={"Range": f"bytes=0-{HEAD - 1}"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        kind = response.headers.get_content_type()
+        head = response.read(HEAD)
+    if kind == "text/html":
+        return "an HTML page (a directory listing? give the URL of the .onnx file)"
+    return looks_like(head)
 
 
 def print_json(value: dict[str, Any], stream: IO[str] | None = None) -> None:

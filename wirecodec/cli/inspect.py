@@ -291,14 +291,18 @@ def _mib(n: int) -> str:
 _LABEL: Final = 14  # the column where values start
 
 
-def _wrapped(label: str, text: str) -> list[str]:
-    """``label`` then ``text`` folded to :data:`WIDTH` columns, continuation lines indented."""
+def _wrapped(label: str, text: str, *, break_words: bool = False) -> list[str]:
+    """``label`` then ``text`` folded to :data:`WIDTH` columns, continuation lines indented.
+
+    Words are never broken (a field path or a name copied from here must work in
+    ``dump`` and ``tensors``): one longer than a line gets a line of its own, wider
+    than the rest. ``break_words`` breaks them (free text, such as metadata values)."""
     return textwrap.wrap(
         text,
         WIDTH,
         initial_indent=f"{label:<{_LABEL}}",
         subsequent_indent=" " * _LABEL,
-        break_long_words=False,  # a field path or a name copied from here must work in dump and tensors
+        break_long_words=break_words,
         break_on_hyphens=False,
     ) or [label]
 
@@ -379,7 +383,7 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
             name = t["name"] or "(unnamed)"
             lines += _wrapped("", f"{t['bytes']:,} bytes {name} {t['dtype']}{shape}{where} at {t['path']}")
     for key, value in s["metadata_props"].items():
-        lines += _wrapped("metadata", f"{key} = {_shortened(value)}")
+        lines += _wrapped("metadata", f"{key} = {_shortened(value)}", break_words=True)
     verdict = {True: "byte-identical", False: "DIFFERS", None: "not checked (a model by URL)"}
     lines.append(f"{'round trip':<{_LABEL}}{verdict[s['byte_identical']]}")
     return lines
