@@ -28,7 +28,7 @@ from wirecodec.helper import (
     make_tensor,
     make_tensor_value_info,
 )
-from wirecodec.numpy_helper import from_array
+from wirecodec.numpy_helper import from_array, to_array
 
 FLOAT: Final = int(TensorProto.DataType.FLOAT)
 FLOAT16: Final = int(TensorProto.DataType.FLOAT16)
@@ -275,3 +275,25 @@ def deep_constant_model(depth_nodes: int = 80) -> ModelProto:
         [make_tensor_value_info("y", FLOAT, [1, 64])],
         [],
     )
+
+
+def fp16_model(width: int = 16, layers: int = 2) -> ModelProto:
+    """An fp16 export (IS-Net's shape): float16 weights, a float32 input cast in and the
+    output cast back to float32."""
+    model = weights_model(width=width, layers=layers)
+    graph = model.graph
+    halves = [from_array(to_array(t).astype(np.float16), t.name) for t in graph.initializer]
+    del graph.initializer[:]
+    graph.initializer.extend(halves)
+    nodes = [graph.node[i] for i in range(len(graph.node))]
+    nodes[0].input[0] = "x16"
+    nodes[-1].output[0] = "y16"
+    del graph.node[:]
+    graph.node.extend(
+        [
+            make_node("Cast", ["x"], ["x16"], name="graph_input_cast0", to=FLOAT16),
+            *nodes,
+            make_node("Cast", ["y16"], ["y"], name="graph_output_cast0", to=FLOAT),
+        ]
+    )
+    return model

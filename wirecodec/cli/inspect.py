@@ -32,6 +32,8 @@ import numpy.typing as npt
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
+from wirecodec.cli.make_up import make_up
+from wirecodec.cli.make_up import text as make_up_text
 from wirecodec.errors import WireCodecError
 from wirecodec.files.tensor_data import TensorData
 from wirecodec.files.walk import ORDER
@@ -253,6 +255,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
         "operators": dict(collections.Counter(op_name(n) for n in graph.node).most_common()),
         "subgraph_operators": dict(nested.most_common()),
         "parameters": _parameters(weights),
+        "make_up": make_up(model),
         "external_data": _external(sites, opened.data),
         "largest_tensors": [
             {"path": path, "where": _where(path), **facts.json()} for path, _, facts in largest
@@ -359,6 +362,8 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
     for dtype, entry in params["by_dtype"].items():
         count, tensors, size = entry["count"], entry["tensors"], _mib(entry["bytes"])
         lines += _wrapped(f"  {dtype}", f"{count:,} in {tensors} tensors, {size}")
+    for label, text in make_up_text(s["make_up"]):
+        lines += _wrapped(label, text)
     lines += _external_lines(s["external_data"])
     for label, key in (("inputs", "inputs"), ("outputs", "outputs")):
         values = s[key] or [{"name": "(none)", "type": ""}]
