@@ -232,7 +232,7 @@ def _rename(graph: GraphProto, old: str, new: str, role: str) -> str:
     if new in value_names(graph):
         raise UsageError(f"--rename-{role}: {new!r} already names a value in the graph")
     count = rename_value(graph, old, new)
-    return f"renamed {role} {old!r} to {new!r} ({count} places)"
+    return f"renamed {role} {old!r} to {new!r} ({count} place{'s' if count != 1 else ''})"
 
 
 def _find_value(graph: GraphProto, name: str, renamed: dict[str, str]) -> ValueInfoProto:
