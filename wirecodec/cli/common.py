@@ -47,6 +47,12 @@ EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
 JSON_VERSION: Final = 1
 """The ``version`` of every verb's ``--json`` output; raised when a key changes meaning or goes."""
 
+SMALL_MODEL: Final = 8 << 20
+"""A model file by URL of at most this many bytes is fetched whole by the verbs (two
+requests: the first learns its size), rather than its headers walked by ranges (tens of
+requests, each a round trip). A larger one has its structure fetched by ranges and
+its tensors when read."""
+
 MODEL_HELP: Final = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
 
 # How this run reads models by URL (set by wirecodec.cli.main from the verb's options).
@@ -135,7 +141,7 @@ def _remote() -> RemoteOptions:
     from wirecodec.files.remote_source import RemoteOptions  # only when a URL is opened
 
     try:
-        return RemoteOptions(**(_REMOTE.get() or {}))
+        return RemoteOptions(whole_below=SMALL_MODEL, **(_REMOTE.get() or {}))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
