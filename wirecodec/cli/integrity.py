@@ -203,4 +203,5 @@ def _refuse(problems: list[Problem], error: type[WireCodecError]) -> None:
         return
     first = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    raise error(f"{first.path}: {first.message}{more}")
+    where = f"{first.path}: " if first.path else ""  # a caller that names the tensor itself passes ""
+    raise error(f"{where}{first.message}{more}")

@@ -309,7 +309,7 @@ def _resolve_external(found: Found, opened: Opened) -> None:
     ]
     try:
         # The entry is read whole to write it out: its CRC-32 costs nothing more.
-        refuse_bad_crc(opened, ((found.path, tensor) for tensor in holders))
+        refuse_bad_crc(opened, (("", tensor) for tensor in holders))  # the message names found.path
         opened.data.resolve_all(holders)
     except WireCodecError as exc:
         raise CliError(describe_error(f"{opened.label}: {found.path}", exc)) from None
