@@ -31,6 +31,9 @@ def served(nginx_server: Nginx) -> Nginx:
     wirecodec.save(_many_weights(24, 25_000), nginx_server.root / "small.onnx")  # 2.4 MB, as the issue's
     wirecodec.save(_many_weights(24, 100_000), nginx_server.root / "large.onnx")  # 9.6 MB: past SMALL_MODEL
     wirecodec.save(odd_models.weights_model(), nginx_server.root / "tiny.onnx")  # under one block
+    wirecodec.save(
+        _many_weights(200, 20_000), nginx_server.root / "many.onnx"
+    )  # 16 MB, 200 tensors of 78 KiB
     return nginx_server
 
 
@@ -72,3 +75,16 @@ def test_a_larger_model_still_reads_tensors_when_read(
     capsys.readouterr()
     body = sum(r.body_bytes_sent for r in served.requests(1))
     assert body < size // 10  # the structure only
+
+
+def test_a_larger_model_of_many_tensors_is_walked_once(
+    served: Nginx, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One request per tensor header, the structure between payloads filled from the
+    blocks the walk read (with the library's 64-block cache, they are fetched again)."""
+    url = served.url("many.onnx")
+    verb = _requests(served, ["inspect", url], capsys)
+    assert verb <= 200 + 2
+    served.forget()
+    wirecodec.load(url, load_external_data=False)
+    assert len(served.requests(verb + 1)) > verb

@@ -53,6 +53,12 @@ requests: the first learns its size), rather than its headers walked by ranges (
 requests, each a round trip). A larger one has its structure fetched by ranges and
 its tensors when read."""
 
+CACHE_BLOCKS: Final = 1024
+"""Blocks of a larger model by URL the verbs keep (32 MiB at most, of what was read): the
+walk of a model with hundreds of tensors reads a block per header, and the structure
+between payloads is then filled from those blocks, not fetched again (RemoteOptions
+keeps 64 by default)."""
+
 MODEL_HELP: Final = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
 
 # How this run reads models by URL (set by wirecodec.cli.main from the verb's options).
@@ -141,7 +147,7 @@ def _remote() -> RemoteOptions:
     from wirecodec.files.remote_source import RemoteOptions  # only when a URL is opened
 
     try:
-        return RemoteOptions(whole_below=SMALL_MODEL, **(_REMOTE.get() or {}))
+        return RemoteOptions(whole_below=SMALL_MODEL, cache_blocks=CACHE_BLOCKS, **(_REMOTE.get() or {}))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
