@@ -75,6 +75,11 @@ def _is_safetensors(location: str) -> bool:
     return location.lower().endswith(".safetensors")
 
 
+def _any_safetensors(opened: Opened) -> bool:
+    refs = (_ref(tensor) for tensor in opened.external_tensors())
+    return any(ref is not None and _is_safetensors(ref.location) for ref in refs)
+
+
 def safetensors_problems(
     opened: Opened, sites: Iterable[tuple[str, TensorProto]] | None = None
 ) -> list[Problem]:
@@ -85,6 +90,9 @@ def safetensors_problems(
     the file must point at exactly one of its entries, of the tensor's element type and shape.
     """
     if not isinstance(opened.data, DirectoryData):
+        return []
+    # Most models have no safetensors data: find out before naming paths (a walk of every graph).
+    if sites is None and not _any_safetensors(opened):
         return []
     headers: dict[pathlib.Path, Header | None] = {}
     problems: list[Problem] = []
