@@ -21,7 +21,7 @@ import sys
 import time
 from typing import IO
 
-from wirecodec.cli.common import CliError, Opened, UsageError, describe_error, open_model
+from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.cli.inspect import model_tensors
 from wirecodec.cli.integrity import refuse_bad_crc
@@ -180,43 +180,40 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
-    for line in _report(args, opened):
+    for line in _report(args):
         print(line)
     return 0
 
 
-def _report(args: argparse.Namespace, source: Opened) -> list[str]:
+def _report(args: argparse.Namespace) -> list[str]:
     """What was written: the output's size and layout, the tensors moved out (and where),
-    and why none were when the weights are Constant values left in place."""
+    and what stayed in the model and why (small tensors; Constant values, moved only when
+    asked). Read back from DST's structure: it says what is there, not what was meant."""
     written = open_model(args.dst, load_external_data=False, check_safetensors=False)
-    moved = [tensor_facts(t) for t in written.external_tensors()]
     lines = [f"wrote {args.dst} ({written.size:,} bytes, {written.layout})"]
     if args.to not in ("external", "safetensors"):
         return lines
-    files = sorted({f.location for f in moved if f.location})
-    stored = sum(f.nbytes for f in moved)
-    kept = [
-        (path, facts)
+    moved = [tensor_facts(tensor) for tensor in written.external_tensors()]
+    inline = [
+        (path, tensor_facts(tensor))
         for path, tensor, weight in model_tensors(written.model)
         if weight and not is_external(tensor)
-        for facts in (tensor_facts(tensor),)
     ]
+    files = sorted({facts.location for facts in moved if facts.location})
+    stored = sum(facts.nbytes for facts in moved)
     where = f" to {', '.join(files)}" if files else ""
-    lines.append(f"{len(moved)} tensors moved ({stored:,} bytes){where}; {len(kept)} weights left inline")
-    constants = [
-        path
-        for path, tensor, weight in model_tensors(written.model)
-        if weight and ".attribute[" in path and tensor_facts(tensor).nbytes >= args.size_threshold
-    ]
+    lines.append(f"{len(moved)} tensors moved ({stored:,} bytes){where}; {len(inline)} weights left inline")
+    threshold = args.size_threshold
+    constants = [path for path, facts in inline if ".attribute[" in path and facts.nbytes >= threshold]
     if constants and not args.convert_attribute:
         lines.append(
-            f"{len(constants)} weights of {args.size_threshold:,} bytes or more are Constant nodes' values "
+            f"{len(constants)} weights of {threshold:,} bytes or more are Constant nodes' values "
             "and stayed in the model; add --convert-attribute to move them"
         )
-    small = [path for path, facts in kept if facts.nbytes < args.size_threshold]
+    small = [path for path, facts in inline if facts.nbytes < threshold]
     if small and args.to == "safetensors":
         lines.append(
-            f"{len(small)} tensors under {args.size_threshold:,} bytes stayed inline; "
+            f"{len(small)} tensors under {threshold:,} bytes stayed inline; "
             "--all-tensors (or --size-threshold 0) puts every one in the safetensors file"
         )
     return lines

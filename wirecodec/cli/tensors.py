@@ -5,7 +5,11 @@ every tensor in the model: initializers (external data included), sparse initial
 (written dense), tensors in attributes at any depth (If/Loop/Scan bodies, functions),
 and the values of Constant nodes, also found by the name of the node's output. A field
 path as any verb prints it (``graph.node[3].attribute[0].t``, or the Constant node's
-``graph.node[3]``) picks one tensor when a name is used twice.
+``graph.node[3]``) picks one tensor when a name is used twice. A Constant's value is
+listed at its tensor's path (``...attribute[0].t``), as inspect prints it.
+
+Without ``-o`` the file is NAME.npy (an unnamed tensor: its path, made a file name) and
+an existing file of that name is kept unless ``--force``.
 
 Element types a ``.npy`` file cannot describe are widened without loss: bfloat16 and
 the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to uint8.
