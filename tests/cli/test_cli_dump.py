@@ -48,7 +48,7 @@ def test_dump_shows_what_onnx_shows(
         ("graph.nod", "GraphProto has no field 'nod'"),
         ("graph.node[99]", "graph.node has 3 elements, so no [99]"),
         ("graph.name.x", "graph.name is not a message, so it has no field 'x'"),
-        ("graph..node[", "'' is not a field name with an optional [index]"),
+        ("graph..node[", "'' is not a field name (or #number) with an optional [index]"),
     ],
 )
 def test_a_field_the_model_lacks_is_a_usage_error(

@@ -247,7 +247,7 @@ def test_diff_strings_and_extra_items(tmp_path: pathlib.Path, capsys: pytest.Cap
     left, right = _save(words("a", "b"), tmp_path / "a.onnx"), _save(words("a", "c"), tmp_path / "b.onnx")
     assert main(["diff", left, right]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"{left} and {right} differ in 1 places: 1 tensor values differ"
+    assert out[0] == f"{left} and {right} differ in 1 place: 1 tensor values differ"
     assert out[1] == (
         "graph.initializer[0].values: values differ in 1 of 2 elements (first at [1]: 'b' != 'c')"
     )

@@ -105,7 +105,7 @@ def test_cut_at_max_nodes_and_around_a_name() -> None:
     text = to_dot(model, around="relu20", depth=3)
     assert len(_ops(text)) == 7 and "around 'relu20', depth 3" in text
     assert "7 of 50 nodes drawn; 43 left out (outside depth 3)" in text
-    assert 'x2 [label="t17"' in text  # the tensor made by a node not drawn: a stub names it
+    assert re.search(r'x\d+ \[label="t17"', text)  # the tensor made by a node not drawn: a stub names it
     assert len(_ops(to_dot(model, around="t20", depth=0))) == 2  # a tensor: its producer and reader
     with pytest.raises(GraphError, match="no node is named 'nowhere'"):
         to_dot(model, around="nowhere")
