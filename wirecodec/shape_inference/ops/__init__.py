@@ -1,0 +1,14 @@
+"""The rule families; importing this package registers every rule."""
+
+from wirecodec.shape_inference.ops import (  # noqa: F401
+    casts,
+    control_flow,
+    conv_pool,
+    elementwise,
+    matmul,
+    misc,
+    normalization,
+    reductions,
+    sequences,
+    shape_ops,
+)
