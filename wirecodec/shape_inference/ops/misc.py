@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
+from wirecodec.shape_inference._types import Dim
 from wirecodec.shape_inference.ops._util import STRING
 
 
@@ -16,3 +17,64 @@ def string_normalizer(ctx: NodeContext) -> None:
         ctx.set_tensor(0, STRING, (None,))
     else:
         ctx.set_tensor(0, STRING, (1, None))
+
+
+@rule("NegativeLogLikelihoodLoss")
+def nll_loss(ctx: NodeContext) -> None:
+    """A scalar, or with ``reduction="none"`` the target's shape; the input's element type."""
+    elem = ctx.elem(0)
+    if ctx.attr_str("reduction", "mean") == "none":
+        ctx.set_tensor(0, elem, ctx.shape(1))
+    else:
+        ctx.set_tensor(0, elem, ())
+
+
+@rule("SoftmaxCrossEntropyLoss")
+def softmax_cross_entropy(ctx: NodeContext) -> None:
+    elem = ctx.elem(0)
+    if ctx.attr_str("reduction", "mean") == "none":
+        ctx.set_tensor(0, elem, ctx.shape(1))
+    else:
+        ctx.set_tensor(0, elem, ())
+    if ctx.has_output(1):
+        ctx.set_tensor(1, elem, ctx.shape(0))
+
+
+def _heads(shape: tuple[Dim, ...], heads: int) -> tuple[Dim, Dim, Dim, Dim]:
+    """(batch, heads, sequence, head size) of a 4-D input, or of a 3-D one split into heads."""
+    if len(shape) == 4:
+        return shape[0], shape[1], shape[2], shape[3]
+    hidden = shape[2]
+    size = hidden // heads if isinstance(hidden, int) and heads else None
+    return shape[0], heads or None, shape[1], size
+
+
+@rule("Attention")
+def attention(ctx: NodeContext) -> None:
+    """Y in Q's layout with V's head size; present key/value and the QK product in 4-D."""
+    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    elem = ctx.elem(0)
+    if q is None or k is None or v is None or len(q) not in (3, 4):
+        ctx.set_tensor(0, elem, None)
+        return
+    q_heads, kv_heads = ctx.attr_int("q_num_heads", 0), ctx.attr_int("kv_num_heads", 0)
+    batch, qh, q_seq, _ = _heads(q, q_heads)
+    _, kvh, kv_seq, head = _heads(k, kv_heads)
+    _, _, _, v_head = _heads(v, kv_heads)
+    if len(q) == 4:
+        ctx.set_tensor(0, elem, (batch, qh, q_seq, v_head))
+    else:
+        hidden = q_heads * v_head if isinstance(v_head, int) else None
+        ctx.set_tensor(0, elem, (batch, q_seq, hidden))
+    past = ctx.shape(4) if ctx.has_input(4) else None
+    total: Dim = kv_seq
+    if past is not None and len(past) == 4:
+        total = past[2] + kv_seq if isinstance(past[2], int) and isinstance(kv_seq, int) else None
+    elif ctx.has_input(4):
+        total = None
+    if ctx.has_output(1):
+        ctx.set_tensor(1, ctx.elem(1), (batch, kvh, total, head))
+    if ctx.has_output(2):
+        ctx.set_tensor(2, ctx.elem(2), (batch, kvh, total, v_head))
+    if ctx.has_output(3):
+        ctx.set_tensor(3, elem, (batch, qh, q_seq, total))

@@ -23,9 +23,8 @@ def reduce(ctx: NodeContext) -> None:
     if ctx.opset >= _AXES_AS_INPUT.get(ctx.node.op_type, 18):
         if ctx.has_input(1):
             axes = ctx.ints(1)
-            if axes is None:
-                # axes unknown: with keepdims the rank is kept, else nothing is known
-                ctx.set_tensor(0, t.elem, tuple(None for _ in t.shape) if keep and t.shape is not None else None)
+            if axes is None:  # axes computed at run time: only the element type is known
+                ctx.set_tensor(0, t.elem, None)
                 return
         else:
             axes = []

@@ -245,7 +245,7 @@ def expand(ctx: NodeContext) -> None:
     if target is None:
         n = _length_of_1d(ctx, 1)
         if n is not None and t.shape is not None:
-            ctx.set_tensor(0, t.elem, _unknown(max(n, len(t.shape))))
+            ctx.set_tensor(0, t.elem, broadcast([t.shape, _unknown(n)]))
         else:
             ctx.set_tensor(0, t.elem, None)
         return
