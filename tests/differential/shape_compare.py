@@ -89,8 +89,11 @@ def compare(name: str, data: bytes, data_prop: bool = False) -> Result:
                     note(attr.g, f"{prefix}{node.name or node.op_type}/{attr.name}/")
 
     note(theirs.graph)
-    differing = [(k, expected.get(k, "<none>"), got.get(k, "<none>")) for k in sorted(set(expected) | set(got))
-                 if expected.get(k) != got.get(k)]
+    differing = [
+        (k, expected.get(k, "<none>"), got.get(k, "<none>"))
+        for k in sorted(set(expected) | set(got))
+        if expected.get(k) != got.get(k)
+    ]
     ops = sorted({producers.get(k, "?") for k, _, _ in differing})
     return Result(name, not differing, differing, ops)
 

@@ -70,16 +70,12 @@ def infer_shapes_path(
     from wirecodec.files.save import save
     from wirecodec.files.zip_container import save_zip
 
-    target = output_path or model_path
+    target = os.fspath(output_path or model_path)
     opened = open_model(os.fspath(model_path))
-    inferred = infer_shapes(opened.model, check_type, strict_mode, data_prop)
-    if opened.layout == "zip" or os.fspath(target).endswith(".onnxz"):
-        opened.resolve_external()
-        inferred = infer_shapes(opened.model, check_type, strict_mode, data_prop)
-        save_zip(inferred, target)
-    elif opened.layout == "external":
-        opened.resolve_external()
-        inferred = infer_shapes(opened.model, check_type, strict_mode, data_prop)
-        save(inferred, target, external_data=True)
+    opened.model = infer_shapes(opened.model, check_type, strict_mode, data_prop)
+    # The weights are mapped views of their files or entries; saving copies them.
+    opened.resolve_external()
+    if opened.layout == "zip" or target.endswith(".onnxz"):
+        save_zip(opened.model, target)
     else:
-        save(inferred, target)
+        save(opened.model, target, external_data=opened.layout == "external")

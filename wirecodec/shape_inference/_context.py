@@ -9,7 +9,6 @@ from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto
 from wirecodec.shape_inference._types import Dim, InferenceError, Shape, TensorType, Type
 
 if TYPE_CHECKING:
-    import numpy as np
     import numpy.typing as npt
 
 __all__ = ["NodeContext", "SubgraphInferer"]

@@ -166,13 +166,17 @@ class _Scope:
                 try:
                     merge(_initializer_type(tensor), declared, tensor.name)
                 except InferenceError as exc:
-                    raise InferenceError(f"initializer {tensor.name!r} disagrees with its input: {exc.reason}") from None
+                    raise InferenceError(
+                        f"initializer {tensor.name!r} disagrees with its input: {exc.reason}"
+                    ) from None
             elif self.shared.ir_version >= 4:
                 self.types[tensor.name] = _initializer_type(tensor)
         for sparse in graph.sparse_initializer:
             name = sparse.values.name
             if name not in self.types and self.shared.ir_version >= 4:
-                self.types[name] = TensorType(sparse.values.data_type, tuple(int(d) for d in sparse.dims), True)
+                self.types[name] = TensorType(
+                    sparse.values.data_type, tuple(int(d) for d in sparse.dims), True
+                )
         for node in graph.node:
             self.run_node(node)
 
@@ -271,7 +275,7 @@ class _Scope:
         """Infer ``graph`` (a body of this node) in place; the types of its outputs."""
         if self.shared.ir_version >= 4 and len(graph.input) != len(input_types):
             raise InferenceError(f"graph has {len(graph.input)} inputs but {len(input_types)} were provided")
-        for info, given in zip(graph.input, input_types):
+        for info, given in zip(graph.input, input_types, strict=False):
             if given is None:
                 continue
             declared = from_proto(info.type) if info.HasField("type") else None
@@ -288,7 +292,7 @@ class _Scope:
         if shared.depth >= _MAX_CALL_DEPTH:
             raise InferenceError(f"function {function.name!r}: calls nested too deeply (a cycle?)")
         bound_data: dict[str, tuple[Dim, ...]] = {}
-        for actual, formal in zip(node.input, function.input):
+        for actual, formal in zip(node.input, function.input, strict=False):
             if actual and actual in self.symbol_data:
                 bound_data[formal] = self.symbol_data[actual]
         body = _Scope(shared, {o.domain: o.version for o in function.opset_import}, {}, bound_data, None)
@@ -302,7 +306,9 @@ class _Scope:
             else:
                 body.unbound.add(formal)
         caller_attrs = {a.name: a for a in node.attribute}
-        bindings: dict[str, AttributeProto] = {n: caller_attrs[n] for n in function.attribute if n in caller_attrs}
+        bindings: dict[str, AttributeProto] = {
+            n: caller_attrs[n] for n in function.attribute if n in caller_attrs
+        }
         for default in function.attribute_proto:
             bindings[default.name] = caller_attrs.get(default.name, default)
         shared.depth += 1
@@ -315,7 +321,7 @@ class _Scope:
         for i, formal in enumerate(function.output):
             if formal in body.types:
                 ctx.set(i, body.types[formal])
-        for actual, formal in zip(node.output, function.output):
+        for actual, formal in zip(node.output, function.output, strict=False):
             if actual and formal in bound_data:
                 self.symbol_data[actual] = bound_data[formal]
 

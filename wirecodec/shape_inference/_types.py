@@ -8,7 +8,6 @@ An element type of 0 means unknown (``TensorProto.UNDEFINED``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto
 
@@ -88,7 +87,7 @@ class OpaqueType:
     name: str = ""
 
 
-Type = Union[TensorType, SequenceType, OptionalType, MapType, OpaqueType]
+Type = TensorType | SequenceType | OptionalType | MapType | OpaqueType
 
 
 def _shape_from(proto: TensorShapeProto) -> tuple[Dim, ...]:
@@ -190,7 +189,9 @@ def merge(inferred: Type, existing: Type | None, where: str = "value") -> Type:
     if existing is None:
         return inferred
     if _kind(inferred) != _kind(existing):
-        raise InferenceError(f"{where}: inferred a {_kind(inferred)} but the model declares a {_kind(existing)}")
+        raise InferenceError(
+            f"{where}: inferred a {_kind(inferred)} but the model declares a {_kind(existing)}"
+        )
     if isinstance(inferred, TensorType) and isinstance(existing, TensorType):
         if inferred.elem and existing.elem and inferred.elem != existing.elem:
             raise InferenceError(
@@ -203,9 +204,13 @@ def merge(inferred: Type, existing: Type | None, where: str = "value") -> Type:
             return TensorType(elem, inferred.shape, existing.sparse)
         if len(inferred.shape) != len(existing.shape):
             raise InferenceError(
-                f"{where}: inferred rank {len(inferred.shape)} but the model declares rank {len(existing.shape)}"
+                f"{where}: inferred rank {len(inferred.shape)} "
+                f"but the model declares rank {len(existing.shape)}"
             )
-        dims = tuple(merge_dims(a, b, f"{where} axis {i}") for i, (a, b) in enumerate(zip(inferred.shape, existing.shape)))
+        dims = tuple(
+            merge_dims(a, b, f"{where} axis {i}")
+            for i, (a, b) in enumerate(zip(inferred.shape, existing.shape, strict=False))
+        )
         return TensorType(elem, dims, existing.sparse)
     if isinstance(inferred, (SequenceType, OptionalType)) and isinstance(existing, type(inferred)):
         if inferred.elem is None:

@@ -34,7 +34,9 @@ def broadcast(shapes: Sequence[Shape]) -> Shape:
             if isinstance(d, int):
                 if d != 1:
                     if value != 1 and d != value:
-                        raise InferenceError(f"incompatible dimensions {value} and {d} at axis {axis} in broadcast")
+                        raise InferenceError(
+                            f"incompatible dimensions {value} and {d} at axis {axis} in broadcast"
+                        )
                     value = d
             elif not symbols or d != symbols[0]:
                 symbols.append(d)

@@ -24,7 +24,7 @@ def union(a: Type | None, b: Type | None) -> Type | None:
             raise InferenceError(f"branches give element types {a.elem} and {b.elem}")
         if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
             return TensorType(a.elem or b.elem, None, a.sparse)
-        dims = tuple(x if x == y and x is not None else None for x, y in zip(a.shape, b.shape))
+        dims = tuple(x if x == y and x is not None else None for x, y in zip(a.shape, b.shape, strict=False))
         return TensorType(a.elem or b.elem, dims, a.sparse)
     if isinstance(a, SequenceType) and isinstance(b, SequenceType):
         return SequenceType(union(a.elem, b.elem))
@@ -46,7 +46,7 @@ def if_(ctx: NodeContext) -> None:
         raise InferenceError(
             f"If branches have {len(then_out)} and {len(else_out)} outputs for {ctx.n_outputs} node outputs"
         )
-    for i, (a, b) in enumerate(zip(then_out, else_out)):
+    for i, (a, b) in enumerate(zip(then_out, else_out, strict=False)):
         ctx.set(i, union(a, b))
 
 
@@ -66,12 +66,9 @@ def loop(ctx: NodeContext) -> None:
     n_carried = len(carried)
     for i in range(ctx.n_outputs):
         if i < n_carried:
+            # a carried value may change shape between iterations: only its type is known
             inferred = outputs[i + 1] if i + 1 < len(outputs) else None
-            given = carried[i]
-            if isinstance(given, TensorType) and isinstance(inferred, TensorType):
-                ctx.set(i, union(given, inferred) if given.shape is not None else inferred)
-            else:
-                ctx.set(i, inferred if inferred is not None else given)
+            ctx.set(i, _without_shape(inferred if inferred is not None else carried[i]))
         elif i + 1 < len(outputs):
             t = outputs[i + 1]
             if isinstance(t, TensorType):
@@ -104,7 +101,11 @@ def scan(ctx: NodeContext) -> None:
         inputs.append(TensorType(t.elem, t.shape[:axis] + t.shape[axis + 1 :]))
     outputs = ctx.infer_subgraph(body.g, inputs)
     for i in range(ctx.n_outputs):
-        t = outputs[i] if i < len(outputs) else None
+        out = outputs[i] if i < len(outputs) else None
+        if i < n_state or not isinstance(out, TensorType):
+            ctx.set(i, out)
+            continue
+        t = out
         if i < n_state or not isinstance(t, TensorType):
             ctx.set(i, t)
             continue
@@ -114,4 +115,4 @@ def scan(ctx: NodeContext) -> None:
         k = i - n_state
         axis = out_axes[k] if out_axes is not None and k < len(out_axes) else 0
         axis = axis_in(axis, len(t.shape) + 1)
-        ctx.set(i, TensorType(t.elem, t.shape[:axis] + (length,) + t.shape[axis:]))
+        ctx.set(i, TensorType(t.elem, (*t.shape[:axis], length, *t.shape[axis:])))

@@ -72,7 +72,7 @@ def deform_conv(ctx: NodeContext) -> None:
     kernel: list[Dim] = list(ctx.attr_ints("kernel_shape") or w[2:])
     spatial = _spatial(ctx, x, kernel, False)
     if offset is not None and len(offset) == len(x):
-        spatial = [d if isinstance(d, int) else o for d, o in zip(spatial, offset[2:])]
+        spatial = [d if isinstance(d, int) else o for d, o in zip(spatial, offset[2:], strict=False)]
     ctx.set_tensor(0, ctx.elem(0), (x[0], w[0], *spatial))
 
 
@@ -158,7 +158,9 @@ def max_unpool(ctx: NodeContext) -> None:
     spatial: list[Dim] = []
     for i in range(n):
         d = x[i + 2]
-        spatial.append((d - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n] if isinstance(d, int) else None)
+        spatial.append(
+            (d - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n] if isinstance(d, int) else None
+        )
     ctx.set_tensor(0, elem, (x[0], x[1], *spatial))
 
 

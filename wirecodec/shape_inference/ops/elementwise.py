@@ -8,13 +8,64 @@ from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import TensorType
 from wirecodec.shape_inference.ops._util import BOOL, FLOAT, broadcast, same_as_input
 
-_SAME = (
-    "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Floor HardSigmoid HardSwish "
-    "LeakyRelu Log Mish Neg Reciprocal Relu Round Selu Sigmoid Sign Sin Sinh Softplus Softsign Sqrt Tan "
-    "Tanh ThresholdedRelu Celu Shrink Gelu Swish BitwiseNot Not Softmax LogSoftmax Hardmax LpNormalization "
-    "Clip CumSum CumProd MeanVarianceNormalization LRN ReverseSequence Trilu Scatter ScatterElements "
-    "ScatterND PRelu TensorScatter"
-).split()
+_SAME = [
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "Ceil",
+    "Cos",
+    "Cosh",
+    "Elu",
+    "Erf",
+    "Exp",
+    "Floor",
+    "HardSigmoid",
+    "HardSwish",
+    "LeakyRelu",
+    "Log",
+    "Mish",
+    "Neg",
+    "Reciprocal",
+    "Relu",
+    "Round",
+    "Selu",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Softplus",
+    "Softsign",
+    "Sqrt",
+    "Tan",
+    "Tanh",
+    "ThresholdedRelu",
+    "Celu",
+    "Shrink",
+    "Gelu",
+    "Swish",
+    "BitwiseNot",
+    "Not",
+    "Softmax",
+    "LogSoftmax",
+    "Hardmax",
+    "LpNormalization",
+    "Clip",
+    "CumSum",
+    "CumProd",
+    "MeanVarianceNormalization",
+    "LRN",
+    "ReverseSequence",
+    "Trilu",
+    "Scatter",
+    "ScatterElements",
+    "ScatterND",
+    "PRelu",
+    "TensorScatter",
+]
 
 
 @rule(*_SAME)
@@ -46,8 +97,8 @@ def dropout(ctx: NodeContext) -> None:
             ctx.set_tensor(1, BOOL, t.shape)
 
 
-_ARITH = "Add Sub Mul Div Pow Mod BitShift BitwiseAnd BitwiseOr BitwiseXor".split()
-_LOGIC = "And Or Xor Equal Less Greater LessOrEqual GreaterOrEqual".split()
+_ARITH = ["Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"]
+_LOGIC = ["And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]
 
 
 @rule(*_ARITH)

@@ -14,8 +14,8 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
         return None
     if not a or not b:
         raise InferenceError("MatMul inputs must not be scalars")
-    left = (1,) + a if len(a) == 1 else a
-    right = b + (1,) if len(b) == 1 else b
+    left = (1, *a) if len(a) == 1 else a
+    right = (*b, 1) if len(b) == 1 else b
     k1, k2 = left[-1], right[-2]
     if isinstance(k1, int) and isinstance(k2, int) and k1 != k2:
         raise InferenceError(f"MatMul inner dimensions differ: {k1} and {k2}")
@@ -83,10 +83,12 @@ def einsum(ctx: NodeContext) -> None:
             shape = shape[:at] + shape[at + n_ell :]
         elif len(letters) != len(shape):
             raise InferenceError(f"Einsum term {term!r} does not match rank {len(shape)}")
-        for letter, d in zip(letters, shape):
+        for letter, d in zip(letters, shape, strict=False):
             known = sizes.get(letter)
             if letter not in sizes or (known is None or (isinstance(d, int) and d != 1)):
-                sizes[letter] = d if letter not in sizes or not (isinstance(known, int) and known != 1) else known
+                sizes[letter] = (
+                    d if letter not in sizes or not (isinstance(known, int) and known != 1) else known
+                )
     ell = broadcast(ellipsis_shapes) if ellipsis_shapes else ()
     assert ell is not None
     if not arrow:

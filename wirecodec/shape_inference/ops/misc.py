@@ -24,7 +24,7 @@ def nll_loss(ctx: NodeContext) -> None:
     """A scalar, or with ``reduction="none"`` the target's shape; the input's element type."""
     elem = ctx.elem(0)
     if ctx.attr_str("reduction", "mean") == "none":
-        ctx.set_tensor(0, elem, ctx.shape(1))
+        ctx.set_tensor(0, elem, ctx.shape(1) if ctx.shape(0) is not None else None)
     else:
         ctx.set_tensor(0, elem, ())
 
@@ -78,3 +78,26 @@ def attention(ctx: NodeContext) -> None:
         ctx.set_tensor(2, ctx.elem(2), (batch, kvh, total, v_head))
     if ctx.has_output(3):
         ctx.set_tensor(3, elem, (batch, qh, q_seq, total))
+
+
+@rule("RNN", "GRU", "LSTM")
+def recurrent(ctx: NodeContext) -> None:
+    """Y: (seq, directions, batch, hidden) or, with ``layout=1``, (batch, seq, directions, hidden);
+    the last hidden (and cell) state without the sequence axis."""
+    x = ctx.shape(0)
+    elem = ctx.elem(0)
+    layout = ctx.attr_int("layout", 0)
+    seq: Dim = None
+    batch: Dim = None
+    if x is not None and len(x) == 3:
+        seq, batch = (x[1], x[0]) if layout else (x[0], x[1])
+    directions = 2 if ctx.attr_str("direction", "forward") == "bidirectional" else 1
+    hidden: Dim = ctx.attr_int("hidden_size", 0) or None
+    if layout:
+        ctx.set_tensor(0, elem, (batch, seq, directions, hidden))
+        state: tuple[Dim, ...] = (batch, directions, hidden)
+    else:
+        ctx.set_tensor(0, elem, (seq, directions, batch, hidden))
+        state = (directions, batch, hidden)
+    for out in range(1, ctx.n_outputs):
+        ctx.set_tensor(out, elem, state)

@@ -7,7 +7,18 @@ from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import Dim
 from wirecodec.shape_inference.ops._util import INT64, axis_in
 
-_REDUCE = "ReduceMax ReduceMin ReduceSum ReduceMean ReduceProd ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceSumSquare".split()
+_REDUCE = [
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "ReduceSumSquare",
+]
 
 # the opset from which each reduction takes its axes as input 1 instead of an attribute
 _AXES_AS_INPUT = {"ReduceSum": 13}

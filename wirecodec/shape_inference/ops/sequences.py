@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import InferenceError, OptionalType, SequenceType, TensorType, Type, from_proto
+from wirecodec.shape_inference._types import (
+    InferenceError,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    Type,
+    from_proto,
+)
 from wirecodec.shape_inference.ops._util import BOOL, FLOAT, INT64, axis_in
 from wirecodec.shape_inference.ops.control_flow import union
 
@@ -61,9 +68,9 @@ def split_to_sequence(ctx: NodeContext) -> None:
     elif split is not None and ctx.rank(1) == 0:
         d = t.shape[axis]
         size = split[0] if isinstance(d, int) and d % split[0] == 0 else None
-        shape = t.shape[:axis] + (size,) + t.shape[axis + 1 :]
+        shape = (*t.shape[:axis], size, *t.shape[axis + 1 :])
     else:
-        shape = t.shape[:axis] + (None,) + t.shape[axis + 1 :]
+        shape = (*t.shape[:axis], None, *t.shape[axis + 1 :])
     ctx.set(0, SequenceType(TensorType(t.elem, shape)))
 
 
@@ -80,9 +87,9 @@ def concat_from_sequence(ctx: NodeContext) -> None:
     rank = len(t.shape) + (1 if new_axis else 0)
     axis = axis_in(ctx.attr_int("axis", 0), rank)
     if new_axis:
-        ctx.set_tensor(0, t.elem, t.shape[:axis] + (None,) + t.shape[axis:])
+        ctx.set_tensor(0, t.elem, (*t.shape[:axis], None, *t.shape[axis:]))
     else:
-        ctx.set_tensor(0, t.elem, t.shape[:axis] + (None,) + t.shape[axis + 1 :])
+        ctx.set_tensor(0, t.elem, (*t.shape[:axis], None, *t.shape[axis + 1 :]))
 
 
 @rule("Optional")

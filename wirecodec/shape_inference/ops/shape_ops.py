@@ -32,7 +32,8 @@ def reshape(ctx: NodeContext) -> None:
         return
     target = ctx.dims_of(1)
     if target is None:
-        n = _length_of_1d(ctx, 1)
+        # from opset 14 the rank follows the length of the shape input
+        n = _length_of_1d(ctx, 1) if ctx.opset >= 14 else None
         ctx.set_tensor(0, t.elem, _unknown(n) if n is not None else None)
         return
     allow_zero = ctx.attr_int("allowzero", 0)
@@ -165,7 +166,7 @@ def slice_(ctx: NodeContext) -> None:
     if not len(starts) == len(ends) == len(axes) == len(steps):
         raise InferenceError("Slice: starts, ends, axes and steps differ in length")
     dims = list(t.shape)
-    for start, end, axis, step in zip(starts, ends, axes, steps):
+    for start, end, axis, step in zip(starts, ends, axes, steps, strict=False):
         a = axis_in(axis, rank)
         d = dims[a]
         dims[a] = _slice_length(d, start, end, step) if isinstance(d, int) else None
@@ -264,7 +265,11 @@ def tile(ctx: NodeContext) -> None:
     if repeats is None:
         ctx.set_tensor(0, t.elem, _unknown(len(t.shape)))
         return
-    ctx.set_tensor(0, t.elem, tuple(d * r if isinstance(d, int) else None for d, r in zip(t.shape, repeats)))
+    ctx.set_tensor(
+        0,
+        t.elem,
+        tuple(d * r if isinstance(d, int) else None for d, r in zip(t.shape, repeats, strict=False)),
+    )
 
 
 @rule("Flatten")
@@ -305,8 +310,12 @@ def split(ctx: NodeContext) -> None:
     else:
         sizes = ctx.ints(1) if ctx.has_input(1) else None
         if ctx.has_input(1) and sizes is None:
+            if ctx.attr_int("axis", 0) < 0:  # as onnx: only the element type then
+                for i in range(n):
+                    ctx.set_tensor(i, t.elem, None)
+                return
             for i in range(n):
-                ctx.set_tensor(i, t.elem, t.shape[:axis] + (None,) + t.shape[axis + 1 :])
+                ctx.set_tensor(i, t.elem, (*t.shape[:axis], None, *t.shape[axis + 1 :]))
             return
     lengths: list[Dim]
     if sizes is not None:
@@ -314,18 +323,18 @@ def split(ctx: NodeContext) -> None:
             raise InferenceError(f"split has {len(sizes)} sizes for {n} outputs")
         if isinstance(d, int) and sum(sizes) != d:
             raise InferenceError(f"split sizes sum to {sum(sizes)}, not the axis' {d}")
-        lengths = list(sizes)
+        lengths = [*sizes]
     elif not isinstance(d, int):
         lengths = [None] * n
     elif ctx.opset >= 18 and ctx.has_attr("num_outputs"):
         chunk = -(-d // n)
-        lengths = [chunk] * (n - 1) + [d - chunk * (n - 1)]
+        lengths = [*([chunk] * (n - 1)), d - chunk * (n - 1)]
     else:
         if d % n:
             raise InferenceError(f"axis of size {d} does not split into {n} equal parts")
         lengths = [d // n] * n
     for i, length in enumerate(lengths):
-        ctx.set_tensor(i, t.elem, t.shape[:axis] + (length,) + t.shape[axis + 1 :])
+        ctx.set_tensor(i, t.elem, (*t.shape[:axis], length, *t.shape[axis + 1 :]))
 
 
 @rule("Pad")
@@ -386,7 +395,7 @@ def compress(ctx: NodeContext) -> None:
         ctx.set_tensor(0, t.elem, None)
     else:
         axis = axis_in(ctx.attr_int("axis", 0), len(t.shape))
-        ctx.set_tensor(0, t.elem, t.shape[:axis] + (None,) + t.shape[axis + 1 :])
+        ctx.set_tensor(0, t.elem, (*t.shape[:axis], None, *t.shape[axis + 1 :]))
 
 
 @rule("OneHot")
@@ -402,7 +411,7 @@ def one_hot(ctx: NodeContext) -> None:
     size: Dim = None
     if depth is not None and depth.size == 1:
         size = int(depth.reshape(-1)[0])
-    ctx.set_tensor(0, elem, indices[:axis] + (size,) + indices[axis:])
+    ctx.set_tensor(0, elem, (*indices[:axis], size, *indices[axis:]))
 
 
 @rule("TopK")
@@ -422,7 +431,7 @@ def top_k(ctx: NodeContext) -> None:
         given = ctx.ints(1)
         if given is not None and len(given) == 1:
             k = given[0]
-    shape = t.shape[:axis] + (k,) + t.shape[axis + 1 :]
+    shape = (*t.shape[:axis], k, *t.shape[axis + 1 :])
     ctx.set_tensor(0, t.elem, shape)
     ctx.set_tensor(1, INT64, shape)
 
@@ -472,32 +481,30 @@ def resize(ctx: NodeContext) -> None:
     rank = len(t.shape)
     op = ctx.node.op_type
     if op == "Upsample":
-        scales_list = ctx.attr_ints("scales") if ctx.opset < 9 else None
-        a = ctx.attrs.get("scales")
-        scales = [float(x) for x in a.floats] if a is not None else None
+        given = ctx.attrs.get("scales")
+        scales = [float(x) for x in given.floats] if given is not None else None
         if ctx.opset >= 9:
             v = ctx.value(1)
             scales = [float(x) for x in v.reshape(-1)] if v is not None else None
-        del scales_list
         sizes = None
     else:
         scales_at, sizes_at = (2, 3) if ctx.opset >= 11 else (1, -1)
         v = ctx.value(scales_at) if ctx.has_input(scales_at) else None
         scales = [float(x) for x in v.reshape(-1)] if v is not None and v.size else None
         sizes = ctx.ints(sizes_at) if sizes_at > 0 and ctx.has_input(sizes_at) else None
-    axes = ctx.attr_ints("axes") if op == "Resize" and ctx.opset >= 18 else None
-    axes = [axis_in(a, rank) for a in axes] if axes else list(range(rank))
+    chosen = ctx.attr_ints("axes") if op == "Resize" and ctx.opset >= 18 else None
+    axes = [axis_in(a, rank) for a in chosen] if chosen else list(range(rank))
     dims: list[Dim] = list(t.shape)
     if sizes is not None:
         if ctx.attr_str("keep_aspect_ratio_policy", "stretch") != "stretch":
             ctx.set_tensor(0, t.elem, _unknown(rank))
             return
-        for a, s in zip(axes, sizes):
-            dims[a] = s
+        for a, size in zip(axes, sizes, strict=False):
+            dims[a] = size
     elif scales is not None:
-        for a, s in zip(axes, scales):
+        for a, scale in zip(axes, scales, strict=False):
             d = dims[a]
-            dims[a] = int(math.floor(d * s)) if isinstance(d, int) else None
+            dims[a] = math.floor(d * scale) if isinstance(d, int) else None
     else:
         dims = [None] * rank
     ctx.set_tensor(0, t.elem, tuple(dims))
