@@ -4,6 +4,7 @@ from wirecodec.shape_inference.ops import (  # noqa: F401
     casts,
     control_flow,
     conv_pool,
+    data_prop,
     elementwise,
     matmul,
     misc,
