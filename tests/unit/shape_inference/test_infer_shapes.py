@@ -15,6 +15,7 @@ from wirecodec.shape_inference._types import TensorType, from_proto
 from wirecodec.shape_inference.ops._util import broadcast
 
 F = TensorProto.FLOAT
+_vi = helper.make_tensor_value_info
 
 
 def _model(nodes: list, inputs: list, outputs: list, **kw: object) -> ModelProto:
@@ -35,18 +36,18 @@ def test_broadcast_keeps_sizes_and_one_symbol() -> None:
 
 
 def test_unknown_axes_get_fresh_symbols_that_avoid_existing_ones() -> None:
-    x = helper.make_tensor_value_info("x", F, ["unk__0", None])
+    x = _vi("x", F, ["unk__0", None])
     model = _model(
-        [helper.make_node("NonZero", ["x"], ["y"])], [x], [helper.make_tensor_value_info("y", 7, None)]
+        [helper.make_node("NonZero", ["x"], ["y"])], [x], [_vi("y", 7, None)]
     )
     assert _types(infer_shapes(model))["y"] == TensorType(7, (2, "unk__1"))
 
 
 def test_declared_types_are_refined_not_replaced() -> None:
-    x = helper.make_tensor_value_info("x", F, ["N", 3])
-    declared = helper.make_tensor_value_info("r", F, [None, "M"])
+    x = _vi("x", F, ["N", 3])
+    declared = _vi("r", F, [None, "M"])
     model = _model(
-        [helper.make_node("Relu", ["x"], ["r"])], [x], [helper.make_tensor_value_info("r", F, None)]
+        [helper.make_node("Relu", ["x"], ["r"])], [x], [_vi("r", F, None)]
     )
     model.graph.value_info.append(declared)
     # an inferred size wins over a declared symbol; a declared symbol over an unknown
@@ -54,9 +55,9 @@ def test_declared_types_are_refined_not_replaced() -> None:
 
 
 def test_a_contradiction_is_skipped_unless_strict() -> None:
-    x = helper.make_tensor_value_info("x", F, [2, 3])
+    x = _vi("x", F, [2, 3])
     model = _model(
-        [helper.make_node("Relu", ["x"], ["y"])], [x], [helper.make_tensor_value_info("y", F, [5, 3])]
+        [helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, [5, 3])]
     )
     assert _types(infer_shapes(model))["y"] == TensorType(F, (5, 3))
     with pytest.raises(InferenceError, match="inferred size 2"):
@@ -64,7 +65,7 @@ def test_a_contradiction_is_skipped_unless_strict() -> None:
 
 
 def test_reshape_uses_constant_and_data_prop_uses_shape_chain() -> None:
-    x = helper.make_tensor_value_info("x", F, ["B", 4, 6])
+    x = _vi("x", F, ["B", 4, 6])
     nodes = [
         helper.make_node("Shape", ["x"], ["s"]),
         helper.make_node("Gather", ["s", "zero"], ["b"], axis=0),
@@ -75,7 +76,7 @@ def test_reshape_uses_constant_and_data_prop_uses_shape_chain() -> None:
         helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
         helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1]),
     ]
-    model = _model(nodes, [x], [helper.make_tensor_value_info("y", F, None)], initializer=inits)
+    model = _model(nodes, [x], [_vi("y", F, None)], initializer=inits)
     assert _types(infer_shapes(model))["y"] == TensorType(F, ("unk__0", "unk__1"))
     assert _types(infer_shapes(model, data_prop=True))["y"] == TensorType(F, ("B", "unk__0"))
 
@@ -85,10 +86,10 @@ def test_if_branches_and_model_functions() -> None:
         [helper.make_node("Identity", ["x"], ["t"])],
         "then",
         [],
-        [helper.make_tensor_value_info("t", F, None)],
+        [_vi("t", F, None)],
     )
     else_g = helper.make_graph(
-        [helper.make_node("Neg", ["x"], ["e"])], "else", [], [helper.make_tensor_value_info("e", F, None)]
+        [helper.make_node("Neg", ["x"], ["e"])], "else", [], [_vi("e", F, None)]
     )
     fn = helper.make_function(
         "local",
@@ -103,10 +104,10 @@ def test_if_branches_and_model_functions() -> None:
         helper.make_node("Double", ["y"], ["z"], domain="local"),
     ]
     inputs = [
-        helper.make_tensor_value_info("c", TensorProto.BOOL, []),
-        helper.make_tensor_value_info("x", F, [2, "N"]),
+        _vi("c", TensorProto.BOOL, []),
+        _vi("x", F, [2, "N"]),
     ]
-    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("z", F, None)])
+    graph = helper.make_graph(nodes, "g", inputs, [_vi("z", F, None)])
     model = helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("local", 1)], functions=[fn]
     )
@@ -116,9 +117,9 @@ def test_if_branches_and_model_functions() -> None:
 
 
 def test_path_and_cli_keep_the_layout(tmp_path: pathlib.Path) -> None:
-    x = helper.make_tensor_value_info("x", F, ["N", 3])
+    x = _vi("x", F, ["N", 3])
     model = _model(
-        [helper.make_node("Relu", ["x"], ["y"])], [x], [helper.make_tensor_value_info("y", F, None)]
+        [helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, None)]
     )
     src = tmp_path / "m.onnx"
     src.write_bytes(encode(model))
