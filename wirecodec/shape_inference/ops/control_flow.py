@@ -11,6 +11,7 @@ from wirecodec.shape_inference._types import (
     SequenceType,
     TensorType,
     Type,
+    merge,
 )
 from wirecodec.shape_inference.ops._util import BOOL, INT64, axis_in
 
@@ -102,7 +103,15 @@ def scan(ctx: NodeContext) -> None:
     outputs = ctx.infer_subgraph(body.g, inputs)
     for i in range(ctx.n_outputs):
         out = outputs[i] if i < len(outputs) else None
-        if i < n_state or not isinstance(out, TensorType):
+        if i < n_state:
+            # a state output is the state input, refined by what the body says of it
+            given = ctx.input_type(i)
+            try:
+                ctx.set(i, merge(out, given) if out is not None else given)
+            except InferenceError:
+                ctx.set(i, out)
+            continue
+        if not isinstance(out, TensorType):
             ctx.set(i, out)
             continue
         t = out

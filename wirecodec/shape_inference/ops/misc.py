@@ -23,8 +23,10 @@ def string_normalizer(ctx: NodeContext) -> None:
 def nll_loss(ctx: NodeContext) -> None:
     """A scalar, or with ``reduction="none"`` the target's shape; the input's element type."""
     elem = ctx.elem(0)
-    if ctx.attr_str("reduction", "mean") == "none":
-        ctx.set_tensor(0, elem, ctx.shape(1) if ctx.shape(0) is not None else None)
+    if ctx.shape(0) is None or ctx.shape(1) is None:
+        ctx.set_tensor(0, elem, None)
+    elif ctx.attr_str("reduction", "mean") == "none":
+        ctx.set_tensor(0, elem, ctx.shape(1))
     else:
         ctx.set_tensor(0, elem, ())
 

@@ -310,7 +310,7 @@ def split(ctx: NodeContext) -> None:
     else:
         sizes = ctx.ints(1) if ctx.has_input(1) else None
         if ctx.has_input(1) and sizes is None:
-            if ctx.attr_int("axis", 0) < 0:  # as onnx: only the element type then
+            if isinstance(d, int):  # as onnx: a sized axis split at run time leaves the shape open
                 for i in range(n):
                     ctx.set_tensor(i, t.elem, None)
                 return
