@@ -7,7 +7,15 @@ from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference.ops._util import FLOAT, axis_in
 
 
-@rule("InstanceNormalization", "GroupNormalization", "RMSNormalization")
+@rule("GroupNormalization")
+def group_norm(ctx: NodeContext) -> None:
+    # From opset 21 onnx infers GroupNormalization through its function body, which
+    # leaves the output untyped (its Reshape of the scale has no known target).
+    if ctx.opset < 21:
+        same_as_x(ctx)
+
+
+@rule("InstanceNormalization", "RMSNormalization")
 def same_as_x(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is not None:

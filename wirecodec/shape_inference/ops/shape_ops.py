@@ -431,7 +431,7 @@ def top_k(ctx: NodeContext) -> None:
         given = ctx.ints(1)
         if given is not None and len(given) == 1:
             k = given[0]
-    shape = (*t.shape[:axis], k, *t.shape[axis + 1 :])
+    shape = (*t.shape[:axis], k, *t.shape[axis + 1 :]) if k is not None else _unknown(len(t.shape))
     ctx.set_tensor(0, t.elem, shape)
     ctx.set_tensor(1, INT64, shape)
 
@@ -506,7 +506,8 @@ def resize(ctx: NodeContext) -> None:
             d = dims[a]
             dims[a] = math.floor(d * scale) if isinstance(d, int) else None
     else:
-        dims = [None] * rank
+        for a in axes:
+            dims[a] = None
     ctx.set_tensor(0, t.elem, tuple(dims))
 
 
@@ -520,6 +521,9 @@ def center_crop_pad(ctx: NodeContext) -> None:
         return
     rank = len(t.shape)
     sizes = ctx.ints(1)
+    if sizes is None:
+        ctx.set_tensor(0, t.elem, None)
+        return
     axes = ctx.attr_ints("axes") or list(range(rank))
     dims: list[Dim] = list(t.shape)
     for k, a in enumerate(axes):
