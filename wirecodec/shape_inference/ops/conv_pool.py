@@ -144,9 +144,8 @@ def max_unpool(ctx: NodeContext) -> None:
     x = ctx.shape(0)
     elem = ctx.elem(0)
     if ctx.has_input(2):
-        size = ctx.shape(2)
-        n = size[0] if size is not None and len(size) == 1 else None
-        ctx.set_tensor(0, elem, tuple(None for _ in range(n)) if isinstance(n, int) else None)
+        given = ctx.ints(2)
+        ctx.set_tensor(0, elem, tuple(given) if given is not None else None)
         return
     if x is None:
         ctx.set_tensor(0, elem, None)

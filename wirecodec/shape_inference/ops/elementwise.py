@@ -56,7 +56,6 @@ _SAME = [
     "Clip",
     "CumSum",
     "CumProd",
-    "MeanVarianceNormalization",
     "LRN",
     "ReverseSequence",
     "Trilu",
@@ -144,3 +143,11 @@ def like(ctx: NodeContext) -> None:
 def random(ctx: NodeContext) -> None:
     shape = ctx.attr_ints("shape")
     ctx.set_tensor(0, ctx.attr_int("dtype", FLOAT), tuple(shape) if shape is not None else None)
+
+
+@rule("MeanVarianceNormalization")
+def mean_variance_normalization(ctx: NodeContext) -> None:
+    # onnx infers it through its function body, which keeps only the element type
+    t = ctx.tensor(0)
+    if t is not None:
+        ctx.set_tensor(0, t.elem, None)

@@ -348,7 +348,9 @@ def pad(ctx: NodeContext) -> None:
     rank = len(t.shape)
     pads = ctx.attr_ints("pads") if ctx.opset < 11 else ctx.ints(1)
     if pads is None:
-        ctx.set_tensor(0, t.elem, _unknown(rank))
+        # as onnx: with axes known only at run time, not even the rank is claimed
+        axes_unknown = ctx.opset >= 18 and ctx.has_input(3) and ctx.ints(3) is None
+        ctx.set_tensor(0, t.elem, None if axes_unknown else _unknown(rank))
         return
     axes = list(range(rank))
     if ctx.opset >= 18 and ctx.has_input(3):
@@ -505,9 +507,11 @@ def resize(ctx: NodeContext) -> None:
         for a, scale in zip(axes, scales, strict=False):
             d = dims[a]
             dims[a] = math.floor(d * scale) if isinstance(d, int) else None
-    else:
-        for a in axes:
+    elif op == "Resize" and ctx.opset >= 11 and ctx.has_input(3):
+        for a in axes:  # sizes computed at run time: the other axes keep their size
             dims[a] = None
+    else:
+        dims = [None] * rank
     ctx.set_tensor(0, t.elem, tuple(dims))
 
 
