@@ -114,12 +114,13 @@ class NodeContext:
             return None
         return [int(x) for x in v.reshape(-1)]
 
-    def dims_of(self, i: int) -> tuple[Dim, ...] | None:
-        """Input ``i``'s values as dimensions: stored ints, or symbols propagated by data_prop."""
+    def dims_of(self, i: int, symbolic: bool = True) -> tuple[Dim, ...] | None:
+        """Input ``i``'s values as dimensions: stored ints, or (``symbolic``) the values
+        data_prop computed (an operator version that reads them says so)."""
         known = self.ints(i)
         if known is not None:
             return tuple(known)
-        if self.has_input(i) and i < len(self._symbols):
+        if symbolic and self.has_input(i) and i < len(self._symbols):
             return self._symbols[i]
         return None
 

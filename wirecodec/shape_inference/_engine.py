@@ -37,6 +37,7 @@ from wirecodec.shape_inference._types import (
     merge,
     to_proto,
 )
+from wirecodec.shape_inference.ops.data_prop import SINCE
 
 __all__ = ["Options", "infer_model"]
 
@@ -223,7 +224,12 @@ class _Scope:
             self.record_constant(node)
             if self.shared.options.data_prop:
                 prop = PROPAGATORS.get(key)
-                if prop is not None and node.output and node.output[0]:
+                if (
+                    prop is not None
+                    and node.output
+                    and node.output[0]
+                    and opset >= SINCE.get(node.op_type, 1)
+                ):
                     values = prop(ctx)
                     if values is not None:
                         self.symbol_data[node.output[0]] = values

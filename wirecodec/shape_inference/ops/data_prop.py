@@ -2,7 +2,8 @@
 
 Each propagator returns output 0's values (sizes, symbols or unknowns) from its inputs'
 values: a ``Shape`` gives the input's dimensions, and Gather, Concat, Slice, Squeeze,
-Unsqueeze, Cast, Identity and integer arithmetic carry them on, so a ``Reshape`` or an
+Unsqueeze, Cast, Size and Add/Sub/Mul carry them on (from the opsets
+where onnx's schemas do), so a ``Reshape`` or an
 ``Expand`` fed by such a chain learns its target shape. Stored integer tensors
 (initializers, ``Constant``) count as values too.
 """
@@ -14,6 +15,10 @@ from wirecodec.shape_inference._registry import propagator
 from wirecodec.shape_inference._types import Dim
 
 _INTEGER_TYPES = {2, 3, 4, 5, 6, 7, 12, 13}
+
+# the first opset whose schema of each op propagates values (Shape and Gather: all of them)
+SINCE = {"Add": 14, "Sub": 14, "Mul": 14, "Cast": 13, "Concat": 13, "Size": 13, "Slice": 13}
+SINCE.update(Squeeze=13, Unsqueeze=13)
 
 
 @propagator("Shape")
@@ -29,7 +34,7 @@ def shape(ctx: NodeContext) -> tuple[Dim, ...] | None:
     return s[clamp(ctx.attr_int("start", 0)) : clamp(ctx.attr_int("end", rank))]
 
 
-@propagator("Identity", "Squeeze", "Unsqueeze")
+@propagator("Squeeze", "Unsqueeze")
 def same_values(ctx: NodeContext) -> tuple[Dim, ...] | None:
     # a 0-D or 1-D value list is the same list after adding or removing a unit axis
     rank = ctx.rank(0)
@@ -99,12 +104,10 @@ def _arith(op: str, a: Dim, b: Dim) -> Dim:
         return a + b
     if op == "Sub":
         return a - b
-    if op == "Mul":
-        return a * b
-    return a // b if b else None
+    return a * b
 
 
-@propagator("Add", "Sub", "Mul", "Div")
+@propagator("Add", "Sub", "Mul")
 def arithmetic(ctx: NodeContext) -> tuple[Dim, ...] | None:
     a, b = ctx.dims_of(0), ctx.dims_of(1)
     if a is None or b is None:

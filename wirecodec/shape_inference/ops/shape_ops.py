@@ -30,7 +30,7 @@ def reshape(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is None:
         return
-    target = ctx.dims_of(1)
+    target = ctx.dims_of(1, symbolic=ctx.opset >= 14)
     if target is None:
         # from opset 14 the rank follows the length of the shape input
         n = _length_of_1d(ctx, 1) if ctx.opset >= 14 else None
@@ -242,7 +242,7 @@ def expand(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is None:
         return
-    target = ctx.dims_of(1)
+    target = ctx.dims_of(1, symbolic=ctx.opset >= 13)
     if target is None:
         n = _length_of_1d(ctx, 1)
         if n is not None and t.shape is not None:
