@@ -68,7 +68,11 @@ def concat(ctx: NodeContext) -> tuple[Dim, ...] | None:
     for i in range(ctx.n_inputs):
         part = ctx.dims_of(i)
         if part is None:
-            return None
+            # a part without values still has a length: that many unknown values
+            s = ctx.shape(i)
+            if s is None or len(s) > 1 or (s and not isinstance(s[0], int)):
+                return None
+            part = tuple(None for _ in range(s[0] if s else 1))  # type: ignore[arg-type]
         values.extend(part)
     return tuple(values)
 
