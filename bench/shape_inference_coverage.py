@@ -26,9 +26,10 @@ def main() -> int:
     models = [i for i in backend_corpus() if i.name.endswith("model.onnx")]
     results = [compare(i.name, i.data, args.data_prop) for i in models]
     fraction, gaps = summarize(results)
+    refused = sum(r.error.startswith("onnx") for r in results)
     print(
         f"backend corpus: {sum(r.equal for r in results)}/{len(results)} models equal ({fraction:.1%})"
-        f"{' with data_prop' if args.data_prop else ''}"
+        f"{' with data_prop' if args.data_prop else ''}; onnx refused {refused} of them (counted equal)"
     )
     print("models differing, by op producing a differing value:")
     for op, n in gaps.most_common():

@@ -16,7 +16,7 @@ from wirecodec.protobuf.codec import decode
 from wirecodec.shape_inference import infer_shapes
 
 
-def _strip(model: Any) -> None:
+def strip_inferred(model: Any) -> None:
     """Remove value_info (every graph) and the main graph's output types."""
 
     def walk(graph: Any) -> None:
@@ -34,9 +34,11 @@ def _strip(model: Any) -> None:
 
 
 def _types(graph: Any, prefix: str = "") -> dict[str, str]:
-    """name -> the type as text, for every value_info and output of every graph."""
+    """name -> the type as text, for every value_info and output of every graph, and the
+    inputs of subgraphs (inference merges the node's types into them)."""
     found: dict[str, str] = {}
-    for info in (*graph.value_info, *graph.output):
+    infos = (*graph.value_info, *graph.output, *(graph.input if prefix else ()))
+    for info in infos:
         found[prefix + info.name] = str(info.type).replace("\n", " ") if info.HasField("type") else ""
     for node in graph.node:
         for attr in node.attribute:
@@ -63,7 +65,7 @@ def compare(name: str, data: bytes, data_prop: bool = False) -> Result:
     import onnx
 
     theirs_in = onnx.load_from_string(data)
-    _strip(theirs_in)
+    strip_inferred(theirs_in)
     stripped = theirs_in.SerializeToString()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
