@@ -37,18 +37,14 @@ def test_broadcast_keeps_sizes_and_one_symbol() -> None:
 
 def test_unknown_axes_get_fresh_symbols_that_avoid_existing_ones() -> None:
     x = _vi("x", F, ["unk__0", None])
-    model = _model(
-        [helper.make_node("NonZero", ["x"], ["y"])], [x], [_vi("y", 7, None)]
-    )
+    model = _model([helper.make_node("NonZero", ["x"], ["y"])], [x], [_vi("y", 7, None)])
     assert _types(infer_shapes(model))["y"] == TensorType(7, (2, "unk__1"))
 
 
 def test_declared_types_are_refined_not_replaced() -> None:
     x = _vi("x", F, ["N", 3])
     declared = _vi("r", F, [None, "M"])
-    model = _model(
-        [helper.make_node("Relu", ["x"], ["r"])], [x], [_vi("r", F, None)]
-    )
+    model = _model([helper.make_node("Relu", ["x"], ["r"])], [x], [_vi("r", F, None)])
     model.graph.value_info.append(declared)
     # an inferred size wins over a declared symbol; a declared symbol over an unknown
     assert _types(infer_shapes(model))["r"] == TensorType(F, ("N", 3))
@@ -56,9 +52,7 @@ def test_declared_types_are_refined_not_replaced() -> None:
 
 def test_a_contradiction_is_skipped_unless_strict() -> None:
     x = _vi("x", F, [2, 3])
-    model = _model(
-        [helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, [5, 3])]
-    )
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, [5, 3])])
     assert _types(infer_shapes(model))["y"] == TensorType(F, (5, 3))
     with pytest.raises(InferenceError, match="inferred size 2"):
         infer_shapes(model, strict_mode=True)
@@ -88,9 +82,7 @@ def test_if_branches_and_model_functions() -> None:
         [],
         [_vi("t", F, None)],
     )
-    else_g = helper.make_graph(
-        [helper.make_node("Neg", ["x"], ["e"])], "else", [], [_vi("e", F, None)]
-    )
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [_vi("e", F, None)])
     fn = helper.make_function(
         "local",
         "Double",
@@ -118,9 +110,7 @@ def test_if_branches_and_model_functions() -> None:
 
 def test_path_and_cli_keep_the_layout(tmp_path: pathlib.Path) -> None:
     x = _vi("x", F, ["N", 3])
-    model = _model(
-        [helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, None)]
-    )
+    model = _model([helper.make_node("Relu", ["x"], ["y"])], [x], [_vi("y", F, None)])
     src = tmp_path / "m.onnx"
     src.write_bytes(encode(model))
     infer_shapes_path(src, tmp_path / "out.onnx")
