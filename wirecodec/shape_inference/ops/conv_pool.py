@@ -178,3 +178,13 @@ def roi_align(ctx: NodeContext) -> None:
     c = x[1] if x is not None and len(x) > 1 else None
     n = rois[0] if rois is not None else None
     ctx.set_tensor(0, ctx.elem(0), (n, c, ctx.attr_int("output_height", 1), ctx.attr_int("output_width", 1)))
+
+
+@rule("MaxRoiPool")
+def max_roi_pool(ctx: NodeContext) -> None:
+    x, rois = ctx.shape(0), ctx.shape(1)
+    pooled = ctx.attr_ints("pooled_shape") or []
+    if x is None or rois is None or len(x) < 2:
+        ctx.set_tensor(0, ctx.elem(0), None)
+        return
+    ctx.set_tensor(0, ctx.elem(0), (rois[0], x[1], *pooled))

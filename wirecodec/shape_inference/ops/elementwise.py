@@ -151,3 +151,11 @@ def mean_variance_normalization(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is not None:
         ctx.set_tensor(0, t.elem, None)
+
+
+@rule("Multinomial")
+def multinomial(ctx: NodeContext) -> None:
+    """(batch, sample_size) samples, int32 unless ``dtype`` says otherwise."""
+    s = ctx.shape(0)
+    batch = s[0] if s is not None and len(s) == 2 else None
+    ctx.set_tensor(0, ctx.attr_int("dtype", 6), (batch, ctx.attr_int("sample_size", 1)))

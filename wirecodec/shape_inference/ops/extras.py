@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim
+from wirecodec.shape_inference._types import Dim, MapType, SequenceType, TensorType
 from wirecodec.shape_inference.ops._util import BOOL, FLOAT, INT64, STRING, UINT8, axis_in, broadcast, product
 
 
@@ -163,3 +163,59 @@ def optimizer(ctx: NodeContext) -> None:
         t = ctx.tensor(source)
         if t is not None:
             ctx.set_tensor(out, t.elem, t.shape)
+
+
+@rule("CategoryMapper", domain="ai.onnx.ml")
+def category_mapper(ctx: NodeContext) -> None:
+    """Strings to int64 and back, shape kept."""
+    t = ctx.tensor(0)
+    if t is not None:
+        ctx.set_tensor(0, INT64 if t.elem == STRING else STRING, t.shape)
+
+
+@rule("OneHotEncoder", domain="ai.onnx.ml")
+def one_hot_encoder(ctx: NodeContext) -> None:
+    cats = ctx.attr_ints("cats_int64s") or ctx.attr_strings("cats_strings") or []
+    s = ctx.shape(0)
+    ctx.set_tensor(0, FLOAT, None if s is None else (*s, len(cats)))
+
+
+@rule("LinearClassifier", domain="ai.onnx.ml")
+def linear_classifier(ctx: NodeContext) -> None:
+    """Labels (int64 or strings) per row; one score per intercept."""
+    s = ctx.shape(0)
+    labels = STRING if ctx.has_attr("classlabels_strings") else INT64
+    rows: Dim = None if s is None or not s else (1 if len(s) == 1 else s[0])
+    shaped = s is not None
+    ctx.set_tensor(0, labels, (rows,) if shaped else None)
+    if ctx.has_output(1):
+        a = ctx.attrs.get("intercepts")
+        width = len(a.floats) if a is not None else 0
+        ctx.set_tensor(1, FLOAT, (rows, width) if shaped else None)
+
+
+@rule("SVMClassifier", domain="ai.onnx.ml")
+def svm_classifier(ctx: NodeContext) -> None:
+    ctx.set_tensor(0, STRING if ctx.has_attr("classlabels_strings") else INT64, None)
+
+
+@rule("ZipMap", domain="ai.onnx.ml")
+def zip_map(ctx: NodeContext) -> None:
+    key = STRING if ctx.has_attr("classlabels_strings") else INT64
+    ctx.set(0, SequenceType(MapType(key, TensorType(FLOAT, ()))))
+
+
+_CAST_MAP = {"TO_FLOAT": FLOAT, "TO_STRING": STRING, "TO_INT64": INT64}
+
+
+@rule("CastMap", domain="ai.onnx.ml")
+def cast_map(ctx: NodeContext) -> None:
+    ctx.set_tensor(0, _CAST_MAP.get(ctx.attr_str("cast_to", "TO_FLOAT"), FLOAT), None)
+
+
+@rule("DictVectorizer", domain="ai.onnx.ml")
+def dict_vectorizer(ctx: NodeContext) -> None:
+    """The map's value element type; the shape is not inferred (as onnx)."""
+    m = ctx.input_type(0)
+    if isinstance(m, MapType) and isinstance(m.value, TensorType):
+        ctx.set_tensor(0, m.value.elem, None)
