@@ -35,7 +35,7 @@ from wirecodec.shape_inference._types import (
     Type,
     from_proto,
     merge,
-    to_proto,
+    write_type,
 )
 from wirecodec.shape_inference.ops.data_prop import SINCE
 
@@ -245,17 +245,16 @@ class _Scope:
             self.types[name] = merged
             slot = self.slots.get(name)
             if slot is not None and merged != existing:
-                slot.type.CopyFrom(to_proto(merged))
+                _rewrite(slot, merged)
             return
         self.types[name] = inferred
         if self.graph is not None:
-            info = self.graph.value_info.add()
-            info.name = name
-            info.type.CopyFrom(to_proto(inferred))
+            info = self.graph.value_info.add(name=name)
+            write_type(inferred, info.type)
             self.slots[name] = info
             output = self.untyped_outputs.pop(name, None)
             if output is not None:
-                output.type.CopyFrom(to_proto(inferred))
+                _rewrite(output, inferred)
 
     def record_constant(self, node: NodeProto) -> None:
         if node.op_type != "Constant" or domain_key(node.domain) != "" or len(node.output) != 1:
@@ -286,7 +285,7 @@ class _Scope:
                 continue
             declared = from_proto(info.type) if info.HasField("type") else None
             merged = self.shared.symbols.materialize(merge(given, declared, info.name))
-            info.type.CopyFrom(to_proto(merged))
+            _rewrite(info, merged)
         inner = _Scope(self.shared, self.opsets, self.types, self.symbol_data, graph)
         inner.run_graph(graph)
         inner.finish()
@@ -334,6 +333,15 @@ class _Scope:
     def finish(self) -> None:
         if self.errors and self.shared.options.strict_mode:
             raise InferenceError("inference error(s): " + "; ".join(self.errors))
+
+
+def _rewrite(info: ValueInfoProto, t: Type) -> None:
+    """Replace ``info``'s type by ``t`` (its denotation kept, as onnx merges in place)."""
+    denotation = info.type.denotation
+    info.type.Clear()
+    write_type(t, info.type)
+    if denotation:
+        info.type.denotation = denotation
 
 
 def _bind_attributes(node: NodeProto, bindings: dict[str, AttributeProto]) -> dict[str, AttributeProto]:
