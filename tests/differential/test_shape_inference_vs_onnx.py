@@ -134,3 +134,30 @@ def test_external_data_not_read(tmp_path: pathlib.Path) -> None:
     ours = infer_shapes(load(str(path), load_external_data=False))
     theirs = onnx.shape_inference.infer_shapes(onnx.load(str(path), load_external_data=False))
     assert ours.SerializeToString() == theirs.SerializeToString()
+
+
+def _shipped_models() -> list[pathlib.Path]:
+    """Models made by other tools that the test extra installs: onnx's "light" zoo models
+    (Caffe2 exports: AlexNet, DenseNet, Inception, ResNet, ShuffleNet, SqueezeNet, VGG,
+    ZFNet) and onnxruntime's sample models (an OnnxMLTools logistic regression among them)."""
+    found: list[pathlib.Path] = []
+    for package, pattern in (("onnx", "backend/test/data/light/*.onnx"), ("onnxruntime", "datasets/*.onnx")):
+        try:
+            module = __import__(package)
+        except ImportError:
+            continue
+        found += sorted(pathlib.Path(module.__file__).parent.glob(pattern))
+    return found
+
+
+@pytest.mark.parametrize("data_prop", [False, True])
+def test_models_shipped_by_other_tools(data_prop: bool) -> None:
+    require_onnx()
+    models = _shipped_models()
+    assert models, "onnx ships its light models"
+    unequal = []
+    for path in models:
+        result = compare(path.name, path.read_bytes(), data_prop=data_prop)
+        if not result.equal:
+            unequal.append((path.name, result.error, result.differing[:3]))
+    assert unequal == []

@@ -92,7 +92,7 @@ def dropout(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is not None:
         ctx.set_tensor(0, t.elem, t.shape)
-        if ctx.has_output(1):
+        if ctx.has_output(1) and ctx.opset >= 10:  # before 10 onnx leaves the mask untyped
             ctx.set_tensor(1, BOOL, t.shape)
 
 
