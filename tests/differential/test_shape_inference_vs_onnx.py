@@ -45,7 +45,8 @@ def test_no_model_makes_our_inference_raise(corpus_results: list[Any]) -> None:
 _STRICT_KNOWN = {"node/test_mvn/model.onnx"}
 
 
-def test_strict_mode_verdicts_equal() -> None:
+@pytest.mark.parametrize("check_type", [False, True])
+def test_strict_mode_verdicts_equal(check_type: bool) -> None:
     """strict_mode raises exactly where onnx's does, on the models as stored and stripped."""
     onnx = require_onnx()
     from schema_dsl.onnx import ModelProto
@@ -62,12 +63,12 @@ def test_strict_mode_verdicts_equal() -> None:
             if stripped:
                 strip_inferred(model)
             try:
-                onnx.shape_inference.infer_shapes(model, strict_mode=True)
+                onnx.shape_inference.infer_shapes(model, check_type=check_type, strict_mode=True)
                 theirs = True
             except Exception:
                 theirs = False
             try:
-                infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)
+                infer_shapes(decode(ModelProto, model.SerializeToString()), check_type, True)
                 ours = True
             except InferenceError:
                 ours = False

@@ -40,8 +40,9 @@ def infer_shapes(
     ``strict_mode`` raises :class:`InferenceError` when a node's inference fails (else the
     node's outputs stay as the model declares them); ``data_prop`` computes the values of
     small integer tensors (shapes being computed: Shape, Gather, Concat, Slice, ...) so that
-    the shapes they give (Reshape, Expand, ...) are known. ``check_type`` is accepted for
-    onnx's signature; type constraints are checked by :func:`wirecodec.check`.
+    the shapes they give (Reshape, Expand, ...) are known. ``check_type`` also checks that
+    the values one type variable of the operator names ("T") have one element type (onnx
+    also checks each against the variable's allowed types, which needs the operator schemas).
     External data is never read: a model loaded without its external data works as well.
     """
     if isinstance(model, (bytes, bytearray, memoryview)):

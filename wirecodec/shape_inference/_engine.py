@@ -23,6 +23,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
+from wirecodec.shape_inference._check_types import check_shared_types
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
 from wirecodec.shape_inference._types import (
@@ -217,6 +218,8 @@ class _Scope:
             else:
                 self.has_unsupported = True
                 return
+            if self.shared.options.check_type:
+                check_shared_types(key, ctx)
             for i, name in enumerate(node.output):
                 inferred = ctx.outputs[i]
                 if name and inferred is not None:
