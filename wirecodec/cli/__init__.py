@@ -47,6 +47,7 @@ VERBS: dict[str, str] = {
     "merge": "wirecodec.cli.merge",
     "run": "wirecodec.cli.run",
     "draw": "wirecodec.cli.draw",
+    "infer-shapes": "wirecodec.cli.infer_shapes",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
