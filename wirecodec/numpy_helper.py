@@ -20,7 +20,8 @@ Differences from onnx:
 * :func:`to_optional` returns ``None`` for an optional whose ``elem_type`` is set but
   whose value is absent (onnx fails); sequences and optionals of optionals convert.
 * :func:`from_array` also takes big-endian arrays (onnx refuses them).
-* ``saturate_cast``, ``to_float8e8m0`` and ``create_random_int`` are not provided.
+* ``create_random_int`` draws from its own generator (the same numbers for a seed): numpy's
+  global random state is left alone.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec._helper.args import as_message
+from wirecodec._helper.numpy_extras import create_random_int, saturate_cast, to_float8e8m0
 from wirecodec.files.external import ExternalDataStore, uses_external_data
 from wirecodec.tensors import array_from_raw
 from wirecodec.tensors import from_array as _from_array
@@ -41,6 +43,9 @@ from wirecodec.tensors import to_array as _to_array
 from wirecodec.tensors import values as _values
 
 __all__ = [
+    "create_random_int",
+    "saturate_cast",
+    "to_float8e8m0",
     "from_array",
     "from_dict",
     "from_list",

@@ -157,7 +157,9 @@ class Comparison:
 def compare(modules: tuple[str, ...] = MODULES, folder: pathlib.Path | None = None) -> Comparison:
     """Fetch (if needed) and run both sides."""
     folder = folder or sdist.suite_folder()
-    return Comparison(run_side(folder, modules, shim=False), run_side(folder, modules, shim=True), read_expected())
+    return Comparison(
+        run_side(folder, modules, shim=False), run_side(folder, modules, shim=True), read_expected()
+    )
 
 
 def _line(name: str, on_onnx: int, on_wirecodec: int) -> str:

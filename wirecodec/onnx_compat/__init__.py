@@ -18,10 +18,9 @@ builds, loads and saves models (``docs/coming-from-onnx.md`` lists what is not t
 
 Differences from onnx:
 
-* Only the binary protobuf format is read and written. ``format="textproto"``, ``"json"``
-  or ``"onnxtxt"`` — or a path ending in one of their extensions (``.json``,
-  ``.textproto``, ``.onnxtxt``, ...) with no ``format`` — is a ``ValueError`` rather than a
-  silently binary file.
+* ``format`` is ``"protobuf"`` (binary), ``"textproto"``, ``"json"`` or ``"onnxtxt"``, or
+  any format added to :data:`serialization.registry`; without one, a path's extension
+  chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
 * Saving to a path is atomic (a temporary file renamed into place), and with
   ``save_as_external_data=True`` the data files are written the same way; ``location``
   defaults to ``<model file name>.data`` (onnx: a random name). The model passed in is
@@ -39,7 +38,7 @@ from __future__ import annotations
 import os
 import pathlib
 import tempfile
-from typing import IO, Final
+from typing import IO, Final, TypeVar
 
 from schema_dsl.onnx import (
     EXPERIMENTAL,
@@ -73,14 +72,25 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import helper, numpy_helper
+from wirecodec import compose, helper, numpy_helper, parser, printer, utils
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
+from wirecodec.files.atomic import AtomicFiles
 from wirecodec.files.load import load as _load
 from wirecodec.files.load import load_external_data_into
 from wirecodec.files.load import load_tensor as _load_tensor
 from wirecodec.files.save import save as _save
 from wirecodec.files.save import save_tensor as _save_tensor
+from wirecodec.onnx_compat import (
+    checker,
+    defs,
+    external_data_helper,
+    reference,
+    serialization,
+    shape_inference,
+    version_converter,
+)
+from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
 
 __all__ = [
@@ -114,6 +124,12 @@ __all__ = [
     "TypeProto",
     "ValueInfoProto",
     "Version",
+    "ONNX_ML",
+    "__version__",
+    "checker",
+    "compose",
+    "defs",
+    "external_data_helper",
     "helper",
     "load",
     "load_external_data_for_model",
@@ -123,24 +139,27 @@ __all__ = [
     "load_tensor",
     "load_tensor_from_string",
     "numpy_helper",
+    "parser",
+    "printer",
+    "reference",
     "save",
     "save_model",
     "save_tensor",
+    "serialization",
+    "shape_inference",
+    "utils",
+    "version_converter",
 ]
+
+ONNX_ML: Final = True
+"""onnx's flag for a build with the ai.onnx.ml messages and operators; wirecodec reads and writes them."""
+
+__version__: Final = "1.23.2"
+"""The onnx release whose Python API this namespace follows."""
 
 Target = str | os.PathLike[str] | IO[bytes]
 
-# The file extensions onnx maps to formats other than binary protobuf.
-_OTHER_FORMATS: Final = {
-    ".textproto": "textproto",
-    ".pbtxt": "textproto",
-    ".txtpb": "textproto",
-    ".prototxt": "textproto",
-    ".json": "json",
-    ".onnxjson": "json",
-    ".onnxtext": "onnxtxt",
-    ".onnxtxt": "onnxtxt",
-}
+_PROTOBUF: Final = "protobuf"
 
 
 def _path_of(f: object) -> pathlib.Path | None:
@@ -151,17 +170,49 @@ def _path_of(f: object) -> pathlib.Path | None:
     return pathlib.Path(name) if isinstance(name, (str, os.PathLike)) else None
 
 
-def _check_format(format: str | None, f: object, where: str) -> None:
-    if format is None:
-        path = _path_of(f)
-        inferred = _OTHER_FORMATS.get(path.suffix.lower()) if path is not None else None
-        if inferred is not None:
-            raise ValueError(
-                f"{where}: {str(path)!r} names the {inferred!r} format, which wirecodec does not "
-                "read or write; pass format='protobuf' for the binary format"
-            )
-    elif format != "protobuf":
-        raise ValueError(f"{where}: format {format!r} is not supported (only 'protobuf')")
+def _format_of(format: str | None, f: object) -> str:
+    """``format`` if given (it must be registered), else the one of the path's extension, else protobuf."""
+    if format is not None:
+        serialization.registry.get(format)  # a ValueError naming the formats if unknown
+        return format
+    path = _path_of(f)
+    inferred = serialization.registry.get_format_from_file_extension(path.suffix) if path else None
+    return inferred or _PROTOBUF
+
+
+def _binary(format: str) -> bool:
+    """True when ``format`` is the built-in binary protobuf (wirecodec's mapped load and streamed save)."""
+    return (
+        format == _PROTOBUF and type(serialization.registry.get(format)).__module__ == serialization.__name__
+    )
+
+
+_M = TypeVar("_M", ModelProto, TensorProto)
+
+
+def _deserialize(format: str, data: object, empty: _M) -> _M:
+    """``data`` parsed by the registered serializer of ``format`` into ``empty``, checked to be one."""
+    parsed = serialization.registry.get(format).deserialize_proto(data, empty)
+    return as_message(parsed, type(empty), f"the {format!r} serializer's result")
+
+
+def _read_all(f: Target) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        return pathlib.Path(f).read_bytes()
+    data = f.read()
+    return data.encode() if isinstance(data, str) else bytes(data)
+
+
+def _write_all(data: bytes | str, f: Target) -> None:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if isinstance(f, (str, os.PathLike)):
+        with AtomicFiles() as files:
+            with files.open(f) as out:
+                out.write(data)
+            files.commit()
+    else:
+        f.write(data)
 
 
 def _check_target(f: object, where: str) -> None:
@@ -178,28 +229,38 @@ def load_model(f: Target, format: str | None = None, load_external_data: bool = 
     object with no name gets none loaded, as in onnx.
     """
     _check_target(f, "load_model")
-    _check_format(format, f, "load_model")
-    with_data = load_external_data and _path_of(f) is not None
-    return _load(f, load_external_data=with_data)
+    chosen = _format_of(format, f)
+    path = _path_of(f)
+    with_data = load_external_data and path is not None
+    if _binary(chosen):
+        return _load(f, load_external_data=with_data)
+    model = _deserialize(chosen, _read_all(f), ModelProto())
+    if with_data and path is not None:
+        external_data_helper.load_external_data_for_model(model, path.parent)
+    return model
 
 
 def load_model_from_string(s: bytes, format: str = "protobuf") -> ModelProto:
     """Decode a serialized ModelProto (from bytes or any buffer)."""
-    _check_format(format, None, "load_model_from_string")
-    return decode(ModelProto, s)
+    if _binary(_format_of(format, None)):
+        return decode(ModelProto, s)
+    return _deserialize(format, s, ModelProto())
 
 
 def load_tensor(f: Target, format: str | None = None) -> TensorProto:
     """Load a serialized TensorProto from a path or a binary file object."""
     _check_target(f, "load_tensor")
-    _check_format(format, f, "load_tensor")
-    return _load_tensor(f)
+    chosen = _format_of(format, f)
+    if _binary(chosen):
+        return _load_tensor(f)
+    return _deserialize(chosen, _read_all(f), TensorProto())
 
 
 def load_tensor_from_string(s: bytes, format: str = "protobuf") -> TensorProto:
     """Decode a serialized TensorProto."""
-    _check_format(format, None, "load_tensor_from_string")
-    return decode(TensorProto, s)
+    if _binary(_format_of(format, None)):
+        return decode(TensorProto, s)
+    return _deserialize(format, s, TensorProto())
 
 
 def save_model(
@@ -221,10 +282,26 @@ def save_model(
     attribute tensors too.
     """
     _check_target(f, "save_model")
-    _check_format(format, f, "save_model")
+    chosen = _format_of(format, _path_of(f))
     model = decode(ModelProto, proto) if isinstance(proto, (bytes, bytearray, memoryview)) else proto
     model = as_message(model, ModelProto, "save_model: proto")
-    if isinstance(f, (str, os.PathLike)):
+    path = _path_of(f)
+    if path is not None and any(
+        external_data_helper.uses_external_data(t) and t.HasField("raw_data")
+        for t in external_data_helper._get_all_tensors(model)
+    ):
+        # Marked by convert_model_to_external_data and still holding their bytes: onnx
+        # writes them to their files beside the model (and empties them) whatever the format.
+        external_data_helper.write_external_data_tensors(model, path.parent)
+    if not _binary(chosen):
+        if save_as_external_data:
+            external_data_helper.convert_model_to_external_data(
+                model, all_tensors_to_one_file, location, size_threshold, convert_attribute
+            )
+            if path is not None:
+                external_data_helper.write_external_data_tensors(model, path.parent)
+        _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
+    elif isinstance(f, (str, os.PathLike)):
         _save(
             model,
             f,
@@ -271,9 +348,11 @@ def save_model(
 def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> None:
     """Write a TensorProto to a path (atomically) or into a binary file object."""
     _check_target(f, "save_tensor")
-    _check_format(format, f, "save_tensor")
+    chosen = _format_of(format, _path_of(f))
     tensor = as_message(proto, TensorProto, "save_tensor: proto")
-    if isinstance(f, (str, os.PathLike)):
+    if not _binary(chosen):
+        _write_all(serialization.registry.get(chosen).serialize_proto(tensor), f)
+    elif isinstance(f, (str, os.PathLike)):
         _save_tensor(tensor, f)
     else:
         encode_into(tensor, f)
