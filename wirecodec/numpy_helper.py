@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
+from wirecodec._helper import numpy_extras
 from wirecodec._helper.args import as_message
 from wirecodec._helper.numpy_extras import create_random_int, saturate_cast, to_float8e8m0
 from wirecodec.files.external import ExternalDataStore, uses_external_data
@@ -57,6 +58,11 @@ __all__ = [
     "tobytes_little_endian",
 ]
 
+
+# onnx's private packers, which code written against onnx (its own tests) imports.
+_pack_4bitx2 = numpy_extras.pack_4bitx2
+_pack_2bitx4 = numpy_extras.pack_2bitx4
+_pack_6bit = numpy_extras.pack_6bit
 
 def to_array(
     tensor: TensorProto, base_dir: str | os.PathLike[str] = "", *, copy: bool = False

@@ -72,7 +72,7 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import compose, helper, numpy_helper, parser, printer, utils
+from wirecodec import compose, helper, numpy_helper, printer, utils
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.atomic import AtomicFiles
@@ -85,6 +85,7 @@ from wirecodec.onnx_compat import (
     checker,
     defs,
     external_data_helper,
+    parser,
     reference,
     serialization,
     shape_inference,
