@@ -45,3 +45,14 @@ def test_a_listed_failure_is_explained_and_an_unlisted_one_is_not() -> None:
     )
     assert comparison.unexpected() == ["helper::T::b"]
     assert comparison.cause("helper::T::a") == "a cause"
+    assert comparison.listed_but_passing() == []
+
+
+def test_an_id_with_brackets_is_matched_exactly() -> None:
+    comparison = run.Comparison(
+        onnx={"helper::t[10]": run.PASS, "helper::t[1]": run.PASS},
+        wirecodec={"helper::t[10]": run.FAIL, "helper::t[1]": run.PASS},
+        expected=[run.Expected("helper::t[10]", "a cause"), run.Expected("helper::t[1]", "fixed")],
+    )
+    assert comparison.unexpected() == []
+    assert comparison.listed_but_passing() == ["helper::t[1]"]
