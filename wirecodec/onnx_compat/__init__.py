@@ -72,7 +72,7 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import compose, helper, numpy_helper, printer, utils
+from wirecodec import compose, helper, numpy_helper, utils
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.atomic import AtomicFiles
@@ -86,6 +86,7 @@ from wirecodec.onnx_compat import (
     defs,
     external_data_helper,
     parser,
+    printer,
     reference,
     serialization,
     shape_inference,

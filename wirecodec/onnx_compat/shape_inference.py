@@ -4,14 +4,15 @@
 :class:`~wirecodec.onnx_compat.NotProvidedError`.
 """
 
-from wirecodec.errors import WireCodecError
+from wirecodec.errors import TensorError
 from wirecodec.onnx_compat._unsupported import missing_module_getattr
 
 __all__ = ["InferenceError"]
 
 
-class InferenceError(WireCodecError, ValueError):
-    """Shape or type inference found the model inconsistent (onnx.shape_inference.InferenceError)."""
+class InferenceError(TensorError):
+    """onnx.shape_inference.InferenceError: what onnx raises where its C++ inference code (which
+    also backs its printer) finds a tensor inconsistent; a :class:`~wirecodec.TensorError` here."""
 
 
 __getattr__ = missing_module_getattr(
