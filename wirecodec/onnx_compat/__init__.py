@@ -76,11 +76,12 @@ from wirecodec import compose, helper, numpy_helper, utils
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.atomic import AtomicFiles
-from wirecodec.files.load import load as _load
 from wirecodec.files.load import load_external_data_into
 from wirecodec.files.load import load_tensor as _load_tensor
+from wirecodec.files.opener import Opened, open_model
 from wirecodec.files.save import save as _save
 from wirecodec.files.save import save_tensor as _save_tensor
+from wirecodec.files.walk import iter_tensors
 from wirecodec.onnx_compat import (
     checker,
     defs,
@@ -92,6 +93,7 @@ from wirecodec.onnx_compat import (
     shape_inference,
     version_converter,
 )
+from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
 
@@ -235,11 +237,28 @@ def load_model(f: Target, format: str | None = None, load_external_data: bool = 
     path = _path_of(f)
     with_data = load_external_data and path is not None
     if _binary(chosen):
-        return _load(f, load_external_data=with_data)
+        opened = open_model(f)
+        if with_data and path is not None:
+            _resolve_external_as_onnx(opened, path.parent)
+        return opened.model
     model = _deserialize(chosen, _read_all(f), ModelProto())
     if with_data and path is not None:
         external_data_helper.load_external_data_for_model(model, path.parent)
     return model
+
+
+def _resolve_external_as_onnx(opened: Opened, base_dir: pathlib.Path) -> None:
+    """Read in external data as wirecodec does (mapped), under onnx's policy: unknown keys are
+    dropped with a warning, a symlinked data file is refused, a refusal is also onnx's class."""
+    for tensor in iter_tensors(opened.model):
+        if external_data_helper.uses_external_data(tensor):
+            external_data_helper.drop_unknown_keys(tensor)
+            location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+            external_data_helper.refuse_symlink(tensor, base_dir, location)
+    try:
+        opened.resolve_external()
+    except ExternalDataError as error:
+        raise ExternalDataValidationError(str(error)) from error
 
 
 def load_model_from_string(s: bytes, format: str = "protobuf") -> ModelProto:

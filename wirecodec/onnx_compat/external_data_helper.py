@@ -32,10 +32,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 
 from schema_dsl.onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, TensorProto
-from wirecodec.checker.violation import Violation
-from wirecodec.errors import CheckError, ExternalDataError
+from wirecodec.errors import ExternalDataError
 from wirecodec.files.external import resolve
 from wirecodec.files.locations import relative_location_problem
+from wirecodec.onnx_compat._errors import ExternalDataValidationError
 
 __all__ = [
     "ExternalDataInfo",
@@ -57,9 +57,25 @@ _MAX_PADDING = _MAX_EXTERNAL_DATA_PADDING = 64 * 1024
 _BYTES_OVERHEAD = sys.getsizeof(b"")  # onnx compares sys.getsizeof(raw_data) with the threshold
 
 
-def _refused(tensor: TensorProto, message: str) -> CheckError:
-    """The error onnx raises as checker.ValidationError: a CheckError with one violation."""
-    return CheckError([Violation(f"tensor {tensor.name!r}", "external-location", message)])
+def _refused(tensor: TensorProto, message: str) -> ExternalDataValidationError:
+    """The error onnx raises as checker.ValidationError (here also an ExternalDataError)."""
+    return ExternalDataValidationError(message, f"tensor {tensor.name!r}")
+
+
+def refuse_symlink(tensor: TensorProto, base_dir: str | os.PathLike[str], location: str) -> None:
+    """onnx refuses a data file that is a symbolic link, wherever it points (wirecodec follows
+    one that stays inside the model's directory)."""
+    if location and (pathlib.Path(base_dir) / location).is_symlink():
+        raise _refused(tensor, f"tensor {tensor.name!r}: data file {location!r} is a symbolic link")
+
+
+def drop_unknown_keys(tensor: TensorProto) -> None:
+    """Remove ``external_data`` entries with keys onnx does not know, warning as onnx does."""
+    if any(entry.key not in _KEYS for entry in tensor.external_data):
+        ExternalDataInfo(tensor)  # the warning
+        kept = [entry for entry in tensor.external_data if entry.key in _KEYS]
+        del tensor.external_data[:]
+        tensor.external_data.extend(kept)
 
 
 class ExternalDataInfo:
@@ -98,6 +114,7 @@ class ExternalDataInfo:
 
 def _data_file(tensor: TensorProto, base_dir: str | os.PathLike[str], location: str) -> pathlib.Path:
     """The existing data file of ``location`` under ``base_dir``, proven safe."""
+    refuse_symlink(tensor, base_dir, location)
     try:
         return resolve(pathlib.Path(base_dir), location, tensor)
     except ExternalDataError as error:
