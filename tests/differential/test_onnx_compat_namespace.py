@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import warnings
@@ -230,7 +231,6 @@ def test_saturate_cast_as_onnx() -> None:
         ("reference", "ReferenceEvaluator"),
         ("version_converter", "convert_version"),
         ("shape_inference", "infer_shapes"),
-        ("defs", "get_schema"),
     ],
 )
 def test_what_is_not_provided_says_so(module: str, name: str) -> None:
@@ -239,3 +239,16 @@ def test_what_is_not_provided_says_so(module: str, name: str) -> None:
         getattr(stub, name)
     assert isinstance(compat.NotProvidedError("x"), NotImplementedError)
     assert not hasattr(stub, "pytest_plugins")  # other names are plain AttributeErrors
+
+
+def test_defs_takes_wirecodecs_schemas_once_they_exist() -> None:
+    try:
+        schemas = importlib.import_module("wirecodec.defs")
+    except ModuleNotFoundError:
+        schemas = None
+    if schemas is not None and hasattr(schemas, "get_schema"):
+        assert compat.defs.get_schema is schemas.get_schema
+    else:
+        with pytest.raises(compat.NotProvidedError, match=r"onnx\.defs\.get_schema is not provided"):
+            compat.defs.get_schema  # noqa: B018
+    assert compat.defs.onnx_opset_version() == onnx.defs.onnx_opset_version()

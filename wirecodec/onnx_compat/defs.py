@@ -1,9 +1,13 @@
 """``onnx.defs``: operator schemas, which wirecodec does not provide yet.
 
 ``onnx_opset_version()`` is the newest default-domain opset of the onnx release whose IR
-version wirecodec writes; every other name raises
+version wirecodec writes. Any other onnx name is taken from ``wirecodec.defs`` once that
+package exists and has it; until then it raises
 :class:`~wirecodec.onnx_compat.NotProvidedError`.
 """
+
+import importlib
+from typing import Any
 
 from wirecodec._helper.versions import DEFAULT_OPSET_VERSION
 from wirecodec.onnx_compat._unsupported import missing_module_getattr
@@ -20,7 +24,7 @@ def onnx_opset_version() -> int:
     return DEFAULT_OPSET_VERSION
 
 
-__getattr__ = missing_module_getattr(
+_missing = missing_module_getattr(
     "onnx.defs",
     "operator schemas are not part of wirecodec yet",
     frozenset(
@@ -38,3 +42,14 @@ __getattr__ = missing_module_getattr(
         }
     ),
 )
+
+
+def __getattr__(name: str) -> Any:
+    """``wirecodec.defs.<name>`` when that exists, else :class:`NotProvidedError` for onnx's names."""
+    try:
+        schemas = importlib.import_module("wirecodec.defs")
+    except ModuleNotFoundError:
+        schemas = None
+    if schemas is not None and not name.startswith("__") and hasattr(schemas, name):
+        return getattr(schemas, name)
+    return _missing(name)
