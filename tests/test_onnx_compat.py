@@ -61,6 +61,13 @@ def test_names_are_onnxs() -> None:
             assert mine == list(inspect.signature(theirs).parameters)[: len(mine)], name
 
 
+def test_constants_are_onnxs() -> None:
+    constants = [name for name in compat.__all__ if isinstance(getattr(compat, name), (bool, int))]
+    assert "IR_VERSION_2024_3_25" in constants and "ONNX_ML" in constants
+    for name in constants:
+        assert getattr(compat, name) == getattr(onnx, name), name
+
+
 def test_every_message_class_onnx_exports_is_here() -> None:
     exported = {n for n in dir(onnx) if n.endswith("Proto") and not n.startswith("_")}
     assert exported <= set(compat.__all__)

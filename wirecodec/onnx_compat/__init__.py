@@ -129,6 +129,18 @@ __all__ = [
     "ValueInfoProto",
     "Version",
     "ONNX_ML",
+    "IR_VERSION_2017_10_10",
+    "IR_VERSION_2017_10_30",
+    "IR_VERSION_2017_11_3",
+    "IR_VERSION_2019_1_22",
+    "IR_VERSION_2019_3_18",
+    "IR_VERSION_2019_9_19",
+    "IR_VERSION_2020_5_8",
+    "IR_VERSION_2021_7_30",
+    "IR_VERSION_2023_5_5",
+    "IR_VERSION_2024_3_25",
+    "convert_model_to_external_data",
+    "write_external_data_tensors",
     "__version__",
     "checker",
     "compose",
@@ -154,6 +166,22 @@ __all__ = [
     "utils",
     "version_converter",
 ]
+
+# onnx's top-level names of the IR versions (the members of Version it exports as ints).
+IR_VERSION_2017_10_10: Final = int(Version.IR_VERSION_2017_10_10)
+IR_VERSION_2017_10_30: Final = int(Version.IR_VERSION_2017_10_30)
+IR_VERSION_2017_11_3: Final = int(Version.IR_VERSION_2017_11_3)
+IR_VERSION_2019_1_22: Final = int(Version.IR_VERSION_2019_1_22)
+IR_VERSION_2019_3_18: Final = int(Version.IR_VERSION_2019_3_18)
+IR_VERSION_2019_9_19: Final = int(Version.IR_VERSION_2019_9_19)
+IR_VERSION_2020_5_8: Final = int(Version.IR_VERSION_2020_5_8)
+IR_VERSION_2021_7_30: Final = int(Version.IR_VERSION_2021_7_30)
+IR_VERSION_2023_5_5: Final = int(Version.IR_VERSION_2023_5_5)
+IR_VERSION_2024_3_25: Final = int(Version.IR_VERSION_2024_3_25)
+
+# onnx exports these two at the top level as well.
+convert_model_to_external_data = external_data_helper.convert_model_to_external_data
+write_external_data_tensors = external_data_helper.write_external_data_tensors
 
 ONNX_ML: Final = True
 """onnx's flag for a build with the ai.onnx.ml messages and operators; wirecodec reads and writes them."""
