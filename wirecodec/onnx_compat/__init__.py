@@ -1,4 +1,13 @@
-"""Loading and saving under the onnx package's top-level names and signatures.
+"""The onnx package's namespace over wirecodec: ``import wirecodec.onnx_compat as onnx``.
+
+The package mirrors onnx's module layout: the message classes and constants at the top,
+``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
+``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
+``compose`` and ``utils``. ``defs``, ``shape_inference``, ``reference`` and
+``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
+``NotImplementedError``) naming the feature. onnx's own test suite, run against this
+namespace (``python -m tests.onnx_suite``), is the measure of how far it goes
+(``docs/coming-from-onnx.md``).
 
 ``load_model``, ``save_model``, ``load_tensor``, ``save_tensor`` and the ``*_from_string``
 functions take what their onnx namesakes take and build on :func:`wirecodec.load`,
@@ -11,22 +20,22 @@ functions take what their onnx namesakes take and build on :func:`wirecodec.load
 >>> load_model_from_string(buffer.getvalue()).producer_name
 'demo'
 
-The module also carries the other top-level names onnx code reaches for — the message
-classes, ``IR_VERSION``, and the ``helper`` and ``numpy_helper`` modules — so
-``import wirecodec.onnx_compat as onnx`` stands in for ``import onnx`` in code that
-builds, loads and saves models (``docs/coming-from-onnx.md`` lists what is not there).
-
 Differences from onnx:
 
 * ``format`` is ``"protobuf"`` (binary), ``"textproto"``, ``"json"`` or ``"onnxtxt"``, or
   any format added to :data:`serialization.registry`; without one, a path's extension
   chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
 * Saving to a path is atomic (a temporary file renamed into place), and with
-  ``save_as_external_data=True`` the data files are written the same way; ``location``
-  defaults to ``<model file name>.data`` (onnx: a random name). The model passed in is
-  never modified (onnx rewrites its tensors into external references).
-* A model loaded from a path or a real file is memory-mapped: tensor data stays on disk
-  until read (see :func:`wirecodec.load`).
+  ``save_as_external_data=True`` the binary format's data files are written the same
+  way; ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
+  model passed in is not modified (onnx rewrites its tensors into external references).
+  Tensors already marked external by ``convert_model_to_external_data`` are written to
+  their files first, as onnx writes them.
+* A binary model loaded from a path or a real file is memory-mapped: tensor data stays
+  on disk until read (see :func:`wirecodec.load`). Its external data is read under
+  onnx's policy: unknown ``external_data`` keys are dropped with a warning, a data file
+  that is a symbolic link is refused, and a refusal is an ``ExternalDataError`` that is
+  also ``checker.ValidationError``.
 * Saving with external data to a file object needs the object's ``name`` to be a path
   (the data files go beside it, as in onnx); an unnamed one (``io.BytesIO``) is an
   :class:`~wirecodec.ExternalDataError` — onnx writes a model whose references point at
