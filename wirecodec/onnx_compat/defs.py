@@ -12,10 +12,17 @@ from typing import Any
 from wirecodec._helper.versions import DEFAULT_OPSET_VERSION
 from wirecodec.onnx_compat._unsupported import missing_module_getattr
 
-__all__ = ["ONNX_DOMAIN", "ONNX_ML_DOMAIN", "AI_ONNX_PREVIEW_TRAINING_DOMAIN", "onnx_opset_version"]
+__all__ = [
+    "AI_ONNX_PREVIEW_DOMAIN",
+    "AI_ONNX_PREVIEW_TRAINING_DOMAIN",
+    "ONNX_DOMAIN",
+    "ONNX_ML_DOMAIN",
+    "onnx_opset_version",
+]
 
 ONNX_DOMAIN = ""
 ONNX_ML_DOMAIN = "ai.onnx.ml"
+AI_ONNX_PREVIEW_DOMAIN = "ai.onnx.preview"
 AI_ONNX_PREVIEW_TRAINING_DOMAIN = "ai.onnx.preview.training"
 
 
