@@ -27,8 +27,9 @@ Differences from onnx:
   chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
 * Saving to a path is atomic (a temporary file renamed into place), and with
   ``save_as_external_data=True`` the binary format's data files are written the same
-  way (the text formats convert the model in place first, as onnx does); ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
-  model passed in is not modified (onnx rewrites its tensors into external references).
+  way; ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
+  model passed in is not modified (onnx rewrites its tensors into external references;
+  so do the text formats here, as in onnx).
   Tensors already marked external by ``convert_model_to_external_data`` are written to
   their files first, as onnx writes them.
 * A binary model loaded from a path or a real file is memory-mapped: tensor data stays
