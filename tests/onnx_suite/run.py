@@ -182,6 +182,15 @@ def report(comparison: Comparison, modules: tuple[str, ...] = MODULES) -> str:
     for name, (on_onnx, on_wirecodec) in totals.items():
         lines.append(_line(f"total, {name}", on_onnx, on_wirecodec))
     lines.append(_line("total", sum(v[0] for v in totals.values()), sum(v[1] for v in totals.values())))
+    causes: dict[str, int] = {}
+    for module in modules:
+        if module in CORE:
+            for test in comparison.failing_on_wirecodec(module):
+                cause = comparison.cause(test) or "(no listed cause)"
+                causes[cause] = causes.get(cause, 0) + 1
+    if causes:
+        lines.append("\nwhy the core tests that pass on onnx fail on wirecodec:")
+        lines.extend(f"{count:>5}  {cause}" for cause, count in sorted(causes.items(), key=lambda c: -c[1]))
     for title, tests in (
         ("modules that fail to import on wirecodec", comparison.import_errors()),
         ("pass on wirecodec, not on onnx", comparison.wirecodec_only()),
