@@ -13,6 +13,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
+from tests.reference import CorpusItem, backend_corpus
 from wirecodec import helper, numpy_helper
 from wirecodec import onnx_compat as compat
 from wirecodec.errors import CheckError, ExternalDataError
@@ -179,6 +180,28 @@ def test_check_model_lets_through_what_onnx_does() -> None:
 
 
 # -- serialization, numpy_helper, what is not provided ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corpus_models(request: pytest.FixtureRequest) -> list[CorpusItem]:
+    cache_plugin = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    cache = pathlib.Path(str(cache_plugin.mkdir("onnx-corpus"))) if cache_plugin else None
+    return [item for item in backend_corpus(cache) if item.message == "ModelProto"][::20]
+
+
+@pytest.mark.parametrize("fmt", ["textproto", "json", "onnxtxt"])
+def test_text_formats_write_onnxs_bytes_for_corpus_models(corpus_models: list[CorpusItem], fmt: str) -> None:
+    assert len(corpus_models) > 50
+    different = []
+    for item in corpus_models:
+        ours = serialization.registry.get(fmt).serialize_proto(wirecodec.decode(ModelProto, item.data))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # onnx: "the onnxtxt format is experimental"
+            model = onnx.load_model_from_string(item.data)
+            expected = onnx.serialization.registry.get(fmt).serialize_proto(model)
+        if ours != expected:
+            different.append(item.name)
+    assert not different
 
 
 @pytest.mark.parametrize("fmt", ["protobuf", "textproto", "json"])

@@ -17,6 +17,7 @@ b'ir_version: 10\\n'
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any, Protocol, TypeVar
 
@@ -120,14 +121,32 @@ class _TextProtoSerializer:
         return _fill(proto, from_text(type(proto), _text(serialized)))
 
 
+# A key of the JSON mapping, alone at the start of its line (to_json indents every member):
+# a string value never matches, since quotes inside a string are escaped.
+_JSON_KEY = re.compile(r'^( *)"([A-Za-z0-9]+)": ', re.MULTILINE)
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def _proto_field_names(text: str) -> str:
+    """JSON with protobuf's JSON names (``irVersion``) renamed to the .proto's (``ir_version``)."""
+
+    def renamed(key: re.Match[str]) -> str:
+        snake = _CAMEL_HUMP.sub(r"_\1", key[2]).lower()
+        return f'{key[1]}"{snake}": '
+
+    return _JSON_KEY.sub(renamed, text)
+
+
 class _JsonSerializer:
+    """The protobuf JSON mapping with the .proto's field names, as onnx writes it."""
+
     supported_format: str = "json"
     file_extensions: Collection[str] = frozenset({".json", ".onnxjson"})
 
     def serialize_proto(self, proto: Message) -> bytes:
         from wirecodec.protobuf.json_format import to_json
 
-        return to_json(proto).encode(_ENCODING)
+        return _proto_field_names(to_json(proto)).encode(_ENCODING)
 
     def deserialize_proto(self, serialized: Any, proto: _Proto) -> _Proto:
         from wirecodec.protobuf.json_format import from_json
