@@ -125,6 +125,18 @@ def test_a_symlinked_data_file_is_refused_with_both_classes(tmp_path: pathlib.Pa
     assert isinstance(caught.value, ExternalDataError) and isinstance(caught.value, ValueError)
 
 
+def test_writing_through_a_symlinked_folder_that_leads_out_is_refused(tmp_path: pathlib.Path) -> None:
+    outside, model_dir = tmp_path / "outside", tmp_path / "model"
+    outside.mkdir()
+    model_dir.mkdir()
+    os.symlink(outside, model_dir / "link")
+    tensor = weights_model().graph.initializer[0]
+    external_data_helper.set_external_data(tensor, "link/sub/w.bin")
+    with pytest.raises(checker.ValidationError, match="leads outside"):
+        external_data_helper.save_external_data(tensor, model_dir)
+    assert not (outside / "sub").exists()
+
+
 # -- checker ----------------------------------------------------------------------------------
 
 

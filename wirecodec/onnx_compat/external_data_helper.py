@@ -237,9 +237,10 @@ def _writable_file(tensor: TensorProto, base_path: str | os.PathLike[str], locat
     root = pathlib.Path(base_path).resolve()
     path = root / location
     if not path.exists() and not path.is_symlink():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Checked before anything is created: a symlinked folder on the way could lead out.
         if not path.parent.resolve().is_relative_to(root):
             raise _refused(tensor, f"location {location!r} leads outside the model directory")
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
     return _data_file(tensor, root, location)
 
