@@ -104,6 +104,7 @@ READING_VERBS: dict[str, list[str]] = {
     "merge": ["SINGLE", "OUT", "--io-map", "y:x", "--prefix2", "b/"],
     "run": ["--seed", "1", "--compare", "SINGLE"],  # exit 1 if the layout computes otherwise
     "draw": ["-o", "OUT.dot"],
+    "fuzz": ["-n", "2", "-o", "OUT"],  # rewrite (the default action): OUT is a directory
 }
 
 

@@ -47,6 +47,7 @@ VERBS: dict[str, str] = {
     "merge": "wirecodec.cli.merge",
     "run": "wirecodec.cli.run",
     "draw": "wirecodec.cli.draw",
+    "fuzz": "wirecodec.cli.fuzz",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
