@@ -37,7 +37,7 @@ def corpus(request: pytest.FixtureRequest) -> list[CorpusItem]:
 
 def _jobs(corpus: list[CorpusItem], names: list[str]) -> list[tuple[int, CorpusItem, str]]:
     """(seed, item, kind): every kind on every model, one kind in turn on each data file."""
-    jobs = []
+    jobs: list[tuple[int, CorpusItem, str]] = []
     for i, item in enumerate(corpus):
         if item.message == "ModelProto":
             jobs.extend((i * 100 + k, item, name) for k, name in enumerate(names))

@@ -31,7 +31,8 @@ def rewrite(
     the seed. Every level is rewritten (graphs, subgraphs in attributes, functions,
     tensors), and the result parses, in any conforming parser, to a message equal to the
     original's (with unknown fields added under ``unknown_fields``). The same data, seed
-    and kinds always give the same bytes.
+    and kinds always give the same bytes. One limit: an unknown group counts as a level of
+    nesting, so a model within three levels of protobuf's limit of 100 may cross it.
 
     >>> from wirecodec.fuzz import rewrite
     >>> from schema_dsl.onnx import TensorProto

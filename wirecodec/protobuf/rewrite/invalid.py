@@ -69,7 +69,7 @@ def long_tag(records: list[Record], cls: type[Message], rng: random.Random) -> b
     """A tag padded to 6-10 bytes (its value fits in 32 bits).
 
     Encoding guide, "Message Structure": a tag is a uint32 varint, so at most 5 bytes;
-    upb (``_upb_Decoder_DecodeTag``) and C++ protobuf refuse a longer one.
+    upb refuses a longer one (no conformance case covers it).
     """
     level, level_cls = _some_level(records, cls, rng)
     number = _some_number(level_cls, rng)
@@ -81,8 +81,8 @@ def long_tag(records: list[Record], cls: type[Message], rng: random.Random) -> b
 def field_zero(records: list[Record], cls: type[Message], rng: random.Random) -> bytes:
     """A record with field number 0 (any wire type, a well-formed value).
 
-    Language guide, "Assigning Field Numbers": numbers run from 1; conformance:
-    ``IllegalZeroFieldNum_Case_0`` ... ``_3``.
+    Language guide, "Assigning Field Numbers": numbers run from 1. Conformance:
+    ``IllegalZeroFieldNum_Case_0`` to ``_3``.
     """
     wire = rng.choice((WireType.VARINT, WireType.I64, WireType.LEN, WireType.I32))
     value = {WireType.VARINT: b"\x01", WireType.I64: bytes(8), WireType.LEN: b"\x00", WireType.I32: bytes(4)}[
@@ -95,8 +95,8 @@ def length_past_end(records: list[Record], cls: type[Message], rng: random.Rando
     """The last record of a message claims more bytes than the message has left.
 
     Encoding guide, "Length-Delimited Records" (the length counts bytes that follow,
-    inside the enclosing message); conformance: ``PrematureEofInDelimitedDataForKnownNonRepeatedValue``,
-    ``PrematureEofInSubmessageValue``.
+    inside the enclosing message). Conformance: ``PrematureEofInSubmessageValue.<TYPE>``,
+    ``PrematureEofInDelimitedDataForKnownNonRepeatedValue.<TYPE>``.
     """
     level, level_cls = _some_level(records, cls, rng)
     present = rng.randbytes(rng.randint(0, 4))
@@ -109,7 +109,7 @@ def length_2gib(records: list[Record], cls: type[Message], rng: random.Random) -
     """A length prefix of 2 GiB or more (up to 2**64 - 1).
 
     Encoding guide, "Length-Delimited Records": a length is an int32, and no encoded
-    message exceeds 2 GiB; parsers refuse larger ones (upb: ``kUpb_DecodeStatus_Malformed``).
+    message exceeds 2 GiB; upb refuses larger ones (no conformance case covers it).
     """
     level, level_cls = _some_level(records, cls, rng)
     claimed = rng.choice((1 << 31, (1 << 32) - 1, 1 << 32, (1 << 63), (1 << 64) - 1))
@@ -121,8 +121,8 @@ def length_2gib(records: list[Record], cls: type[Message], rng: random.Random) -
 def long_varint(records: list[Record], cls: type[Message], rng: random.Random) -> bytes:
     """A varint value written in 11 or more bytes.
 
-    Encoding guide, "Base 128 Varints": at most 10 bytes; conformance:
-    ``PrematureEofInVarint``'s neighbour ``VarintTooLong`` (upb, C++: malformed).
+    Encoding guide, "Base 128 Varints": at most 10 bytes; upb refuses more (no
+    conformance case covers it).
     """
     level, level_cls = _some_level(records, cls, rng)
     value = b"\x80" * rng.randint(10, 12) + b"\x00"
@@ -136,8 +136,8 @@ def unbalanced_group(records: list[Record], cls: type[Message], rng: random.Rand
     """A group left open at the end of its message, an end-group tag with no start, or a
     group closed by another field's end tag.
 
-    Encoding guide, "Groups" (SGROUP and EGROUP of the same number enclose a group);
-    conformance: ``PrematureEofInGroup``, ``UnmatchedEndGroup``, ``MismatchedEndGroup``.
+    Encoding guide, "Groups" (SGROUP and EGROUP of the same number enclose a group).
+    Conformance: ``UnmatchedStartGroup*``, ``UnmatchedEndGroup*``, ``MismatchedGroupTags``.
     """
     level, level_cls = _some_level(records, cls, rng)
     number = undeclared_number(level_cls, rng)
@@ -156,8 +156,8 @@ def unbalanced_group(records: list[Record], cls: type[Message], rng: random.Rand
 def bad_wire_type(records: list[Record], cls: type[Message], rng: random.Random) -> bytes:
     """A tag with wire type 6 or 7 (no such wire type).
 
-    Encoding guide, "Message Structure" lists wire types 0-5; conformance:
-    ``IllegalWireType`` (upb, C++: malformed).
+    Encoding guide, "Message Structure" lists wire types 0-5. Conformance:
+    ``UnknownWireType6_Field0_Version0`` and the rest of that family.
     """
     level, level_cls = _some_level(records, cls, rng)
     data = tag_bytes(_some_number(level_cls, rng), rng.choice((6, 7))) + b"\x00"
@@ -168,9 +168,8 @@ def bad_wire_type(records: list[Record], cls: type[Message], rng: random.Random)
 def truncated(records: list[Record], cls: type[Message], rng: random.Random) -> bytes:
     """The input, or one sub-message at any depth (enclosing lengths fixed), cut inside a record.
 
-    Encoding guide: every record is a complete tag and value; conformance:
-    ``PrematureEofBeforeKnownNonRepeatedValue``, ``PrematureEofInPackedField`` and the
-    other ``PrematureEof*`` cases.
+    Encoding guide: every record is a complete tag and value. Conformance: the
+    ``PrematureEof*`` family (``PrematureEofInPackedFieldValue.<TYPE>``, ...).
     """
     holders = [
         (level, i)

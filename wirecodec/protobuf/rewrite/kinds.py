@@ -61,9 +61,10 @@ def reorder(level: list[Record], cls: type[Message], rng: random.Random, rate: f
     """Fields written in another order; the records of one field (and of one oneof, and the
     unknown fields) keep their relative order.
 
-    Encoding guide, "Message Structure" / "Field Order": "parsers must be able to parse
-    fields in any order"; serializers write them by number only as a convention.
-    Conformance: the ``binary_valid_data`` tests feed fields out of order.
+    Encoding guide, "Field Order": parsers must be able to parse fields in any order;
+    serializers write them by number only as a convention. Conformance:
+    ``ValidDataMap.*.Unordered`` (fields of an entry out of order), ``UnknownOrdering``
+    (one number's records keep their order).
     """
     if len(level) < 2 or rng.random() >= rate:
         return 0
@@ -83,7 +84,7 @@ def unpack(level: list[Record], cls: type[Message], rng: random.Random, rate: fl
 
     Encoding guide, "Packed Repeated Fields": "Protocol buffer parsers must be able to parse
     repeated fields that were compiled as packed as if they were not packed, and vice
-    versa". Conformance: ``ValidDataRepeated.*.UnpackedInput`` (and ``PackedInput``).
+    versa". Conformance: ``ValidDataRepeated.<TYPE>.UnpackedInput``.
     """
     changes = 0
     out: list[Record] = []
@@ -147,7 +148,7 @@ def pack(level: list[Record], cls: type[Message], rng: random.Random, rate: floa
     whether or not the ``.proto`` says ``[packed = true]``.
 
     Encoding guide, "Packed Repeated Fields" ("... and vice versa"); conformance:
-    ``ValidDataRepeated.*.PackedInput.DefaultOutput``.
+    ``ValidDataRepeated.<TYPE>.PackedInput`` (on unpacked fields too).
     """
     changes = 0
     for start, stop in reversed(_runs(level, cls)):
@@ -163,6 +164,8 @@ def split_packed(level: list[Record], cls: type[Message], rng: random.Random, ra
 
     Encoding guide, "Packed Repeated Fields": "... parsers must be prepared to accept
     multiple key-value pairs. In this case, the payloads should be concatenated."
+    Conformance: no case feeds several packed records; ``ValidDataRepeated.<TYPE>.PackedInput``
+    feeds one.
     """
     changes = 0
     spans = [(i, i + 1) for i, r in enumerate(level) if isinstance(r, Packed)] + _runs(level, cls)
@@ -190,7 +193,7 @@ def last_wins(level: list[Record], cls: type[Message], rng: random.Random, rate:
     Encoding guide, "Last One Wins": "Normally, an encoded message would never have more
     than one instance of a non-repeated field. However, parsers are expected to handle the
     case in which they do ... the parser accepts the last value it sees." Conformance:
-    ``ValidDataScalar.*`` duplicate inputs, ``ValidDataOneof.*.MultipleValuesForDifferentField``.
+    ``RepeatedScalarSelectsLast.<TYPE>``, ``ValidDataOneof.<TYPE>.MultipleValuesForDifferentField``.
     """
     last: dict[object, int] = {}
     for i, record in enumerate(level):
@@ -218,8 +221,7 @@ def split_message(level: list[Record], cls: type[Message], rng: random.Random, r
 
     Encoding guide, "Last One Wins": "for embedded message fields, the parser merges
     multiple instances of the same field, as if with the ``Message::MergeFrom`` method".
-    Conformance: ``Required.Proto2.ProtobufInput.ValidDataScalar...`` merge cases and
-    ``binary_merge_test`` (``Merge``).
+    Conformance: ``RepeatedScalarMessageMerge``, ``ValidDataOneof.MESSAGE.Merge``.
     """
     changes = 0
     out: list[Record] = []
@@ -242,8 +244,8 @@ def overlong_varint(level: list[Record], cls: type[Message], rng: random.Random,
 
     Encoding guide, "Base 128 Varints" (a varint is at most 10 bytes; the value is the
     concatenation of the 7-bit groups, so leading zero groups change nothing).
-    Conformance: ``ValidDataScalar.*`` cases with overlong ("non-canonical") varints,
-    e.g. ``Int32Field`` given ``\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x80\\x00``.
+    Conformance: ``ValidDataScalar.<TYPE>[i]`` feeds overlong varints (e.g. an INT32 of
+    ten bytes whose value is 0) that must read as their value.
     """
     changes = 0
     for record in level:
@@ -263,8 +265,8 @@ def padded_length(level: list[Record], cls: type[Message], rng: random.Random, r
     """Length prefixes (sub-messages, strings, bytes, packed runs) padded to up to 5 bytes.
 
     Encoding guide, "Length-Delimited Records": the length is a varint (an int32: at most
-    5 bytes), read like any other varint. Conformance: ``ValidDataScalar`` string/bytes
-    cases with a non-canonical length varint.
+    5 bytes), read like any other varint. Conformance: no case pads a length; the rule
+    is the varint one of ``ValidDataScalar.<TYPE>[i]``.
     """
     changes = 0
     for record in level:
@@ -291,7 +293,7 @@ def unknown_fields(level: list[Record], cls: type[Message], rng: random.Random, 
 
     Encoding guide, "Message Structure" (unknown fields are skipped by wire type) and the
     Language Guide's "Unknown Fields" (preserved on parse). Conformance:
-    ``UnknownVarint``, ``UnknownFieldsTest`` (``binary_unknown_fields_test``).
+    ``UnknownVarint``, ``UnknownOrdering``.
     """
     if rng.random() >= rate:
         return 0
