@@ -89,8 +89,10 @@ def run_parser(parser: str, path: pathlib.Path, timeout: float) -> Outcome:
             name, parser, "crash", detail=f"killed by signal {-done.returncode}: {_tail(done.stderr)}"
         )
     if parser not in BUILTIN:
+        # A command says only yes or no: that is its answer to "is this a model?".
         status = "accept" if done.returncode == 0 else "reject"
-        return Outcome(name, parser, status, detail=_tail(done.stderr) if status == "reject" else "")
+        detail = _tail(done.stderr) if status == "reject" else ""
+        return Outcome(name, parser, status, parsed=status == "accept", detail=detail)
     try:
         result = json.loads(done.stdout.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
