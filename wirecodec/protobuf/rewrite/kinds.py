@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from schema_dsl import Message, WireType
+from schema_dsl import Kind, Message, WireType
 from wirecodec.protobuf.rewrite.records import (
     Fixed,
     Nested,
@@ -207,7 +207,9 @@ def last_wins(level: list[Record], cls: type[Message], rng: random.Random, rate:
             continue
         choices = [spec]
         if spec.oneof is not None:
-            choices = [s for s in cls.__schema__.fields if s.oneof == spec.oneof and s.kind.name != "MESSAGE"]
+            choices = [
+                s for s in cls.__schema__.fields if s.oneof == spec.oneof and s.kind is not Kind.MESSAGE
+            ]
         for _ in range(rng.randint(1, 3)):
             insertions.append((rng.randint(0, i), random_scalar(rng.choice(choices), rng)))
     for position, record in sorted(insertions, key=lambda item: item[0], reverse=True):

@@ -28,7 +28,6 @@ __all__ = [
     "INTERESTING_VARINTS",
     "is_known",
     "is_singular_message",
-    "message_fields",
     "packable_spec",
     "random_varint",
     "order_key",
@@ -192,11 +191,6 @@ def _value_of(number: int, wire_type: int, rng: random.Random, depth: int) -> Re
             wire = WireType.VARINT
         inner.append(_value_of(rng.randint(1, 3000), int(wire), rng, depth - 1))
     return Group(number, emit(inner))
-
-
-def message_fields(cls: type[Message]) -> list[FieldSpec]:
-    """The message fields ``cls`` declares."""
-    return [spec for spec in cls.__schema__.fields if spec.kind is Kind.MESSAGE]
 
 
 def is_singular_message(record: Record, cls: type[Message]) -> bool:
