@@ -3,11 +3,14 @@
 Hypothesis is imported when a strategy is first asked for (it is the ``fuzz`` extra's,
 and a test dependency), so importing :mod:`wirecodec.fuzz` does not need it.
 
->>> from wirecodec.fuzz.strategies import messages, models
+>>> from hypothesis import given, settings
 >>> from schema_dsl.onnx import TensorShapeProto
->>> shape = messages(TensorShapeProto).example()
->>> isinstance(shape, TensorShapeProto)
-True
+>>> from wirecodec.fuzz.strategies import messages
+>>> @settings(max_examples=5, deadline=None)
+... @given(messages(TensorShapeProto))
+... def round_trip(shape):
+...     assert TensorShapeProto.FromString(shape.SerializeToString()) == shape
+>>> round_trip()
 """
 
 from __future__ import annotations
