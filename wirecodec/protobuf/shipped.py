@@ -53,7 +53,7 @@ _STAMPED: Final = (
 def _stamped_files() -> list[tuple[str, str]]:
     files = [(f"protobuf/{name}", os.path.join(folder, name)) for folder, names in _STAMPED for name in names]
     with os.scandir(_SCHEMA_DSL) as found:
-        names = sorted(entry.name for entry in found if entry.name.endswith((".py", ".pyi")))
+        names = sorted(entry.name for entry in found if entry.name.endswith(".py"))
     files += [(f"schema_dsl/{name}", os.path.join(_SCHEMA_DSL, name)) for name in names]
     return files
 
@@ -101,7 +101,13 @@ def _usable() -> dict[str, bytes]:
         return {}
     file_path = path()
     found = None if file_path is None else read(file_path)
-    if found is None or found.get("magic") != importlib.util.MAGIC_NUMBER or found.get("stamp") != stamp():
+    if found is None or found.get("magic") != importlib.util.MAGIC_NUMBER:
+        return {}
+    try:
+        current = stamp()
+    except OSError:  # the library's files cannot be read (imported from a zip file): generate
+        return {}
+    if found.get("stamp") != current:
         return {}
     entries: dict[str, bytes] = found["entries"]
     return entries

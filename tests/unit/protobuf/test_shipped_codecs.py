@@ -70,26 +70,28 @@ def test_this_interpreters_code_is_the_source_compiled() -> None:
         assert code == now[name][0], f"{name!r}: shipped code is not the source compiled: {REGENERATE}"
 
 
-@pytest.mark.parametrize(
-    "change",
-    [{}, {"stamp": "0" * 64}, {"magic": b"\0\0\r\n"}],
-    ids=["as shipped", "other stamp", "other python"],
-)
-def test_a_file_of_another_stamp_or_python_is_not_used(
-    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, change: dict[str, object]
+@pytest.mark.parametrize("change", ["none", "stamp", "magic", "damaged"])
+def test_a_file_of_another_stamp_or_python_or_damaged_is_not_used(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     path = shipped.path()
     assert path is not None
     found = shipped.read(path)
     assert found is not None
-    other = tmp_path / "other.bin"
-    other.write_bytes(marshal.dumps({**found, **change}))
     cls, kind, name = next(names())
+    if change == "stamp":
+        found["stamp"] = "0" * 64
+    elif change == "magic":
+        found["magic"] = b"\0\0\r\n"
+    elif change == "damaged":
+        found["entries"] = {**found["entries"], name: found["entries"][name][:-8]}
+    other = tmp_path / "other.bin"
+    other.write_bytes(marshal.dumps(found))
     filename = compile_module.code_filename(kind, cls)
     monkeypatch.setattr(shipped, "path", lambda: str(other))
     shipped._usable.cache_clear()
     try:
-        assert (shipped.entry(name, filename) is None) == bool(change)
+        assert (shipped.entry(name, filename) is None) == (change != "none")
         assert shipped.entry(name, "<another file name>") is None
     finally:
         monkeypatch.undo()
