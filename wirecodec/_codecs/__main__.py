@@ -24,6 +24,7 @@ def main() -> int:
     temp = target + ".tmp"
     with open(temp, "wb") as file:
         file.write(data)
+    os.chmod(temp, 0o644)  # Pyodide's umask is 0: a file any user may write would be shipped
     os.replace(temp, target)
     print(f"{target}: {len(data)} bytes, stamp {shipped.stamp()[:16]}")
     return 0
