@@ -265,7 +265,7 @@ def test_diff_strings_and_extra_items(tmp_path: pathlib.Path, capsys: pytest.Cap
         "A graph.node[0].op_type / B graph.node[1].op_type: 'Identity' != 'Relu'",
         "B graph.node[0]: only in B: NodeProto 'Identity'",
     ]
-    assert [(d["path"], d["path_b"]) for d in result["differences"]][0] == (
+    assert (result["differences"][0]["path"], result["differences"][0]["path_b"]) == (
         "graph.node[0].input[0]",
         "graph.node[1].input[0]",
     )
