@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 
+from schema_dsl.onnx import ModelProto
 from wirecodec.checker import examine
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import add_model_argument, open_model, print_json
@@ -31,12 +32,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--full",
         action="store_true",
         help="also verify checksums (SHA1 of data files, CRC-32 of .onnxz entries): reads every "
-        "weight byte, as long as reading the whole model; without it only headers are read",
+        "weight byte, as long as reading the whole model; without it only headers are read. "
+        "Then strict shape inference with type checks, as onnx's full_check (reads no weight)",
     )
     parser.add_argument("--json", action="store_true", help="print the violations as JSON")
     parser.add_argument(
         "--ir-only", action="store_true", help="check the IR rules only, not nodes against operator schemas"
     )
+
+
+def _strict_inference(model: ModelProto) -> list[Violation]:
+    """``--full``: strict shape inference with type checks, as onnx's ``full_check`` runs it
+    (on a model the other rules accept; it reads no weight)."""
+    from wirecodec.shape_inference import InferenceError, infer_shapes  # only with --full
+
+    try:
+        infer_shapes(model, check_type=True, strict_mode=True)
+    except InferenceError as exc:
+        where = exc.node.split(" ")[0] if exc.node else "graph"
+        return [Violation(where, "shape-inference", exc.reason)]
+    return []
 
 
 def _note(operators: dict[str, int], ir_only: bool, skipped: dict[str, int]) -> str:
@@ -57,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     found = list(examined.violations)
     problems = safetensors_problems(opened) + (crc_problems(opened) if args.full else [])
     found += [Violation(p.path, p.rule, p.message) for p in problems]
+    if args.full and not found:
+        found += _strict_inference(opened.model)
     skipped = examined.skipped_domains
     rules = "the IR rules" if args.ir_only else "the IR rules and operator schemas"
     note = _note(examined.operators, args.ir_only, skipped)

@@ -24,6 +24,7 @@ from wirecodec._subgraph import extract
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
 from wirecodec.errors import CheckError, GraphError, WireCodecError
+from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
 
 __all__ = ["HELP", "add_arguments", "check_summary", "names", "run"]
@@ -47,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--outputs", action="append", metavar="C,D", help="tensors the cut ends at")
     add_output_layout_arguments(parser)
     parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
+    parser.add_argument(
+        "--no-infer-shapes",
+        action="store_true",
+        help="take the types the model records only (default: infer every value's type first, "
+        "as onnx.utils.extract_model does; no weight is read for it)",
+    )
 
 
 def _summary(model: ModelProto, source: ModelProto) -> str:
@@ -89,8 +96,12 @@ def run(args: argparse.Namespace) -> int:
     if not outputs:
         outputs = [value.name for value in graph.output]
     try:
+        if not args.no_infer_shapes:
+            from wirecodec.shape_inference import infer_shapes  # only when used
+
+            model = infer_shapes(model)
         cut = extract(model, inputs, outputs, check_model=not args.no_check)
-    except GraphError as exc:
+    except (GraphError, InferenceError) as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
     except CheckError as exc:
         raise CliError(check_summary(opened.label, exc.violations)) from None

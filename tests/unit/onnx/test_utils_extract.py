@@ -220,10 +220,15 @@ def test_errors_name_what_is_wrong(tmp_path: pathlib.Path) -> None:
         with pytest.raises(GraphError, match=message.replace("(", r"\(")):
             extract_model(src, out, inputs, outputs, infer_shapes=False)
         assert not out.exists()
-    # No inference, whatever infer_shapes says: 'h' stays untyped.
+    # Without inference 'h' stays untyped; with it (onnx's default), 'h' has its inferred
+    # type and the file is onnx's, byte for byte.
     with pytest.raises(GraphError, match="'h' without a type"):
-        extract_model(src, out, ["x"], ["h"], infer_shapes=True)
+        extract_model(src, out, ["x"], ["h"], infer_shapes=False)
     assert not out.exists()
+    extract_model(src, out, ["x"], ["h"], infer_shapes=True)
+    onnx.utils.extract_model(str(src), str(tmp_path / "onnx_h.onnx"), ["x"], ["h"], infer_shapes=True)
+    assert out.read_bytes() == (tmp_path / "onnx_h.onnx").read_bytes()
+    out.unlink()
     with pytest.raises(GraphError, match="not the string"):
         extract_model(src, out, "x", ["y"])
     with pytest.raises(FileNotFoundError):
@@ -434,6 +439,9 @@ def test_extract_calls_no_onnx_code(tmp_path: pathlib.Path) -> None:
         f"u.extract_model({str(src)!r}, {str(tmp_path / 'b.onnx')!r}, ['x'], ['a'], infer_shapes=False)\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=pathlib.Path(__file__).parents[3])
-    assert (tmp_path / "a.onnx").read_bytes() == (tmp_path / "b.onnx").read_bytes()
+    onnx.utils.extract_model(str(src), str(tmp_path / "onnx_a.onnx"), ["x"], ["a"])
+    onnx.utils.extract_model(str(src), str(tmp_path / "onnx_b.onnx"), ["x"], ["a"], infer_shapes=False)
+    assert (tmp_path / "a.onnx").read_bytes() == (tmp_path / "onnx_a.onnx").read_bytes()
+    assert (tmp_path / "b.onnx").read_bytes() == (tmp_path / "onnx_b.onnx").read_bytes()
     assert main(["extract", str(src), str(tmp_path / "c.onnx"), "--outputs", "a"]) == 0
     assert (tmp_path / "c.onnx").read_bytes() == (tmp_path / "a.onnx").read_bytes()
