@@ -281,6 +281,7 @@ def test_a_server_ignoring_range_is_refused_unless_a_full_download_is_allowed(on
     [
         ("truncate", "cut short"),
         ("wrong-range", "not the range asked for"),
+        ("late-start", "not the range asked for"),
         ("416", "416"),
         ("reset", "Reset|cut short|RemoteDisconnected"),
         ("503", "503"),
@@ -306,6 +307,16 @@ def test_a_server_failing_mid_tensor_gives_an_error_naming_url_and_range(
     )
     on_bad.behave(None)
     assert len(tensor.raw_data) == 4 * SHAPE[0] * SHAPE[1]  # a later read tries again
+
+
+def test_a_range_starting_late_is_refused_even_with_a_body_that_matches_its_header(
+    on_bad: BadServer,
+) -> None:
+    # Content-Range "bytes 1-32767/N" with 32767 bytes of body: self-consistent, but not
+    # what was asked. Taken, it would be cached as block 0 and every read shifted by one.
+    on_bad.behave("late-start")
+    with pytest.raises(RemoteError, match=r"sent bytes 1-32767 .*not the range asked for"):
+        open_model(on_bad.url("m.onnx"), remote=QUICK)
 
 
 def test_a_redirect_is_followed(on_bad: BadServer) -> None:

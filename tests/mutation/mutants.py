@@ -2,10 +2,11 @@
 
 Each says which tests should kill it (``tests``: a pytest selection run in the mutated
 copy). The first four are the ones issue 13 names; the rest probe claims nearby. The last
-seven are the survivors of issue 26's audit (each survived the whole suite before the
-test named with it was written). The
-old text must occur exactly once in its file (the harness refuses to run otherwise), so
-a mutant that no longer matches the code fails loudly instead of "surviving" unseen.
+seven are the survivors of issue 26's audit, and the six after them issue 37's (each
+survived the whole suite before the test named with it was written). The old text must
+occur exactly once in its file and nowhere else in the package (wirecodec/, schema_dsl/;
+the harness refuses to run otherwise), so a mutant that no longer matches the code fails
+loudly instead of "surviving" unseen, and a guard written twice cannot hide behind its copy.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "validator-short-by-one",
         "wirecodec/protobuf/gen/validate.py",
-        "if end - pos < {size}:",
-        "if end - pos < {size} - 1:",
+        'if end - pos < {size}:\n    raise _trunc("fixed{size * 8}", {size}, pos, end)\npos += {size}',
+        'if end - pos < {size} - 1:\n    raise _trunc("fixed{size * 8}", {size}, pos, end)\npos += {size}',
         (_LAZY,),
         "the deferred-element validator lets a fixed32/fixed64 value one byte short pass",
     ),
@@ -83,8 +84,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "validator-packed-run-to-message-end",
         "wirecodec/protobuf/gen/validate.py",
-        'f"if not _pcv(buf, pos, p2, ',
-        'f"if not _pcv(buf, pos, end, ',
+        'f"if not _pcv(buf, pos, p2, {VARINT_RANGE.get(spec.kind',
+        'f"if not _pcv(buf, pos, end, {VARINT_RANGE.get(spec.kind',
         (_LAZY,),
         "the validator reads a packed varint run up to the element's end, not the run's",
     ),
@@ -155,8 +156,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "pread-chunks-from-the-start",
         "wirecodec/files/stream/input.py",
-        "[view[got : got + _CHUNK]], self._base + offset + got)",
-        "[view[got : got + _CHUNK]], self._base + offset)",
+        "view[got : got + _CHUNK], self._base + offset + got)",
+        "view[got : got + _CHUNK], self._base + offset)",
         (_IO,),
         "a payload over 16 MiB read with read(): every chunk re-read from the payload's start",
     ),
@@ -173,17 +174,74 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "complex-typed-length-halved",
         "wirecodec/checker/tensors.py",
-        "return 2 * count",
-        "return count",
+        "if info.code in _COMPLEX:\n        return 2 * count",
+        "if info.code in _COMPLEX:\n        return count",
         ("tests/test_typed_lengths.py",),
         "the checker counts one float per COMPLEX64/128 element in the typed field, not two",
     ),
     Mutant(
         "uint32-bound-off-by-one",
         "schema_dsl/assign.py",
-        "Kind.UINT32: (0, (1 << 32) - 1),",
-        "Kind.UINT32: (0, 1 << 32),",
+        # The next two rows too: wirecodec/_helper/args.py has its own UINT32 row.
+        "Kind.UINT32: (0, (1 << 32) - 1),\n    Kind.FIXED32: (0, (1 << 32) - 1),\n"
+        "    Kind.UINT64: (0, (1 << 64) - 1),",
+        "Kind.UINT32: (0, 1 << 32),\n    Kind.FIXED32: (0, (1 << 32) - 1),\n"
+        "    Kind.UINT64: (0, (1 << 64) - 1),",
         ("tests/test_assignment_bounds.py",),
         "a uint32 field accepts 2**32 (upper bound off by one)",
+    ),
+    # -- issue 37: the six survivors of round 3's audit, each killed by the test named ------------
+    Mutant(
+        "remote-range-first-byte-unchecked",
+        "wirecodec/files/remote/http_client.py",
+        "if first != start or last != expected_last or",
+        "if last != expected_last or",
+        (
+            "tests/test_remote.py::test_a_range_starting_late_is_refused_even_with_a_body_that_matches_its_header",
+        ),
+        "a 206 answer whose Content-Range starts one byte late (with a body to match) is taken",
+    ),
+    Mutant(
+        "bodies-skip-graphs-attributes",
+        "wirecodec/_graphs.py",
+        "yield from attribute.graphs",
+        "yield from ()",
+        (
+            "tests/test_compose.py::test_add_prefix_renames_inside_graphs_typed_attributes_as_onnx",
+            "tests/test_utils_extract.py::test_initializers_read_by_graphs_typed_attributes_are_kept",
+        ),
+        "compose and extract ignore the bodies of GRAPHS-typed attributes",
+    ),
+    Mutant(
+        "walk-peek-loads",
+        "wirecodec/protobuf/walk.py",
+        "items = lazy.peek(current, name, needles) if peek else lazy.elements(current, name)",
+        "items = lazy.elements(current, name)",
+        ("tests/unit/protobuf/test_walk_peek.py",),
+        "walk(..., peek=True) loads the waiting elements it was to peek at",
+    ),
+    Mutant(
+        "file-object-mapped-from-byte-0",
+        "wirecodec/files/opener.py",
+        "return info.st_size if stat.S_ISREG(info.st_mode) and at_start else None",
+        "return info.st_size if stat.S_ISREG(info.st_mode) else None",
+        ("tests/unit/files/test_file_objects.py",),
+        "load(f) of a file object positioned past its start maps the file from byte 0",
+    ),
+    Mutant(
+        "code-cache-key-without-stamp",
+        "wirecodec/protobuf/schema_cache.py",
+        "return hashlib.sha256(_stamp() + text.encode()).hexdigest()",
+        "return hashlib.sha256(text.encode()).hexdigest()",
+        ("tests/test_schema_cache.py",),
+        "the code cache's key drops the library's stamp: older generators' entries taken as current",
+    ),
+    Mutant(
+        "check-tensor-from-model-entry",
+        "wirecodec/files/zip/container.py",
+        "if entry is None or entry.name == MODEL_ENTRY:",
+        "if entry is None:",
+        ("tests/unit/files/test_container_check.py",),
+        "check and inspect take a tensor's bytes from __MODEL_PROTO (the guard's locate() path)",
     ),
 )

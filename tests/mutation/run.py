@@ -9,7 +9,9 @@ For each mutant: copy the tree to a temporary directory (sources only: no .git, 
 virtualenvs or fuzz output), replace the mutant's exact old text with its new text,
 and run its pytest selection there with ``PYTHONPATH`` at the copy. Failing tests mean
 *killed*; passing tests mean *survived*. Before any mutant runs, every old text must
-occur exactly once in its file, or the harness stops with exit status 2; the selection
+occur exactly once in its file and in no other file of the package (wirecodec/ and
+schema_dsl/: a guard written twice is a harness error, see check_applies), or the
+harness stops with exit status 2; the selection
 must also pass on an unmutated copy (the baseline), or the results would mean nothing.
 Exit status: 0 when every mutant was killed, 1 when one survived, 2 for a harness error.
 """
@@ -62,8 +64,21 @@ class Result:
     summary: str  # pytest's last line
 
 
+PACKAGE = ("wirecodec", "schema_dsl")  # where a mutant's old text must occur exactly once
+
+
+def _package_sources(root: pathlib.Path) -> list[pathlib.Path]:
+    return sorted(path for folder in PACKAGE for path in (root / folder).rglob("*.py"))
+
+
 def check_applies(mutant: Mutant, root: pathlib.Path = ROOT) -> None:
-    """Raise HarnessError unless the mutant's old text occurs exactly once in its file."""
+    """Raise HarnessError unless the mutant's old text occurs exactly once in the package.
+
+    Once in its file is not enough: a guard written twice (in its file and elsewhere)
+    lets the mutant remove one copy while the other keeps every test passing, and the
+    survivor then says nothing about the tests. So the text must occur in no other file
+    of wirecodec/ or schema_dsl/ either (tests, docs and tools may quote it freely).
+    """
     path = root / mutant.file
     if not path.is_file():
         raise HarnessError(f"{mutant.name}: {mutant.file} does not exist")
@@ -71,6 +86,18 @@ def check_applies(mutant: Mutant, root: pathlib.Path = ROOT) -> None:
     if count != 1:
         where = "is not found" if count == 0 else f"occurs {count} times"
         raise HarnessError(f"{mutant.name}: the old text {mutant.old!r} {where} in {mutant.file}")
+    copies = [
+        f"{other.relative_to(root)} ({found}x)"
+        for other in _package_sources(root)
+        if other.resolve() != path.resolve()
+        and (found := other.read_text(encoding="utf-8").count(mutant.old))
+    ]
+    if copies:
+        raise HarnessError(
+            f"{mutant.name}: the old text {mutant.old!r} of {mutant.file} is copied in "
+            f"{', '.join(copies)}: remove the copy, or make the old text specific to one place "
+            "(a mutant of one copy says nothing while the other remains)"
+        )
 
 
 def apply(mutant: Mutant, root: pathlib.Path) -> None:
@@ -205,8 +232,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if unknown:
             raise HarnessError(f"no mutant named {', '.join(sorted(unknown))}")
+        refused = []
         for mutant in chosen:  # all of them, before spending time on any
-            check_applies(mutant)
+            try:
+                check_applies(mutant)
+            except HarnessError as exc:
+                refused.append(str(exc))
+        if refused:
+            raise HarnessError("\n".join(refused))
         if args.list:
             for m in chosen:
                 print(f"{m.name:<38} {m.file}: {m.what}")
