@@ -176,6 +176,23 @@ def test_saving_a_remote_model_fetches_what_it_writes(served: Nginx, tmp_path: p
         assert np.array_equal(wirecodec.to_array(mine), wirecodec.to_array(theirs))
 
 
+@pytest.mark.parametrize("external_data", [True, "w.safetensors"])
+def test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched(
+    served: Nginx, tmp_path: pathlib.Path, external_data: bool | str
+) -> None:
+    # Each tensor is fetched when written and dropped: the model still waits for every one
+    # afterwards (memory holds one tensor at a time, whatever the model's size).
+    model = wirecodec.load(served.url("m.onnx"))
+    waiting = [pending_size(t, "raw_data") for t in model.graph.initializer]
+    assert all(size is not None and size > 0 for size in waiting[:WEIGHTS])
+    wirecodec.save(model, tmp_path / "out.onnx", external_data=external_data, size_threshold=0)
+    assert [pending_size(t, "raw_data") for t in model.graph.initializer] == waiting
+    again = wirecodec.load(tmp_path / "out.onnx")
+    local = wirecodec.load(served.root / "m.onnx")
+    for mine, theirs in zip(again.graph.initializer, local.graph.initializer, strict=True):
+        assert np.array_equal(wirecodec.to_array(mine), wirecodec.to_array(theirs)), theirs.name
+
+
 def test_assigning_or_clearing_a_pending_raw_data_drops_the_fetch(served: Nginx) -> None:
     model = open_model(served.url("m.onnx")).model
     first, second = model.graph.initializer[0], model.graph.initializer[1]
