@@ -2,7 +2,7 @@
 
 Each ``make_*`` function takes the arguments its onnx namesake takes and builds a
 message whose encoding is byte-identical to what onnx builds from the same arguments
-(``wirecodec.encode(ours) == theirs.SerializeToString()``; ``tests/test_helper.py``
+(``wirecodec.encode(ours) == theirs.SerializeToString()``; ``tests/unit/tensors/test_helper.py``
 checks it on generated arguments):
 
 >>> from schema_dsl.onnx import TensorProto

@@ -1,7 +1,7 @@
 """numpy ↔ ONNX values under ``onnx.numpy_helper``'s names and signatures.
 
 Thin names over :mod:`wirecodec.tensors` and :mod:`wirecodec.tensors.values`, which
-already read and write exactly what onnx does (``tests/test_numpy_helper.py`` compares
+already read and write exactly what onnx does (``tests/unit/tensors/test_numpy_helper.py`` compares
 them on generated values):
 
 >>> import numpy as np

@@ -14,7 +14,7 @@ import pytest
 
 from schema_dsl.onnx import ModelProto
 from tests.differential.test_checker_schemas import onnx_refusal
-from tests.reference import require_onnx
+from tests.support.reference import require_onnx
 from wirecodec import decode
 from wirecodec.checker import schemas, skipped_domains, violations
 

@@ -28,17 +28,17 @@ class Mutant:
     what: str  # the bug, in words
 
 
-_LAZY = "tests/test_lazy_agreement.py"
-_OFFSETS = "tests/test_offsets_oracle.py"
-_ZERO_COPY = "tests/test_zero_copy.py"
-_ZIP = "tests/test_zip_hostile.py"
-_IO = "tests/test_io_boundaries.py"
-_REMOTE_SAVE = "tests/test_remote.py::test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched"
+_LAZY = "tests/unit/protobuf/test_lazy_agreement.py"
+_OFFSETS = "tests/unit/protobuf/test_offsets_oracle.py"
+_ZERO_COPY = "tests/unit/protobuf/test_zero_copy.py"
+_ZIP = "tests/unit/files/test_zip_hostile.py"
+_IO = "tests/unit/files/test_io_boundaries.py"
+_REMOTE_SAVE = "tests/unit/files/test_remote.py::test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched"
 _POSITIONAL = "tests/unit/protobuf/test_positional.py"
-_NO_PROC = "tests/test_process_state.py::test_a_save_without_proc_reads_the_umask_without_setting_it"
+_NO_PROC = "tests/unit/onnx/test_process_state.py::test_a_save_without_proc_reads_the_umask_without_setting_it"
 _LOOKUP = "tests/unit/defs/test_lookup.py"
 _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
-_GAPS = "tests/test_message_api_gaps.py"
+_GAPS = "tests/unit/schema/test_message_api_gaps.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -72,10 +72,10 @@ MUTANTS: tuple[Mutant, ...] = (
         'fit in int64")\n    return encode_varint(v + _U64 if v < 0 else v) if v < 1 << 56 else '
         "bytes([(v >> 7 * i) & 0x7F | 0x80 for i in range(9)]) + bytes([v >> 63])",
         (
-            "tests/test_assignment_bounds.py",
-            "tests/test_all_kinds_vs_protobuf.py",
-            "tests/test_codec.py",
-            "tests/test_properties.py",
+            "tests/unit/schema/test_assignment_bounds.py",
+            "tests/differential/test_all_kinds_vs_protobuf.py",
+            "tests/unit/protobuf/test_codec.py",
+            "tests/unit/protobuf/test_properties.py",
         ),
         "the encoder writes int64 values of 2**56 and more as ten-byte varints (valid, not canonical)",
     ),
@@ -100,7 +100,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/gen/validate.py",
         'f"if not _v_{spec.name}(buf, pos, p2, depth - 1):',
         'f"if not _v_{spec.name}(buf, pos, p2, depth):',
-        (_OFFSETS, "tests/test_lazy.py", "tests/test_limits.py"),
+        (_OFFSETS, "tests/unit/protobuf/test_lazy.py", "tests/unit/protobuf/test_limits.py"),
         "the validator does not count nesting inside deferred elements against max_depth",
     ),
     Mutant(
@@ -108,7 +108,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/gen/decode.py",
         'w(ind, f"if n >= {small} or',
         'w(ind, f"if n > {small} or',
-        (_LAZY, "tests/test_lazy.py", "tests/test_compile.py", "tests/test_limits.py", "tests/test_api.py"),
+        (
+            _LAZY,
+            "tests/unit/protobuf/test_lazy.py",
+            "tests/unit/protobuf/test_compile.py",
+            "tests/unit/protobuf/test_limits.py",
+            "tests/unit/files/test_api.py",
+        ),
         "an element of exactly 32 bytes waits, though the docs say only payloads under 32 bytes do",
     ),
     Mutant(
@@ -116,7 +122,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/runtime.py",
         "append(convert(v) if convert is not None else v)",
         "append(v)",
-        ("tests/test_all_kinds_vs_protobuf.py", "tests/test_codec.py"),
+        ("tests/differential/test_all_kinds_vs_protobuf.py", "tests/unit/protobuf/test_codec.py"),
         "packed int64/int32 runs keep negative values as their unsigned 64-bit varints",
     ),
     Mutant(
@@ -124,7 +130,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/wire.py",
         "return (value >> 1) ^ -(value & 1)",
         "return (value >> 1) ^ (value & 1)",
-        ("tests/test_wire.py", "tests/test_codec.py", "tests/test_all_kinds_vs_protobuf.py"),
+        (
+            "tests/unit/protobuf/test_wire.py",
+            "tests/unit/protobuf/test_codec.py",
+            "tests/differential/test_all_kinds_vs_protobuf.py",
+        ),
         "sint32/sint64 decoding loses the sign",
     ),
     Mutant(
@@ -132,7 +142,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/wire.py",
         "if depth_left <= 0:",
         "if depth_left < 0:",
-        (_OFFSETS, "tests/test_limits.py", "tests/test_malformed.py"),
+        (_OFFSETS, "tests/unit/protobuf/test_limits.py", "tests/unit/protobuf/test_malformed.py"),
         "unknown groups may nest one level deeper than max_depth allows",
     ),
     Mutant(
@@ -182,7 +192,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/checker/tensors.py",
         "if info.code in _COMPLEX:\n        return 2 * count",
         "if info.code in _COMPLEX:\n        return count",
-        ("tests/test_typed_lengths.py",),
+        ("tests/unit/protobuf/test_typed_lengths.py",),
         "the checker counts one float per COMPLEX64/128 element in the typed field, not two",
     ),
     Mutant(
@@ -193,7 +203,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "    Kind.UINT64: (0, (1 << 64) - 1),",
         "Kind.UINT32: (0, 1 << 32),\n    Kind.FIXED32: (0, (1 << 32) - 1),\n"
         "    Kind.UINT64: (0, (1 << 64) - 1),",
-        ("tests/test_assignment_bounds.py",),
+        ("tests/unit/schema/test_assignment_bounds.py",),
         "a uint32 field accepts 2**32 (upper bound off by one)",
     ),
     # -- issue 37: the six survivors of round 3's audit, each killed by the test named ------------
@@ -203,7 +213,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if first != start or last != expected_last or",
         "if last != expected_last or",
         (
-            "tests/test_remote.py::test_a_range_starting_late_is_refused_even_with_a_body_that_matches_its_header",
+            "tests/unit/files/test_remote.py::test_a_range_starting_late_is_refused_even_with_a_body_that_matches_its_header",
         ),
         "a 206 answer whose Content-Range starts one byte late (with a body to match) is taken",
     ),
@@ -213,8 +223,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "yield from attribute.graphs",
         "yield from ()",
         (
-            "tests/test_compose.py::test_add_prefix_renames_inside_graphs_typed_attributes_as_onnx",
-            "tests/test_utils_extract.py::test_initializers_read_by_graphs_typed_attributes_are_kept",
+            "tests/unit/onnx/test_compose.py::test_add_prefix_renames_inside_graphs_typed_attributes_as_onnx",
+            "tests/unit/onnx/test_utils_extract.py::test_initializers_read_by_graphs_typed_attributes_are_kept",
         ),
         "compose and extract ignore the bodies of GRAPHS-typed attributes",
     ),
@@ -239,7 +249,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/schema_cache.py",
         "return hashlib.sha256(_stamp() + text.encode()).hexdigest()",
         "return hashlib.sha256(text.encode()).hexdigest()",
-        ("tests/test_schema_cache.py",),
+        ("tests/unit/protobuf/test_schema_cache.py",),
         "the code cache's key drops the library's stamp: older generators' entries taken as current",
     ),
     Mutant(
@@ -409,7 +419,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/files/_base/atomic.py",
         "return int(line.split()[1], 8)",
         "return int(line.split()[1])",
-        ("tests/test_save_safety.py::test_written_files_get_the_umask_mode_and_replaced_ones_keep_theirs",),
+        ("tests/unit/files/test_save_safety.py::test_written_files_get_the_umask_mode_and_replaced_ones_keep_theirs",),
         "the umask from /proc is read as a decimal number",
     ),
     Mutant(

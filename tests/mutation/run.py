@@ -1,7 +1,7 @@
 """Mutation harness: does the suite notice each named bug? (mutants in tests/mutation/mutants.py)
 
     python -m tests.mutation                      # every mutant, each with its own tests
-    python -m tests.mutation --only validator-short-by-one --tests tests/test_lazy.py
+    python -m tests.mutation --only validator-short-by-one --tests tests/unit/protobuf/test_lazy.py
     python -m tests.mutation --list
     python -m tests.mutation --jobs 1             # one pytest run at a time (default: 2)
 

@@ -6,7 +6,7 @@ follows the conversion onnx's ``make_tensor`` gets from ``ml_dtypes``:
 
 * float8 / float6 / float4: round to nearest, ties to the even code, saturating at the
   largest finite value (onnx clips float8 values to that range; ml_dtypes saturates
-  float4 and float6). ``tests/test_helper.py`` compares these with ml_dtypes.
+  float4 and float6). ``tests/unit/tensors/test_helper.py`` compares these with ml_dtypes.
 * bfloat16: the value is rounded to float32 first, then to bfloat16 (nearest, ties to
   even), NaN becomes the quiet NaN of its sign — what ml_dtypes does with a double.
 * float8e8m0: onnx's "saturate, round up" rule on the float32 exponent.

@@ -93,6 +93,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rtol", type=_tolerance, default=0.0, metavar="R", help="relative tolerance (0)")
     parser.add_argument("--atol", type=_tolerance, default=0.0, metavar="A", help="absolute tolerance (0)")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON")
+    parser.add_argument(
+        "--max-lines",
+        type=_lines,
+        default=None,
+        metavar="N",
+        help="print at most N differences, then how many more (default: all; the summary counts all)",
+    )
+
+
+def _lines(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -279,7 +292,8 @@ def summary(differences: list[Difference], a: str, b: str) -> str:
         )
         if count
     ]
-    return f"{a} and {b} differ in {len(differences)} places: {', '.join(parts)}"
+    count = len(differences)
+    return f"{a} and {b} differ in {count} place{'s' if count != 1 else ''}: {', '.join(parts)}"
 
 
 def _comparable(tensor: TensorProto, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -403,11 +417,15 @@ def run(args: argparse.Namespace) -> int:
                 "atol": args.atol,
                 "equal": not differences,
                 "summary": line,
-                "differences": [d.json() for d in differences],
+                "differences": [d.json() for d in differences[: args.max_lines]],
+                "count": len(differences),
             }
         )
     else:
         print(line)
-        for difference in differences:
+        shown = differences if args.max_lines is None else differences[: args.max_lines]
+        for difference in shown:
             print(difference.text())
+        if len(shown) < len(differences):
+            print(f"... and {len(differences) - len(shown)} more (--max-lines, or --json for all)")
     return 1 if differences else 0

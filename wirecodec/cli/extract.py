@@ -16,14 +16,17 @@ no operator schemas to infer one with: run shape inference on the model first).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Final
 
 from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import extract
+from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
-from wirecodec.errors import GraphError, WireCodecError
+from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.utils import save_like_onnx
 
-__all__ = ["HELP", "add_arguments", "names", "run"]
+__all__ = ["HELP", "add_arguments", "check_summary", "names", "run"]
 
 HELP = "cut the subgraph between tensor names into a new model (onnx.utils.extract_model)"
 
@@ -35,7 +38,9 @@ def names(values: list[str] | None) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+        "model",
+        metavar="MODEL",
+        help="an .onnx file, an .onnxz container, an https:// URL, or - for standard input",
     )
     parser.add_argument("out", metavar="OUT", help="where to write the new model (.onnxz: a zip container)")
     parser.add_argument("--inputs", action="append", metavar="A,B", help="tensors the cut starts at")
@@ -54,6 +59,23 @@ def _summary(model: ModelProto, source: ModelProto) -> str:
     )
 
 
+_SHOWN: Final = 3  # violations named in the one message; `wirecodec check` lists them all
+
+
+def check_summary(label: str, found: Sequence[Violation]) -> str:
+    """One line and a few: how many violations, the first of them, and what to do."""
+    count = len(found)
+    lines = [f"{label}: fails the IR check ({count} violation{'s' if count != 1 else ''}); the first:"]
+    lines += [f"  {violation}" for violation in found[:_SHOWN]]
+    if count > _SHOWN:
+        lines.append(f"  ... and {count - _SHOWN} more (wirecodec check {label} lists them all)")
+    hints = ["--no-check cuts it anyway"]
+    if any(violation.rule == "topological-order" for violation in found):
+        hints.insert(0, f"wirecodec edit {label} -o sorted.onnx --toposort puts the nodes in order")
+    lines.append("  hint: " + "; ".join(hints))
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     inputs, outputs = names(args.inputs), names(args.outputs)
     if not inputs and not outputs:
@@ -70,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         cut = extract(model, inputs, outputs, check_model=not args.no_check)
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
+    except CheckError as exc:
+        raise CliError(check_summary(opened.label, exc.violations)) from None
     try:
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from tests.zip_cases import CASES
+from tests.support.zip_cases import CASES
 from wirecodec.checker import violations
 from wirecodec.cli import main
 

@@ -9,7 +9,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from tests.http_server import Nginx
+from tests.support.http_server import Nginx
 from wirecodec.errors import WireCodecError
 from wirecodec.files.stream.reader import assemble, stream
 
