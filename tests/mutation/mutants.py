@@ -33,12 +33,17 @@ _OFFSETS = "tests/unit/protobuf/test_offsets_oracle.py"
 _ZERO_COPY = "tests/unit/protobuf/test_zero_copy.py"
 _ZIP = "tests/unit/files/test_zip_hostile.py"
 _IO = "tests/unit/files/test_io_boundaries.py"
-_REMOTE_SAVE = "tests/unit/files/test_remote.py::test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched"
+_REMOTE_SAVE = (
+    "tests/unit/files/test_remote.py::test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched"
+)
 _POSITIONAL = "tests/unit/protobuf/test_positional.py"
-_NO_PROC = "tests/unit/onnx/test_process_state.py::test_a_save_without_proc_reads_the_umask_without_setting_it"
+_NO_PROC = (
+    "tests/unit/onnx/test_process_state.py::test_a_save_without_proc_reads_the_umask_without_setting_it"
+)
 _LOOKUP = "tests/unit/defs/test_lookup.py"
 _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
 _GAPS = "tests/unit/schema/test_message_api_gaps.py"
+_SHAPE_EDGES = "tests/differential/test_shape_inference_edges.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -419,7 +424,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/files/_base/atomic.py",
         "return int(line.split()[1], 8)",
         "return int(line.split()[1])",
-        ("tests/unit/files/test_save_safety.py::test_written_files_get_the_umask_mode_and_replaced_ones_keep_theirs",),
+        (
+            "tests/unit/files/test_save_safety.py::test_written_files_get_the_umask_mode_and_replaced_ones_keep_theirs",
+        ),
         "the umask from /proc is read as a decimal number",
     ),
     Mutant(
@@ -617,5 +624,64 @@ MUTANTS: tuple[Mutant, ...] = (
         "    store(message, name, value)",
         ("tests/differential/test_message_probe_r3.py",),
         "MergeFrom of a oneof scalar leaves the other member set",
+    ),
+    # -- issue 37: shape inference and edit --toposort (landed on main during the session) --
+    Mutant(
+        "broadcast-ones-become-unknown",
+        "wirecodec/shape_inference/ops/_util.py",
+        "        if value != 1 or not symbols:\n            out.append(value)",
+        "        if value != 1:\n            out.append(value)",
+        (_SHAPE_EDGES,),
+        "a broadcast axis where every input has size 1 is inferred as unknown, not 1",
+    ),
+    Mutant(
+        "axis-equal-to-rank-accepted",
+        "wirecodec/shape_inference/ops/_util.py",
+        "if not -rank <= axis < rank:",
+        "if not -rank <= axis <= rank:",
+        (_SHAPE_EDGES,),
+        "an axis equal to the rank is taken as in range",
+    ),
+    Mutant(
+        "reverse-slice-stops-short",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "min(max(end, -1), dim - 1)",
+        "min(max(end, 0), dim - 1)",
+        (_SHAPE_EDGES,),
+        "a Slice with a negative step down to the start loses its last element",
+    ),
+    Mutant(
+        "fresh-symbol-reused",
+        "wirecodec/shape_inference/_engine.py",
+        "            if name not in self.used:\n                self.used.add(name)\n                return name",  # noqa: E501  (the code's exact text)
+        "            self.used.add(name)\n            return name",
+        (
+            "tests/unit/shape_inference/test_infer_shapes.py::test_unknown_axes_get_fresh_symbols_that_avoid_existing_ones",
+        ),
+        "a fresh unk__N symbol may repeat one the model already uses",
+    ),
+    Mutant(
+        "subgraph-symbols-not-reserved",
+        "wirecodec/shape_inference/_engine.py",
+        '                if attr.HasField("g"):\n                    self.add_graph(attr.g)',
+        "                pass",
+        (_SHAPE_EDGES,),
+        "symbols used only inside subgraphs are not reserved before fresh ones are made",
+    ),
+    Mutant(
+        "toposort-unstable",
+        "wirecodec/cli/graph_order.py",
+        "index = heapq.heappop(ready)",
+        "index = ready.pop()",
+        ("tests/cli/test_toposort_stable.py",),
+        "edit --toposort reorders nodes that were already in order (not stable)",
+    ),
+    Mutant(
+        "toposort-ignores-body-reads",
+        "wirecodec/cli/graph_order.py",
+        "        for name in _reads(node):\n            source = producer.get(name)",
+        "        for name in node.input:\n            source = producer.get(name)",
+        ("tests/cli/test_toposort.py::test_toposort_follows_what_a_body_reads_and_sorts_bodies",),
+        "edit --toposort ignores what a node's bodies read from the graph (If branches)",
     ),
 )

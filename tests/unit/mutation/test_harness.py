@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from tests.mutation.mutants import MUTANTS, Mutant
-from tests.mutation.run import ROOT, HarnessError, check_applies, main
+from tests.mutation.run import ROOT, HarnessError, apply, check_applies, main, restore
 
 _GUARD = "if entry is None or entry.name == MODEL_ENTRY:\n    raise ValueError\n"
 
@@ -63,3 +63,12 @@ def test_the_command_line_lists_and_refuses_unknown_names(capsys: pytest.Capture
     assert len(capsys.readouterr().out.splitlines()) == len(MUTANTS)
     assert main(["--only", "no-such-mutant"]) == 2
     assert "no mutant named no-such-mutant" in capsys.readouterr().err
+
+
+def test_a_worker_copy_is_given_back_as_it_was(tmp_path: pathlib.Path) -> None:
+    # One copy per worker takes mutant after mutant: each is planted, then put back.
+    root = _tree(tmp_path, {"wirecodec/zip.py": _GUARD})
+    original = apply(_mutant(), root)
+    assert (root / "wirecodec/zip.py").read_text() == _GUARD.replace("entry.name == MODEL_ENTRY", "False")
+    restore(_mutant(), root, original)
+    assert (root / "wirecodec/zip.py").read_text() == _GUARD
