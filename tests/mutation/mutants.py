@@ -1,12 +1,13 @@
 """The named mutants: one deliberate bug each, as exact text to find and its replacement.
 
 Each says which tests should kill it (``tests``: a pytest selection run in the mutated
-copy). The first four are the ones issue 13 names; the rest probe claims nearby. The last
-seven are the survivors of issue 26's audit, and the six after them issue 37's (each
-survived the whole suite before the test named with it was written). The old text must
-occur exactly once in its file and nowhere else in the package (wirecodec/, schema_dsl/;
-the harness refuses to run otherwise), so a mutant that no longer matches the code fails
-loudly instead of "surviving" unseen, and a guard written twice cannot hide behind its copy.
+copy). In order: issue 13's eleven, then issue 26's seven survivors, issue 37's six
+survivors, and issue 37's fresh audit of round 3 (written from the code before any test
+was looked at). docs/testing.md says which first survived and which test kills each now.
+The old text must occur exactly once in its file and nowhere else in the package
+(wirecodec/, schema_dsl/; the harness refuses to run otherwise), so a mutant that no
+longer matches the code fails loudly instead of "surviving" unseen, and a guard written
+twice cannot hide behind its copy.
 """
 
 from __future__ import annotations
