@@ -685,4 +685,21 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/cli/test_toposort.py::test_toposort_follows_what_a_body_reads_and_sorts_bodies",),
         "edit --toposort ignores what a node's bodies read from the graph (If branches)",
     ),
+    # -- issue 37: the CLI's integrity checks (landed on main during the session) --------------
+    Mutant(
+        "crc-restarts-every-chunk",
+        "wirecodec/cli/integrity.py",
+        "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], crc)",
+        "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], 0)",
+        ("tests/cli/test_integrity_big_entries.py",),
+        "check --full computes a container entry's CRC-32 afresh for each 1 MiB piece: big entries are called corrupt",  # noqa: E501
+    ),
+    Mutant(
+        "safetensors-shape-unchecked",
+        "wirecodec/cli/integrity.py",
+        "        if entry.shape != tuple(tensor.dims):\n",
+        "        if False:\n",
+        ("tests/cli/test_integrity.py::test_every_lying_header_is_refused_in_one_line",),
+        "a tensor whose dims differ from its safetensors header entry's shape is not reported",
+    ),
 )
