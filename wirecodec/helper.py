@@ -517,3 +517,11 @@ def make_optional(name: str, elem_type: int, value: Message | None) -> OptionalP
         )
     setattr(optional, field, as_message(value, cls, "make_optional: value"))
     return optional
+
+
+def _attr_type_to_str(attr_type: int) -> str:
+    """The name of an AttributeProto type; "UNDEFINED" for a number that is none (onnx private)."""
+    try:
+        return AttributeProto.AttributeType.Name(attr_type)
+    except ValueError:
+        return "UNDEFINED"

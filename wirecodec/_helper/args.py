@@ -161,7 +161,7 @@ def field_value(message_cls: type[Message], name: str, value: object, where: str
     """``value`` checked for field ``name`` of ``message_cls`` (a list for a repeated field)."""
     spec = message_cls.__schema__.by_name.get(name)
     if spec is None:
-        # Also the AttributeError onnx's helpers raise (they set the attribute).
+        # AttributeError as onnx (which sets it on the message), TypeError as a bad keyword.
         raise FieldNameError(f"{where}: {message_cls.__qualname__} has no field {name!r}")
     here = f"{where}: {name}"
     if spec.kind is Kind.MESSAGE:

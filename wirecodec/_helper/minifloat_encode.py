@@ -42,8 +42,13 @@ _NAN_CODE: Final[dict[int, int]] = {
 }
 
 
+def _is_ml_float(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes floating type (bfloat16, float8_*, float4/6...): numpy sees kind 'V', casts exactly."""
+    return dtype.kind == "V" and dtype.type.__module__.startswith("ml_dtypes") and "float" in dtype.name
+
+
 def _as_float(values: npt.NDArray[Any], dtype: type[np.floating[Any]]) -> npt.NDArray[Any]:
-    if values.dtype.kind not in "biuf":
+    if values.dtype.kind not in "biuf" and not _is_ml_float(values.dtype):
         raise TypeError(f"make_tensor: vals must be numbers, got an array of dtype {values.dtype}")
     with np.errstate(over="ignore"):  # beyond float32: ±inf, as numpy's cast gives
         return values.astype(dtype)

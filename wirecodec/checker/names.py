@@ -47,7 +47,7 @@ UNDEFINED_INPUT = Rule(
 UNDEFINED_OUTPUT = Rule(
     "undefined-output",
     _NAMES,
-    "a graph (or function) output names a value defined in it or in an outer scope",
+    "a graph (or function) output names a value defined in that graph, not only in an outer scope",
 )
 INITIALIZER_UNIQUE = Rule(
     "initializer-unique",
@@ -227,8 +227,14 @@ class _NameChecker:
             self.report.add(path, UNDEFINED_INPUT, f"{name!r} is not defined before this node")
 
     def use_output(self, scope: _Scope, name: str, path: str) -> None:
-        if name and not scope.visible(name):
-            self.report.add(path, UNDEFINED_OUTPUT, f"output {name!r} is not defined")
+        if not name or name in scope.defined:
+            return
+        if scope.outer(name) is not None:
+            # onnx refuses it too: a body passes an outer value on through a node (Identity).
+            message = f"Graph output {name!r} is not an output of any node: it is only in an outer scope"
+        else:
+            message = f"output {name!r} is not defined"
+        self.report.add(path, UNDEFINED_OUTPUT, message)
 
     def function(self, path: str, function: FunctionProto) -> None:
         scope = _Scope(None)

@@ -48,6 +48,7 @@ VERBS: dict[str, str] = {
     "run": "wirecodec.cli.run",
     "draw": "wirecodec.cli.draw",
     "infer-shapes": "wirecodec.cli.infer_shapes",
+    "fuzz": "wirecodec.cli.fuzz",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.

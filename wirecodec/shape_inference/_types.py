@@ -33,6 +33,12 @@ Dim = int | str | None
 Shape = tuple[Dim, ...] | None
 
 
+MAX_RANK = 1024
+"""The highest rank inference gives a value from a length it reads (a shape input's): onnx
+leaves the rank unknown above it (found by probing onnx 1.23), and a hostile model cannot
+make a tuple of 2**31 dims."""
+
+
 class InferenceError(WireCodecError, ValueError):
     """A node's types or shapes contradict its operator, its inputs or what the model declares.
 

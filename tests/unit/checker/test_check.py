@@ -316,6 +316,18 @@ def coordinates_unsorted(m: ModelProto) -> None:
     m.graph.node[0].attribute[0].sparse_tensor.indices.int64_data[:] = [1, 0, 0, 1, 1, 3]
 
 
+def duplicate_metadata_key(m: ModelProto) -> None:
+    m.metadata_props.add(key="title", value="a")
+    m.metadata_props.add(key="title", value="b")
+
+
+def float6_padding_bits_set(m: ModelProto) -> None:
+    m.ir_version = 14  # the IR version of the 6-bit types
+    m.graph.initializer.insert(
+        0, TensorProto(name="f6", data_type=TensorProto.FLOAT6E2M3, dims=[1], raw_data=b"\x40")
+    )
+
+
 _LOOP = "graph.node[0].attribute[0].g"
 _AXES = f"{_LOOP}.node[4].attribute"
 _CONST = "graph.node[0].attribute[0].t"
@@ -336,6 +348,8 @@ SEEDS = [
     Seed("initializer-not-input", "or3", "graph.initializer[0].name", initializer_outside_inputs),
     Seed("value-info-unique", "loop", f"{_LOOP}.value_info[1].name", duplicate_value_info),
     Seed("model-ir-version", "if", "ir_version", drop_ir_version),
+    Seed("metadata-unique", "if", "metadata_props[1].key", duplicate_metadata_key),
+    Seed("tensor-bits", "sequence", "graph.initializer[0].raw_data", float6_padding_bits_set),
     Seed("model-graph", "if", "graph", drop_graph),
     Seed("graph-name", "if", "graph.node[0].attribute[1].g.name", unname_subgraph),
     Seed("node-op-type", "sequence", "graph.node[0].op_type", drop_op_type),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from schema_dsl.onnx import AttributeProto
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim, TensorType
+from wirecodec.shape_inference._types import MAX_RANK, Dim, TensorType
 from wirecodec.shape_inference.ops._util import FLOAT, INT64, UINT8
 
 _A = AttributeProto.AttributeType
@@ -87,7 +87,7 @@ def constant_of_shape(ctx: NodeContext) -> None:
         ctx.set_tensor(0, elem, tuple(dims))
         return
     given = ctx.shape(0)
-    if given is not None and len(given) == 1 and isinstance(given[0], int):
+    if given is not None and len(given) == 1 and isinstance(given[0], int) and given[0] <= MAX_RANK:
         ctx.set_tensor(0, elem, tuple(None for _ in range(given[0])))
     else:
         ctx.set_tensor(0, elem, None)

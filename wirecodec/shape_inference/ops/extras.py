@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim, MapType, SequenceType, TensorType
+from wirecodec.shape_inference._types import MAX_RANK, Dim, MapType, SequenceType, TensorType
 from wirecodec.shape_inference.ops._util import BOOL, FLOAT, INT64, STRING, UINT8, axis_in, broadcast, product
 
 
@@ -81,7 +81,7 @@ def col2im(ctx: NodeContext) -> None:
     if n_spatial is None or not n_spatial:
         given = ctx.shape(1)
         n_spatial = given[0] if given is not None and len(given) == 1 and isinstance(given[0], int) else None
-    if x is None or n_spatial is None:
+    if x is None or n_spatial is None or n_spatial > MAX_RANK:
         ctx.set_tensor(0, ctx.elem(0), None)
         return
     channels: Dim = None

@@ -7,7 +7,7 @@ import math
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim, InferenceError, Shape
+from wirecodec.shape_inference._types import MAX_RANK, Dim, InferenceError, Shape
 from wirecodec.shape_inference.ops._util import INT64, axis_in, broadcast, product
 
 _INT_MAX = 2**63 - 1
@@ -20,7 +20,7 @@ def _unknown(rank: int) -> tuple[Dim, ...]:
 def _length_of_1d(ctx: NodeContext, i: int) -> int | None:
     """The length of 1-D input ``i`` when its shape says so."""
     s = ctx.shape(i)
-    if s is not None and len(s) == 1 and isinstance(s[0], int):
+    if s is not None and len(s) == 1 and isinstance(s[0], int) and s[0] <= MAX_RANK:
         return s[0]
     return None
 
