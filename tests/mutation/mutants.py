@@ -45,6 +45,8 @@ _LOOKUP = "tests/unit/defs/test_lookup.py"
 _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
 _GAPS = "tests/unit/schema/test_message_api_gaps.py"
 _SHAPE_EDGES = "tests/differential/test_shape_inference_edges.py"
+_RECORDS = "wirecodec/protobuf/rewrite/records.py"
+_REWRITE_VS_UPB = "tests/differential/test_rewrite_parser_vs_upb.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -703,5 +705,38 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if False:\n",
         ("tests/cli/test_integrity.py::test_every_lying_header_is_refused_in_one_line",),
         "a tensor whose dims differ from its safetensors header entry's shape is not reported",
+    ),
+    # -- issue 37: the fuzz tools' record parser (landed on main during the session) ------------
+    Mutant(
+        "rewrite-six-byte-tag-accepted",
+        _RECORDS,
+        "if number == 0 or tag >= 1 << 32 or pos - start > 5:",
+        "if number == 0 or tag >= 1 << 32 or pos - start > 6:",
+        (_REWRITE_VS_UPB,),
+        "the rewrite tools' record parser takes a tag padded to 6 bytes (upb refuses it)",
+    ),
+    Mutant(
+        "rewrite-packed-remainder-accepted",
+        _RECORDS,
+        "    if (end - pos) % width:\n        raise DecodeError(",
+        "    if False:\n        raise DecodeError(",
+        (_REWRITE_VS_UPB,),
+        "the record parser takes a packed fixed-width run whose length is not a multiple of the width",
+    ),
+    Mutant(
+        "rewrite-length-one-past-end",
+        _RECORDS,
+        '            if length > end - pos:\n                raise DecodeError(f"length {length} runs past',
+        '            if length > end - pos + 1:\n                raise DecodeError(f"length {length} runs past',  # noqa: E501
+        (_REWRITE_VS_UPB,),
+        "the record parser takes a length running one byte past the end",
+    ),
+    Mutant(
+        "rewrite-end-group-of-another",
+        _RECORDS,
+        '            if tag >> 3 != number:\n                raise DecodeError("end-group tag of another group"',  # noqa: E501
+        '            if False:\n                raise DecodeError("end-group tag of another group"',
+        (_REWRITE_VS_UPB,),
+        "the record parser takes a group closed by another field's end-group tag",
     ),
 )
