@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
+from wirecodec._graphs import named_bodies
 from wirecodec._subgraph import outer_names
 from wirecodec.errors import GraphError, WireCodecError
 
@@ -143,11 +144,8 @@ def _attribute(attribute: AttributeProto) -> str | None:
 
 
 def _bodies(node: NodeProto) -> Iterator[tuple[str, GraphProto]]:
-    for attribute in node.attribute:
-        if attribute.HasField("g"):
-            yield attribute.name, attribute.g
-        for index, body in enumerate(attribute.graphs):
-            yield f"{attribute.name}[{index}]", body
+    for name, _, body in named_bodies(node):
+        yield name, body
 
 
 def _count(graph: GraphProto) -> int:

@@ -258,13 +258,17 @@ def test_diff_strings_and_extra_items(tmp_path: pathlib.Path, capsys: pytest.Cap
         capsys, ["diff", "--json", _save(fewer, tmp_path / "f.onnx"), _save(more, tmp_path / "m.onnx")]
     )
     assert code == 1
-    # Unnamed nodes are matched by their outputs: the node making 'y' changed, and a node
-    # making 't' was added.
+    # Unnamed nodes are matched by their outputs: the node making 'y' (A's node[0], B's
+    # node[1]) changed, and a node making 't' (B's node[0]) was added. Each index says its side.
     assert [d["message"] for d in result["differences"]] == [
-        "graph.node[0].input[0]: 'x' != 't'",
-        "graph.node[0].op_type: 'Identity' != 'Relu'",
-        "graph.node[0]: only in B: NodeProto 'Identity'",
+        "A graph.node[0].input[0] / B graph.node[1].input[0]: 'x' != 't'",
+        "A graph.node[0].op_type / B graph.node[1].op_type: 'Identity' != 'Relu'",
+        "B graph.node[0]: only in B: NodeProto 'Identity'",
     ]
+    assert (result["differences"][0]["path"], result["differences"][0]["path_b"]) == (
+        "graph.node[0].input[0]",
+        "graph.node[1].input[0]",
+    )
     assert result["summary"].endswith("differ in 3 places: 1 only in B, 2 fields changed")
 
 

@@ -213,7 +213,7 @@ def test_every_verb_reads_every_layout_and_agrees_with_the_single_file(
         result = json.loads(stdout)
         changes = [d["message"] for d in result["differences"]]
         assert changes == (
-            ["metadata_props[0]: only in B: StringStringEntryProto 'matrix'"] if verb == "edit" else []
+            ["B metadata_props[0]: only in B: StringStringEntryProto 'matrix'"] if verb == "edit" else []
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import pathlib
 import warnings
@@ -265,7 +264,8 @@ def test_saturate_cast_as_onnx() -> None:
     [
         ("reference", "ReferenceEvaluator"),
         ("version_converter", "convert_version"),
-        ("shape_inference", "infer_shapes"),
+        ("shape_inference", "infer_node_outputs"),
+        ("defs", "register_schema"),
     ],
 )
 def test_what_is_not_provided_says_so(module: str, name: str) -> None:
@@ -276,14 +276,31 @@ def test_what_is_not_provided_says_so(module: str, name: str) -> None:
     assert not hasattr(stub, "pytest_plugins")  # other names are plain AttributeErrors
 
 
-def test_defs_takes_wirecodecs_schemas_once_they_exist() -> None:
+@pytest.mark.parametrize(
+    ("op", "version", "domain"),
+    [
+        ("Relu", 14, ""),
+        ("Relu", 5, ""),
+        ("Reshape", 28, ""),
+        ("TreeEnsemble", 5, "ai.onnx.ml"),
+        ("Nope", 14, ""),
+    ],
+)
+def test_defs_answers_as_onnx_defs(op: str, version: int, domain: str) -> None:
+    assert compat.defs.has(op, version, domain) == onnx.defs.has(op, version, domain)
     try:
-        schemas = importlib.import_module("wirecodec.defs")
-    except ModuleNotFoundError:
-        schemas = None
-    if schemas is not None and hasattr(schemas, "get_schema"):
-        assert compat.defs.get_schema is schemas.get_schema
-    else:
-        with pytest.raises(compat.NotProvidedError, match=r"onnx\.defs\.get_schema is not provided"):
-            compat.defs.get_schema  # noqa: B018
+        theirs = onnx.defs.get_schema(op, version, domain)
+    except onnx.defs.SchemaError:
+        with pytest.raises(compat.defs.SchemaError):
+            compat.defs.get_schema(op, version, domain)
+        return
+    mine = compat.defs.get_schema(op, version, domain)
+    assert (mine.name, mine.since_version, mine.domain) == (theirs.name, theirs.since_version, theirs.domain)
     assert compat.defs.onnx_opset_version() == onnx.defs.onnx_opset_version()
+
+
+def test_shape_inference_is_wirecodecs() -> None:
+    from wirecodec import shape_inference
+
+    assert compat.shape_inference.infer_shapes is shape_inference.infer_shapes
+    assert compat.shape_inference.InferenceError is shape_inference.InferenceError

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
+from wirecodec._graphs import named_bodies
 from wirecodec.checker.violation import Report, Rule
 
 __all__ = ["RULES", "check_names"]
@@ -212,11 +213,8 @@ class _NameChecker:
             for j, name in enumerate(node.input):
                 if name and not scope.visible(name):
                     self.undefined_input(scope, name, f"{where}.input[{j}]")
-            for j, attribute in enumerate(node.attribute):
-                if attribute.HasField("g"):
-                    self.graph(f"{where}.attribute[{j}].g", attribute.g, scope, main=False)
-                for k, graph in enumerate(attribute.graphs):
-                    self.graph(f"{where}.attribute[{j}].graphs[{k}]", graph, scope, main=False)
+            for _, body_path, body in named_bodies(node, where):
+                self.graph(body_path, body, scope, main=False)
             for j, name in enumerate(node.output):
                 self.define(scope, name, f"{where}.output[{j}]", node_output=True)
 

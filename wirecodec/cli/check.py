@@ -16,14 +16,11 @@ code 0 when the model is valid, 1 when it is not (or cannot be read), 2 for a us
 from __future__ import annotations
 
 import argparse
-import collections
 
-from schema_dsl.onnx import NodeProto
-from wirecodec.checker import skipped_domains, violations
+from wirecodec.checker import examine
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import add_model_argument, open_model, print_json
 from wirecodec.cli.integrity import crc_problems, safetensors_problems
-from wirecodec.protobuf.walk import walk
 
 HELP = "check a model against the ONNX IR rules and operator schemas"
 
@@ -42,17 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _operators(opened_model: object) -> collections.Counter[str]:
-    return collections.Counter(
-        site.message.op_type
-        for site in walk(opened_model, (NodeProto,))  # type: ignore[arg-type]
-        if isinstance(site.message, NodeProto)
-    )
-
-
-def _note(opened_model: object, ir_only: bool, skipped: dict[str, int]) -> str:
+def _note(operators: dict[str, int], ir_only: bool, skipped: dict[str, int]) -> str:
     if ir_only:
-        kinds = len(_operators(opened_model))
+        kinds = len(operators)
         return f"--ir-only: {kinds} operator type{'s' if kinds != 1 else ''} not checked against schemas"
     if not skipped:
         return "every node checked against its operator schema"
@@ -64,12 +53,13 @@ def _note(opened_model: object, ir_only: bool, skipped: dict[str, int]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False, check_safetensors=False)
-    found = violations(opened, full=args.full, ir_only=args.ir_only)
+    examined = examine(opened, full=args.full, ir_only=args.ir_only)  # one walk of the model
+    found = list(examined.violations)
     problems = safetensors_problems(opened) + (crc_problems(opened) if args.full else [])
     found += [Violation(p.path, p.rule, p.message) for p in problems]
-    skipped = {} if args.ir_only else skipped_domains(opened.model)
+    skipped = examined.skipped_domains
     rules = "the IR rules" if args.ir_only else "the IR rules and operator schemas"
-    note = _note(opened.model, args.ir_only, skipped)
+    note = _note(examined.operators, args.ir_only, skipped)
     if args.json:
         print_json(
             {

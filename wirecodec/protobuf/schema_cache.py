@@ -29,7 +29,7 @@ from schema_dsl import Message
 from schema_dsl.containers import container_class
 from schema_dsl.layout import MessageSchema
 
-__all__ = ["key", "resolve", "tokens"]
+__all__ = ["declared_name", "key", "resolve", "tokens"]
 
 _PROTOBUF: Final = os.path.dirname(os.path.abspath(__file__))
 _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
@@ -61,8 +61,9 @@ def _in_the_library(module_name: str) -> bool:
     return path is not None and os.path.dirname(os.path.abspath(path)) == _SCHEMA_DSL
 
 
-def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
-    """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
+def declared_name(cls: type[Message], kind: str, thresholds: object) -> str | None:
+    """What names ``cls``'s codec of ``kind`` (module, class, kind, lazy thresholds), or
+    None for a class not declared in the library."""
     if not _in_the_library(cls.__module__):
         return None
     module = sys.modules[cls.__module__]
@@ -71,8 +72,13 @@ def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
         found = getattr(found, part, None)
     if found is not cls:  # made at run time, or replaced: its declaration is not the file's
         return None
-    text = f"{cls.__module__}\0{cls.__qualname__}\0{kind}\0{thresholds!r}"
-    return hashlib.sha256(_stamp() + text.encode()).hexdigest()
+    return f"{cls.__module__}\0{cls.__qualname__}\0{kind}\0{thresholds!r}"
+
+
+def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
+    """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
+    text = declared_name(cls, kind, thresholds)
+    return None if text is None else hashlib.sha256(_stamp() + text.encode()).hexdigest()
 
 
 # Tokens: what each generated constant is, by its name's prefix (wirecodec.protobuf.gen.decode).
