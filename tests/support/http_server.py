@@ -10,7 +10,8 @@ nginx is absent.
 
 ``bad_server`` is a small ``http.server`` whose misbehaviour a test chooses
 (:class:`Behaviour`): ignore ``Range`` (200 with the whole file), cut the body short,
-send a wrong ``Content-Range`` (or one without the file's size), answer 416, reset
+send a wrong ``Content-Range`` (both ends shifted, or only the start with a body to
+match it, or one without the file's size), answer 416, reset
 the connection mid-body, answer 503 some times before serving, or stall past the
 client's timeout. ``/moved/NAME`` always redirects to ``/NAME``. Each behaviour starts
 after ``spare`` well-served requests, so a model can be opened first and then fail
@@ -184,7 +185,17 @@ def nginx_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Nginx]:
 
 # -- the bad server ------------------------------------------------------------------------------
 
-BEHAVIOURS = ("ignore-range", "truncate", "wrong-range", "no-total", "416", "reset", "503", "stall")
+BEHAVIOURS = (
+    "ignore-range",
+    "truncate",
+    "wrong-range",
+    "late-start",
+    "no-total",
+    "416",
+    "reset",
+    "503",
+    "stall",
+)
 
 
 @dataclass
@@ -245,6 +256,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if kind == "stall":
             time.sleep(behaviour.stall)
+        if kind == "late-start":  # one byte late, but the body is what the header claims
+            start += 1
         body = data[start : last + 1]
         shown = {
             "wrong-range": f"bytes {start + 1}-{last + 1}/{len(data)}",

@@ -37,13 +37,19 @@ _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
 
 @functools.cache
 def _stamp() -> bytes:
-    """What the library's generators and schema layer are: each file's name, size and mtime."""
+    """What the library's generators and schema layer are: each file's name, size and mtime.
+
+    Subfolders included: the generators live in ``protobuf/gen``, and a stamp of the
+    top folder alone would take a cache written by older generators as current.
+    """
     digest = hashlib.sha256(importlib.util.MAGIC_NUMBER)
     for folder in (_PROTOBUF, _SCHEMA_DSL):
-        with os.scandir(folder) as found:
-            files = sorted(
-                (entry.name, entry.stat()) for entry in found if entry.name.endswith((".py", ".pyi"))
-            )
+        files = sorted(
+            (os.path.relpath(os.path.join(where, name), folder), os.stat(os.path.join(where, name)))
+            for where, _, names in os.walk(folder)
+            for name in names
+            if name.endswith((".py", ".pyi"))
+        )
         for name, info in files:
             digest.update(f"{folder}\0{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.digest()

@@ -176,6 +176,23 @@ def test_saving_a_remote_model_fetches_what_it_writes(served: Nginx, tmp_path: p
         assert np.array_equal(wirecodec.to_array(mine), wirecodec.to_array(theirs))
 
 
+@pytest.mark.parametrize("external_data", [True, "w.safetensors"])
+def test_saving_a_remote_model_elsewhere_keeps_no_tensor_it_fetched(
+    served: Nginx, tmp_path: pathlib.Path, external_data: bool | str
+) -> None:
+    # Each tensor is fetched when written and dropped: the model still waits for every one
+    # afterwards (memory holds one tensor at a time, whatever the model's size).
+    model = wirecodec.load(served.url("m.onnx"))
+    waiting = [pending_size(t, "raw_data") for t in model.graph.initializer]
+    assert all(size is not None and size > 0 for size in waiting[:WEIGHTS])
+    wirecodec.save(model, tmp_path / "out.onnx", external_data=external_data, size_threshold=0)
+    assert [pending_size(t, "raw_data") for t in model.graph.initializer] == waiting
+    again = wirecodec.load(tmp_path / "out.onnx")
+    local = wirecodec.load(served.root / "m.onnx")
+    for mine, theirs in zip(again.graph.initializer, local.graph.initializer, strict=True):
+        assert np.array_equal(wirecodec.to_array(mine), wirecodec.to_array(theirs)), theirs.name
+
+
 def test_assigning_or_clearing_a_pending_raw_data_drops_the_fetch(served: Nginx) -> None:
     model = open_model(served.url("m.onnx")).model
     first, second = model.graph.initializer[0], model.graph.initializer[1]
@@ -281,6 +298,7 @@ def test_a_server_ignoring_range_is_refused_unless_a_full_download_is_allowed(on
     [
         ("truncate", "cut short"),
         ("wrong-range", "not the range asked for"),
+        ("late-start", "not the range asked for"),
         ("416", "416"),
         ("reset", "Reset|cut short|RemoteDisconnected"),
         ("503", "503"),
@@ -306,6 +324,16 @@ def test_a_server_failing_mid_tensor_gives_an_error_naming_url_and_range(
     )
     on_bad.behave(None)
     assert len(tensor.raw_data) == 4 * SHAPE[0] * SHAPE[1]  # a later read tries again
+
+
+def test_a_range_starting_late_is_refused_even_with_a_body_that_matches_its_header(
+    on_bad: BadServer,
+) -> None:
+    # Content-Range "bytes 1-32767/N" with 32767 bytes of body: self-consistent, but not
+    # what was asked. Taken, it would be cached as block 0 and every read shifted by one.
+    on_bad.behave("late-start")
+    with pytest.raises(RemoteError, match=r"sent bytes 1-32767 .*not the range asked for"):
+        open_model(on_bad.url("m.onnx"), remote=QUICK)
 
 
 def test_a_redirect_is_followed(on_bad: BadServer) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wirecodec
-from schema_dsl.onnx import ModelProto
+from schema_dsl.onnx import GraphProto, ModelProto
 from tests.support.exports import Export
 from tests.support.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import CheckError, GraphError, compose
@@ -366,3 +366,34 @@ def test_cli_merge_every_layout(
     assert [n.op_type for n in merged.graph.node] == ["Relu", "Neg", "Add"]
     np.testing.assert_array_equal(wirecodec.to_array(merged.graph.initializer[0]), np.ones(512))
     capsys.readouterr()
+
+
+def test_add_prefix_renames_inside_graphs_typed_attributes_as_onnx() -> None:
+    """A node whose attribute holds a list of graphs (type GRAPHS, as custom ops may have):
+    each listed body is renamed too, as onnx's add_prefix_graph does."""
+    float_ = onnx.TensorProto.FLOAT
+    bodies = [
+        onnx.helper.make_graph(
+            [onnx.helper.make_node("Add", ["x", "w"], [f"out{i}"], name=f"inner{i}")],
+            f"body{i}",
+            [],
+            [onnx.helper.make_tensor_value_info(f"out{i}", float_, [2])],
+        )
+        for i in range(2)
+    ]
+    node = onnx.helper.make_node("Fold", ["x"], ["y"], name="fold", domain="custom.domain", steps=bodies)
+    assert node.attribute[0].type == onnx.AttributeProto.GRAPHS
+    graph = onnx.helper.make_graph(
+        [node],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", float_, [2])],
+        [onnx.helper.make_tensor_value_info("y", float_, [2])],
+        initializer=[onnx.numpy_helper.from_array(np.ones(2, np.float32), "w")],
+    )
+    ours = compose.add_prefix_graph(wirecodec.decode(GraphProto, graph.SerializeToString()), "p/")
+    theirs = theirs_compose.add_prefix_graph(graph, "p/")
+    assert [n.name for body in theirs.node[0].attribute[0].graphs for n in body.node] == [
+        "p/inner0",
+        "p/inner1",
+    ]
+    assert ours.SerializeToString() == theirs.SerializeToString()

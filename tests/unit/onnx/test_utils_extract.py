@@ -445,3 +445,36 @@ def test_extract_calls_no_onnx_code(tmp_path: pathlib.Path) -> None:
     assert (tmp_path / "b.onnx").read_bytes() == (tmp_path / "onnx_b.onnx").read_bytes()
     assert main(["extract", str(src), str(tmp_path / "c.onnx"), "--outputs", "a"]) == 0
     assert (tmp_path / "c.onnx").read_bytes() == (tmp_path / "a.onnx").read_bytes()
+
+
+def test_initializers_read_by_graphs_typed_attributes_are_kept(tmp_path: pathlib.Path) -> None:
+    """The bodies a GRAPHS-typed attribute lists (a custom op's) read the main graph's
+    tensors like an If branch does: the cut keeps what they read."""
+    float_ = onnx.TensorProto.FLOAT
+    bodies = [
+        onnx.helper.make_graph(
+            [onnx.helper.make_node("Add", ["x", read], [f"out{i}"])],
+            f"body{i}",
+            [],
+            [onnx.helper.make_tensor_value_info(f"out{i}", float_, [2])],
+        )
+        for i, read in enumerate(["w", "v"])
+    ]
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Fold", ["x"], ["y"], domain="custom.domain", steps=bodies)],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", float_, [2])],
+        [onnx.helper.make_tensor_value_info("y", float_, [2])],
+        initializer=[
+            onnx.numpy_helper.from_array(np.full(2, value, np.float32), name)
+            for value, name in enumerate(["w", "unused", "v"])
+        ],
+    )
+    model = onnx.helper.make_model(
+        graph,
+        opset_imports=[onnx.helper.make_opsetid("", 17), onnx.helper.make_opsetid("custom.domain", 1)],
+    )
+    src = tmp_path / "fold.onnx"
+    onnx.save(model, str(src))
+    extract_model(src, tmp_path / "ours.onnx", ["x"], ["y"])
+    assert [t.name for t in wirecodec.load(tmp_path / "ours.onnx").graph.initializer] == ["w", "v"]

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 from schema_dsl import STRING, Message, optional
 from schema_dsl.onnx import NodeProto, TensorProto
@@ -20,6 +23,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 # With "forbid", generating any source raises: everything must come from the cache.
 _SCRIPT = """
 import sys
+
+import pytest
 from wirecodec.protobuf.gen import decode as gen_decode
 from wirecodec.protobuf.gen import encode as gen_encode
 from wirecodec.protobuf.gen import validate as gen_validate
@@ -118,3 +123,26 @@ def test_tokens_name_the_schema_and_resolve_only_against_it() -> None:
     assert schema_cache.resolve(schema, tokens) == constants
     assert schema_cache.resolve(NodeProto.__schema__, tokens) is None  # NodeProto has no float_data
     assert schema_cache.tokens(schema, {"_X": object()}) is None  # neither named nor marshallable
+
+
+def test_a_change_to_the_generators_changes_every_key(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An entry written by older generators must not be taken as current: the key holds
+    # the library's stamp (each generator file's name, size and mtime, gen/ included).
+    # A copy of wirecodec/protobuf stands in for the library: the real files stay as they are.
+    folder = tmp_path / "protobuf"
+    shutil.copytree(schema_cache._PROTOBUF, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(schema_cache, "_PROTOBUF", str(folder))
+    schema_cache._stamp.cache_clear()
+    try:
+        before = schema_cache.key(NodeProto, "decode+lazy", None)
+        for changed in ("runtime.py", "gen/decode.py", "gen/validate.py"):
+            with (folder / changed).open("a") as source:
+                source.write("# a newer version\n")
+            schema_cache._stamp.cache_clear()
+            after = schema_cache.key(NodeProto, "decode+lazy", None)
+            assert after is not None and after != before, changed
+            before = after
+    finally:
+        schema_cache._stamp.cache_clear()  # the next test sees the real library's stamp again
