@@ -61,6 +61,9 @@ class _CodecOnFirstUse:
     def decode(self, cls: Any, data: Any) -> Any:
         return self._real().decode(cls, data)
 
+    def carry_pending(self, copy: Any, name: str, record: Any) -> None:
+        self._real().carry_pending(copy, name, record)
+
 
 _install_codec(_CodecOnFirstUse())
 

@@ -106,6 +106,29 @@ def test_verbs_that_only_look_transfer_under_one_percent_too(
     assert 0 < sent < big.size // 100, f"{argv[0]}: {sent:,} bytes of {big.size:,}"
 
 
+def test_a_copy_of_a_remote_model_fetches_nothing_and_reads_right(served: Nginx, big: BigModel) -> None:
+    """CopyFrom (what infer_shapes and every append do) carries a waiting raw_data into the
+    copy: nothing is fetched to copy it, and the copy fetches its own bytes when read."""
+    opened = open_model(served.url("big.onnx"))
+    served.forget()
+    copy = ModelProto()
+    copy.CopyFrom(opened.model)
+    assert sum(r.bytes_sent for r in served.requests()) < big.size // 100
+    assert pending_size(copy.graph.initializer[7], "raw_data") == big.each
+    assert bytes(copy.graph.initializer[7].raw_data[:16]) == mark(7)
+    assert pending_size(opened.model.graph.initializer[7], "raw_data") == big.each  # still waiting
+
+
+def test_shape_inference_of_a_remote_model_reads_no_weight(served: Nginx, big: BigModel) -> None:
+    from wirecodec.shape_inference import infer_shapes
+
+    opened = open_model(served.url("big.onnx"))
+    served.forget()
+    inferred = infer_shapes(opened.model, check_type=True, strict_mode=True)
+    assert inferred.graph.output[0].type.tensor_type.elem_type == TensorProto.FLOAT
+    assert sum(r.bytes_sent for r in served.requests()) < big.size // 100
+
+
 def test_extract_by_url_fetches_only_the_tensors_it_keeps(served: Nginx, tmp_path: pathlib.Path) -> None:
     served.forget()
     assert main(["extract", served.url("m.onnx"), str(tmp_path / "cut.onnx"), "--outputs", "y"]) == 0
