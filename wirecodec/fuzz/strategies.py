@@ -19,6 +19,7 @@ import struct
 from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl import FieldSpec, Kind, Message
+from schema_dsl.assign import INT_RANGES
 from schema_dsl.onnx import (
     GraphProto,
     ModelProto,
@@ -35,18 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["messages", "models", "scalars"]
 
-_INT_RANGES: Final = {
-    Kind.INT32: (-(1 << 31), (1 << 31) - 1),
-    Kind.SINT32: (-(1 << 31), (1 << 31) - 1),
-    Kind.SFIXED32: (-(1 << 31), (1 << 31) - 1),
-    Kind.INT64: (-(1 << 63), (1 << 63) - 1),
-    Kind.SINT64: (-(1 << 63), (1 << 63) - 1),
-    Kind.SFIXED64: (-(1 << 63), (1 << 63) - 1),
-    Kind.UINT32: (0, (1 << 32) - 1),
-    Kind.FIXED32: (0, (1 << 32) - 1),
-    Kind.UINT64: (0, (1 << 64) - 1),
-    Kind.FIXED64: (0, (1 << 64) - 1),
-}
+# The ranges the message model accepts for each integer kind (enums are drawn from their values).
+_INT_RANGES: Final = {kind: span for kind, span in INT_RANGES.items() if kind is not Kind.ENUM}
 # Unary operators of the default domain that take any float tensor and keep its shape.
 _UNARY: Final = ("Relu", "Neg", "Abs", "Identity", "Sigmoid", "Tanh", "Exp", "Sqrt", "Floor", "Ceil")
 
