@@ -23,7 +23,12 @@ _CHILD = textwrap.dedent(
     opened = open_model(sys.argv[1])
     model = infer_shapes(opened.model, strict_mode=True)
     last = model.graph.output[0].type.tensor_type.shape.dim[0].dim_value
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM is this process's own peak: ru_maxrss after fork + exec can report the parent's.
+    try:
+        status = open("/proc/self/status").read()
+        peak_kb = int(status.split("VmHWM:")[1].split()[0])
+    except OSError:
+        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"typed": len(model.graph.value_info), "last": last, "peak_mb": peak_kb / 1024}))
     """
 )
