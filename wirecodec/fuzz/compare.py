@@ -183,8 +183,11 @@ def compare(
         json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     )
     tasks = [(path, parser) for path in files for parser in parsers]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda task: run_parser(task[1], task[0], timeout), tasks))
+    if jobs <= 1:  # no thread unless the caller asks for parallel runs
+        results = [run_parser(parser, path, timeout) for path, parser in tasks]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(lambda task: run_parser(task[1], task[0], timeout), tasks))
     by_file: dict[str, list[Outcome]] = {}
     for outcome in results:
         by_file.setdefault(pathlib.Path(outcome.file).name, []).append(outcome)
