@@ -418,10 +418,11 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "range-input-window-stale",
         "wirecodec/files/stream/input.py",
-        "        self._window = self._read(max(n, _WINDOW), self.pos)\n        self._window_at = self.pos\n",
-        "        self._window = self._read(max(n, _WINDOW), self.pos)\n",
-        ("tests/unit/files/test_stream_url.py",),
-        "stream(url) keeps the first window's position: later headers read from the wrong place",
+        "        self._window = self._pread(max(n, _WINDOW), self.pos)\n        self._window_at = self.pos\n",
+        "        self._window = self._pread(max(n, _WINDOW), self.pos)\n",
+        ("tests/unit/files/test_stream_url.py", _IO),
+        "a positional input (a file, a URL) keeps the first window's position: later headers read "
+        "from the wrong place",
     ),
     Mutant(
         "umask-read-as-decimal",
