@@ -21,7 +21,7 @@ most memory the decode needed on top of the input it was given. Columns:
   backend; upb builds Python objects only on access, so this is its whole cost);
 * ``wirecodec decode``: ``wirecodec.decode(GraphProto, data)`` from ``bytes``;
 * ``wirecodec ÷ upb``: the ratio of those two growths, the figure docs/hostile-input.md
-  quotes and ``tests/test_amplification.py`` bounds;
+  quotes and ``tests/perf/test_amplification.py`` bounds;
 * ``wirecodec decode + read all``: the decode, then every node and attribute read;
 * ``onnx.load`` / ``wirecodec.load``: the same graph as a ModelProto file, loaded.
 

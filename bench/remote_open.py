@@ -4,7 +4,7 @@
 
 Each MODEL (default: the PyTorch dynamo exports of ``bench/run.py``'s inputs, the
 540 MB single file ``gpt`` and the 2.3 GB ``gpt-external`` with its data file) is served,
-with the files beside it, by a real nginx on the loopback (tests/http_server.py:
+with the files beside it, by a real nginx on the loopback (tests/support/http_server.py:
 Debian's nginx, as the tests use it). Best of ``--repeat``, counting what nginx says it
 sent (``$bytes_sent``: headers and bodies):
 
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import wirecodec  # noqa: E402
 from schema_dsl.onnx import TensorProto  # noqa: E402
-from tests.http_server import NGINX, Nginx  # noqa: E402
+from tests.support.http_server import NGINX, Nginx  # noqa: E402
 from wirecodec.cli import main  # noqa: E402
 from wirecodec.files.opener import open_model  # noqa: E402
 

@@ -46,7 +46,7 @@ def __getattr__(name: str) -> Any:
 
         return WireCodecError  # the documented error contract: anything else escaping is a finding
     if name == "TOP_LEVEL":
-        from tests.reference import TOP_LEVEL
+        from tests.support.reference import TOP_LEVEL
 
         return TOP_LEVEL
     raise AttributeError(name)

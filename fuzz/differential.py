@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import wirecodec  # noqa: E402
 from fuzz._common import make_all_lazy  # noqa: E402
 from schema_dsl import Kind, Message, WireType  # noqa: E402
-from tests.reference import backend_corpus, message_class, pb_class  # noqa: E402
+from tests.support.reference import backend_corpus, message_class, pb_class  # noqa: E402
 from wirecodec.protobuf.lazy import DEFAULT, EVERY_ELEMENT, Thresholds  # noqa: E402
 from wirecodec.protobuf.origin import full_encode  # noqa: E402
 from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field  # noqa: E402
@@ -71,7 +71,7 @@ def deferred_elements(cls: type[Message], data: bytes, thresholds: Thresholds) -
     Worked out from the schema and the rule of wirecodec.protobuf.lazy: an element of a
     repeated message field waits if its payload is under ``small`` bytes and it is not
     among the first ``eager_first`` of its field (nor the first: gen_decode always decodes
-    a field's first element at once, see tests/test_lazy_agreement.py). Every sub-message
+    a field's first element at once, see tests/unit/protobuf/test_lazy_agreement.py). Every sub-message
     inside a waiting element is listed too (after it), since its validator checks them.
     """
     found: list[Deferred] = []

@@ -4,7 +4,7 @@
     python fuzz/fuzz_zip.py --make-seeds fuzz/zip_seeds
     python fuzz/fuzz_zip.py --bytes -atheris_runs=100000 fuzz/zip_seeds/  # the input is the archive
 
-By default the input is a recipe for ``tests/zip_mutator.py``: its first bytes choose a
+By default the input is a recipe for ``tests/support/zip_mutator.py``: its first bytes choose a
 valid base archive and one to three record-level mutations (fields set to their edges,
 local and central records that disagree, lookalike signatures, reordered or repeated
 records, lying ZIP64 extras, references to ``__MODEL_PROTO``), the rest overwrite bytes
@@ -30,7 +30,7 @@ from _common import fuzz, instrumented
 with instrumented():
     from _common import EXPECTED
 
-    from tests import zip_mutator
+    from tests.support import zip_mutator
     from wirecodec.files._base.walk import iter_tensors
     from wirecodec.files.zip.container import load_zip
     from wirecodec.tensors import to_array

@@ -17,7 +17,7 @@ import pathlib
 
 from _common import ROOT, TOP_LEVEL
 
-from tests.reference import backend_corpus
+from tests.support.reference import backend_corpus
 
 
 def main() -> None:

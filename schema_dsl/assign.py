@@ -5,9 +5,11 @@ value to store or raises TypeError / ValueError naming the field. Integers must 
 ``int`` or have ``__index__`` (numpy integers) and fit the kind's range (a ``bool`` is
 refused, as protobuf refuses it); ``float`` fields round to float32 on assignment;
 closed enums refuse numbers they do not declare and accept value names; ``string``
-fields take ``str`` (or UTF-8 ``bytes``); ``bytes`` fields take any bytes-like object
-and keep it as it is, so a ``memoryview`` stays zero-copy (protobuf takes only
-``bytes``). Decoders do not come through here: what they store is valid by construction.
+fields take ``str`` (or UTF-8 ``bytes``), and a lone surrogate or bytes that are not
+UTF-8 are protobuf's ``UnicodeEncodeError`` / ``UnicodeDecodeError`` (ValueErrors);
+``bytes`` fields take any bytes-like object and keep it as it is, so a ``memoryview``
+stays zero-copy (protobuf takes only ``bytes``). Decoders do not come through here:
+what they store is valid by construction.
 """
 
 from __future__ import annotations
@@ -142,18 +144,37 @@ def _string(spec: FieldSpec) -> Converter:
     name = spec.full_name
 
     def convert(value: Any) -> str:
-        if type(value) is str:
-            return value
-        if isinstance(value, str):
-            return str(value)
-        if isinstance(value, bytes):
-            try:
-                return value.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{name}: bytes given for a string are not UTF-8: {exc.reason}") from None
-        raise TypeError(f"{name}: expected str, got {_type_name(value)}")
+        if type(value) is not str:
+            if isinstance(value, str):
+                value = str(value)
+            elif isinstance(value, bytes):
+                return _utf8_decoded(name, value)
+            else:
+                raise TypeError(f"{name}: expected str, got {_type_name(value)}")
+        if not value.isascii():
+            _check_encodable(name, value)
+        return value  # type: ignore[no-any-return]
 
     return convert
+
+
+def _utf8_decoded(name: str, value: bytes) -> str:
+    """``value`` decoded, or protobuf's UnicodeDecodeError (a ValueError) naming the field."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"{exc.reason} (bytes given for the string field {name} are not UTF-8)"
+        raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
+
+
+def _check_encodable(name: str, value: str) -> None:
+    """A lone surrogate has no UTF-8 form: refused at assignment, as protobuf does
+    (not written later as the byte a decoder's surrogate escape stands for)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        reason = f"{exc.reason} (the string field {name} holds UTF-8 text)"
+        raise UnicodeEncodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
 
 
 def _bytes(spec: FieldSpec) -> Converter:

@@ -22,6 +22,8 @@ if its owner was decoded, the owner's span, which every change reports first
 from __future__ import annotations
 
 import copy
+import operator
+import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
 
@@ -35,6 +37,7 @@ __all__ = [
     "RepeatedCompositeFieldContainer",
     "RepeatedContainer",
     "RepeatedScalarFieldContainer",
+    "append_valid",
     "container_class",
     "list_append",
     "list_extend",
@@ -92,8 +95,17 @@ class RepeatedContainer(list[_T]):
         super().__delitem__(index)
 
     def pop(self, index: SupportsIndex = -1, /) -> _T:
+        """Remove and return element ``index``. An index out of range pops the last element
+        with a FutureWarning, as protobuf does (an empty field is an IndexError)."""
+        position = operator.index(index)
+        size = len(self)
+        if not size:
+            raise IndexError("pop from an empty repeated field")
+        if not -size <= position < size:
+            warnings.warn("pop index out of range", FutureWarning, stacklevel=2)
+            position = -1
         self._touch()
-        return super().pop(index)
+        return super().pop(position)
 
     def remove(self, value: _T, /) -> None:
         self._touch()
@@ -242,6 +254,13 @@ def container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
         cls.__qualname__ = base.__qualname__
         spec._container = cls
     return cls
+
+
+def append_valid(container: RepeatedContainer[Any], value: Any) -> None:
+    """Append ``value``, valid for the field already (a reader's, not a user's): no
+    conversion, so a string holding surrogate escapes for bytes that are not UTF-8 stays."""
+    container._touch()
+    list_append(container, value)
 
 
 def new_container(spec: FieldSpec, items: Iterable[Any] = ()) -> RepeatedContainer[Any]:

@@ -41,7 +41,9 @@ __all__ = [
     "forget_pending",
     "install_codec",
     "install_receiver",
+    "carried_pending",
     "load_all_pending",
+    "load_pending_except",
     "load_pending",
     "report",
     "the_codec",
@@ -64,6 +66,11 @@ class Codec(Protocol):
     def byte_size(self, message: Message) -> int: ...
 
     def decode(self, cls: type[Message], data: Any) -> Message: ...
+
+    def carry_pending(self, copy: Message, name: str, record: Any) -> None:
+        """Make field ``name`` of the fresh ``copy`` wait on ``record``, as it waits in the
+        message copied (a record that says ``carried``: see :func:`carried_pending`)."""
+        ...
 
 
 _codec: Codec | None = None
@@ -166,6 +173,30 @@ def load_pending(message: Message, name: str) -> Any:
                     x.lazy = None
     # (Outside the lock: a read of a field that is no longer pending may store an empty list.)
     return getattr(message, name) if value is None else value
+
+
+def carried_pending(message: Message) -> list[tuple[str, PendingField]]:
+    """The pending fields of ``message`` a copy takes as they are (their record says
+    ``carried``: a singular field whose value is fetched on first read), by name."""
+    table = message._lazy
+    if not table:
+        return []
+    found = []
+    for spec in message.__schema__.fields:
+        record = table.record(spec.name)
+        if record is not None and getattr(record, "carried", False):
+            found.append((spec.name, record))
+    return found
+
+
+def load_pending_except(message: Message, names: frozenset[str]) -> None:
+    """Decode every pending field but those in ``names`` (a copy's: they are carried)."""
+    for spec in message.__schema__.fields:
+        table = message._lazy
+        if not table:
+            return
+        if spec.name not in names and table.record(spec.name) is not None:
+            load_pending(message, spec.name)
 
 
 def load_all_pending(message: Message) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from schema_dsl.containers import RepeatedContainer, new_container
-from schema_dsl.contract import load_pending
+from schema_dsl.contract import carried_pending, load_pending, load_pending_except, the_codec
 from schema_dsl.fields import Kind
 from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
 
@@ -71,15 +71,34 @@ def deep_value(value: Any, memo: dict[int, Any]) -> Any:
 
 def copy_message(message: Message) -> Message:
     """An independent copy of ``message`` (what a repeated field stores on append): its
-    messages and lists are new, its immutable values and ``bytes`` views are shared."""
+    messages and lists are new, its immutable values and ``bytes`` views are shared. A
+    field waiting to be fetched (a tensor's bytes by URL) waits in the copy too: copying
+    fetches nothing."""
+    carried = carried_pending(message)
+    if carried:
+        load_pending_except(message, frozenset(name for name, _ in carried))
     state: dict[str, Any] = {}
-    for key, value in state_of(message):
+    for key, value in _stored_state(message) if carried else state_of(message):
         if isinstance(value, RepeatedContainer) and value._spec.kind is Kind.MESSAGE:
             value = [copy_message(v) for v in value]
         elif _is_message(value):
             value = copy_message(value)
         state[key] = value
-    return rebuild(message.__schema__.cls, state)
+    copy = rebuild(message.__schema__.cls, state)
+    for name, record in carried:
+        the_codec().carry_pending(copy, name, record)
+    return copy
+
+
+def _stored_state(message: Message) -> Iterator[tuple[str, Any]]:
+    """:func:`state_of` without loading anything: what is stored (carried fields are not)."""
+    has = message._has
+    table = message._lazy
+    for spec, bit in message.__schema__.field_bits:
+        if has & bit and not (table and table.record(spec.name) is not None):
+            yield spec.name, getattr(message, spec.name)
+    if message._unknown:
+        yield _UNKNOWN, message._unknown
 
 
 def shallow_copy(message: _M, leave_out: frozenset[str] = frozenset()) -> _M:

@@ -13,25 +13,53 @@ generated protobuf classes do (``TensorProto.FLOAT == 1``).
 from __future__ import annotations
 
 import enum
+import operator
+from typing import TYPE_CHECKING, TypeAlias
 
 __all__ = ["ProtoEnum"]
 
 
 class ProtoEnum(enum.IntEnum):
-    """An enum of a ``.proto`` file: an IntEnum with protobuf's lookup methods."""
+    """An enum of a ``.proto`` file: an IntEnum with protobuf's lookup methods.
+
+    ``ValueType`` is ``int``, as on protobuf's enum wrappers, so annotations written
+    for onnx (``dtype: TensorProto.DataType.ValueType``) import and type-check.
+    """
+
+    if TYPE_CHECKING:  # set after the class: in the body it would become a member
+        ValueType: TypeAlias = int
 
     @classmethod
     def Name(cls, number: int) -> str:
-        """The name of value ``number``; ValueError if the enum has none."""
+        """The name of value ``number``: TypeError for what is not an integer (a float,
+        a str), ValueError if the enum has no such value, as protobuf."""
         try:
-            return cls(number).name
+            as_int = operator.index(number)
+        except TypeError:
+            raise TypeError(
+                f"Enum value for {cls.__name__} must be an int, but got {type(number)} {number!r}."
+            ) from None
+        # protobuf reads the number as a C int64 cast to int32: wider ones wrap around
+        # (and a number beyond int64 names nothing).
+        if -(1 << 63) <= as_int < 1 << 63:
+            as_int = ((as_int + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+        try:
+            return cls(as_int).name
         except ValueError:
             raise ValueError(f"Enum {cls.__name__} has no name defined for value {number!r}") from None
 
     @classmethod
-    def Value(cls, name: str) -> int:
-        """The number of the value called ``name``; ValueError if there is none."""
-        member = cls.__members__.get(name)
+    def Value(cls, name: str | bytes) -> int:
+        """The number of the value called ``name`` (``str``, or UTF-8 ``bytes`` as protobuf
+        takes); ValueError if there is none."""
+        key: object = name
+        hash(name)  # an unhashable name is a TypeError, as protobuf's lookup gives
+        if isinstance(name, bytes):
+            try:
+                key = name.decode("utf-8")
+            except UnicodeDecodeError:
+                key = None
+        member = cls.__members__.get(key) if isinstance(key, str) else None
         if member is None:
             raise ValueError(f"Enum {cls.__name__} has no value defined for name {name!r}")
         return int(member)
@@ -50,3 +78,7 @@ class ProtoEnum(enum.IntEnum):
     def items(cls) -> list[tuple[str, int]]:
         """``(name, number)`` pairs in declaration order."""
         return [(name, int(m)) for name, m in cls.__members__.items()]
+
+
+if not TYPE_CHECKING:
+    ProtoEnum.ValueType = int

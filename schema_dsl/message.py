@@ -17,10 +17,13 @@ this module:
 from __future__ import annotations
 
 import contextlib
+import math
+import struct
 from collections.abc import Iterator
 from typing import Any, ClassVar, TypeVar, cast
 
 from schema_dsl.assign import FieldNameError
+from schema_dsl.containers import list_extend
 from schema_dsl.contract import (
     Codec,
     DeferredTable,
@@ -46,7 +49,7 @@ from schema_dsl.layout import (
     stored_value,
     unset,
 )
-from schema_dsl.presence import attach, before_write, changed, sever
+from schema_dsl.presence import attach, before_write, changed, sever, store_valid
 
 __all__ = [
     "BLANK_INTERNALS",
@@ -142,9 +145,10 @@ class Message(metaclass=MessageType):
 
     # -- presence -------------------------------------------------------------------------
 
-    def HasField(self, name: str) -> bool:
+    def HasField(self, name: str | bytes) -> bool:
         """Whether a singular field is present (an implicit empty child is not); with a
         oneof's name, whether any of its members is, as in protobuf."""
+        name = _name_text(name)
         if name in self.__schema__.oneofs and name not in self.__schema__.by_name:
             return self.WhichOneof(name) is not None
         spec = self._spec(name)
@@ -152,9 +156,10 @@ class Message(metaclass=MessageType):
             raise ValueError(f"{spec.full_name} is repeated and has no presence")
         return bool(self._has & self.__schema__.bit[name])
 
-    def ClearField(self, name: str) -> None:
+    def ClearField(self, name: str | bytes) -> None:
         """Make a field absent again (an empty list for a repeated field); with a oneof's
         name, whichever of its members is present, as in protobuf."""
+        name = _name_text(name)
         if name in self.__schema__.oneofs and name not in self.__schema__.by_name:
             member = self.WhichOneof(name)
             if member is not None:
@@ -170,8 +175,9 @@ class Message(metaclass=MessageType):
         """Decode every pending repeated field (before looking at the fields wholesale)."""
         load_all_pending(self)
 
-    def WhichOneof(self, group: str) -> str | None:
-        """The name of the member of oneof ``group`` that is present, or None."""
+    def WhichOneof(self, group: str | bytes) -> str | None:
+        """The name of the member of oneof ``group`` (``str`` or ``bytes``) that is present, or None."""
+        group = _name_text(group)
         members = self.__schema__.oneofs.get(group)
         if members is None:
             raise ValueError(f"{type(self).__qualname__} has no oneof {group!r}")
@@ -188,12 +194,12 @@ class Message(metaclass=MessageType):
 
     # -- serialization (through the installed codec) --------------------------------------
 
-    def SerializeToString(self, *, deterministic: bool | None = None) -> bytes:
+    def SerializeToString(self, deterministic: bool | None = None) -> bytes:
         """The message's encoding, exactly as protobuf writes it (``deterministic`` is accepted
         for compatibility: the encoding is always deterministic)."""
         return the_codec().encode(self)
 
-    def SerializePartialToString(self, *, deterministic: bool | None = None) -> bytes:
+    def SerializePartialToString(self, deterministic: bool | None = None) -> bytes:
         """The same as :meth:`SerializeToString` (ONNX declares no required fields)."""
         return the_codec().encode(self)
 
@@ -222,9 +228,14 @@ class Message(metaclass=MessageType):
         assert isinstance(message, declared)
         return cast(_M, message)
 
-    def IsInitialized(self) -> bool:
-        """Always True: the ONNX schema (proto2) declares no required fields."""
+    def IsInitialized(self, errors: list[str] | None = None) -> bool:
+        """Always True: the ONNX schema (proto2) declares no required fields (so nothing is
+        added to ``errors``, the list protobuf fills with what is missing)."""
         return True
+
+    def FindInitializationErrors(self) -> list[str]:
+        """The paths of required fields that are missing: none (see :meth:`IsInitialized`)."""
+        return []
 
     def DiscardUnknownFields(self) -> None:
         """Drop unknown fields here and in every sub-message, as protobuf does."""
@@ -270,15 +281,22 @@ class Message(metaclass=MessageType):
         """protobuf's merge: scalars overwrite, repeated fields extend, messages merge."""
         if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             raise TypeError(f"cannot merge {type(other).__qualname__} into {type(self).__qualname__}")
+        # ``other``'s values are valid for the field already: scalars are stored as they
+        # are (a decoded string that is not UTF-8 merges as it was read, as in protobuf).
         for spec, value in other.ListFields():
             if spec.repeated:
-                getattr(self, spec.name).extend(value)
+                target = getattr(self, spec.name)
+                if spec.kind is Kind.MESSAGE:
+                    target.extend(value)  # copies
+                else:
+                    target._touch()
+                    list_extend(target, list(value))  # a copy first: ``value`` may be ``target``
             elif spec.kind is Kind.MESSAGE:
                 child = getattr(self, spec.name)
                 attach(child)  # merging a present message makes it present, even if empty
                 child.MergeFrom(value)
             else:
-                setattr(self, spec.name, value)
+                store_valid(self, spec.name, value)
         if other._unknown:
             before_write(self)
             extras(self).unknown = [*self._unknown, *other._unknown]
@@ -319,7 +337,12 @@ class Message(metaclass=MessageType):
             if spec.kind is Kind.BYTES:
                 a = [bytes(x) for x in a] if spec.repeated else bytes(a)
                 b = [bytes(x) for x in b] if spec.repeated else bytes(b)
-            if not _same(a, b):
+            elif spec.kind is Kind.FLOAT or spec.kind is Kind.DOUBLE:
+                # As protobuf: bit for bit, so 0.0 != -0.0 and a NaN equals the same NaN.
+                single = spec.kind is Kind.FLOAT
+                a = _float_bits(a if spec.repeated else [a], single)
+                b = _float_bits(b if spec.repeated else [b], single)
+            if a != b:
                 return False
         return [bytes(u) for u in self._unknown] == [bytes(u) for u in other._unknown]
 
@@ -332,19 +355,30 @@ class Message(metaclass=MessageType):
         return to_str(self)
 
     def __repr__(self) -> str:
-        parts = []
-        for spec, value in self.ListFields():
-            if isinstance(value, memoryview) or (spec.kind is Kind.BYTES and not spec.repeated):
-                shown = f"<{len(value)} bytes>" if len(value) > 32 else repr(bytes(value))
-            else:
-                shown = repr(value)
-            parts.append(f"{spec.name}={shown}")
-        if self._unknown:
-            parts.append(f"<{len(self._unknown)} unknown fields>")
-        return f"{type(self).__qualname__}({', '.join(parts)})"
+        """The text format, as ``repr()`` of a protobuf message (onnx shows a short summary
+        of models, graphs and functions instead: see schema_dsl.summaries)."""
+        return self.__str__()
+
+    def __contains__(self, name: object) -> bool:
+        """``"field" in message``: protobuf's spelling of :meth:`HasField`."""
+        if not isinstance(name, (str, bytes)):
+            raise ValueError(f"Expected a field name, but got non-string argument {type(name).__qualname__}")
+        return self.HasField(name)
+
+    def __delattr__(self, name: str) -> None:
+        # As protobuf: a field is cleared with ClearField, never deleted (an empty slot
+        # would be a field neither set nor unset).
+        raise AttributeError("Cannot delete field attribute (use ClearField)")
 
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
+
+
+def _name_text(name: str | bytes) -> str:
+    """A field name given as protobuf takes it: ``str``, or UTF-8 ``bytes``."""
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "replace")  # a name that is not UTF-8 names no field
+    return name
 
 
 def _from_dict(spec: FieldSpec, value: Any) -> Any:
@@ -352,10 +386,22 @@ def _from_dict(spec: FieldSpec, value: Any) -> Any:
     return spec.message_type(**value) if isinstance(value, dict) else value
 
 
-def _same(a: Any, b: Any) -> bool:
-    # Float fields compare bit-for-bit so NaN == NaN, as protobuf's message equality does.
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (a != a and b != b)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+def _float_bits(values: list[float], single: bool) -> bytes:
+    """The encoding of float (``single``) or double ``values``: what equality compares."""
+    if not single:
+        return struct.pack(f"<{len(values)}d", *values)
+    try:
+        body = struct.pack(f"<{len(values)}f", *values)
+    except OverflowError:  # beyond float32 (stored past the checks): C's infinity, as encoded
+        body = b"".join(_f32(v) for v in values)
+    if any(map(math.isnan, values)):  # a C-speed scan: the common case costs little
+        # A NaN read from the wire keeps its exact bytes (``bits``, set by the decoder).
+        body = b"".join(getattr(v, "bits", None) or _f32(v) for v in values)
+    return body
+
+
+def _f32(value: float) -> bytes:
+    try:
+        return struct.pack("<f", value)
+    except OverflowError:
+        return struct.pack("<f", math.copysign(math.inf, value))

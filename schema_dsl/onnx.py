@@ -2,7 +2,7 @@
 
 Every message and enum of ``onnx-ml.proto``, ``onnx-data.proto`` and
 ``onnx-operators-ml.proto``, with the names and field numbers of the ``.proto`` files.
-``tests/test_schema.py`` checks each field against the descriptors of the onnx package.
+``tests/unit/schema/test_schema.py`` checks each field against the descriptors of the onnx package.
 """
 
 from __future__ import annotations

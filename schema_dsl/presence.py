@@ -43,6 +43,7 @@ __all__ = [
     "checked_setattr",
     "assignment_plan",
     "sever",
+    "store_valid",
 ]
 
 _new_list: Final = list.__new__
@@ -191,6 +192,17 @@ def checked_setattr(self: Message, name: str, value: Any) -> None:
     for other in others:
         unset(self, other)
     store(self, name, value)
+
+
+def store_valid(message: Message, name: str, value: Any) -> None:
+    """Set scalar field ``name`` to ``value``, already valid (read from a message of the
+    same type): an assignment without the conversion, so what a decoder kept (a string
+    of bytes that are not UTF-8, held as surrogate escapes) is merged as it is."""
+    _, others = assignment_plan(message.__schema__, name, type(message))
+    before_write(message)
+    for other in others:
+        unset(message, other)
+    store(message, name, value)
 
 
 class UnsetFallback:

@@ -4,7 +4,7 @@ A message class declares its fields as class attributes (``name: str = optional(
 which type checkers read well, but its constructor takes ``**fields`` and its repeated
 fields are containers: neither can be spelled in the declaration without repeating it.
 The stub (``onnx.pyi`` beside ``onnx.py``) spells both, generated from the classes
-themselves; ``tests/test_typing.py`` fails when it is out of date.
+themselves; ``tests/unit/schema/test_typing.py`` fails when it is out of date.
 
     python -m schema_dsl.stubgen schema_dsl.onnx     # rewrites schema_dsl/onnx.pyi
 """

@@ -2,8 +2,9 @@
 
 ``repr(model)`` of a message holding megabytes of tensors would be megabytes of text
 (a notebook shows it whole); onnx prints a one-line summary for ``ModelProto``,
-``GraphProto`` and ``FunctionProto`` instead, and so do these (tests compare them with
-the onnx package's). ``str()`` stays the protobuf text format.
+``GraphProto`` and ``FunctionProto`` instead (it patches protobuf's ``__repr__`` of those
+three), and so do these (tests compare them with the onnx package's). ``str()`` stays the
+protobuf text format, and so is ``repr()`` of every other message, as protobuf's.
 """
 
 from __future__ import annotations

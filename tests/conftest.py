@@ -9,9 +9,9 @@ import tempfile
 import pytest
 from hypothesis import settings
 
-from tests.decode_modes import decode_mode  # noqa: F401  (the decode-mode matrix, for every test module)
-from tests.exports import Export, make_exports
-from tests.http_server import bad_server, nginx_server  # noqa: F401  (loopback servers, by name)
+from tests.support.decode_modes import decode_mode  # noqa: F401  (the decode-mode matrix, for every test module)
+from tests.support.exports import Export, make_exports
+from tests.support.http_server import bad_server, nginx_server  # noqa: F401  (loopback servers, by name)
 
 # The codec cache (wirecodec.protobuf.compile) goes to a temporary folder for the whole
 # session, subprocesses included: the suite never writes the real home directory.

@@ -33,6 +33,8 @@ from wirecodec.errors import (
     PathError,
     PayloadPassedError,
     RemoteError,
+    TensorDecodeError,
+    TensorEncodeError,
     TensorError,
     WireCodecError,
 )
@@ -58,6 +60,9 @@ class _CodecOnFirstUse:
 
     def decode(self, cls: Any, data: Any) -> Any:
         return self._real().decode(cls, data)
+
+    def carry_pending(self, copy: Any, name: str, record: Any) -> None:
+        self._real().carry_pending(copy, name, record)
 
 
 _install_codec(_CodecOnFirstUse())
@@ -180,6 +185,8 @@ __all__ = [
     "PathError",
     "RemoteError",
     "RemoteOptions",
+    "TensorDecodeError",
+    "TensorEncodeError",
     "TensorError",
     "WireCodecError",
     "array_from_raw",

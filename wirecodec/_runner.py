@@ -107,7 +107,9 @@ def feeds(
 
 @dataclass(frozen=True)
 class Difference:
-    """How one output of two runs compares: ``max_abs``/``max_rel`` are None when not numeric."""
+    """How one output of two runs compares: ``max_abs``/``max_rel`` are None when not numeric;
+    ``max_rel`` is taken where the reference (the second output) is not 0, and is None
+    when every difference lies where it is."""
 
     name: str
     shape: tuple[int, ...] | None
@@ -159,10 +161,18 @@ def _difference(name: str, a: Any, b: Any, atol: float, rtol: float) -> Differen
         same_inf = np.isinf(x) & (x == y)
         delta = np.where(both_nan | same_inf, 0.0, delta)
         scale = np.abs(y)
-        rel = np.where(delta == 0, 0.0, delta / np.where(scale == 0, np.inf, scale))
-        rel = np.where((delta > 0) & (scale == 0), np.inf, rel)
-    max_abs = float(np.nanmax(np.where(np.isnan(delta), np.inf, delta)))
-    max_rel = float(np.max(rel)) if rel.size else 0.0
+    delta = np.where(np.isnan(delta), np.inf, delta)  # NaN against a number: as far apart as can be
+    max_abs = float(np.max(delta))
+    # Relative to the reference where it is not zero: where it is, any difference is
+    # "infinitely" relative, which says nothing (atol judges those elements).
+    differ = delta > 0
+    measurable = differ & (scale > 0)
+    max_rel: float | None = 0.0
+    if measurable.any():
+        with np.errstate(invalid="ignore", over="ignore"):
+            max_rel = float(np.max(delta[measurable] / scale[measurable]))
+    elif differ.any():
+        max_rel = None
     same = bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
     note = "" if a.dtype == b.dtype else f"dtypes {a.dtype} and {b.dtype}"
     return Difference(name, a.shape, b.shape, max_abs, max_rel, same, note)

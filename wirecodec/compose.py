@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec._graphs import bodies
 from wirecodec._subgraph import Extractor
 from wirecodec.checker import violations
@@ -131,12 +131,8 @@ def _cut(graph: GraphProto, inputs: list[str], outputs: list[str]) -> GraphProto
 def _connect(graph: GraphProto, start: int, end: int, sources: dict[str, str]) -> None:
     """Rename the inputs of ``graph.node[start:end]`` (and of their bodies) that ``sources`` maps."""
     for node in graph.node[start:end]:
-        for attribute in node.attribute:
-            if attribute.type == AttributeProto.GRAPH:
-                _connect(attribute.g, 0, len(attribute.g.node), sources)
-            elif attribute.type == AttributeProto.GRAPHS:
-                for body in attribute.graphs:
-                    _connect(body, 0, len(body.node), sources)
+        for body in bodies(node):  # a held graph, whatever the attribute's type says
+            _connect(body, 0, len(body.node), sources)
         node.input = [sources.get(name, name) for name in node.input]
 
 

@@ -9,7 +9,11 @@ clusters beside their node; a body's reads of the enclosing graph are dashed edg
 Attributes that exporters write with their usual defaults (``auto_pad='NOTSET'``,
 ``group=1``, ``dilations`` of ones, ...) are left out of the labels.
 A large graph is drawn in part: ``around`` a node or tensor (``depth`` steps along its
-edges), and at most ``max_nodes`` operators, with a note saying what was left out.
+edges; in the main graph or in a body at any depth), and at most ``max_nodes``
+operators: the graph's own nodes first, so its inputs, outputs and top-level nodes are
+always there, then the bodies while the budget lasts; a body that does not fit is
+collapsed into its node's box (``expand_bodies`` draws them all). A note says what was
+left out.
 
 :func:`render` runs ``dot`` (Debian's and Homebrew's package ``graphviz``) to make SVG
 or PNG bytes.
@@ -33,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
+from wirecodec._graphs import named_bodies
 from wirecodec._subgraph import outer_names
 from wirecodec.errors import GraphError, WireCodecError
 
@@ -139,11 +144,8 @@ def _attribute(attribute: AttributeProto) -> str | None:
 
 
 def _bodies(node: NodeProto) -> Iterator[tuple[str, GraphProto]]:
-    for attribute in node.attribute:
-        if attribute.HasField("g"):
-            yield attribute.name, attribute.g
-        for index, body in enumerate(attribute.graphs):
-            yield f"{attribute.name}[{index}]", body
+    for name, _, body in named_bodies(node):
+        yield name, body
 
 
 def _count(graph: GraphProto) -> int:
@@ -192,7 +194,7 @@ class _Writer:
         self.lines.append(f"{indent}{source} -> {target}" + (f" [{', '.join(parts)}]" if parts else "") + ";")
 
 
-def _op_label(node: NodeProto) -> str:
+def _op_label(node: NodeProto, folded: list[str]) -> str:
     rows = [f"<b>{html.escape(node.op_type)}</b>"]
     if node.domain and node.domain not in ("", "ai.onnx"):
         rows[0] += f" <font point-size='9'>({html.escape(node.domain)})</font>"
@@ -203,13 +205,20 @@ def _op_label(node: NodeProto) -> str:
     if len(shown) > _SHOWN_ATTRIBUTES:
         shown = [*shown[:_SHOWN_ATTRIBUTES], f"+{len(shown) - _SHOWN_ATTRIBUTES} more"]
     rows += [f"<font point-size='9'>{html.escape(text)}</font>" for text in shown]
+    rows += [f"<font point-size='9'><i>{html.escape(text)}</i></font>" for text in folded]
     return "<" + "<br/>".join(rows) + ">"
 
 
 class _Drawing:
-    def __init__(self, out: _Writer) -> None:
+    """Draws graphs into ``out``; a body is drawn as a cluster while ``budget`` operators
+    remain for it (or always, with ``expand``), else collapsed into its node's box."""
+
+    def __init__(self, out: _Writer, budget: int, expand: bool) -> None:
         self.out = out
         self.drawn_ops = 0
+        self.budget = budget
+        self.expand = expand
+        self.collapsed: list[tuple[str, int]] = []  # (node.body, operators in it)
 
     def _producer(self, scope: _Scope, name: str, indent: str) -> tuple[str | None, bool]:
         """The DOT id of what makes ``name`` (drawing a waiting initializer), and whether it
@@ -261,8 +270,15 @@ class _Drawing:
                 scope.ids[value.name] = self._input(value.name, value.type, indent)
             else:  # a part of the graph: only the inputs it reads
                 scope.inputs[value.name] = value.type
-        for index in nodes:
-            self._node(graph.node[index], scope, indent)
+        # Every drawn node's outputs get their DOT id first: a node listed before the node
+        # that makes its input (exports are not always in topological order) still gets its edge.
+        idents = [self._ident(graph.node[index]) for index in nodes]
+        for index, ident in zip(nodes, idents, strict=True):
+            for name in graph.node[index].output:
+                if name:
+                    scope.ids[name] = ident
+        for index, ident in zip(nodes, idents, strict=True):
+            self._node(graph.node[index], ident, scope, indent)
         for value in graph.output:
             if not complete and value.name not in scope.ids:
                 continue
@@ -275,40 +291,47 @@ class _Drawing:
             if source is not None:
                 self.out.edge(source, ident, scope.type_of(value.name), indent)
 
-    def _node(self, node: NodeProto, scope: _Scope, indent: str) -> None:
+    def _ident(self, node: NodeProto) -> str:
+        return self.out.fresh("w" if _constant_value(node) is not None else "n")
+
+    def _node(self, node: NodeProto, ident: str, scope: _Scope, indent: str) -> None:
         self.drawn_ops += 1
-        if node.op_type == "Constant" and not node.domain and len(node.output) == 1:
-            value = next((a for a in node.attribute if a.type == Attr.TENSOR), None)
-            if value is not None:
-                ident = self.out.fresh("w")
-                text = (
-                    f"Constant {_short(node.output[0], _NAME)}\n{_tensor_text(value.t)}{_few_values(value.t)}"
-                )
-                label = _quote(text)
-                self.out.node(
-                    ident, label, indent, shape="box", style='"filled"', fillcolor='"#eeeeee"', fontsize="9"
-                )
-                scope.ids[node.output[0]] = ident
-                scope.types.setdefault(node.output[0], _tensor_text(value.t))
-                return
-        ident = self.out.fresh("n")
-        self.out.node(ident, _op_label(node), indent, shape="box", style='"rounded"')
+        value = _constant_value(node)
+        if value is not None:
+            text = f"Constant {_short(node.output[0], _NAME)}\n{_tensor_text(value)}{_few_values(value)}"
+            self.out.node(
+                ident,
+                _quote(text),
+                indent,
+                shape="box",
+                style='"filled"',
+                fillcolor='"#eeeeee"',
+                fontsize="9",
+            )
+            scope.types.setdefault(node.output[0], _tensor_text(value))
+            return
+        bodies = list(_bodies(node))
+        expanded: list[tuple[str, GraphProto]] = []
+        folded: list[str] = []
+        for label, body in bodies:
+            cost = _count(body)
+            if self.expand or cost <= self.budget:
+                self.budget -= cost
+                expanded.append((label, body))
+            else:
+                self.collapsed.append((f"{node.name or node.op_type}.{label}", cost))
+                folded.append(f"{label}: {cost} nodes, collapsed")
+        self.out.node(ident, _op_label(node, folded), indent, shape="box", style='"rounded"')
         for name in node.input:
-            if not name:
-                continue
-            source, outer = self._producer(scope, name, indent)
-            if source is None:
-                source = self.out.fresh("x")  # made by a node not drawn: a stub names it
-                self.out.node(source, _quote(_short(name, _NAME)), indent, shape="plaintext", fontsize="9")
-                scope.ids[name] = source
-            attrs = {"style": "dashed"} if outer else {}
-            # A weight's box shows its type already.
-            label = "" if source.startswith("w") else scope.type_of(name)
-            self.out.edge(source, ident, label, indent, **attrs)
-        for name in node.output:
             if name:
-                scope.ids[name] = ident
-        for label, body in _bodies(node):
+                self._edge_in(name, ident, scope, indent, outer_read=False)
+        shown = {label for label, _ in expanded}
+        for label, body in bodies:
+            if label in shown:
+                continue
+            for name in sorted(outer_names(body)):  # what a collapsed body reads: dashed edges
+                self._edge_in(name, ident, scope, indent, outer_read=True)
+        for label, body in expanded:
             # What the body reads from outside is drawn out here, not inside the cluster.
             for name in sorted(outer_names(body)):
                 self._producer(scope, name, indent)
@@ -323,6 +346,24 @@ class _Drawing:
             self.graph(body, list(range(len(body.node))), _Scope(scope), inner, main=False)
             self.out.lines.append(f"{indent}}}")
             self.out.edge(ident, anchor, label, indent, style="dotted", arrowhead="none", lhead=cluster)
+
+    def _edge_in(self, name: str, ident: str, scope: _Scope, indent: str, *, outer_read: bool) -> None:
+        source, outer = self._producer(scope, name, indent)
+        if source is None:
+            source = self.out.fresh("x")  # made by a node not drawn: a stub names it
+            self.out.node(source, _quote(_short(name, _NAME)), indent, shape="plaintext", fontsize="9")
+            scope.ids[name] = source
+        attrs = {"style": "dashed"} if outer or outer_read else {}
+        # A weight's box shows its type already.
+        label = "" if source.startswith("w") else scope.type_of(name)
+        self.out.edge(source, ident, label, indent, **attrs)
+
+
+def _constant_value(node: NodeProto) -> TensorProto | None:
+    """The value of a ``Constant`` node drawn as a weight box, or None."""
+    if node.op_type != "Constant" or node.domain or len(node.output) != 1:
+        return None
+    return next((a.t for a in node.attribute if a.type == Attr.TENSOR), None)
 
 
 def _neighbours(graph: GraphProto) -> list[set[int]]:
@@ -342,14 +383,27 @@ def _neighbours(graph: GraphProto) -> list[set[int]]:
     return links
 
 
+def _matches(node: NodeProto, name: str) -> bool:
+    return node.name == name or name in node.output or name in node.input
+
+
+def _find(graph: GraphProto, name: str, where: str = "") -> tuple[GraphProto, str] | None:
+    """The graph, main or a body at any depth, where a node is named ``name`` or reads or
+    writes a tensor of that name; with the path of bodies that leads to it (``If_0.then_branch``).
+    The main graph is searched first, then each body in node order."""
+    if any(_matches(node, name) for node in graph.node):
+        return graph, where
+    for node in graph.node:
+        for label, body in _bodies(node):
+            step = f"{node.name or node.op_type}.{label}"
+            found = _find(body, name, f"{where} > {step}" if where else step)
+            if found is not None:
+                return found
+    return None
+
+
 def _around(graph: GraphProto, name: str, depth: int) -> list[int]:
-    start = [
-        index
-        for index, node in enumerate(graph.node)
-        if node.name == name or name in node.output or name in node.input
-    ]
-    if not start:
-        raise GraphError(f"around: no node is named {name!r} or reads or writes a tensor of that name")
+    start = [index for index, node in enumerate(graph.node) if _matches(node, name)]
     links = _neighbours(graph)
     distance = dict.fromkeys(start, 0)
     queue = deque(start)
@@ -363,55 +417,66 @@ def _around(graph: GraphProto, name: str, depth: int) -> list[int]:
     return sorted(distance)
 
 
-def _budget(graph: GraphProto, chosen: list[int], max_nodes: int) -> list[int]:
-    kept: list[int] = []
-    total = 0
-    for index in chosen:
-        cost = 1 + sum(_count(body) for _, body in _bodies(graph.node[index]))
-        if total + cost > max_nodes and kept:
-            break
-        kept.append(index)
-        total += cost
-    return kept
-
-
 def to_dot(
     model: ModelProto | GraphProto,
     *,
     around: str | None = None,
     depth: int = 2,
     max_nodes: int = DEFAULT_MAX_NODES,
+    expand_bodies: bool = False,
 ) -> str:
     """Graphviz DOT text drawing ``model``'s graph (see the module documentation).
 
-    ``around`` (a node's name, or a tensor's) draws only the nodes at most ``depth``
-    edges away from it; ``max_nodes`` bounds the operators drawn (bodies included), in
-    graph order. A note in the picture says how many nodes were left out. An ``around``
-    name the graph lacks is a :class:`~wirecodec.GraphError`.
+    ``around`` (a node's name, or a tensor's, in the main graph or in a body at any
+    depth) draws only the nodes of that graph at most ``depth`` edges away from it.
+    ``max_nodes`` bounds the operators drawn: the graph's own nodes come first (in graph
+    order), then the If/Loop/Scan bodies while the budget lasts; a body that does not fit
+    is collapsed into its node's box (its size named there), unless ``expand_bodies``.
+    A note in the picture says how many nodes were left out and which bodies were
+    collapsed. An ``around`` name the model lacks is a :class:`~wirecodec.GraphError`.
     """
     if max_nodes < 1:
         raise ValueError(f"max_nodes must be at least 1, got {max_nodes}")
     if depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
     graph = model.graph if isinstance(model, ModelProto) else model
+    total = _count(graph)
+    inside = ""
+    if around is not None:
+        found = _find(graph, around)
+        if found is None:
+            raise GraphError(
+                f"around: no node is named {around!r} or reads or writes a tensor of that name "
+                "(searched the main graph and every body)"
+            )
+        graph, inside = found
     chosen = list(range(len(graph.node))) if around is None else _around(graph, around, depth)
-    kept = _budget(graph, chosen, max_nodes)
+    kept = chosen[:max_nodes]
     out = _Writer()
     out.lines += [
         "digraph model {",
         '  rankdir=TB; compound=true; newrank=true; graph [fontname="Helvetica"];',
         '  node [fontname="Helvetica", fontsize=11]; edge [fontname="Helvetica", fontsize=9, color=gray35];',
     ]
-    drawing = _Drawing(out)
-    drawing.graph(graph, kept, _Scope(None), "  ", main=True)
-    total = _count(graph)
+    drawing = _Drawing(out, max_nodes - len(kept), expand_bodies)
+    drawing.graph(graph, kept, _Scope(None), "  ", main=not inside)
     notes = [graph.name] if graph.name else []
     if around is not None:
-        notes.append(f"around {around!r}, depth {depth}")
+        notes.append(f"around {around!r}, depth {depth}" + (f", inside {inside}" if inside else ""))
     if drawing.drawn_ops < total:
         left = total - drawing.drawn_ops
-        reason = f"max_nodes {max_nodes}" if len(kept) < len(chosen) else f"outside depth {depth}"
-        notes.append(f"{drawing.drawn_ops} of {total} nodes drawn; {left} left out ({reason})")
+        reasons = []
+        if len(kept) < len(chosen):
+            reasons.append(f"max_nodes {max_nodes}")
+        if drawing.collapsed:
+            shown = ", ".join(f"{where} ({count})" for where, count in drawing.collapsed[:_FEW])
+            more = f" and {len(drawing.collapsed) - _FEW} more" if len(drawing.collapsed) > _FEW else ""
+            reasons.append(f"bodies collapsed: {shown}{more}; expand_bodies draws them")
+        if around is not None and len(chosen) < len(graph.node):
+            reasons.append(f"outside depth {depth}")
+        elif inside:
+            reasons.append("outside the body")
+        notes.append(f"{drawing.drawn_ops} of {total} nodes drawn; {left} left out ({'; '.join(reasons)})")
     if notes:
         out.lines.append(f"  label={_quote(chr(10).join(notes))}; labelloc=t; fontname=Helvetica;")
     out.lines.append("}")

@@ -29,6 +29,8 @@ __all__ = [
     "PathError",
     "PayloadPassedError",
     "RemoteError",
+    "TensorDecodeError",
+    "TensorEncodeError",
     "TensorError",
     "WireCodecError",
 ]
@@ -109,6 +111,17 @@ class TensorError(WireCodecError, ValueError):
     ``dims``, an unknown or UNDEFINED ``data_type``, data in the wrong field, segments,
     external data, and arrays whose dtype has no ONNX element type.
     """
+
+
+class TensorDecodeError(TensorError, UnicodeDecodeError):
+    """A string tensor's element is not UTF-8 (reading it as text): also the
+    UnicodeDecodeError onnx's ``to_array`` raises. Built as a UnicodeDecodeError is
+    (encoding, bytes, start, end, reason); the reason names the tensor and element."""
+
+
+class TensorEncodeError(TensorError, UnicodeEncodeError):
+    """A string given for a string tensor has no UTF-8 form (a lone surrogate): also the
+    UnicodeEncodeError onnx's ``from_array`` raises. Built as a UnicodeEncodeError is."""
 
 
 class ExternalDataError(WireCodecError, OSError):

@@ -2,7 +2,7 @@
 
 Each ``make_*`` function takes the arguments its onnx namesake takes and builds a
 message whose encoding is byte-identical to what onnx builds from the same arguments
-(``wirecodec.encode(ours) == theirs.SerializeToString()``; ``tests/test_helper.py``
+(``wirecodec.encode(ours) == theirs.SerializeToString()``; ``tests/unit/tensors/test_helper.py``
 checks it on generated arguments):
 
 >>> from schema_dsl.onnx import TensorProto
@@ -241,7 +241,9 @@ def make_operatorsetid(domain: str, version: int) -> OperatorSetIdProto:
     """An OperatorSetIdProto (``domain`` "" is the default domain ai.onnx).
 
     >>> make_operatorsetid("ai.onnx.ml", 5)
-    OperatorSetIdProto(domain='ai.onnx.ml', version=5)
+    domain: "ai.onnx.ml"
+    version: 5
+    <BLANKLINE>
     """
     return OperatorSetIdProto(
         domain=as_text(domain, "make_operatorsetid: domain"),
@@ -515,3 +517,11 @@ def make_optional(name: str, elem_type: int, value: Message | None) -> OptionalP
         )
     setattr(optional, field, as_message(value, cls, "make_optional: value"))
     return optional
+
+
+def _attr_type_to_str(attr_type: int) -> str:
+    """The name of an AttributeProto type; "UNDEFINED" for a number that is none (onnx private)."""
+    try:
+        return AttributeProto.AttributeType.Name(attr_type)
+    except ValueError:
+        return "UNDEFINED"

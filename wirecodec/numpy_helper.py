@@ -1,7 +1,7 @@
 """numpy ↔ ONNX values under ``onnx.numpy_helper``'s names and signatures.
 
 Thin names over :mod:`wirecodec.tensors` and :mod:`wirecodec.tensors.values`, which
-already read and write exactly what onnx does (``tests/test_numpy_helper.py`` compares
+already read and write exactly what onnx does (``tests/unit/tensors/test_numpy_helper.py`` compares
 them on generated values):
 
 >>> import numpy as np
@@ -20,7 +20,8 @@ Differences from onnx:
 * :func:`to_optional` returns ``None`` for an optional whose ``elem_type`` is set but
   whose value is absent (onnx fails); sequences and optionals of optionals convert.
 * :func:`from_array` also takes big-endian arrays (onnx refuses them).
-* ``saturate_cast``, ``to_float8e8m0`` and ``create_random_int`` are not provided.
+* ``create_random_int`` draws from its own generator (the same numbers for a seed): numpy's
+  global random state is left alone.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ except ImportError as exc:  # the one error that says so (docs/platforms.md)
 import numpy.typing as npt
 
 from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
+from wirecodec._helper import numpy_extras
 from wirecodec._helper.args import as_message
+from wirecodec._helper.numpy_extras import create_random_int, saturate_cast, to_float8e8m0
 from wirecodec.files._base.references import uses_external_data
 from wirecodec.files.external.read import ExternalDataStore
 from wirecodec.tensors import array_from_raw
@@ -47,6 +50,9 @@ from wirecodec.tensors import to_array as _to_array
 from wirecodec.tensors import values as _values
 
 __all__ = [
+    "create_random_int",
+    "saturate_cast",
+    "to_float8e8m0",
     "from_array",
     "from_dict",
     "from_list",
@@ -58,6 +64,11 @@ __all__ = [
     "tobytes_little_endian",
 ]
 
+
+# onnx's private packers, which code written against onnx (its own tests) imports.
+_pack_4bitx2 = numpy_extras.pack_4bitx2
+_pack_2bitx4 = numpy_extras.pack_2bitx4
+_pack_6bit = numpy_extras.pack_6bit
 
 def to_array(
     tensor: TensorProto, base_dir: str | os.PathLike[str] = "", *, copy: bool = False

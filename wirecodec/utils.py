@@ -83,15 +83,19 @@ def extract_model(
     leaves a node's input undefined raises :class:`~wirecodec.GraphError` naming it, and
     nothing is written.
 
-    ``infer_shapes`` is accepted for onnx's signature, but wirecodec has no operator
-    schemas and infers nothing (nor does it call onnx: its runtime needs numpy only). The
+    ``infer_shapes`` (onnx's default) first infers the types of every value with
+    :func:`wirecodec.shape_inference.infer_shapes`, as onnx does with its own, so a cut at
+    a value the model records no type for gets one; no weight is read for it. Without, the
     new inputs and outputs take the types the model records (inputs, outputs,
-    ``value_info``; a name without one is a ``GraphError`` that says so): the file is the
-    one ``onnx.utils.extract_model`` writes with ``infer_shapes=False``, and with ``True``
-    for a model whose shapes were inferred already.
+    ``value_info``; a name without one is a ``GraphError`` that says so). Either way the
+    file is the one ``onnx.utils.extract_model`` writes with the same arguments.
     """
     if not os.fspath(output_path):
         raise GraphError("output_path: empty")
     model = load(input_path)
+    if infer_shapes:
+        from wirecodec.shape_inference import infer_shapes as infer  # only when asked
+
+        model = infer(model)
     extracted = extract(model, input_names, output_names, check_model=check_model)
     save_like_onnx(extracted, output_path, external_data=external_data)

@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from tests.reference import require_onnx
+from tests.support.reference import require_onnx
 from wirecodec.cli import EXAMPLE, main
 
 

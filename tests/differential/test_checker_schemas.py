@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from schema_dsl.onnx import ModelProto
-from tests import check_models
-from tests.exports import Export
-from tests.reference import CorpusItem, backend_corpus, require_onnx
+from tests.support import check_models
+from tests.support.exports import Export
+from tests.support.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import decode
 from wirecodec.checker import Violation, schemas, skipped_domains, violations
 

@@ -1,16 +1,20 @@
 """Mutation harness: does the suite notice each named bug? (mutants in tests/mutation/mutants.py)
 
     python -m tests.mutation                      # every mutant, each with its own tests
-    python -m tests.mutation --only validator-short-by-one --tests tests/test_lazy.py
+    python -m tests.mutation --only validator-short-by-one --tests tests/unit/protobuf/test_lazy.py
     python -m tests.mutation --list
     python -m tests.mutation --jobs 1             # one pytest run at a time (default: 2)
 
-For each mutant: copy the tree to a temporary directory (sources only: no .git, caches,
-virtualenvs or fuzz output), replace the mutant's exact old text with its new text,
-and run its pytest selection there with ``PYTHONPATH`` at the copy. Failing tests mean
-*killed*; passing tests mean *survived*. Before any mutant runs, every old text must
-occur exactly once in its file, or the harness stops with exit status 2; the selection
-must also pass on an unmutated copy (the baseline), or the results would mean nothing.
+Each worker (``--jobs``, default 2) copies the tree once to its own temporary directory
+(sources only: no .git, caches, virtualenvs or fuzz output); for each mutant it replaces
+the exact old text with the new text in its copy, runs the mutant's pytest selection
+there with ``PYTHONPATH`` at the copy (``-x``: the first failure is enough), and puts
+the file back. Failing tests mean *killed*; passing tests mean *survived*. Before any
+mutant runs, every old text must occur exactly once in its file and in no other file of
+the package (wirecodec/ and schema_dsl/: a guard written twice is a harness error, see
+check_applies), or the harness stops with exit status 2. After the mutants, the tests
+that killed them run on a fresh unmutated copy (the baseline): each must pass there, or
+its kill meant nothing (exit status 2).
 Exit status: 0 when every mutant was killed, 1 when one survived, 2 for a harness error.
 """
 
@@ -18,14 +22,16 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import os
 import pathlib
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -60,10 +66,24 @@ class Result:
     seconds: float
     tests: tuple[str, ...]
     summary: str  # pytest's last line
+    killers: tuple[str, ...] = ()  # the node ids that failed (with -x: the first one)
+
+
+PACKAGE = ("wirecodec", "schema_dsl")  # where a mutant's old text must occur exactly once
+
+
+def _package_sources(root: pathlib.Path) -> list[pathlib.Path]:
+    return sorted(path for folder in PACKAGE for path in (root / folder).rglob("*.py"))
 
 
 def check_applies(mutant: Mutant, root: pathlib.Path = ROOT) -> None:
-    """Raise HarnessError unless the mutant's old text occurs exactly once in its file."""
+    """Raise HarnessError unless the mutant's old text occurs exactly once in the package.
+
+    Once in its file is not enough: a guard written twice (in its file and elsewhere)
+    lets the mutant remove one copy while the other keeps every test passing, and the
+    survivor then says nothing about the tests. So the text must occur in no other file
+    of wirecodec/ or schema_dsl/ either (tests, docs and tools may quote it freely).
+    """
     path = root / mutant.file
     if not path.is_file():
         raise HarnessError(f"{mutant.name}: {mutant.file} does not exist")
@@ -71,12 +91,32 @@ def check_applies(mutant: Mutant, root: pathlib.Path = ROOT) -> None:
     if count != 1:
         where = "is not found" if count == 0 else f"occurs {count} times"
         raise HarnessError(f"{mutant.name}: the old text {mutant.old!r} {where} in {mutant.file}")
+    copies = [
+        f"{other.relative_to(root)} ({found}x)"
+        for other in _package_sources(root)
+        if other.resolve() != path.resolve()
+        and (found := other.read_text(encoding="utf-8").count(mutant.old))
+    ]
+    if copies:
+        raise HarnessError(
+            f"{mutant.name}: the old text {mutant.old!r} of {mutant.file} is copied in "
+            f"{', '.join(copies)}: remove the copy, or make the old text specific to one place "
+            "(a mutant of one copy says nothing while the other remains)"
+        )
 
 
-def apply(mutant: Mutant, root: pathlib.Path) -> None:
+def apply(mutant: Mutant, root: pathlib.Path) -> str:
+    """Plant ``mutant`` in the tree at ``root``; returns the file's original text (see restore)."""
     check_applies(mutant, root)
     path = root / mutant.file
-    path.write_text(path.read_text(encoding="utf-8").replace(mutant.old, mutant.new), encoding="utf-8")
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.replace(mutant.old, mutant.new), encoding="utf-8")
+    return original
+
+
+def restore(mutant: Mutant, root: pathlib.Path, original: str) -> None:
+    """Put back the file ``apply`` changed, so the copy can take the next mutant."""
+    (root / mutant.file).write_text(original, encoding="utf-8")
 
 
 def _copy_tree(into: pathlib.Path) -> pathlib.Path:
@@ -86,9 +126,13 @@ def _copy_tree(into: pathlib.Path) -> pathlib.Path:
 
 
 def _pytest(
-    copy: pathlib.Path, tests: Sequence[str], timeout: float, basetemp: pathlib.Path
-) -> tuple[int, str]:
+    copy: pathlib.Path, tests: Sequence[str], timeout: float, scratch: pathlib.Path
+) -> tuple[int, str, tuple[str, ...]]:
+    """Run ``tests`` in ``copy``: pytest's exit status, its last line, and the failed node ids."""
+    failures = scratch / "failures.txt"
+    failures.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    env["WIRECODEC_MUTATION_FAILURES"] = str(failures)
     # Each run its own basetemp: concurrent runs never share (or clean up) each other's.
     command = [
         sys.executable,
@@ -98,12 +142,15 @@ def _pytest(
         "-x",
         "-p",
         "no:cacheprovider",
-        f"--basetemp={basetemp}",
+        "-p",
+        "tests.mutation.failures_plugin",
+        f"--basetemp={scratch / 'basetemp'}",
         *tests,
     ]
     done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
-    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:]
+    failed = tuple(dict.fromkeys(failures.read_text().splitlines())) if failures.exists() else ()
+    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:], failed
 
 
 def _imports_the_copy(copy: pathlib.Path) -> None:
@@ -120,13 +167,37 @@ def _imports_the_copy(copy: pathlib.Path) -> None:
         raise HarnessError(f"the copy imports wirecodec from {where}, not from {copy}")
 
 
-def run_one(mutant: Mutant, tests: Sequence[str], timeout: float) -> Result:
-    with tempfile.TemporaryDirectory(prefix="wirecodec-mutant-") as scratch:
-        copy = _copy_tree(pathlib.Path(scratch))
-        apply(mutant, copy)
-        started = time.perf_counter()
-        code, summary = _pytest(copy, tests, timeout, pathlib.Path(scratch) / "basetemp")
-        seconds = time.perf_counter() - started
+class Copies:
+    """One copy of the tree per worker, each in its own temporary directory: a worker plants
+    its mutant in its copy, runs the mutant's tests there, and puts the file back (copying
+    the tree for every mutant cost more than most of their runs)."""
+
+    def __init__(self, count: int, scratch: pathlib.Path) -> None:
+        self._free: queue.SimpleQueue[pathlib.Path] = queue.SimpleQueue()
+        for i in range(count):
+            copy = _copy_tree(scratch / f"worker-{i}")
+            _imports_the_copy(copy)
+            self._free.put(copy)
+
+    @contextlib.contextmanager
+    def take(self) -> Iterator[pathlib.Path]:
+        """A copy no other worker holds, given back when the block ends."""
+        copy = self._free.get()
+        try:
+            yield copy
+        finally:
+            self._free.put(copy)
+
+
+def run_one(mutant: Mutant, tests: Sequence[str], timeout: float, copies: Copies) -> Result:
+    with copies.take() as copy:
+        original = apply(mutant, copy)
+        try:
+            started = time.perf_counter()
+            code, summary, failed = _pytest(copy, tests, timeout, copy.parent)
+            seconds = time.perf_counter() - started
+        finally:
+            restore(mutant, copy, original)
     if code == 0:
         verdict = "survived"
     elif code == 1:
@@ -135,7 +206,7 @@ def run_one(mutant: Mutant, tests: Sequence[str], timeout: float) -> Result:
         verdict = "killed (collection)"  # the mutated code failed to import or collect
     else:
         raise HarnessError(f"{mutant.name}: pytest exited {code} ({summary})")
-    return Result(mutant, verdict, seconds, tuple(tests), summary)
+    return Result(mutant, verdict, seconds, tuple(tests), summary, failed)
 
 
 def _share_out(tests: Sequence[str], jobs: int) -> list[list[str]]:
@@ -155,21 +226,29 @@ def _share_out(tests: Sequence[str], jobs: int) -> list[list[str]]:
 
 
 def baseline(tests: Sequence[str], timeout: float, jobs: int = 1) -> str:
-    """Run ``tests`` on an unmutated copy (in ``jobs`` pytest processes at once); they must pass."""
+    """Run ``tests`` on an unmutated copy (in ``jobs`` pytest processes at once); they must pass.
+
+    The harness gives it the tests that killed the mutants: a kill means something only
+    if the same test passes without the mutant.
+    """
     with tempfile.TemporaryDirectory(prefix="wirecodec-baseline-") as scratch:
         copy = _copy_tree(pathlib.Path(scratch))
         _imports_the_copy(copy)
         groups = _share_out(tests, jobs)
+        folders = [pathlib.Path(scratch) / f"run-{i}" for i in range(len(groups))]
+        for folder in folders:
+            folder.mkdir()
         with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
             runs = [
-                pool.submit(_pytest, copy, group, timeout, pathlib.Path(scratch) / f"basetemp-{i}")
-                for i, group in enumerate(groups)
+                pool.submit(_pytest, copy, group, timeout, folder)
+                for group, folder in zip(groups, folders, strict=True)
             ]
             outcomes = [(run.result(), group) for run, group in zip(runs, groups, strict=True)]
-    for (code, summary), group in outcomes:
+    for (code, summary, failed), group in outcomes:
         if code != 0:
-            raise HarnessError(f"the selection fails without any mutant: {' '.join(group)} ({summary})")
-    return "; ".join(summary for (_, summary), _ in outcomes)
+            named = " ".join(failed) or " ".join(group)
+            raise HarnessError(f"a test that killed a mutant fails without any mutant: {named} ({summary})")
+    return "; ".join(summary for (_, summary, _), _ in outcomes)
 
 
 def table(results: Sequence[Result]) -> str:
@@ -205,27 +284,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if unknown:
             raise HarnessError(f"no mutant named {', '.join(sorted(unknown))}")
+        refused = []
         for mutant in chosen:  # all of them, before spending time on any
-            check_applies(mutant)
+            try:
+                check_applies(mutant)
+            except HarnessError as exc:
+                refused.append(str(exc))
+        if refused:
+            raise HarnessError("\n".join(refused))
         if args.list:
             for m in chosen:
                 print(f"{m.name:<38} {m.file}: {m.what}")
             return 0
+        jobs = max(1, min(args.jobs, len(chosen)))
+        with tempfile.TemporaryDirectory(prefix="wirecodec-mutants-") as scratch:
+            copies = Copies(jobs, pathlib.Path(scratch))
+            with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+                runs = [
+                    pool.submit(run_one, mutant, args.tests or mutant.tests, args.timeout, copies)
+                    for mutant in chosen
+                ]
+                for run in concurrent.futures.as_completed(runs):
+                    r = run.result()
+                    print(f"{r.verdict:<20} {r.mutant.name:<40} {r.seconds:6.1f} s  {r.summary}", flush=True)
+                results = [run.result() for run in runs]  # the table keeps the mutants' order
         if not args.no_baseline:
-            selections = {tuple(args.tests)} if args.tests else {m.tests for m in chosen}
-            everything = sorted({t for selection in selections for t in selection})
-            print(f"baseline: {baseline(everything, args.timeout, args.jobs)}", flush=True)
-        with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            runs = [
-                pool.submit(run_one, mutant, args.tests or mutant.tests, args.timeout) for mutant in chosen
-            ]
-            for run in concurrent.futures.as_completed(runs):
-                result = run.result()
-                line = (
-                    f"{result.verdict:<20} {result.mutant.name:<38} {result.seconds:6.1f} s  {result.summary}"
-                )
-                print(line, flush=True)
-            results = [run.result() for run in runs]  # the table keeps the mutants' order
+            # The tests that killed, without any mutant (a collection kill: its whole selection).
+            killers = {
+                test
+                for r in results
+                if r.verdict != "survived"
+                for test in (r.killers if r.verdict == "killed" and r.killers else r.tests)
+            }
+            if killers:
+                print(f"baseline: {baseline(sorted(killers), args.timeout, jobs)}", flush=True)
     except HarnessError as exc:
         print(f"mutation harness: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@ front to back peaks under 256 MB of resident memory, whatever the model came fro
 
 Each cell runs the CLI in a subprocess and reads that process's own peak (``VmHWM`` in
 /proc/self/status, written by the child as it exits: ``ru_maxrss`` of children would
-fold in whichever child peaked highest). The model is sparse on disk (tests/big_sparse.py:
+fold in whichever child peaked highest). The model is sparse on disk (tests/support/big_sparse.py:
 2 GiB of weights written in about a second), served by nginx for the URL cells and fed
 through a real pipe (``cat FILE |``) for the pipe cells. A cell that writes checks what it
 wrote: each weight's marks, where the big model's tensors are told apart.
@@ -18,8 +18,8 @@ import sys
 
 import pytest
 
-from tests.big_sparse import BigModel, mark, write_big_model
-from tests.http_server import Nginx
+from tests.support.big_sparse import BigModel, mark, write_big_model
+from tests.support.http_server import Nginx
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +45,8 @@ VERBS: dict[str, list[str]] = {
     "dump structure": ["dump", "{src}", "graph.node[0]"],
     "convert --to external": ["convert", "{src}", "{out}/o.onnx", "--to", "external"],
     "convert --to safetensors": ["convert", "{src}", "{out}/o.onnx", "--to", "safetensors"],
+    "convert --to zip": ["convert", "{src}", "{out}/o.onnxz", "--to", "zip"],
+    "convert --to single": ["convert", "{src}", "{out}/o.onnx", "--to", "single"],
 }
 SOURCES = ("file", "pipe", "url")
 
@@ -82,7 +84,7 @@ def test_every_cell_peaks_under_256_mb(
     peak = _peak_kb(done.stderr)
     assert peak < LIMIT_KB, f"{verb} from a {source}: peak {peak:,} kB"
     if verb.startswith("convert"):
-        _check_marks(tmp_path / "o.onnx")
+        _check_marks(tmp_path / ("o.onnxz" if verb.endswith("zip") else "o.onnx"))
 
 
 def _check_marks(path: pathlib.Path) -> None:

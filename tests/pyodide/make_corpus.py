@@ -11,7 +11,7 @@ from __future__ import annotations
 import pathlib
 import sys
 
-from tests.reference import backend_corpus
+from tests.support.reference import backend_corpus
 
 
 def write(folder: pathlib.Path) -> int:

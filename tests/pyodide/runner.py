@@ -20,10 +20,11 @@ import time
 
 # Test modules of the suite that run in WebAssembly (no numpy, onnx, protobuf, subprocess).
 PYTEST_MODULES = (
-    "tests/test_lazy.py",
-    "tests/test_malformed.py",
-    "tests/test_pending_runs.py",
-    "tests/test_rarely_read.py",
+    "tests/unit/protobuf/test_lazy.py",
+    "tests/unit/protobuf/test_malformed.py",
+    "tests/unit/protobuf/test_pending_runs.py",
+    "tests/unit/protobuf/test_rarely_read.py",
+    "tests/unit/protobuf/test_shipped_codecs.py",  # Pyodide's shipped code is its source compiled
 )
 
 _PYTEST_INI = """[pytest]
@@ -71,7 +72,7 @@ def _pytest(wheels: pathlib.Path, args: list[str]) -> int:
                 "no:cacheprovider",
                 "--noconftest",
                 "-p",
-                "tests.decode_modes",  # the decode-mode fixture the conftest would give
+                "tests.support.decode_modes",  # the decode-mode fixture the conftest would give
                 # WebAssembly has no threads: the concurrent-reader tests run natively only.
                 "-k",
                 "not concurrent",

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
+from schema_dsl.assign import FieldNameError
 
 __all__ = [
     "INT32_RANGE",
@@ -160,7 +161,8 @@ def field_value(message_cls: type[Message], name: str, value: object, where: str
     """``value`` checked for field ``name`` of ``message_cls`` (a list for a repeated field)."""
     spec = message_cls.__schema__.by_name.get(name)
     if spec is None:
-        raise TypeError(f"{where}: {message_cls.__qualname__} has no field {name!r}")
+        # AttributeError as onnx (which sets it on the message), TypeError as a bad keyword.
+        raise FieldNameError(f"{where}: {message_cls.__qualname__} has no field {name!r}")
     here = f"{where}: {name}"
     if spec.kind is Kind.MESSAGE:
         if spec.repeated:

@@ -121,8 +121,8 @@ def make_attribute(
         raise TypeError(f"{where}: a {type(value).__name__} is not an accepted attribute value")
     if attr_type is not None and attr.type != attr_type:
         raise TypeError(
-            f"{where}: the value makes a {_type_name(attr.type)} attribute, "
-            f"but attr_type is {_type_name(attr_type)}"
+            f"{where}: Inferred attribute type '{_type_name(attr.type)}' of the value does not match "
+            f"attr_type '{_type_name(attr_type)}'"
         )
     return attr
 

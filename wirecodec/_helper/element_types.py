@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import TensorProto
 from wirecodec._helper.args import INT32_RANGE, as_int
+from wirecodec.errors import WireCodecError
 from wirecodec.tensors.dtypes import INFOS, data_type_of, numpy_dtype, numpy_module
 
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
+    "UnknownElementTypeError",
     "get_all_tensor_dtypes",
     "np_dtype_to_tensor_dtype",
     "tensor_dtype_to_field",
@@ -33,10 +35,18 @@ _FIELD_STORAGE: Final = {
 }
 
 
+class UnknownElementTypeError(WireCodecError, KeyError, ValueError):
+    """A number that is no element type (``UNDEFINED`` included): a ValueError, and the
+    KeyError onnx's helpers raise, so code written against onnx catches it too."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # not KeyError's repr of the message
+
+
 def _code(tensor_dtype: object, where: str) -> int:
     code = as_int(tensor_dtype, where, INT32_RANGE)
     if code not in INFOS:
-        raise ValueError(f"{where}: {code} is not an element type of IR version 14")
+        raise UnknownElementTypeError(f"{where}: {code} is not an element type of IR version 14")
     return code
 
 

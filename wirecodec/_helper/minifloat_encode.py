@@ -6,7 +6,7 @@ follows the conversion onnx's ``make_tensor`` gets from ``ml_dtypes``:
 
 * float8 / float6 / float4: round to nearest, ties to the even code, saturating at the
   largest finite value (onnx clips float8 values to that range; ml_dtypes saturates
-  float4 and float6). ``tests/test_helper.py`` compares these with ml_dtypes.
+  float4 and float6). ``tests/unit/tensors/test_helper.py`` compares these with ml_dtypes.
 * bfloat16: the value is rounded to float32 first, then to bfloat16 (nearest, ties to
   even), NaN becomes the quiet NaN of its sign — what ml_dtypes does with a double.
 * float8e8m0: onnx's "saturate, round up" rule on the float32 exponent.
@@ -42,8 +42,13 @@ _NAN_CODE: Final[dict[int, int]] = {
 }
 
 
+def _is_ml_float(dtype: np.dtype[Any]) -> bool:
+    """An ml_dtypes floating type (bfloat16, float8_*, float4/6...): numpy sees kind 'V', casts exactly."""
+    return dtype.kind == "V" and dtype.type.__module__.startswith("ml_dtypes") and "float" in dtype.name
+
+
 def _as_float(values: npt.NDArray[Any], dtype: type[np.floating[Any]]) -> npt.NDArray[Any]:
-    if values.dtype.kind not in "biuf":
+    if values.dtype.kind not in "biuf" and not _is_ml_float(values.dtype):
         raise TypeError(f"make_tensor: vals must be numbers, got an array of dtype {values.dtype}")
     with np.errstate(over="ignore"):  # beyond float32: ±inf, as numpy's cast gives
         return values.astype(dtype)

@@ -83,7 +83,8 @@ def make_tensor(
     expected = math.prod(shape)
     if flat.size != expected:
         raise ValueError(
-            f"make_tensor: vals holds {flat.size} values but dims {shape} require {expected} elements"
+            f"make_tensor: Number of values ({flat.size}) does not match tensor dimensions {shape} "
+            f"({expected} elements)"
         )
     setattr(tensor, info.field, _field_items(info, flat))
     return tensor

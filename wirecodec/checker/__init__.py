@@ -24,6 +24,8 @@ wirecodec.errors.CheckError: the model breaks the ONNX IR specification in 1 pla
 from __future__ import annotations
 
 import os
+from collections import Counter
+from dataclasses import dataclass
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
@@ -39,13 +41,14 @@ from wirecodec.checker import (
     tensors,
 )
 from wirecodec.checker.violation import Report, Rule, Violation
-from wirecodec.checker.walk import walk
+from wirecodec.checker.walk import ModelSites, walk
 from wirecodec.errors import CheckError
+from wirecodec.files._base.source import Source
 from wirecodec.files._base.tensor_data import TensorData
 from wirecodec.files.external.data import DirectoryData
-from wirecodec.files.opener import Opened, Source, open_model
+from wirecodec.files.opener import Opened, open_model
 
-__all__ = ["RULES", "Rule", "Violation", "check", "skipped_domains", "violations"]
+__all__ = ["RULES", "Examination", "Rule", "Violation", "check", "examine", "skipped_domains", "violations"]
 
 RULES: Final[dict[str, Rule]] = {
     rule.id: rule
@@ -72,9 +75,44 @@ def violations(
     only with a ``base_dir``. ``full=True`` also reads data files to verify checksums.
     ``ir_only=True`` leaves out the operator schema rules (:mod:`wirecodec.checker.schemas`).
     """
+    return examine(model, full=full, base_dir=base_dir, ir_only=ir_only).violations
+
+
+@dataclass(frozen=True)
+class Examination:
+    """What one walk of a model tells the checker: the ``violations``, the nodes the schema
+    rules skipped by domain (``skipped_domains``; empty with ``ir_only``) and how many nodes
+    of each operator type there are (``operators``, as ``domain::op_type`` or ``op_type``)."""
+
+    violations: list[Violation]
+    skipped_domains: dict[str, int]
+    operators: dict[str, int]
+
+
+def examine(
+    model: ModelProto | Opened | Source,
+    *,
+    full: bool = False,
+    base_dir: str | os.PathLike[str] | None = None,
+    ir_only: bool = False,
+) -> Examination:
+    """:func:`violations`, :func:`skipped_domains` and the operator counts from one walk of the
+    model (what ``wirecodec check`` prints); arguments as :func:`violations`."""
     model, data = _model_and_data(model, base_dir)
     report = Report()
     sites = walk(model)
+    found = _run_rules(model, sites, report, data, full, ir_only)
+    skipped = {} if ir_only else schemas.skipped_domains(model, sites)
+    operators = Counter(
+        f"{site.node.domain}::{site.node.op_type}" if site.node.domain else site.node.op_type
+        for site in sites.nodes
+    )
+    return Examination(found, skipped, dict(operators))
+
+
+def _run_rules(
+    model: ModelProto, sites: ModelSites, report: Report, data: TensorData | None, full: bool, ir_only: bool
+) -> list[Violation]:
     names.check_names(model, report)
     required.check_required(sites, report)
     opsets.check_opsets(sites, report)

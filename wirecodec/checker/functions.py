@@ -99,6 +99,9 @@ def _recursion(sites: ModelSites, report: Report, index: dict[_Key, int]) -> Non
             if reaches(callee, caller):
                 name = sites.model.functions[callee].name
                 report.add(
-                    path, FUNCTION_RECURSION, f"this call of {name!r} leads back to the function itself"
+                    path,
+                    FUNCTION_RECURSION,
+                    f"Cycle detected in model-local function references: this call of {name!r} leads back "
+                    "to the function itself",
                 )
                 break

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
+from wirecodec._graphs import named_bodies
 from wirecodec.checker.violation import Report, Rule
 
 __all__ = ["RULES", "check_names"]
@@ -47,7 +48,7 @@ UNDEFINED_INPUT = Rule(
 UNDEFINED_OUTPUT = Rule(
     "undefined-output",
     _NAMES,
-    "a graph (or function) output names a value defined in it or in an outer scope",
+    "a graph (or function) output names a value defined in that graph, not only in an outer scope",
 )
 INITIALIZER_UNIQUE = Rule(
     "initializer-unique",
@@ -212,11 +213,8 @@ class _NameChecker:
             for j, name in enumerate(node.input):
                 if name and not scope.visible(name):
                     self.undefined_input(scope, name, f"{where}.input[{j}]")
-            for j, attribute in enumerate(node.attribute):
-                if attribute.HasField("g"):
-                    self.graph(f"{where}.attribute[{j}].g", attribute.g, scope, main=False)
-                for k, graph in enumerate(attribute.graphs):
-                    self.graph(f"{where}.attribute[{j}].graphs[{k}]", graph, scope, main=False)
+            for _, body_path, body in named_bodies(node, where):
+                self.graph(body_path, body, scope, main=False)
             for j, name in enumerate(node.output):
                 self.define(scope, name, f"{where}.output[{j}]", node_output=True)
 
@@ -227,8 +225,14 @@ class _NameChecker:
             self.report.add(path, UNDEFINED_INPUT, f"{name!r} is not defined before this node")
 
     def use_output(self, scope: _Scope, name: str, path: str) -> None:
-        if name and not scope.visible(name):
-            self.report.add(path, UNDEFINED_OUTPUT, f"output {name!r} is not defined")
+        if not name or name in scope.defined:
+            return
+        if scope.outer(name) is not None:
+            # onnx refuses it too: a body passes an outer value on through a node (Identity).
+            message = f"Graph output {name!r} is not an output of any node: it is only in an outer scope"
+        else:
+            message = f"output {name!r} is not defined"
+        self.report.add(path, UNDEFINED_OUTPUT, message)
 
     def function(self, path: str, function: FunctionProto) -> None:
         scope = _Scope(None)

@@ -28,7 +28,12 @@ TYPE_ELEM_TYPE = Rule(
     "type-elem-type",
     "onnx.proto: TypeProto",
     "a type is complete: tensor element types valid and not UNDEFINED; sequence, optional and map types "
-    "name what they hold; map keys integral or STRING",
+    "name what they hold; map keys integral or STRING; opaque types have a name",
+)
+METADATA_UNIQUE = Rule(
+    "metadata-unique",
+    "onnx.proto: ModelProto.metadata_props",
+    "the model's metadata_props keys are distinct",
 )
 
 RULES = (
@@ -41,6 +46,7 @@ RULES = (
     INITIALIZER_NAME,
     IO_TYPE,
     TYPE_ELEM_TYPE,
+    METADATA_UNIQUE,
 )
 
 _DataType = TensorProto.DataType
@@ -61,6 +67,17 @@ def check_required(sites: ModelSites, report: Report) -> None:
         report.add("ir_version", MODEL_IR_VERSION, "the model has no ir_version")
     if not model.HasField("graph"):
         report.add("graph", MODEL_GRAPH, "the model has no graph")
+    first_seen: dict[str, int] = {}
+    for i, entry in enumerate(model.metadata_props):
+        if entry.key in first_seen:
+            where = f"metadata_props[{i}].key"
+            report.add(
+                where,
+                METADATA_UNIQUE,
+                f"key {entry.key!r} is already at metadata_props[{first_seen[entry.key]}]",
+            )
+        else:
+            first_seen[entry.key] = i
     for site in sites.graphs:
         graph, path = site.graph, site.path
         if not graph.name:
@@ -128,6 +145,9 @@ def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
             _complete_type(report, f"{path}.{which}.elem_type", holder.elem_type)
         else:
             report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, f"the {which[:-5]} type has no elem_type")
+    elif which == "opaque_type":
+        if not type_proto.opaque_type.name:
+            report.add(f"{path}.opaque_type.name", TYPE_ELEM_TYPE, "the opaque type has no name")
     elif which == "map_type":
         map_type = type_proto.map_type
         if not map_type.HasField("key_type"):

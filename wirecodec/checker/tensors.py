@@ -36,7 +36,13 @@ TENSOR_SIZE = Rule(
     "the data holds exactly the elements dims count (sub-byte types packed)",
 )
 
-RULES = (TENSOR_DATA_TYPE, TENSOR_DIMS, TENSOR_DATA_FIELD, TENSOR_SIZE)
+TENSOR_BITS = Rule(
+    "tensor-bits",
+    "onnx.proto: TensorProto.raw_data",
+    "6-bit elements leave the padding bits of raw_data zero, and use only bits 0-5 of each int32_data entry",
+)
+
+RULES = (TENSOR_DATA_TYPE, TENSOR_DIMS, TENSOR_DATA_FIELD, TENSOR_SIZE, TENSOR_BITS)
 
 _COMPLEX = frozenset({int(TensorProto.DataType.COMPLEX64), int(TensorProto.DataType.COMPLEX128)})
 
@@ -108,8 +114,20 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
                 TENSOR_SIZE,
                 f"raw_data has {size} bytes; dims {list(tensor.dims)} of {info.name} need {expected}",
             )
+        elif info.bits == 6 and (count * 6) % 8 and tensor.raw_data[-1] >> ((count * 6) % 8):
+            # Only the last byte has padding; a nonzero pad would be read as data by another packing.
+            report.add(f"{path}.raw_data", TENSOR_BITS, "the last byte of raw_data has non-zero padding bits")
     else:
         held, expected = len(getattr(tensor, info.field)), typed_length(info, count)
+        if info.bits == 6:
+            wide = next((i for i, v in enumerate(tensor.int32_data) if not 0 <= v < 64), None)
+            if wide is not None:
+                where = f"{path}.int32_data[{wide}]"
+                report.add(
+                    where,
+                    TENSOR_BITS,
+                    f"{info.name} elements must use only bits 0-5 of int32_data: {tensor.int32_data[wide]}",
+                )
         if held != expected:
             where = f"{path}.{info.field}" if typed else path
             report.add(

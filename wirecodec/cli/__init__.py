@@ -47,6 +47,8 @@ VERBS: dict[str, str] = {
     "merge": "wirecodec.cli.merge",
     "run": "wirecodec.cli.run",
     "draw": "wirecodec.cli.draw",
+    "infer-shapes": "wirecodec.cli.infer_shapes",
+    "fuzz": "wirecodec.cli.fuzz",
 }
 
 # Options of the program itself; any other first argument starting with "-" belongs to inspect.
@@ -79,7 +81,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wirecodec",
         description="Read, check and convert ONNX models (.onnx, external data, .onnxz).",
-        epilog="Every MODEL may be a file, an .onnxz container or - (standard input). "
+        epilog="Every MODEL may be a file (its external data beside it), an .onnxz container, "
+        "an https:// URL (read by range requests) or - (standard input). "
         "wirecodec VERB --help explains a verb.",
     )
     parser.add_argument("--version", action=_VersionAction)

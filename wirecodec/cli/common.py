@@ -17,8 +17,11 @@ import sys
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from wirecodec.errors import WireCodecError
-from wirecodec.files.opener import STDIN, Opened
+from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
+from wirecodec.cli.sniff import HEAD, looks_like
+from wirecodec.errors import ContainerError, DecodeError, RemoteError, WireCodecError
+from wirecodec.files._base.source import STDIN
+from wirecodec.files.opener import Opened
 from wirecodec.files.opener import open_model as _open
 
 if TYPE_CHECKING:
@@ -44,6 +47,18 @@ __all__ = [
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
 JSON_VERSION: Final = 1
 """The ``version`` of every verb's ``--json`` output; raised when a key changes meaning or goes."""
+
+SMALL_MODEL: Final = 8 << 20
+"""A model file by URL of at most this many bytes is fetched whole by the verbs (two
+requests: the first learns its size), rather than its headers walked by ranges (tens of
+requests, each a round trip). A larger one has its structure fetched by ranges and
+its tensors when read."""
+
+CACHE_BLOCKS: Final = 1024
+"""Blocks of a larger model by URL the verbs keep (32 MiB at most, of what was read): the
+walk of a model with hundreds of tensors reads a block per header, and the structure
+between payloads is then filled from those blocks, not fetched again (RemoteOptions
+keeps 64 by default)."""
 
 MODEL_HELP: Final = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
 
@@ -133,7 +148,7 @@ def _remote() -> RemoteOptions:
     from wirecodec.files.remote.source import RemoteOptions  # only when a URL is opened
 
     try:
-        return RemoteOptions(**(_REMOTE.get() or {}))
+        return RemoteOptions(whole_below=SMALL_MODEL, cache_blocks=CACHE_BLOCKS, **(_REMOTE.get() or {}))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -165,6 +180,7 @@ def open_model(
     load_external_data: bool = True,
     streamed: bool = False,
     spool_dir: str | pathlib.Path | None = None,
+    check_safetensors: bool = True,
 ) -> Opened:
     """Open the model at ``source`` (a path, a container, a URL, or ``-``) through the one opener.
 
@@ -172,8 +188,12 @@ def open_model(
     resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
     answers for them. ``streamed`` and ``spool_dir`` (where a pipe's payloads may be spooled,
     for a verb that writes there) as for :func:`wirecodec.files.opener.open_model`.
+    A safetensors data file whose header lies is refused (``check_safetensors``; reads
+    only headers), and loading a container's data refuses an entry whose bytes do not
+    match their CRC-32 (every entry is read then anyway).
     Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
+
     label = "<stdin>" if str(source) == STDIN else str(source)
     # "-" and URLs stay strings; anything else is a path (even one named like an option).
     url = "://" in str(source)
@@ -181,11 +201,58 @@ def open_model(
     remote = _remote() if url else None
     try:
         opened = _open(given, streamed=streamed, remote=remote, spool_dir=spool_dir)
+        if check_safetensors:
+            refuse_lying_safetensors(opened)
         if load_external_data:
+            refuse_bad_crc(opened)
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:
+        what = _looks_like(given, exc)
+        if what is not None:
+            raise CliError(f"{label}: not an ONNX model: this looks like {what}") from None
         raise CliError(describe_error(label, exc)) from None
     return opened
+
+
+def _looks_like(given: str | pathlib.Path, exc: BaseException) -> str | None:
+    """What the input that failed to open as a model looks like (a text file, HTML, a
+    safetensors file...), when that says more than the decoder's error; else None."""
+    try:
+        if isinstance(exc, RemoteError) and isinstance(given, str) and "ignores Range" in str(exc):
+            return _url_looks_like(given)
+        if not isinstance(exc, (DecodeError, ContainerError)) or not isinstance(given, pathlib.Path):
+            return None
+        with given.open("rb") as file:
+            head = file.read(HEAD)
+        if head.startswith(b"PK") and _holds_model_entry(given):
+            return None  # our container, damaged: its own error says how
+        return looks_like(head)
+    except (OSError, ValueError):
+        return None
+
+
+def _holds_model_entry(path: pathlib.Path) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "__MODEL_PROTO" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return True  # a damaged archive: say nothing beyond the container's own error
+
+
+def _url_looks_like(url: str) -> str | None:
+    """A server that ignores Range answers with the whole body: read only its start."""
+    import urllib.request
+
+    timeout = (_REMOTE.get() or {}).get("timeout", 30.0)
+    request = urllib.request.Request(url, headers={"Range": f"bytes=0-{HEAD - 1}"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        kind = response.headers.get_content_type()
+        head = response.read(HEAD)
+    if kind == "text/html":
+        return "an HTML page (a directory listing? give the URL of the .onnx file)"
+    return looks_like(head)
 
 
 def print_json(value: dict[str, Any], stream: IO[str] | None = None) -> None:

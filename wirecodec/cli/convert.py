@@ -1,4 +1,9 @@
-"""Convert a model between layouts: one file, external data files, or a zip container.
+"""Convert a model between layouts: one file, external data files, a zip container, or
+weights in a safetensors file.
+
+Says what it wrote: the output, how many tensors moved out to data files and where,
+and what stayed in the model (tensors under --size-threshold, and Constant nodes' values
+unless --convert-attribute). SRC may be a URL.
 
 Memory stays small whatever the size of the weights: the source is streamed and its
 tensor bytes are copied file to file. Progress (bytes, rate, time left) is shown on
@@ -18,6 +23,9 @@ import time
 from typing import IO
 
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.facts import is_external, tensor_facts
+from wirecodec.cli.inspect import model_tensors
+from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files.convert import convert
 
@@ -36,14 +44,17 @@ def byte_count(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="SRC", help="the model to read: .onnx, .onnxz, or - for standard input"
+        "model",
+        metavar="SRC",
+        help="the model to read: .onnx, .onnxz, an https:// URL, or - for standard input",
     )
     parser.add_argument("dst", metavar="DST", help="where to write the converted model")
     parser.add_argument(
         "--to",
         required=True,
         choices=("single", "external", "zip", "safetensors"),
-        help="the layout to write (safetensors: weights in DST's .safetensors)",
+        help="the layout to write: single (one .onnx), external (weights in DST.data), zip (an "
+        ".onnxz container), safetensors (weights in DST's .safetensors, which PyTorch reads too)",
     )
     parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
     parser.add_argument(
@@ -51,7 +62,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=byte_count,
         default=1024,
         metavar="N",
-        help="tensors smaller than this stay inline (default 1024)",
+        help="tensors smaller than N bytes stay inline (default 1024, as onnx: shapes, axes and "
+        "scalars stay readable in the model, and a data file is not read for a few bytes)",
+    )
+    parser.add_argument(
+        "--all-tensors",
+        dest="size_threshold",
+        action="store_const",
+        const=0,
+        help="move every tensor, however small (--size-threshold 0): with --to safetensors the "
+        "file is then the complete state dict",
     )
     files = parser.add_mutually_exclusive_group()
     files.add_argument(
@@ -130,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
     # read errors name SRC; a pipe is spooled beside OUT, the one place this verb writes
     spool = pathlib.Path(args.dst).resolve().parent
     opened = open_model(args.model, load_external_data=False, streamed=True, spool_dir=spool)
+    try:
+        refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
+    except WireCodecError as exc:
+        raise CliError(describe_error(opened.label, exc)) from None
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         convert(
@@ -159,4 +183,40 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    for line in _report(args):
+        print(line)
     return 0
+
+
+def _report(args: argparse.Namespace) -> list[str]:
+    """What was written: the output's size and layout, the tensors moved out (and where),
+    and what stayed in the model and why (small tensors; Constant values, moved only when
+    asked). Read back from DST's structure: it says what is there, not what was meant."""
+    written = open_model(args.dst, load_external_data=False, check_safetensors=False)
+    lines = [f"wrote {args.dst} ({written.size:,} bytes, {written.layout})"]
+    if args.to not in ("external", "safetensors"):
+        return lines
+    moved = [tensor_facts(tensor) for tensor in written.external_tensors()]
+    inline = [
+        (path, tensor_facts(tensor))
+        for path, tensor, weight in model_tensors(written.model)
+        if weight and not is_external(tensor)
+    ]
+    files = sorted({facts.location for facts in moved if facts.location})
+    stored = sum(facts.nbytes for facts in moved)
+    where = f" to {', '.join(files)}" if files else ""
+    lines.append(f"{len(moved)} tensors moved ({stored:,} bytes){where}; {len(inline)} weights left inline")
+    threshold = args.size_threshold
+    constants = [path for path, facts in inline if ".attribute[" in path and facts.nbytes >= threshold]
+    if constants and not args.convert_attribute:
+        lines.append(
+            f"{len(constants)} weights of {threshold:,} bytes or more are Constant nodes' values "
+            "and stayed in the model; add --convert-attribute to move them"
+        )
+    small = [path for path, facts in inline if facts.nbytes < threshold]
+    if small and args.to == "safetensors":
+        lines.append(
+            f"{len(small)} tensors under {threshold:,} bytes stayed inline; "
+            "--all-tensors (or --size-threshold 0) puts every one in the safetensors file"
+        )
+    return lines

@@ -16,6 +16,14 @@ type and shape are compared first; elements then match when
 ``|a - b| <= atol + rtol * |b|`` (NaN matches NaN). Float attributes use the same
 tolerance. By default both are 0: values must be equal.
 
+A path is A's unless marked: ``B graph.node[5]`` for what is only in B, ``A graph.node[2]
+/ B graph.node[5]`` for an element matched at another position.
+
+Memory: both models' structure; tensors are compared one at a time. From a pipe (``-``)
+a model over 32 MiB is read front to back and its weights over 64 KiB are not kept: its
+structure is compared, and comparing such a tensor by value stops with one line (give a
+file for that).
+
 Exit code 0 when the models are equal, 1 when they differ (or one cannot be read).
 
   wirecodec diff before.onnx after.onnx
@@ -27,7 +35,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl import Kind, Message
@@ -93,6 +101,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rtol", type=_tolerance, default=0.0, metavar="R", help="relative tolerance (0)")
     parser.add_argument("--atol", type=_tolerance, default=0.0, metavar="A", help="absolute tolerance (0)")
     parser.add_argument("--json", action="store_true", help="print the differences as JSON")
+    parser.add_argument(
+        "--max-lines",
+        type=_lines,
+        default=None,
+        metavar="N",
+        help="print at most N differences, then how many more (default: all; the summary counts all)",
+    )
+
+
+def _lines(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -116,6 +137,9 @@ class Difference:
 
     ``details`` (tensor values only): ``differing`` and ``elements`` counts, the
     ``first_index`` that differs and the ``largest_difference`` (None if not numeric).
+    ``path`` is the place in A; ``path_b`` the place in B where its indices differ (an
+    element matched by name at another position), and for what is only in B, ``path``
+    is B's and ``path_b`` says so.
     """
 
     path: str
@@ -123,14 +147,31 @@ class Difference:
     b: Any
     message: str = ""
     details: dict[str, Any] | None = None
+    path_b: str | None = None
+
+    def where(self) -> str:
+        """The place, each index with its side: ``graph.node[2]`` (the same in both),
+        ``A graph.node[2] / B graph.node[5]``, ``B graph.node[5]`` (only in B)."""
+        if self.path_b is None:
+            return self.path
+        if self.path_b == self.path:
+            return f"B {self.path}"
+        return f"A {self.path} / B {self.path_b}"
 
     def text(self) -> str:
         if self.message:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}: {_show(self.a)} != {_show(self.b)}"
+            return f"{self.where()}: {self.message}"
+        return f"{self.where()}: {_show(self.a)} != {_show(self.b)}"
 
     def json(self) -> dict[str, Any]:
-        return {"path": self.path, "a": self.a, "b": self.b, "message": self.text(), "details": self.details}
+        return {
+            "path": self.path,
+            "path_b": self.path_b if self.path_b is not None else self.path,
+            "a": self.a,
+            "b": self.b,
+            "message": self.text(),
+            "details": self.details,
+        }
 
 
 def _show(value: Any) -> str:
@@ -237,6 +278,7 @@ def _repeated(
                 shown if side == "A" else None,
                 shown if side == "B" else None,
                 f"only in {side}: {shown if kind is Kind.MESSAGE else _show(shown)}",
+                path_b=f"{where}[{i}]" if side == "B" else None,
             )
 
 
@@ -251,14 +293,19 @@ def _by_key(
     for key, i in keys_a.items():
         j = keys_b.get(key)
         if j is not None:
-            yield from compare(a[i], b[j], f"{where}[{i}]", tolerance)
+            at_a, at_b = f"{where}[{i}]", f"{where}[{j}]"
+            for found in compare(a[i], b[j], at_a, tolerance):
+                if i != j or found.path_b is not None:
+                    # the same place in B, under B's index here (and B's below, if already given)
+                    found = replace(found, path_b=at_b + (found.path_b or found.path)[len(at_a) :])
+                yield found
         else:
             shown = _summary(a[i])
             yield Difference(f"{where}[{i}]", shown, None, f"only in A: {shown}")
     for key, j in keys_b.items():
         if key not in keys_a:
             shown = _summary(b[j])
-            yield Difference(f"{where}[{j}]", None, shown, f"only in B: {shown}")
+            yield Difference(f"{where}[{j}]", None, shown, f"only in B: {shown}", path_b=f"{where}[{j}]")
 
 
 def summary(differences: list[Difference], a: str, b: str) -> str:
@@ -279,7 +326,8 @@ def summary(differences: list[Difference], a: str, b: str) -> str:
         )
         if count
     ]
-    return f"{a} and {b} differ in {len(differences)} places: {', '.join(parts)}"
+    count = len(differences)
+    return f"{a} and {b} differ in {count} place{'s' if count != 1 else ''}: {', '.join(parts)}"
 
 
 def _comparable(tensor: TensorProto, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -403,11 +451,15 @@ def run(args: argparse.Namespace) -> int:
                 "atol": args.atol,
                 "equal": not differences,
                 "summary": line,
-                "differences": [d.json() for d in differences],
+                "differences": [d.json() for d in differences[: args.max_lines]],
+                "count": len(differences),
             }
         )
     else:
         print(line)
-        for difference in differences:
+        shown = differences if args.max_lines is None else differences[: args.max_lines]
+        for difference in shown:
             print(difference.text())
+        if len(shown) < len(differences):
+            print(f"... and {len(differences) - len(shown)} more (--max-lines, or --json for all)")
     return 1 if differences else 0

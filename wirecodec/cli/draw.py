@@ -3,8 +3,12 @@
 Operators show op_type, name and their short attributes; edges the tensor types and
 shapes the graph declares; initializers and Constant values are small grey boxes; If,
 Loop and Scan bodies are clusters. A large graph is drawn around a node or tensor
-(``--around NAME --depth K``) and cut at ``--max-nodes`` operators (default 500), with
-a note saying what was left out. The format follows OUT's suffix (``.dot``, ``.svg``,
+(``--around NAME --depth K``; NAME may be in the main graph or in a body at any depth,
+and then that body is drawn around it) and cut at ``--max-nodes`` operators (default
+500): the main graph's own nodes come first, so its inputs, outputs and top-level nodes
+are always drawn; an If/Loop/Scan body that no longer fits is collapsed into its node's
+box, saying how many nodes it holds (``--expand-bodies`` draws every body). A note says
+what was left out. MODEL may be a URL. The format follows OUT's suffix (``.dot``, ``.svg``,
 ``.png``); without ``-o`` the DOT text goes to standard output. SVG and PNG need
 Graphviz (``apt-get install graphviz``).
 
@@ -36,7 +40,9 @@ def _positive(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+        "model",
+        metavar="MODEL",
+        help="an .onnx file, an .onnxz container, an https:// URL, or - for standard input",
     )
     parser.add_argument(
         "-o", "--output", metavar="OUT", help="out.dot, out.svg or out.png (default: DOT to stdout)"
@@ -50,7 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         default=DEFAULT_MAX_NODES,
         metavar="N",
-        help=f"draw at most N operators (default {DEFAULT_MAX_NODES})",
+        help=f"draw at most N operators (default {DEFAULT_MAX_NODES}); bodies past it are collapsed",
+    )
+    parser.add_argument(
+        "--expand-bodies",
+        action="store_true",
+        help="draw every If/Loop/Scan body, however many nodes (default: collapse those past --max-nodes)",
     )
 
 
@@ -64,7 +75,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--depth: expected 0 or more, got {args.depth}")
     opened = open_model(args.model)
     try:
-        text = to_dot(opened.model, around=args.around, depth=args.depth, max_nodes=args.max_nodes)
+        text = to_dot(
+            opened.model,
+            around=args.around,
+            depth=args.depth,
+            max_nodes=args.max_nodes,
+            expand_bodies=args.expand_bodies,
+        )
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
     if args.output is None:

@@ -32,7 +32,9 @@ HELP = "print a model or one field of it (protobuf text format, JSON, or the ONN
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("field", nargs="?", default="", help="a field path like graph.node[3] (default: all)")
+    parser.add_argument(
+        "field", nargs="?", default="", metavar="FIELD", help="a field path like graph.node[3] (default: all)"
+    )
     parser.add_argument(
         "--all-data", action="store_true", help="with --format onnx: print every tensor element"
     )

@@ -10,6 +10,9 @@ size or a new name changes every dimension of that name in the model (inputs, ou
 value_info), as onnxruntime's make_dynamic_shape_fixed does. --set-opset changes the
 version number only: no operator is converted (onnx's version_converter does that).
 --add-output makes a value of the main graph an output, typed as the model records it.
+--toposort puts the nodes of every graph in topological order (what check and extract
+need; stable: nodes already in order stay). --clear-value-info removes the recorded
+shapes of intermediate values, which a changed dimension leaves stale (edit says so).
 
 Every option may be given several times. The model is written with ``wirecodec.save``
 (atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
@@ -20,6 +23,7 @@ container (or an OUT ending in .onnxz) is written as a container.
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
   wirecodec edit model.onnx -o tagged.onnx --set-metadata license=MIT
+  wirecodec edit model.onnx -o sorted.onnx --toposort
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from wirecodec._graphs import bodies_in, given_names
 from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
+from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
+from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.references import parse_ref
 from wirecodec.files._base.walk import iter_tensors
@@ -143,6 +149,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--add-output", action="append", default=[], metavar="NAME", help="make a value a graph output"
     )
     parser.add_argument("--strip-doc-strings", action="store_true", help="remove every doc_string")
+    parser.add_argument(
+        "--toposort",
+        action="store_true",
+        help="put every graph's nodes in topological order (stable: nodes in order stay)",
+    )
+    parser.add_argument(
+        "--clear-value-info",
+        action="store_true",
+        help="remove every value_info entry (shapes of intermediate values; runtimes infer them)",
+    )
 
 
 def _defined_in(graph: GraphProto) -> set[str]:
@@ -217,7 +233,7 @@ def _rename(graph: GraphProto, old: str, new: str, role: str) -> str:
     if new in value_names(graph):
         raise UsageError(f"--rename-{role}: {new!r} already names a value in the graph")
     count = rename_value(graph, old, new)
-    return f"renamed {role} {old!r} to {new!r} ({count} places)"
+    return f"renamed {role} {old!r} to {new!r} ({count} place{'s' if count != 1 else ''})"
 
 
 def _find_value(graph: GraphProto, name: str, renamed: dict[str, str]) -> ValueInfoProto:
@@ -319,6 +335,17 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
         done.append(add_output(model, renamed.get(name, name)))
     if args.strip_doc_strings:
         done.append(strip_doc_strings(model))
+    if args.toposort:
+        done.append(toposort(model))
+    if args.clear_value_info:
+        done.append(clear_value_info(model))
+    elif args.set_dim_value or args.set_dim_param:
+        recorded = value_info_count(model)
+        if recorded:
+            done.append(
+                f"note: {recorded} value_info entr{'ies' if recorded != 1 else 'y'} still record shapes "
+                "computed from the old dimensions; --clear-value-info removes them"
+            )
     return done
 
 
@@ -331,6 +358,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         # Mapped views of the data files or entries; saving copies them. The old files (and
         # the model, which stays mapped) are replaced only after that.
+        refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
         opened.resolve_external()
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None

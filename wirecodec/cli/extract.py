@@ -16,14 +16,18 @@ no operator schemas to infer one with: run shape inference on the model first).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Final
 
 from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import extract
+from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
-from wirecodec.errors import GraphError, WireCodecError
+from wirecodec.errors import CheckError, GraphError, WireCodecError
+from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
 
-__all__ = ["HELP", "add_arguments", "names", "run"]
+__all__ = ["HELP", "add_arguments", "check_summary", "names", "run"]
 
 HELP = "cut the subgraph between tensor names into a new model (onnx.utils.extract_model)"
 
@@ -35,13 +39,21 @@ def names(values: list[str] | None) -> list[str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+        "model",
+        metavar="MODEL",
+        help="an .onnx file, an .onnxz container, an https:// URL, or - for standard input",
     )
     parser.add_argument("out", metavar="OUT", help="where to write the new model (.onnxz: a zip container)")
     parser.add_argument("--inputs", action="append", metavar="A,B", help="tensors the cut starts at")
     parser.add_argument("--outputs", action="append", metavar="C,D", help="tensors the cut ends at")
     add_output_layout_arguments(parser)
     parser.add_argument("--no-check", action="store_true", help="do not check the source and the result")
+    parser.add_argument(
+        "--no-infer-shapes",
+        action="store_true",
+        help="take the types the model records only (default: infer every value's type first, "
+        "as onnx.utils.extract_model does; no weight is read for it)",
+    )
 
 
 def _summary(model: ModelProto, source: ModelProto) -> str:
@@ -52,6 +64,23 @@ def _summary(model: ModelProto, source: ModelProto) -> str:
         f"({weights} bytes of raw data); inputs {', '.join(v.name for v in graph.input)}; "
         f"outputs {', '.join(v.name for v in graph.output)}"
     )
+
+
+_SHOWN: Final = 3  # violations named in the one message; `wirecodec check` lists them all
+
+
+def check_summary(label: str, found: Sequence[Violation]) -> str:
+    """One line and a few: how many violations, the first of them, and what to do."""
+    count = len(found)
+    lines = [f"{label}: fails the IR check ({count} violation{'s' if count != 1 else ''}); the first:"]
+    lines += [f"  {violation}" for violation in found[:_SHOWN]]
+    if count > _SHOWN:
+        lines.append(f"  ... and {count - _SHOWN} more (wirecodec check {label} lists them all)")
+    hints = ["--no-check cuts it anyway"]
+    if any(violation.rule == "topological-order" for violation in found):
+        hints.insert(0, f"wirecodec edit {label} -o sorted.onnx --toposort puts the nodes in order")
+    lines.append("  hint: " + "; ".join(hints))
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,9 +96,15 @@ def run(args: argparse.Namespace) -> int:
     if not outputs:
         outputs = [value.name for value in graph.output]
     try:
+        if not args.no_infer_shapes:
+            from wirecodec.shape_inference import infer_shapes  # only when used
+
+            model = infer_shapes(model)
         cut = extract(model, inputs, outputs, check_model=not args.no_check)
-    except GraphError as exc:
+    except (GraphError, InferenceError) as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
+    except CheckError as exc:
+        raise CliError(check_summary(opened.label, exc.violations)) from None
     try:
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
+from wirecodec.cli.make_up import make_up
+from wirecodec.cli.make_up import text as make_up_text
 from wirecodec.errors import WireCodecError
 
 if TYPE_CHECKING:
@@ -273,6 +275,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
         "operators": dict(collections.Counter(op_name(n) for n in graph.node).most_common()),
         "subgraph_operators": dict(nested.most_common()),
         "parameters": _parameters(weights),
+        "make_up": make_up(model),
         "external_data": _external(sites, opened.data),
         "largest_tensors": [
             {"path": path, "where": _where(path), **facts.json()} for path, _, facts in largest
@@ -311,14 +314,18 @@ def _mib(n: int) -> str:
 _LABEL: Final = 14  # the column where values start
 
 
-def _wrapped(label: str, text: str) -> list[str]:
-    """``label`` then ``text`` folded to :data:`WIDTH` columns, continuation lines indented."""
+def _wrapped(label: str, text: str, *, break_words: bool = False) -> list[str]:
+    """``label`` then ``text`` folded to :data:`WIDTH` columns, continuation lines indented.
+
+    Words are never broken (a field path or a name copied from here must work in
+    ``dump`` and ``tensors``): one longer than a line gets a line of its own, wider
+    than the rest. ``break_words`` breaks them (free text, such as metadata values)."""
     return textwrap.wrap(
         text,
         WIDTH,
         initial_indent=f"{label:<{_LABEL}}",
         subsequent_indent=" " * _LABEL,
-        break_long_words=True,
+        break_long_words=break_words,
         break_on_hyphens=False,
     ) or [label]
 
@@ -375,6 +382,8 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
     for dtype, entry in params["by_dtype"].items():
         count, tensors, size = entry["count"], entry["tensors"], _mib(entry["bytes"])
         lines += _wrapped(f"  {dtype}", f"{count:,} in {tensors} tensors, {size}")
+    for label, text in make_up_text(s["make_up"]):
+        lines += _wrapped(label, text)
     lines += _external_lines(s["external_data"])
     for label, key in (("inputs", "inputs"), ("outputs", "outputs")):
         values = s[key] or [{"name": "(none)", "type": ""}]
@@ -399,7 +408,7 @@ def text_lines(summary: dict[str, Any], load_seconds: float | None = None) -> li
             name = t["name"] or "(unnamed)"
             lines += _wrapped("", f"{t['bytes']:,} bytes {name} {t['dtype']}{shape}{where} at {t['path']}")
     for key, value in s["metadata_props"].items():
-        lines += _wrapped("metadata", f"{key} = {_shortened(value)}")
+        lines += _wrapped("metadata", f"{key} = {_shortened(value)}", break_words=True)
     unkept = "not checked (a URL or a pipe: its bytes were not kept)"
     verdict = {True: "byte-identical", False: "DIFFERS", None: unkept}
     lines.append(f"{'round trip':<{_LABEL}}{verdict[s['byte_identical']]}")

@@ -18,16 +18,18 @@ refuses). Any layout reads; OUT ending in ``.onnxz`` writes a zip container.
 from __future__ import annotations
 
 import argparse
+from typing import Final
 
+from schema_dsl.onnx import GraphProto
 from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
-from wirecodec.cli.extract import names
-from wirecodec.compose import dedupe_opset_import, merge_models
+from wirecodec.cli.extract import check_summary, names
+from wirecodec.compose import check_overlapping_names, dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.utils import save_like_onnx
 
 __all__ = ["HELP", "add_arguments", "io_map", "run"]
 
-_MODEL = "an .onnx file, an .onnxz container, or - for standard input"
+_MODEL = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
 
 HELP = "merge two models, outputs of the first feeding inputs of the second (onnx.compose)"
 
@@ -65,6 +67,22 @@ def io_map(values: list[str], outputs: set[str], inputs: set[str]) -> list[tuple
     return [_pair(text, outputs, inputs) for text in names(values)]
 
 
+_NAMED: Final = 5  # names shown of a clash; the rest are counted
+
+
+def _clash(g1: GraphProto, g2: GraphProto, pairs: list[tuple[str, str]]) -> str | None:
+    """One short line for names both graphs use, with the options that keep them apart."""
+    overlapping = check_overlapping_names(g1, g2, pairs)
+    if not overlapping:
+        return None
+    parts = []
+    for kind, clashing in overlapping:
+        shown = ", ".join(map(repr, clashing[:_NAMED]))
+        more = f" and {len(clashing) - _NAMED} more" if len(clashing) > _NAMED else ""
+        parts.append(f"{len(clashing)} {kind} name{'s' if len(clashing) != 1 else ''} ({shown}{more})")
+    return f"both models use {'; '.join(parts)}: --prefix1 P or --prefix2 Q keeps them apart"
+
+
 def run(args: argparse.Namespace) -> int:
     first, second = open_model(args.model), open_model(args.second)
     pairs = io_map(
@@ -81,8 +99,12 @@ def run(args: argparse.Namespace) -> int:
             prefix2=args.prefix2,
             name=args.name,
         )
-    except (GraphError, CheckError) as exc:
-        raise UsageError(f"{first.label} + {second.label}: {exc}") from None
+    except CheckError as exc:
+        raise CliError(check_summary(f"{first.label} + {second.label}", exc.violations)) from None
+    except GraphError as exc:
+        # compose says which names clash, all of them, in its words: say it short, with our flags.
+        clash = _clash(first.model.graph, second.model.graph, pairs) if "both have the" in str(exc) else None
+        raise UsageError(f"{first.label} + {second.label}: {clash or exc}") from None
     dedupe_opset_import(merged)
     try:
         save_like_onnx(merged, args.out, external_data=args.external_data)

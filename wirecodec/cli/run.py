@@ -3,9 +3,16 @@
 Inputs come from ``.npy`` files (``--input NAME=FILE.npy``) or are made up from the
 declared types: normal floats, integers 0..9, booleans, letters, seeded by ``--seed``
 (default 0, so two runs agree). A symbolic dimension takes its value from ``--dim
-NAME=N``, an unnamed or unknown one is 1. Any layout runs (a single file past 2 GiB,
-external data, ``.onnxz``), through ``wirecodec.onnxruntime_session`` on the CPU;
+NAME=N`` (a name no input declares is an error); ``--shape INPUT=1,3,48,320`` gives an
+input's whole shape, unnamed ``?`` axes included (it must agree with the declared rank
+and fixed sizes); any other unknown axis is 1. Any layout runs (a single file past 2 GiB,
+external data, ``.onnxz``, a URL), through ``wirecodec.onnxruntime_session`` on the CPU;
 a model on standard input (``-``) is handed to onnxruntime as bytes.
+
+onnxruntime's own log lines (warnings about the graph) are turned down to errors;
+``--ort-log-level`` shows them (0 verbose ... 4 fatal). ``--repeat N`` runs the model N
+more times on the same inputs and reports the latency (min and median), after the first
+run, which warms up.
 
 With ``--compare OTHER``, outputs are matched by name (by position when the two models
 share none) and compared as ``numpy.allclose(a, b, rtol, atol, equal_nan=True)``; the
@@ -20,7 +27,9 @@ exit code is 1 when any output differs. onnxruntime is optional:
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -50,10 +59,33 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "model", metavar="MODEL", help="an .onnx file, an .onnxz container, or - for standard input"
+        "model",
+        metavar="MODEL",
+        help="an .onnx file, an .onnxz container, an https:// URL, or - for standard input",
     )
     parser.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input's value")
     parser.add_argument("--dim", action="append", metavar="NAME=N", help="the value of a symbolic dimension")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        metavar="INPUT=D0,D1,...",
+        help="an input's whole shape (sets unnamed ? axes too)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run N more times and report the latency (min, median)",
+    )
+    parser.add_argument(
+        "--ort-log-level",
+        type=int,
+        choices=range(5),
+        default=3,
+        metavar="L",
+        help="onnxruntime's log severity: 0 verbose, 1 info, 2 warning, 3 error (default), 4 fatal",
+    )
     parser.add_argument("--compare", metavar="OTHER", help="run OTHER on the same inputs and compare outputs")
     parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default 1e-6)")
     parser.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
@@ -61,19 +93,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def _from_bytes(opened: Opened) -> Any:
+def _options(level: int) -> Any:
+    """Session options that keep onnxruntime's log at ``level`` and above (its default
+    logger too: some warnings come before any session exists)."""
+    import onnxruntime
+
+    onnxruntime.set_default_logger_severity(level)
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = level
+    return options
+
+
+def _from_bytes(opened: Opened, level: int) -> Any:
     """A session for a model read from standard input: no file to map, so its encoding
     (which holds every tensor: nothing can refer to files beside a pipe)."""
     import onnxruntime
 
-    return onnxruntime.InferenceSession(encode(opened.model), providers=["CPUExecutionProvider"])
+    return onnxruntime.InferenceSession(
+        encode(opened.model), _options(level), providers=["CPUExecutionProvider"]
+    )
 
 
-def _session(opened: Opened) -> Any:
+def _session(opened: Opened, level: int = 3) -> Any:
     try:
         if opened.path is None:
-            return _from_bytes(opened)
-        return onnxruntime_session(opened.path, providers=["CPUExecutionProvider"])
+            return _from_bytes(opened, level)
+        return onnxruntime_session(opened.path, _options(level), providers=["CPUExecutionProvider"])
     except ImportError:
         raise CliError(NO_ONNXRUNTIME) from None
     except (WireCodecError, OSError) as exc:
@@ -104,14 +149,57 @@ def _inputs(args: argparse.Namespace, specs: list[Declared]) -> dict[str, Any]:
         except (OSError, ValueError) as exc:
             raise CliError(f"--input {name}={path}: {exc}") from None
     dims = {}
+    symbolic = sorted({d for spec in specs for d in spec.dims or () if isinstance(d, str)})
     for name, text in _pairs(args.dim, "--dim").items():
         if not text.isdigit():
             raise UsageError(f"--dim {name}: expected a non-negative integer, got {text!r}")
+        if name not in symbolic:
+            known = ", ".join(symbolic) or "none"
+            raise UsageError(
+                f"--dim {name}: no input has a dimension named {name!r} (named ones: {known}; "
+                "--shape INPUT=... sets any axis)"
+            )
         dims[name] = int(text)
+    shaped = _shapes(args, specs, given)
     try:
-        return feeds(specs, given, dims, args.seed)
+        return {**feeds(specs, given, dims, args.seed), **shaped}
     except TensorError as exc:
         raise UsageError(f"{args.model}: {exc}") from None
+
+
+def _shapes(args: argparse.Namespace, specs: list[Declared], given: dict[str, Any]) -> dict[str, Any]:
+    """Random values for the inputs ``--shape`` gives a whole shape (checked against the declared one)."""
+    by_name = {spec.name: spec for spec in specs}
+    made: dict[str, Any] = {}
+    rng = np.random.default_rng(args.seed + 1)  # its own stream: the other inputs stay as without --shape
+    for name, text in _pairs(args.shape, "--shape").items():
+        spec = by_name.get(name)
+        if spec is None:
+            raise UsageError(
+                f"--shape {name}: the model has no input {name!r} ({', '.join(by_name) or 'none'})"
+            )
+        if name in given:
+            raise UsageError(f"--shape {name}: the input is given by --input already")
+        parts = text.split(",")
+        if not all(part.strip().isdigit() for part in parts):
+            raise UsageError(f"--shape {name}: expected sizes like 1,3,48,320, got {text!r}")
+        shape = tuple(int(part) for part in parts)
+        if spec.dims is not None:
+            if len(shape) != len(spec.dims):
+                raise UsageError(
+                    f"--shape {name}: {len(shape)} axes, but {spec.describe()} has {len(spec.dims)}"
+                )
+            for axis, (want, got) in enumerate(zip(spec.dims, shape, strict=True)):
+                if isinstance(want, int) and want != got:
+                    raise UsageError(
+                        f"--shape {name}: axis {axis} is fixed at {want} ({spec.describe()}), not {got}"
+                    )
+        fixed = Declared(spec.name, spec.elem_type, shape, spec.kind)
+        try:
+            made[name] = feeds([fixed], {}, {}, int(rng.integers(1 << 31)))[name]
+        except TensorError as exc:
+            raise UsageError(f"{args.model}: {exc}") from None
+    return made
 
 
 def _describe(value: Any) -> dict[str, Any]:
@@ -163,11 +251,23 @@ def _same_inputs(
     raise UsageError(f"{label} needs inputs {', '.join(map(repr, missing))} that {first} lacks")
 
 
+def _latency(opened: Opened, session: Any, values: dict[str, Any], repeat: int) -> dict[str, Any]:
+    """Wall time of ``repeat`` more runs on the same inputs, in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        _execute(opened, session, values)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"runs": repeat, "min_ms": min(times), "median_ms": statistics.median(times), "max_ms": max(times)}
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.repeat < 0:
+        raise UsageError(f"--repeat: expected 0 or more, got {args.repeat}")
     opened = open_model(args.model)
     specs = declared_inputs(opened.model)
     values = _inputs(args, specs)
-    session = _session(opened)
+    session = _session(opened, args.ort_log_level)
     names, outputs = _execute(opened, session, values)
     report: dict[str, Any] = {
         "model": opened.label,
@@ -181,11 +281,13 @@ def run(args: argparse.Namespace) -> int:
         },
         "outputs": {name: _describe(value) for name, value in zip(names, outputs, strict=True)},
     }
+    if args.repeat:
+        report["latency"] = _latency(opened, session, values, args.repeat)
     rows: list[Difference] = []
     if args.compare is not None:
         other = open_model(args.compare)
         other_values = _same_inputs(declared_inputs(other.model), specs, values, other.label, opened.label)
-        other_names, other_outputs = _execute(other, _session(other), other_values)
+        other_names, other_outputs = _execute(other, _session(other, args.ort_log_level), other_values)
         rows = compare(names, outputs, other_names, other_outputs, atol=args.atol, rtol=args.rtol)
         report["compare"] = {
             "model": other.label,
@@ -201,6 +303,12 @@ def run(args: argparse.Namespace) -> int:
             shape = ",".join(map(str, facts.get("shape", [])))
             print(f"input {name}: {facts['declared']} <- {facts['source']} {facts.get('dtype', '')}[{shape}]")
         _print_outputs(names, outputs)
+        if args.repeat:
+            latency = report["latency"]
+            print(
+                f"latency over {latency['runs']} runs: min {latency['min_ms']:.3f} ms, "
+                f"median {latency['median_ms']:.3f} ms (after one warm-up run)"
+            )
         if rows:
             print(f"compared with {report['compare']['model']}:")
             _print_table(rows, args.atol, args.rtol)

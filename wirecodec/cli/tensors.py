@@ -5,7 +5,11 @@ every tensor in the model: initializers (external data included), sparse initial
 (written dense), tensors in attributes at any depth (If/Loop/Scan bodies, functions),
 and the values of Constant nodes, also found by the name of the node's output. A field
 path as any verb prints it (``graph.node[3].attribute[0].t``, or the Constant node's
-``graph.node[3]``) picks one tensor when a name is used twice.
+``graph.node[3]``) picks one tensor when a name is used twice. A Constant's value is
+listed at its tensor's path (``...attribute[0].t``), as inspect prints it.
+
+Without ``-o`` the file is NAME.npy (an unnamed tensor: its path, made a file name) and
+an existing file of that name is kept unless ``--force``.
 
 Element types a ``.npy`` file cannot describe are widened without loss: bfloat16 and
 the float8/float6/float4 formats to float32, int4/int2 to int8, uint4/uint2 to uint8.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import pathlib
 import re
 import sys
 from collections.abc import Iterator
@@ -37,6 +42,7 @@ from wirecodec.cli.common import (
     print_json,
 )
 from wirecodec.cli.facts import is_external, tensor_facts
+from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import PathError, WireCodecError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.walk import ORDER
@@ -63,7 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="the .npy file to write, - for standard output (default: NAME.npy)",
+        help="the .npy file to write, - for standard output (default: NAME.npy, or from the "
+        "field path for an unnamed tensor, never replacing a file unless --force)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="let the default NAME.npy replace a file of that name"
     )
     parser.add_argument("--list", action="store_true", help="list the model's tensors (the default)")
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -158,7 +168,7 @@ def find_all(model: ModelProto) -> Iterator[Found]:
                 inner = attribute.t.name if attribute.HasField("t") else ""
                 names = tuple(dict.fromkeys(n for n in (message.output[0], inner) if n))
                 claimed.update({f"{at}.t", f"{at}.sparse_tensor"})
-                yield Found(names, at, attribute)
+                yield _constant_found(names, at, attribute)
         elif isinstance(message, SparseTensorProto):
             claimed.update({f"{path}.values", f"{path}.indices"})
             yield Found((message.values.name,) if message.values.name else (), path, message)
@@ -177,14 +187,25 @@ def _at_path(model: ModelProto, wanted: str) -> Found | None:
         held = _constant_value(value)
         if held is None:
             return None
-        value, wanted = held[1], f"{wanted}.attribute[{held[0]}]"
+        return _constant_found((value.output[0],), f"{wanted}.attribute[{held[0]}]", held[1])
     if isinstance(value, TensorProto):
         return Found((value.name,) if value.name else (), wanted, value)
     if isinstance(value, SparseTensorProto):
         return Found((value.values.name,) if value.values.name else (), wanted, value)
     if isinstance(value, AttributeProto) and value.type in (Attr.TENSOR, Attr.SPARSE_TENSOR):
-        return Found((value.name,), wanted, value)
+        inner = value.t.name if value.type == Attr.TENSOR else value.sparse_tensor.values.name
+        return _constant_found((inner,) if inner else (), wanted, value)
     return None
+
+
+def _constant_found(names: tuple[str, ...], at: str, attribute: AttributeProto) -> Found:
+    """A Constant's value (or a tensor attribute) at the path of the tensor itself,
+    ``...attribute[0].t``, as inspect and the checker print it: one path for one tensor."""
+    if attribute.type == Attr.TENSOR:
+        return Found(names, f"{at}.t", attribute.t)
+    if attribute.type == Attr.SPARSE_TENSOR:
+        return Found(names, f"{at}.sparse_tensor", attribute.sparse_tensor)
+    return Found(names, at, attribute)  # value_float, value_ints...: the attribute is the value
 
 
 def find(model: ModelProto, wanted: str) -> Found:
@@ -304,12 +325,17 @@ def _resolve_external(found: Found, opened: Opened) -> None:
         if isinstance(site.message, TensorProto) and is_external(site.message)
     ]
     try:
+        # The entry is read whole to write it out: its CRC-32 costs nothing more.
+        refuse_bad_crc(opened, (("", tensor) for tensor in holders))  # the message names found.path
         opened.data.resolve_all(holders)
     except WireCodecError as exc:
         raise CliError(describe_error(f"{opened.label}: {found.path}", exc)) from None
 
 
-def _default_output(name: str) -> str:
+def _default_output(found: Found) -> str:
+    """NAME.npy from the tensor's name, or from its field path when it has none (never a
+    name shared by every unnamed tensor, which the next extraction would overwrite)."""
+    name = found.names[0] if found.names else found.path
     # Tensor names hold '/', ':' and '.' (PyTorch: "encoder.layers.0/attn:0"): keep a plain file name.
     return (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "tensor") + ".npy"
 
@@ -351,7 +377,10 @@ def run(args: argparse.Namespace) -> int:
     found = find(opened.model, args.tensor)
     _resolve_external(found, opened)
     array = _for_npy(array_of(found), _data_type(found))
-    output = args.output or _default_output(found.names[0] if found.names else args.tensor)
+    output = args.output or _default_output(found)
+    if args.output is None and not args.force and pathlib.Path(output).exists():
+        # A name chosen for the user must not replace what an earlier extraction wrote.
+        raise UsageError(f"{output} exists; --force replaces it, or -o names another file")
     try:
         _write(array, output)
     except OSError as exc:

@@ -32,7 +32,7 @@ from typing import Literal
 from schema_dsl.onnx import ModelProto
 from wirecodec.files._base.options import SaveOptions
 from wirecodec.files.opener import Opened, Source, open_model
-from wirecodec.files.save import write_model
+from wirecodec.files.save import with_stand_ins, write_model
 from wirecodec.files.zip.container import save_zip
 from wirecodec.protobuf.payloads import report_progress
 
@@ -141,6 +141,8 @@ def convert(
         if to == "zip":
             save_zip(model, dst, align=64 if align is None else align)
         else:
+            if to == "single" and opened.remote is not None:
+                model = with_stand_ins(model)  # each fetched tensor written, then dropped
             write_model(model, dst, options, external=to == "external")
 
 

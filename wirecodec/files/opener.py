@@ -45,7 +45,7 @@ from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError, PayloadPassedError
 from wirecodec.files._base.mapping import map_read_only
-from wirecodec.files._base.references import any_external_data, uses_external_data
+from wirecodec.files._base.references import any_external_data, label_of, uses_external_data
 from wirecodec.files._base.source import STDIN, Source, classify, open_source_file
 from wirecodec.files._base.tensor_data import NoData, TensorData
 from wirecodec.files._base.walk import iter_tensors
@@ -362,7 +362,7 @@ def _from_pipe(
 
 
 def _refusal(label: str, tensor: TensorProto, length: int) -> Any:
-    name = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
+    name = label_of(tensor)
 
     def refuse() -> Any:
         raise PayloadPassedError(

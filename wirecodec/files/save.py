@@ -17,18 +17,20 @@ import pathlib
 import re
 from typing import IO, Any
 
+from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.external import write as _external_write
 from wirecodec.files.load import load
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
-from wirecodec.protobuf.payloads import advance, write_payload
-from wirecodec.protobuf.stream_encode import plan
+from wirecodec.protobuf.lazy import waiting_bytes
+from wirecodec.protobuf.payloads import advance, stand_in, write_payload
+from wirecodec.protobuf.stream_encode import BIG, plan
 
-__all__ = ["SaveOptions", "save", "save_tensor", "write_model"]
+__all__ = ["SaveOptions", "save", "save_tensor", "with_stand_ins", "write_model"]
 
 
 def save(
@@ -99,6 +101,26 @@ def save(
         save_safetensors(model, path, options.but(location=external_data))
         return
     write_model(model, path, options, external=bool(external_data))
+
+
+def with_stand_ins(model: ModelProto) -> ModelProto:
+    """``model`` with each tensor whose ``raw_data`` waits to be fetched (a model by URL)
+    replaced by a copy holding a stand-in (:func:`~wirecodec.protobuf.payloads.stand_in`):
+    written as a single file, each such tensor is fetched as it is written and not kept."""
+    replacements: dict[int, TensorProto] = {}
+    for tensor in iter_tensors(model):
+        waiting = waiting_bytes(tensor, "raw_data")
+        # Smaller payloads are batched with the structure, not written on their own: those are
+        # fetched when encoded (and kept, being small).
+        if waiting is not None and waiting.nbytes >= BIG:
+            copy = shallow_copy(tensor, leave_out=frozenset({"raw_data"}))
+            copy.raw_data = stand_in(waiting)
+            replacements[id(tensor)] = copy
+    if not replacements:
+        return model
+    changed = substitute(model, replacements)
+    assert isinstance(changed, ModelProto)
+    return changed
 
 
 def write_model(

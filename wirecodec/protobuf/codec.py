@@ -21,8 +21,8 @@ from schema_dsl.assign import INT_RANGES
 from schema_dsl.contract import install_receiver
 from schema_dsl.message import extras, install_codec, stored_fields
 from wirecodec.errors import DecodeError, EncodeError, LimitError
+from wirecodec.protobuf import lazy, stream_encode
 from wirecodec.protobuf import runtime as rt
-from wirecodec.protobuf import stream_encode
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.lazy import CHECKED
 from wirecodec.protobuf.memo import new_memo
@@ -277,6 +277,9 @@ class _InstalledCodec:
 
     def decode(self, cls: type[Message], data: Any) -> Message:
         return decode(cls, data)
+
+    def carry_pending(self, copy: Message, name: str, record: Any) -> None:
+        lazy.carry_pending(copy, name, record)
 
 
 install_codec(_InstalledCodec())

@@ -32,7 +32,7 @@ from typing import Any, Final, Literal
 from schema_dsl import Kind, Message
 from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import lazy, memo, notes, origin, paths, records, schema_cache
+from wirecodec.protobuf import lazy, memo, notes, origin, paths, records, schema_cache, shipped
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen.decode import DecoderSource, function_name
 from wirecodec.protobuf.gen.encode import EncoderSource
@@ -56,7 +56,18 @@ from wirecodec.protobuf.wire import (
     zigzag_decode,
 )
 
-__all__ = ["CACHE_ENV", "Flavor", "cache_folder", "decoder", "defer_every_element", "encoder", "source"]
+__all__ = [
+    "CACHE_ENV",
+    "Flavor",
+    "cache_folder",
+    "decoder",
+    "defer_every_element",
+    "encoder",
+    "code_filename",
+    "generated",
+    "source",
+    "thresholds_of",
+]
 
 # "decode": the buffer's slices have .decode (bytes, bytearray, mmap);
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
@@ -275,7 +286,7 @@ def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types
     return code
 
 
-def _shipped_entry(
+def _schema_entry(
     cls: type[Message], kind: str, thresholds: object
 ) -> tuple[pathlib.Path, pathlib.Path] | None:
     """Folder and path of the entry of a codec of the library's own schema (keyed without
@@ -338,7 +349,8 @@ def _evict(folder: pathlib.Path) -> None:
             os.unlink(name)
 
 
-def _filename(what: str, cls: type[Message]) -> str:
+def code_filename(what: str, cls: type[Message]) -> str:
+    """The name generated code of kind ``what`` for ``cls`` is compiled under (tracebacks show it)."""
     return f"<wirecodec {what} {cls.__module__}.{cls.__qualname__}>"
 
 
@@ -350,21 +362,32 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     namespace["_D"] = schema.detached
     namespace["_H"] = schema.holder
 
-    keeps_records = kind.endswith("+records")
-    if keeps_records:
+    if kind.endswith("+records"):
         namespace.update(records.namespace_for(cls))
-
-    def generate() -> tuple[str, dict[str, object]]:
-        gen = (
-            EncoderSource(schema)
-            if flavor is None
-            else DecoderSource(schema, flavor, thresholds, records=keeps_records)
-        )
-        return gen.source(), gen.constants
-
     name = function_name("encode" if flavor is None else "decode", schema)
-    text = _run_generated(cls, kind, thresholds, namespace, generate)
+    text = _run_generated(cls, kind, thresholds, namespace, lambda: generated(cls, kind))
     return _Compiled(namespace, namespace[name], text)
+
+
+def generated(cls: type[Message], kind: str) -> tuple[str, dict[str, object]]:
+    """The source and constants the generators make for ``cls``'s codec of ``kind``
+    (a lazy kind followed by ``" validator"``: its validator), compiled as :func:`code_filename`."""
+    schema = cls.__schema__
+    if kind.endswith(" validator"):
+        return ValidatorSource(schema).source(), {}
+    flavor, thresholds = _KINDS[kind]
+    keeps_records = kind.endswith("+records")
+    gen = (
+        EncoderSource(schema)
+        if flavor is None
+        else DecoderSource(schema, flavor, thresholds, records=keeps_records)
+    )
+    return gen.source(), gen.constants
+
+
+def thresholds_of(kind: str) -> lazy.Thresholds | None:
+    """The lazy thresholds of a codec kind (a validator's are its decoder's)."""
+    return _KINDS[kind.removesuffix(" validator")][1]
 
 
 def _run_generated(
@@ -376,26 +399,33 @@ def _run_generated(
 ) -> str:
     """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source.
 
-    A class of the library's own schema takes code, source and constants from its
-    entry keyed without the source (wirecodec.protobuf.schema_cache), generating
-    nothing; any other generates its source, whose code the cache keys by it.
+    A class of the library's own schema takes code, source and constants from the
+    codecs shipped in the package when they fit this interpreter and these generators
+    (wirecodec.protobuf.shipped), else from its cache entry keyed without the source
+    (wirecodec.protobuf.schema_cache), generating nothing; any other generates its
+    source, whose code the cache keys by it.
     """
     schema = cls.__schema__
-    filename = _filename(kind, cls)
-    shipped = _shipped_entry(cls, kind, thresholds)
-    found = None if shipped is None else _read_entry(*shipped, filename)
+    filename = code_filename(kind, cls)
+    name = schema_cache.declared_name(cls, kind, thresholds)
+    found = None if name is None else shipped.entry(name, filename)
+    if found is None:
+        entry_at = _schema_entry(cls, kind, thresholds)
+        found = None if entry_at is None else _read_entry(*entry_at, filename)
+    else:
+        entry_at = None  # the package has it: nothing to keep in the cache
     resolved = None if found is None else schema_cache.resolve(schema, found[2])
     if found is not None and resolved is not None:
         code, text = found[0], found[1]
     else:
         text, constants = generate()
         resolved = constants
-        tokens = None if shipped is None else schema_cache.tokens(schema, constants)
+        tokens = None if entry_at is None else schema_cache.tokens(schema, constants)
         # An entry keyed by this very source (written by another version of the library,
         # or where the schema entry cannot be written) still saves compiling it.
-        code = _code(text, filename, store=shipped is None or tokens is None)
-        if shipped is not None and tokens is not None:
-            _write_code(*shipped, marshal.dumps((code, text, tokens)))
+        code = _code(text, filename, store=entry_at is None or tokens is None)
+        if entry_at is not None and tokens is not None:
+            _write_code(*entry_at, marshal.dumps((code, text, tokens)))
     namespace.update(resolved)
     _register(filename, text)
     exec(code, namespace)
@@ -490,14 +520,11 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     compiled = _compiled(cls, kind)
     with _LOCK:
         if compiled.validator is None:
-            schema = cls.__schema__
-
-            def generate() -> tuple[str, dict[str, object]]:
-                return ValidatorSource(schema).source(), {}
-
-            thresholds = _KINDS[kind][1]
-            text = _run_generated(cls, f"{kind} validator", thresholds, compiled.namespace, generate)
-            compiled.validator = compiled.namespace[function_name("validate", schema)]
+            which = f"{kind} validator"
+            text = _run_generated(
+                cls, which, thresholds_of(which), compiled.namespace, lambda: generated(cls, which)
+            )
+            compiled.validator = compiled.namespace[function_name("validate", cls.__schema__)]
             compiled.validator_source = text
     return compiled.validator
 

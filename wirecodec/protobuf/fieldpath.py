@@ -5,7 +5,8 @@ an index in brackets (negative indices count from the end, as in Python). The pa
 :func:`wirecodec.protobuf.walk.walk` yields, the checker's violations, ``inspect
 --json`` and decode errors print are all of this form; a decode error's path starts
 with the root's class name (``ModelProto.graph.node[12]``), which :func:`resolve`
-accepts too.
+accepts too. A field the schema does not know is the step ``#<number>`` (``graph.#99``):
+its raw records (tag and value), as decode errors and stream events print them.
 
 >>> from wirecodec.examples.build_mlp import build
 >>> resolve(build(), "graph.initializer[0].name")
@@ -24,10 +25,11 @@ from typing import Any, Final, NamedTuple
 
 from schema_dsl import Message
 from wirecodec.errors import PathError
+from wirecodec.protobuf.wire import read_tag
 
 __all__ = ["Step", "format_path", "parse", "resolve"]
 
-_STEP: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(-?\d+)\])?")
+_STEP: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|#[1-9][0-9]*)(?:\[(-?\d+)\])?")
 
 
 class Step(NamedTuple):
@@ -45,7 +47,7 @@ def parse(path: str) -> list[Step]:
     for text in path.split("."):
         match = _STEP.fullmatch(text)
         if match is None:
-            raise PathError(f"{path!r}: {text!r} is not a field name with an optional [index]")
+            raise PathError(f"{path!r}: {text!r} is not a field name (or #number) with an optional [index]")
         index = match.group(2)
         steps.append(Step(match.group(1), None if index is None else int(index)))
     return steps
@@ -73,6 +75,9 @@ def resolve(root: Message, path: str) -> Any:
             where = walked or "the root"
             raise PathError(f"{path!r}: {where} is not a message, so it has no field {step.name!r}")
         schema = type(value).__schema__
+        if step.name.startswith("#"):
+            value, walked = _unknown(value, step, walked, path)
+            continue
         spec = schema.by_name.get(step.name)
         if spec is None:
             near = difflib.get_close_matches(step.name, list(schema.by_name), n=1)
@@ -95,3 +100,23 @@ def resolve(root: Message, path: str) -> Any:
                 raise PathError(f"{path!r}: {walked} is not set")
             value = getattr(value, step.name)
     return value
+
+
+def _unknown(message: Message, step: Step, walked: str, path: str) -> tuple[Any, str]:
+    """The raw records of unknown field ``#number`` (a list, or one of them with an index)."""
+    number = int(step.name[1:])
+    records = [record for record in message.UnknownFields() if _number_of(record) == number]
+    walked = f"{walked}.{step.name}" if walked else step.name
+    if not records:
+        raise PathError(f"{path!r}: {walked}: {type(message).__name__} holds no unknown field {number}")
+    if step.at is None:
+        return records, walked
+    if not -len(records) <= step.at < len(records):
+        raise PathError(f"{path!r}: {walked} has {len(records)} records, so no [{step.at}]")
+    return records[step.at], f"{walked}[{step.at}]"
+
+
+def _number_of(record: Any) -> int:
+    view = memoryview(record)
+    tag, _ = read_tag(view, 0, view.nbytes)
+    return int(tag) >> 3

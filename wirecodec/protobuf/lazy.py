@@ -299,6 +299,10 @@ class PendingBytes:
 
     __slots__ = ("fetch", "nbytes")
 
+    # A copy of the owner takes this record as it is: it holds no state of its own (the
+    # copy fetches for itself, when read), so copying never fetches (schema_dsl.copying).
+    carried = True
+
     def __init__(self, nbytes: int, fetch: Callable[[], Any]) -> None:
         self.nbytes = nbytes
         self.fetch = fetch
@@ -384,6 +388,12 @@ def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]],
     record = PendingRun(buf, container, fmt)
     table += (name, record)
     return record
+
+
+def carry_pending(owner: Message, name: str, record: Any) -> None:
+    """Give a fresh copy ``owner`` the waiting record of the message it copies (see
+    ``PendingBytes.carried``): its field ``name`` then waits too, fetched when read."""
+    pending_bytes(owner, name, record.nbytes, record.fetch)
 
 
 def pending_bytes(owner: Message, name: str, nbytes: int, fetch: Callable[[], Any]) -> None:

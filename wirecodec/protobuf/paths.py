@@ -30,7 +30,7 @@ def enter_field(exc: DecodeError, schema: MessageSchema, tag: int, count: Callab
         return
     spec = schema.by_number.get(number)
     if spec is None:
-        exc._enter(f".<field {number}>")
+        exc._enter(f".#{number}")  # the path syntax of an unknown field (fieldpath)
         return
     step = f".{spec.name}"
     if spec.repeated and spec.tag == tag and spec.kind.wire_type == WireType.LEN:

@@ -31,6 +31,7 @@ __all__ = [
     "advance",
     "read_only_map",
     "release",
+    "stand_in",
     "report_progress",
     "write_all",
     "write_payload",
@@ -175,6 +176,8 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
     is fetched now and dropped once written: memory holds one such payload at a time."""
     if isinstance(chunk, PendingBytes):
         chunk = chunk.load()
+    elif isinstance(chunk, memoryview) and isinstance(chunk.obj, mmap.mmap) and chunk.obj in _STAND_INS:
+        chunk = _STAND_INS[chunk.obj].load()  # the bytes the stand-in stood for, fetched now
     mapped = _mapped_file(chunk)
     if mapped is None:
         write_all(file, chunk)
@@ -189,6 +192,19 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
         write_all(file, piece)
         advance(piece.nbytes)
         _release(whole, offset + start, piece.nbytes)
+
+
+# Untouched anonymous maps standing in for bytes still to be fetched, and what they stand for.
+_STAND_INS: weakref.WeakKeyDictionary[mmap.mmap, PendingBytes] = weakref.WeakKeyDictionary()
+
+
+def stand_in(record: PendingBytes) -> memoryview:
+    """A read-only view of ``record.nbytes`` bytes to encode in place of a field that waits to
+    be fetched: sizes are planned from it, and :func:`write_payload` writes the record's
+    fetched bytes where the encoder hands it over. Its pages are never touched (no memory)."""
+    area = mmap.mmap(-1, max(record.nbytes, 1))
+    _STAND_INS[area] = record
+    return memoryview(area)[: record.nbytes].toreadonly()
 
 
 def release(chunk: Any) -> None:

@@ -29,7 +29,7 @@ from schema_dsl import Message
 from schema_dsl.containers import container_class
 from schema_dsl.layout import MessageSchema
 
-__all__ = ["key", "resolve", "tokens"]
+__all__ = ["declared_name", "key", "resolve", "tokens"]
 
 _PROTOBUF: Final = os.path.dirname(os.path.abspath(__file__))
 _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
@@ -37,13 +37,19 @@ _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
 
 @functools.cache
 def _stamp() -> bytes:
-    """What the library's generators and schema layer are: each file's name, size and mtime."""
+    """What the library's generators and schema layer are: each file's name, size and mtime.
+
+    Subfolders included: the generators live in ``protobuf/gen``, and a stamp of the
+    top folder alone would take a cache written by older generators as current.
+    """
     digest = hashlib.sha256(importlib.util.MAGIC_NUMBER)
     for folder in (_PROTOBUF, _SCHEMA_DSL):
-        with os.scandir(folder) as found:
-            files = sorted(
-                (entry.name, entry.stat()) for entry in found if entry.name.endswith((".py", ".pyi"))
-            )
+        files = sorted(
+            (os.path.relpath(os.path.join(where, name), folder), os.stat(os.path.join(where, name)))
+            for where, _, names in os.walk(folder)
+            for name in names
+            if name.endswith((".py", ".pyi"))
+        )
         for name, info in files:
             digest.update(f"{folder}\0{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.digest()
@@ -55,8 +61,9 @@ def _in_the_library(module_name: str) -> bool:
     return path is not None and os.path.dirname(os.path.abspath(path)) == _SCHEMA_DSL
 
 
-def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
-    """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
+def declared_name(cls: type[Message], kind: str, thresholds: object) -> str | None:
+    """What names ``cls``'s codec of ``kind`` (module, class, kind, lazy thresholds), or
+    None for a class not declared in the library."""
     if not _in_the_library(cls.__module__):
         return None
     module = sys.modules[cls.__module__]
@@ -65,8 +72,13 @@ def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
         found = getattr(found, part, None)
     if found is not cls:  # made at run time, or replaced: its declaration is not the file's
         return None
-    text = f"{cls.__module__}\0{cls.__qualname__}\0{kind}\0{thresholds!r}"
-    return hashlib.sha256(_stamp() + text.encode()).hexdigest()
+    return f"{cls.__module__}\0{cls.__qualname__}\0{kind}\0{thresholds!r}"
+
+
+def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
+    """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
+    text = declared_name(cls, kind, thresholds)
+    return None if text is None else hashlib.sha256(_stamp() + text.encode()).hexdigest()
 
 
 # Tokens: what each generated constant is, by its name's prefix (wirecodec.protobuf.gen.decode).

@@ -39,7 +39,7 @@ from wirecodec.protobuf.payloads import advance, write_all, write_payload
 
 __all__ = ["Plan", "plan", "write_message"]
 
-_BIG: Final = 1 << 16  # chunks at least this big are payloads, written on their own
+BIG: Final = 1 << 16  # chunks at least this big are payloads, written on their own (write_payload)
 _BATCH: Final = 1 << 20  # small chunks are gathered up to this many bytes per write
 _FAILURES: Final = (TypeError, AttributeError, ValueError, OverflowError, struct.error, RecursionError)
 
@@ -112,7 +112,7 @@ class _Emitter(list[Any]):
             self.next_slot = k + 1
         self.chunks += 1
         size = len(chunk)
-        if size >= _BIG:
+        if size >= BIG:
             self.flush()
             write_payload(self.file, chunk)
             return

@@ -40,6 +40,8 @@ import re
 from typing import Any, Final, TypeVar
 
 from schema_dsl import FieldSpec, Kind, Message
+from schema_dsl.containers import append_valid
+from schema_dsl.presence import store_valid
 from schema_dsl.text_format import round_to_float32
 from wirecodec.errors import ParseError
 from wirecodec.protobuf.text_lexer import Lexer, Token, TokenKind
@@ -159,10 +161,7 @@ class _Parser:
             value = self.parse_value(
                 spec, f"{where}[{len(getattr(message, spec.name))}]" if spec.repeated else where, depth
             )
-            if spec.repeated:
-                getattr(message, spec.name).append(value)
-            else:
-                setattr(message, spec.name, value)
+            _put(message, spec, value)
             return
         if not spec.repeated:
             raise _error(where, "a list '[...]' needs a repeated field", opening)
@@ -170,7 +169,7 @@ class _Parser:
         if self._take("]") is not None:
             return
         while True:
-            items.append(self.parse_value(spec, f"{where}[{len(items)}]", depth))
+            _put(message, spec, self.parse_value(spec, f"{where}[{len(items)}]", depth))
             if self._take("]") is not None:
                 return
             if self._take(",") is None:
@@ -304,3 +303,18 @@ def _shown(start: Token, token: Token) -> str:
 
 def _error(path: str, reason: str, token: Token) -> ParseError:
     return ParseError(f"{path}: {reason}", token.line, token.column)
+
+
+def _put(message: Message, spec: FieldSpec, value: Any) -> None:
+    """Set (or append to) field ``spec``. A string may hold surrogate escapes, the bytes
+    that are not UTF-8 the text spelled as octal escapes; an assignment refuses those
+    (as protobuf's does), so strings are stored as read, everything else assigned."""
+    if spec.kind is not Kind.STRING:
+        if spec.repeated:
+            getattr(message, spec.name).append(value)
+        else:
+            setattr(message, spec.name, value)
+    elif spec.repeated:
+        append_valid(getattr(message, spec.name), value)
+    else:
+        store_valid(message, spec.name, value)

@@ -27,6 +27,7 @@ __all__ = [
 MAX_VARINT_BYTES: Final = 10
 _U64: Final = 1 << 64
 _MAX_TAG: Final = (1 << 32) - 1  # a tag is a uint32: field number (29 bits) and wire type
+_MAX_TAG_BYTES: Final = 5  # a uint32 varint; upb refuses a longer (padded) tag whatever its value
 
 
 # What the decoder reads: indexing gives ints, slicing gives a buffer.
@@ -88,11 +89,13 @@ def zigzag_decode(value: int) -> int:
 
 
 def read_tag(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
-    """Read a tag and reject the values protobuf rejects (field number 0, > 32 bits)."""
+    """Read a tag and reject the values protobuf rejects (field number 0, > 32 bits, > 5 bytes)."""
     start = pos
     tag, pos = read_varint(buf, pos, end)
     if tag > _MAX_TAG:
         raise DecodeError(f"tag {tag} is larger than 32 bits", start)
+    if pos - start > _MAX_TAG_BYTES:
+        raise DecodeError(f"tag written in {pos - start} bytes: at most {_MAX_TAG_BYTES} allowed", start)
     if tag >> 3 == 0:
         raise DecodeError("field number 0 is not allowed", start)
     return tag, pos
@@ -137,6 +140,10 @@ def _skip_group(buf: Buffer, number: int, pos: int, end: int, depth_left: int) -
         tag, pos = read_varint(buf, pos, end)
         if tag > _MAX_TAG:
             raise DecodeError(f"tag {tag} is larger than 32 bits", tag_at)
+        if pos - tag_at > _MAX_TAG_BYTES:
+            raise DecodeError(
+                f"tag written in {pos - tag_at} bytes: at most {_MAX_TAG_BYTES} allowed", tag_at
+            )
         if tag & 7 == 4:
             if tag >> 3 != number:
                 raise DecodeError(

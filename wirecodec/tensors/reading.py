@@ -16,7 +16,7 @@ except ImportError as exc:  # the one error that says so (docs/platforms.md)
 import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.errors import TensorError
+from wirecodec.errors import TensorDecodeError, TensorError
 from wirecodec.protobuf.runtime import NaN32
 from wirecodec.tensors.dtypes import TYPED_FIELDS, DataType, Info, info_of, label, result_dtype
 from wirecodec.tensors.packing import unpack_bits
@@ -165,6 +165,8 @@ def _from_typed(tensor: TensorProto, info: Info, count: int, where: str) -> npt.
         ints = np.array(values, dtype=np.int64)
     except OverflowError as exc:
         raise TensorError(f"{where}: {info.field} holds a value out of range: {exc}") from None
+    except TensorError:
+        raise  # already names the element (a string that is not UTF-8)
     except (TypeError, ValueError) as exc:
         # Only reachable for a message built in Python with non-numbers in the field.
         raise TensorError(f"{where}: {info.field} holds a value that is not a number: {exc}") from None
@@ -193,10 +195,9 @@ def _strings(values: Sequence[Any], where: str) -> npt.NDArray[np.object_]:
         try:
             out[i] = str(value, "utf-8")
         except UnicodeDecodeError as exc:
-            raise TensorError(
-                f"{where}: string_data[{i}] is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
-                "read tensor.string_data for the raw bytes"
-            ) from None
+            reason = f"{exc.reason} ({where}: string_data[{i}] is not valid UTF-8; "
+            reason += "read tensor.string_data for the raw bytes)"
+            raise TensorDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
         except TypeError:
             raise TensorError(f"{where}: string_data[{i}] is a {type(value).__name__}, not bytes") from None
     return out

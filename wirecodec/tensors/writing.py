@@ -13,7 +13,7 @@ except ImportError as exc:  # the one error that says so (docs/platforms.md)
 import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.errors import TensorError
+from wirecodec.errors import TensorEncodeError, TensorError
 from wirecodec.tensors.dtypes import DataType, Info, data_type_of, info_of, label
 from wirecodec.tensors.minifloat import storage_codes
 from wirecodec.tensors.packing import pack_bits
@@ -28,7 +28,8 @@ def _string_data(array: npt.NDArray[Any], where: str) -> list[bytes]:
             try:
                 out.append(item.encode("utf-8"))
             except UnicodeEncodeError as exc:
-                raise TensorError(f"{where}: element {i} is not encodable as UTF-8: {exc.reason}") from None
+                reason = f"{exc.reason} ({where}: element {i} has no UTF-8 form)"
+                raise TensorEncodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
         elif isinstance(item, bytes):
             out.append(item)
         else:

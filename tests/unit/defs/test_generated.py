@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from tests.reference import require_onnx
+from tests.support.reference import require_onnx
 from wirecodec.defs import _generate
 
 

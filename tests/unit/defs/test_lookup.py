@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.reference import require_onnx
+from tests.support.reference import require_onnx
 from wirecodec import defs
 from wirecodec.defs import FormalParameterOption
 

@@ -13,7 +13,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import TensorProto
-from tests.http_server import Nginx
+from tests.support.http_server import Nginx
 from wirecodec.examples.build_mlp import build
 from wirecodec.files._base.source import classify, head_of
 from wirecodec.files.stream.reader import assemble, stream

@@ -43,6 +43,9 @@ class RemoteOptions:
     ``block * cache_blocks`` bytes). ``allow_full_download``: a server that ignores
     ``Range`` (answers 200 with the whole file) is refused unless this is true; then the
     whole file is downloaded. ``headers``: extra request headers (``Authorization``).
+    ``whole_below``: a model file of at most this many bytes is fetched whole in one
+    request after the first (default 0: never): for a small file, one request costs less
+    than a walk of its headers by ranges; its tensors then cost no further request.
     """
 
     timeout: float = 30.0
@@ -52,6 +55,7 @@ class RemoteOptions:
     cache_blocks: int = 64
     allow_full_download: bool = False
     headers: tuple[tuple[str, str], ...] = field(default=())
+    whole_below: int = 0
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:

@@ -117,6 +117,8 @@ def fetch_structure(
         raise NotAModelError("empty file: not an ONNX model", 0, "ModelProto")
     if is_zip(source.read(0, 4)):
         raise RemoteError("a zip container (.onnxz) cannot be opened over a URL; download it first", url)
+    if source.whole is None and source.size <= options.whole_below:
+        source.whole = source.read(0, source.size)  # one request; every later read is served from it
     shadow = Shadow(source, lazy)
     model = shadow.decode(max_depth, lazy)
     if shadow.payloads:

@@ -25,8 +25,6 @@ import pathlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
@@ -146,13 +144,13 @@ def _verify(tensor: TensorProto, name: str, found: _Found, maps: dict[pathlib.Pa
     theirs = memoryview(whole)[found.header.offset(entry) : found.header.offset(entry) + entry.nbytes]
     for start in range(0, held.nbytes, WINDOW):
         ours_window, theirs_window = held[start : start + WINDOW], theirs[start : start + WINDOW]
-        a = np.frombuffer(ours_window, np.uint8)
-        b = np.frombuffer(theirs_window, np.uint8)
-        differ = np.flatnonzero(a != b)
+        same = ours_window == theirs_window  # byte views: compared in C, numpy not needed
+        if not same:
+            pairs = zip(bytes(ours_window), bytes(theirs_window), strict=True)
+            first = start + next(i for i, (x, y) in enumerate(pairs) if x != y)
         release(ours_window)
         release(theirs_window)
-        if differ.size:
-            first = start + int(differ[0])
+        if not same:
             raise ExternalDataError(
                 f"{where}: its bytes differ from {found.path.name}'s (first at byte {first})"
             )

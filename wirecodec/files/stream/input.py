@@ -103,7 +103,40 @@ class BufferInput(Input):
             self._view = None
 
 
-class FileInput(Input):
+class _Positional(Input):
+    """An input read by position (``_pread(length, offset)``): a window for headers, payloads
+    skipped and read back by position later."""
+
+    _window: Any
+    _window_at: int
+
+    def _pread(self, length: int, offset: int) -> Any:
+        raise NotImplementedError
+
+    def peek(self, n: int) -> bytes:
+        inside = self.pos - self._window_at
+        if inside >= 0 and inside + n <= len(self._window):
+            return self._window[inside : inside + n]  # type: ignore[no-any-return]
+        self._window = self._pread(max(n, _WINDOW), self.pos)
+        self._window_at = self.pos
+        return self._window[:n]  # type: ignore[no-any-return]
+
+    def take(self, n: int) -> Any:
+        data = self.peek(n) if n <= _WINDOW else self._pread(n, self.pos)
+        self.pos += len(data)
+        return data
+
+    def skip(self, n: int) -> int:
+        assert self.size is not None
+        moved = max(0, min(n, self.size - self.pos))
+        self.pos += moved
+        return moved
+
+    def read_at(self, offset: int, length: int) -> Any:
+        return self._pread(length, offset)
+
+
+class FileInput(_Positional):
     """A regular file read with ``pread`` from ``base``: payloads can be skipped and
     read back later without moving anybody's file position."""
 
@@ -142,28 +175,6 @@ class FileInput(Input):
             del buffer[got:]
         return memoryview(buffer).toreadonly()
 
-    def peek(self, n: int) -> bytes:
-        inside = self.pos - self._window_at
-        if inside >= 0 and inside + n <= len(self._window):
-            return self._window[inside : inside + n]
-        self._window = self._pread(max(n, _WINDOW), self.pos)
-        self._window_at = self.pos
-        return self._window[:n]
-
-    def take(self, n: int) -> Any:
-        data = self.peek(n) if n <= _WINDOW else self._pread(n, self.pos)
-        self.pos += len(data)
-        return data
-
-    def skip(self, n: int) -> int:
-        assert self.size is not None
-        moved = max(0, min(n, self.size - self.pos))
-        self.pos += moved
-        return moved
-
-    def read_at(self, offset: int, length: int) -> Any:
-        return self._pread(length, offset)
-
     def end_offset(self) -> int:
         """Where the model ends in the underlying file (to leave a file object there)."""
         return self._base + self.pos
@@ -176,10 +187,11 @@ class FileInput(Input):
         self._window = b""
 
 
-class RangeInput(Input):
+class RangeInput(_Positional):
     """Any positional reader with ``size`` and ``read(start, end) -> bytes`` (a model by URL:
-    :class:`~wirecodec.files.remote.source.RangeSource`): payloads are skipped, not fetched,
-    and read back later by range."""
+    :class:`~wirecodec.files.remote.source.RangeSource`): the payloads of tensors over
+    1 MiB are skipped, not fetched, and read back later by range (smaller tensors are
+    read whole, as from a file)."""
 
     def __init__(self, reader: Any) -> None:
         self._reader = reader
@@ -190,33 +202,11 @@ class RangeInput(Input):
         self._window: Any = b""
         self._window_at = 0
 
-    def _read(self, length: int, offset: int) -> Any:
+    def _pread(self, length: int, offset: int) -> Any:
         if self._reader is None:
             raise StreamClosedError("the stream was closed")
         end = min(offset + length, self._size)
         return self._reader.read(offset, end) if end > offset else b""
-
-    def peek(self, n: int) -> bytes:
-        inside = self.pos - self._window_at
-        if inside >= 0 and inside + n <= len(self._window):
-            return bytes(self._window[inside : inside + n])
-        self._window = self._read(max(n, _WINDOW), self.pos)
-        self._window_at = self.pos
-        return bytes(self._window[:n])
-
-    def take(self, n: int) -> Any:
-        data = self.peek(n) if n <= _WINDOW else self._read(n, self.pos)
-        self.pos += len(data)
-        return data
-
-    def skip(self, n: int) -> int:
-        assert self.size is not None
-        moved = max(0, min(n, self.size - self.pos))
-        self.pos += moved
-        return moved
-
-    def read_at(self, offset: int, length: int) -> Any:
-        return self._read(length, offset)
 
     def close(self) -> None:
         self._reader = None

@@ -165,7 +165,7 @@ class _Walker:
     def _model_event(self, message: ModelProto, start: int, length: int, tag: int, record: Any) -> Event:
         one = _one_field(message, self.model_counts, "ModelProto")
         if one is None:
-            path = f"ModelProto.<field {tag >> 3}>"
+            path = f"ModelProto.#{tag >> 3}"
             return UnknownField(start, length, path, "ModelProto", tag >> 3, tag & 7, bytes(record), message)
         name, value, index, path = one
         if name == "opset_import":
@@ -244,7 +244,7 @@ class _Walker:
         """The event for a graph record other than the elements :meth:`_element` reads."""
         one = _one_field(message, self.graph_counts, "ModelProto.graph")
         if one is None:
-            path = f"ModelProto.graph.<field {tag >> 3}>"
+            path = f"ModelProto.graph.#{tag >> 3}"
             return UnknownField(start, length, path, "GraphProto", tag >> 3, tag & 7, bytes(record), message)
         name, value, index, path = one
         return GraphField(start, length, path, name, value, None if index < 0 else index, message)

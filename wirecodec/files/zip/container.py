@@ -33,6 +33,7 @@ from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.zip.buffers import open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
+from wirecodec.protobuf.lazy import PendingBytes
 from wirecodec.protobuf.payloads import release
 
 if TYPE_CHECKING:
@@ -123,16 +124,19 @@ def _padding(data_offset: int, align: int) -> bytes:
 
 
 def _write_entry(
-    archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview, align: int
+    archive: zipfile.ZipFile, out: IO[bytes], name: str, payload: memoryview | PendingBytes, align: int
 ) -> None:
-    """One stored entry through zipfile, its data aligned by padding its local header."""
+    """One stored entry through zipfile, its data aligned by padding its local header. A
+    payload still waiting to be fetched is fetched now and dropped once written."""
     import zipfile
+
+    data: memoryview = payload.load() if isinstance(payload, PendingBytes) else payload
 
     info = zipfile.ZipInfo(name)  # dated 1980-01-01: the same model gives the same bytes
     info.compress_type = zipfile.ZIP_STORED
     info.create_system = 3  # Unix, so that external_attr holds permissions on every platform
     info.external_attr = 0o644 << 16
-    info.file_size = size = payload.nbytes
+    info.file_size = size = data.nbytes
     # zipfile's own rule for a ZIP64 local header, forced so that we know the header's size.
     zip64 = size * 1.05 > zipfile.ZIP64_LIMIT
     start = out.tell()
@@ -140,7 +144,7 @@ def _write_entry(
     info.extra = _padding(start + header, align)
     with archive.open(info, "w", force_zip64=zip64) as entry:
         for begin in range(0, size, _CHUNK):
-            window = payload[begin : begin + _CHUNK]
+            window = data[begin : begin + _CHUNK]
             entry.write(window)
             release(window)  # a mapped payload's pages, once written, leave this process
     data_offset = start + header + len(info.extra)

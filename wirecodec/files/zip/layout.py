@@ -24,6 +24,7 @@ from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
+from wirecodec.protobuf.lazy import PendingBytes, waiting_bytes
 
 __all__ = ["EntryNames", "ZipPlan", "plan_entries"]
 
@@ -58,15 +59,16 @@ class ZipPlan:
     """The model to store as ``__MODEL_PROTO`` and each entry's name and bytes, in order."""
 
     model: ModelProto
-    payloads: list[tuple[str, memoryview]]
+    payloads: list[tuple[str, memoryview | PendingBytes]]
 
 
 def _label(tensor: TensorProto) -> str:
     return f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
 
 
-def _payload(tensor: TensorProto) -> memoryview | None:
-    """The bytes an entry would hold (raw_data's layout), or None if the tensor stays inline."""
+def _payload(tensor: TensorProto) -> memoryview | PendingBytes | None:
+    """The bytes an entry would hold (raw_data's layout), or None if the tensor stays inline;
+    bytes still waiting to be fetched (a model by URL) stay waiting until their entry is written."""
     if uses_external_data(tensor):
         location = parse_ref(tensor).location
         raise ExternalDataError(
@@ -75,6 +77,9 @@ def _payload(tensor: TensorProto) -> memoryview | None:
         )
     if tensor.data_type == TensorProto.DataType.STRING:
         return None  # strings have no raw layout
+    waiting = waiting_bytes(tensor, "raw_data")
+    if waiting is not None:
+        return waiting if waiting.nbytes else None
     if tensor.HasField("raw_data"):
         data: Any = tensor.raw_data
     else:
@@ -108,7 +113,7 @@ def plan_entries(model: ModelProto) -> ZipPlan:
     """
     names = EntryNames()
     replacements: dict[int, TensorProto] = {}
-    payloads: list[tuple[str, memoryview]] = []
+    payloads: list[tuple[str, memoryview | PendingBytes]] = []
     for tensor in _distinct(iter_tensors(model)):
         payload = _payload(tensor)
         if payload is None:

@@ -32,8 +32,6 @@ import os
 import zlib
 from typing import IO, Final
 
-import numpy as np
-
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
@@ -59,7 +57,7 @@ from wirecodec.files.zip.records import (
     read_archive,
 )
 from wirecodec.protobuf.codec import encode
-from wirecodec.protobuf.payloads import read_only_map
+from wirecodec.protobuf.payloads import address, read_only_map
 
 __all__ = ["replace_model"]
 
@@ -116,7 +114,7 @@ def _referencing(
     """``model`` with every tensor that is (a part of) an entry of this archive referring to it."""
     kept = sorted((e for e in archive.entries if e.name != MODEL_ENTRY), key=lambda e: e.data_offset)
     starts = [entry.data_offset for entry in kept]
-    whole = np.frombuffer(mapped, dtype=np.uint8)
+    whole = memoryview(mapped)
     bases: dict[int, int] = {}  # id of a buffer -> its address
     replacements: dict[int, TensorProto] = {}
     try:
@@ -135,10 +133,10 @@ def _referencing(
             start = entry.data_offset + offset
             # A copy (load_zip(lazy=False)) does not pin the file: compare its bytes.
             stored = whole[start : start + view.nbytes]
-            if origin.mapped or np.array_equal(stored, np.frombuffer(view, np.uint8)):
+            if origin.mapped or stored == view.cast("B"):
                 replacements[id(tensor)] = as_reference(tensor, entry.name, offset, view.nbytes)
     finally:
-        del whole  # lets the caller close the map
+        whole.release()  # lets the caller close the map
     new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return new_model
@@ -161,8 +159,8 @@ def _containing(
         return None
     base = bases.get(id(view.obj))
     if base is None:
-        base = bases[id(view.obj)] = np.frombuffer(view.obj, dtype=np.uint8).ctypes.data  # type: ignore[call-overload]
-    position = int(np.frombuffer(view, dtype=np.uint8).ctypes.data - base)
+        base = bases[id(view.obj)] = address(view.obj)
+    position = address(view) - base
     index = bisect.bisect_right(starts, position) - 1
     if index < 0 or position + view.nbytes > kept[index].data_end:
         return None

@@ -1,0 +1,119 @@
+"""Peak memory and time of reading a model from a file, a pipe and a URL: wirecodec beside onnx.
+
+For each MODEL and each path, in fresh processes, best and worst of ``--repeat``:
+- wirecodec: ``wirecodec inspect SRC`` (the structure, counts, the largest tensors), or
+  with ``--convert`` ``wirecodec convert SRC OUT --to external``;
+- onnx: ``onnx.load`` from the file, from ``sys.stdin.buffer``, or of the bytes
+  downloaded with urllib (onnx has no range reads); with ``--convert`` then
+  ``onnx.save_model(..., save_as_external_data=True)``;
+each child reporting its own peak resident size (``VmHWM``: ``ru_maxrss`` after fork +
+exec can report the parent's). URLs are served by Debian's nginx on the loopback
+(tests/support/http_server.py), pipes are ``cat FILE |``.
+
+    python bench/memory_paths.py bench/.cache/*/model.onnx --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.http_server import Nginx  # noqa: E402
+
+_PEAK = (
+    "import os\n"
+    "def _peak():\n"
+    "    s = open('/proc/self/status').read()\n"
+    "    os.write(2, ('\\nPEAK_KB ' + s.split('VmHWM:')[1].split()[0] + '\\n').encode())\n"
+)
+_WIRECODEC = _PEAK + (
+    "import sys\nfrom wirecodec.cli import main\n"
+    "argv = ['inspect', sys.argv[1]]\n"
+    "if len(sys.argv) > 2:\n    argv = ['convert', sys.argv[1], sys.argv[2], '--to', 'external']\n"
+    "try:\n    code = main(argv)\nfinally:\n    _peak()\nsys.exit(code)\n"
+)
+_ONNX = _PEAK + (
+    "import sys, onnx, urllib.request\n"
+    "src = sys.argv[1]\n"
+    "if src == '-':\n    m = onnx.load(sys.stdin.buffer)\n"
+    "elif '://' in src:\n    m = onnx.load_from_string(urllib.request.urlopen(src).read())\n"
+    "else:\n    m = onnx.load(src)\n"
+    "if len(sys.argv) > 2:\n"
+    "    onnx.save_model(m, sys.argv[2], save_as_external_data=True, location='out.data')\n"
+    "print(len(m.graph.node))\n_peak()\n"
+)
+
+
+def _run(code: str, source: str, file: pathlib.Path, out: pathlib.Path | None) -> tuple[float, int]:
+    """Seconds and peak kB of one child reading ``source`` (``-``: ``file`` through a pipe),
+    writing ``out`` when given (then removed, with its data)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", code, source, *([str(out)] if out is not None else [])]
+    started = time.perf_counter()
+    if source == "-":
+        with subprocess.Popen(["cat", str(file)], stdout=subprocess.PIPE) as cat:
+            done = subprocess.run(command, stdin=cat.stdout, capture_output=True, text=True, env=env)
+            assert cat.stdout is not None
+            cat.stdout.close()
+    else:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{source}: {done.stderr[-2000:]}")
+    peak = int(done.stderr.rsplit("PEAK_KB ", 1)[1].split()[0])
+    if out is not None:
+        for written in out.parent.iterdir():
+            written.unlink()
+    return seconds, peak
+
+
+def _spread(values: list[float], unit: str, scale: float) -> str:
+    low, high = min(values) / scale, max(values) / scale
+    return f"{low:,.0f}{unit}" if round(low) == round(high) else f"{low:,.0f}-{high:,.0f}{unit}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", type=pathlib.Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--convert", action="store_true", help="convert to external data instead of reading")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memory-paths-") as work_name:
+        server = Nginx(pathlib.Path(work_name))
+        try:
+            print("| model | size | path | wirecodec peak | onnx peak | wirecodec time | onnx time |")
+            print("|---|---|---|---|---|---|---|")
+            for index, model in enumerate(args.models):
+                folder = server.root / str(index)
+                shutil.copytree(model.resolve().parent, folder)
+                url = server.url(f"{index}/{model.name}")
+                size = model.stat().st_size
+                for path, source in (("file", str(model)), ("pipe", "-"), ("URL", url)):
+                    out = pathlib.Path(work_name) / "out" / "out.onnx" if args.convert else None
+                    if out is not None:
+                        out.parent.mkdir(exist_ok=True)
+                    ours = [_run(_WIRECODEC, source, model, out) for _ in range(args.repeat)]
+                    theirs = [_run(_ONNX, source, model, out) for _ in range(args.repeat)]
+                    print(
+                        f"| {model.parent.name} | {size / 2**20:,.1f} MB | {path} "
+                        f"| {_spread([p for _, p in ours], ' MB', 1024)} "
+                        f"| {_spread([p for _, p in theirs], ' MB', 1024)} "
+                        f"| {_spread([s for s, _ in ours], ' ms', 1e-3)} "
+                        f"| {_spread([s for s, _ in theirs], ' ms', 1e-3)} |",
+                        flush=True,
+                    )
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""``edit --toposort`` and ``edit --clear-value-info``: put nodes in the order the IR requires,
+and drop recorded intermediate shapes that an edit made stale.
+
+The IR requires a graph's nodes in topological order (each input made before it is
+read); some exporters do not (IS-Net's), and then ``check`` and ``extract`` refuse the
+model. The sort is stable: a node moves only as far as it must, so a model already in
+order is left as it was, byte for byte.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
+from wirecodec._graphs import bodies, bodies_in
+from wirecodec._subgraph import outer_names
+from wirecodec.cli.common import UsageError
+
+__all__ = ["clear_value_info", "toposort", "toposort_graph", "value_info_count"]
+
+
+def _reads(node: NodeProto) -> set[str]:
+    """What ``node`` needs before it runs: its inputs and what its bodies read from outside."""
+    names = {name for name in node.input if name}
+    for body in bodies(node):
+        names.update(outer_names(body))
+    return names
+
+
+def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
+    """Sort ``graph``'s nodes (then each body's) topologically, keeping the given order
+    wherever it is already sound; returns how many nodes changed place (bodies included).
+    A cycle is a :class:`UsageError` naming a node on it."""
+    nodes = [graph.node[i] for i in range(len(graph.node))]
+    producer: dict[str, int] = {}
+    for index, node in enumerate(nodes):
+        for name in node.output:
+            if name:
+                producer.setdefault(name, index)
+    waiting = [0] * len(nodes)
+    readers: list[list[int]] = [[] for _ in nodes]
+    for index, node in enumerate(nodes):
+        for name in _reads(node):
+            source = producer.get(name)
+            if source is not None and source != index:
+                waiting[index] += 1
+                readers[source].append(index)
+    ready = [index for index, count in enumerate(waiting) if count == 0]
+    heapq.heapify(ready)  # the earliest node that can run comes next: a stable order
+    order: list[int] = []
+    while ready:
+        index = heapq.heappop(ready)
+        order.append(index)
+        for reader in readers[index]:
+            waiting[reader] -= 1
+            if waiting[reader] == 0:
+                heapq.heappush(ready, reader)
+    if len(order) < len(nodes):
+        stuck = next(nodes[i] for i, count in enumerate(waiting) if count > 0)
+        label = stuck.name or f"{stuck.op_type} node"
+        raise UsageError(f"--toposort: {where} has a cycle through {label!r}; it has no topological order")
+    moved = sum(1 for place, index in enumerate(order) if place != index)
+    if moved:
+        del graph.node[:]
+        graph.node.extend(nodes[index] for index in order)
+    for node in graph.node:
+        for body in bodies(node):
+            moved += toposort_graph(body, f"a body of {node.name or node.op_type!r}")
+    return moved
+
+
+def toposort(model: ModelProto) -> str:
+    """Sort every graph of ``model``; returns the line ``edit`` prints."""
+    moved = toposort_graph(model.graph)
+    if not moved:
+        return "nodes already in topological order"
+    return f"{moved} node{'s' if moved != 1 else ''} moved into topological order"
+
+
+def _value_info_count(graph: GraphProto) -> int:
+    return len(graph.value_info) + sum(_value_info_count(body) for body in bodies_in(graph))
+
+
+def value_info_count(model: ModelProto) -> int:
+    """How many ``value_info`` entries ``model``'s graphs (bodies included) record."""
+    return _value_info_count(model.graph)
+
+
+def clear_value_info(model: ModelProto) -> str:
+    """Remove every ``value_info`` entry (main graph and bodies); returns the line ``edit`` prints."""
+    cleared = value_info_count(model)
+
+    def clear(graph: GraphProto) -> None:
+        graph.ClearField("value_info")
+        for body in bodies_in(graph):
+            clear(body)
+
+    clear(model.graph)
+    return f"{cleared} value_info entr{'ies' if cleared != 1 else 'y'} removed"

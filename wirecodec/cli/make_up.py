@@ -1,0 +1,181 @@
+"""What a model is made of, for ``inspect``: its precision, its quantization, and where its
+parameters go (by the kind of node that uses them).
+
+All of it from the graph's structure and the tensors' headers: no payload is read.
+
+- precision: the element type holding most parameters, and the ``Cast`` nodes at the
+  graph's edges (an fp16 export casts its float32 inputs in and its outputs back);
+- quantization: the quantizing operators by count, and whether each QuantizeLinear /
+  DequantizeLinear scale is per tensor (one value) or per channel (one per channel);
+- parameters by operator: each weight counted once, for the node that uses it; through
+  the nodes that only pass it on in another form (DequantizeLinear, Cast, Transpose...),
+  so an int8 weight dequantized for a MatMul counts for MatMul.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterator
+from typing import Any, Final
+
+from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
+from wirecodec._graphs import bodies
+from wirecodec.cli.facts import TensorFacts, tensor_facts
+
+__all__ = ["QUANTIZING", "make_up"]
+
+QUANTIZING: Final = frozenset(
+    {
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "DynamicQuantizeLinear",
+        "ConvInteger",
+        "MatMulInteger",
+        "QLinearConv",
+        "QLinearMatMul",
+        "QLinearAdd",
+        "QLinearMul",
+        "MatMulNBits",
+        "DynamicQuantizeMatMul",
+        "QGemm",
+        "QAttention",
+    }
+)
+"""Operators (ai.onnx and com.microsoft) that only a quantized model holds."""
+
+# Nodes that hand a weight on in another form: the weight is counted for whoever reads their output.
+_PASS_ON: Final = frozenset(
+    {"DequantizeLinear", "Cast", "Transpose", "Reshape", "Identity", "Squeeze", "Unsqueeze", "Flatten"}
+)
+_SCALED: Final = frozenset({"QuantizeLinear", "DequantizeLinear"})
+
+
+def _nodes(graph: GraphProto) -> Iterator[NodeProto]:
+    for node in graph.node:
+        yield node
+        for body in bodies(node):
+            yield from _nodes(body)
+
+
+def _weights(graph: GraphProto) -> dict[str, TensorFacts]:
+    """Every weight by the name it is read as: initializers, sparse ones, Constant values."""
+    found: dict[str, TensorFacts] = {}
+    for tensor in graph.initializer:
+        found[tensor.name] = tensor_facts(tensor)
+    for sparse in graph.sparse_initializer:
+        found[sparse.values.name] = tensor_facts(sparse.values)
+    for node in graph.node:
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and node.output:
+            for attribute in node.attribute:
+                if attribute.name == "value" and attribute.HasField("t"):
+                    found[node.output[0]] = tensor_facts(attribute.t)
+        for body in bodies(node):
+            for name, facts in _weights(body).items():
+                found.setdefault(name, facts)
+    return found
+
+
+def _by_operator(nodes: list[NodeProto], weights: dict[str, TensorFacts]) -> dict[str, int]:
+    readers: dict[str, list[NodeProto]] = collections.defaultdict(list)
+    for node in nodes:
+        for name in node.input:
+            if name:
+                readers[name].append(node)
+    counts: collections.Counter[str] = collections.Counter()
+    for name, facts in weights.items():
+        user = _user(name, readers)
+        if user is not None:
+            counts[user] += facts.elements
+    return dict(counts.most_common())
+
+
+def _user(name: str, readers: dict[str, list[NodeProto]], hops: int = 4) -> str | None:
+    """The operator a weight is for: its first reader, or past the readers that pass it on."""
+    first = next(iter(readers.get(name, ())), None)
+    if first is None:
+        return None
+    if first.op_type in _PASS_ON and hops and first.output and first.input[0] == name:
+        beyond = _user(first.output[0], readers, hops - 1)
+        if beyond is not None:
+            return beyond
+    return first.op_type
+
+
+def _edge_casts(graph: GraphProto) -> dict[str, list[str]]:
+    """The Cast nodes reading a graph input or making a graph output, by the type they cast to."""
+    inputs = {value.name for value in graph.input}
+    outputs = {value.name for value in graph.output}
+    casts: dict[str, list[str]] = {}
+    for node in graph.node:
+        if node.op_type != "Cast" or not node.input:
+            continue
+        if node.input[0] in inputs or any(name in outputs for name in node.output):
+            to = next((a.i for a in node.attribute if a.name == "to"), 0)
+            side = "input" if node.input[0] in inputs else "output"
+            try:
+                kind = TensorProto.DataType(to).name
+            except ValueError:
+                kind = f"data_type {to}"
+            casts.setdefault(f"{side} to {kind}", []).append(node.name or node.output[0])
+    return casts
+
+
+def _scales(nodes: list[NodeProto], weights: dict[str, TensorFacts]) -> dict[str, int]:
+    granularity: collections.Counter[str] = collections.Counter()
+    for node in nodes:
+        if node.op_type in _SCALED and len(node.input) > 1:
+            scale = weights.get(node.input[1])
+            if scale is None:
+                granularity["computed"] += 1  # a scale made at run time (DynamicQuantizeLinear's)
+            elif scale.elements <= 1:
+                granularity["per tensor"] += 1
+            else:
+                granularity["per channel"] += 1
+    return dict(granularity)
+
+
+def make_up(model: ModelProto) -> dict[str, Any]:
+    """Precision, quantization and parameters by operator (see the module documentation)."""
+    graph = model.graph
+    nodes = list(_nodes(graph))
+    weights = _weights(graph)
+    by_dtype: collections.Counter[str] = collections.Counter()
+    for facts in weights.values():
+        by_dtype[facts.dtype] += facts.elements
+    total = sum(by_dtype.values())
+    main_type = by_dtype.most_common(1)[0][0] if by_dtype else None
+    quantizing = collections.Counter(node.op_type for node in nodes if node.op_type in QUANTIZING)
+    return {
+        "precision": {
+            "weights": main_type,
+            "share": round(by_dtype[main_type] / total, 4) if main_type and total else None,
+            "edge_casts": _edge_casts(graph),
+        },
+        "quantization": {
+            "operators": dict(quantizing.most_common()),
+            "scales": _scales(nodes, weights),
+        },
+        "parameters_by_operator": _by_operator(nodes, weights),
+    }
+
+
+def text(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) pairs for inspect's text form; only what has something to say."""
+    rows: list[tuple[str, str]] = []
+    precision = summary["precision"]
+    if precision["weights"] is not None:
+        share = f" ({precision['share']:.0%} of parameters)" if precision["share"] < 1 else ""
+        casts = "; ".join(
+            f"Cast at the {side} ×{len(names)} ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
+            for side, names in precision["edge_casts"].items()
+        )
+        rows.append(("precision", f"{precision['weights']} weights{share}" + (f"; {casts}" if casts else "")))
+    quantization = summary["quantization"]
+    if quantization["operators"]:
+        ops = ", ".join(f"{op}×{n}" for op, n in quantization["operators"].items())
+        scales = ", ".join(f"{n} {kind}" for kind, n in quantization["scales"].items())
+        rows.append(("quantized", ops + (f"; scales: {scales}" if scales else "")))
+    by_op = summary["parameters_by_operator"]
+    if by_op:
+        rows.append(("params by op", ", ".join(f"{op} {n:,}" for op, n in by_op.items())))
+    return rows

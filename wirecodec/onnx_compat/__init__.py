@@ -1,0 +1,432 @@
+"""The onnx package's namespace over wirecodec: ``import wirecodec.onnx_compat as onnx``.
+
+The package mirrors onnx's module layout: the message classes and constants at the top,
+``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
+``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
+``compose`` and ``utils``. ``defs``, ``shape_inference``, ``reference`` and
+``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
+``NotImplementedError``) naming the feature. onnx's own test suite, run against this
+namespace (``python -m tests.onnx_suite``), is the measure of how far it goes
+(``docs/coming-from-onnx.md``).
+
+``load_model``, ``save_model``, ``load_tensor``, ``save_tensor`` and the ``*_from_string``
+functions take what their onnx namesakes take and build on :func:`wirecodec.load`,
+:func:`wirecodec.save` and :func:`wirecodec.encode_into`:
+
+>>> import io
+>>> from schema_dsl.onnx import ModelProto
+>>> buffer = io.BytesIO()
+>>> save_model(ModelProto(ir_version=10, producer_name="demo"), buffer)
+>>> load_model_from_string(buffer.getvalue()).producer_name
+'demo'
+
+Differences from onnx:
+
+* ``format`` is ``"protobuf"`` (binary), ``"textproto"``, ``"json"`` or ``"onnxtxt"``, or
+  any format added to :data:`serialization.registry`; without one, a path's extension
+  chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
+* Saving to a path is atomic (a temporary file renamed into place), and with
+  ``save_as_external_data=True`` the binary format's data files are written the same
+  way; ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
+  model passed in is not modified (onnx rewrites its tensors into external references;
+  so do the text formats here, as in onnx).
+  Tensors already marked external by ``convert_model_to_external_data`` are written to
+  their files first, as onnx writes them.
+* A binary model loaded from a path or a real file is memory-mapped: tensor data stays
+  on disk until read (see :func:`wirecodec.load`). Its external data is read under
+  onnx's policy: unknown ``external_data`` keys are dropped with a warning, a data file
+  that is a symbolic link is refused, and a refusal is an ``ExternalDataError`` that is
+  also ``checker.ValidationError``.
+* Saving with external data to a file object needs the object's ``name`` to be a path
+  (the data files go beside it, as in onnx); an unnamed one (``io.BytesIO``) is an
+  :class:`~wirecodec.ExternalDataError` — onnx writes a model whose references point at
+  data it never wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import tempfile
+from typing import IO, Final, TypeVar
+
+from schema_dsl.onnx import (
+    EXPERIMENTAL,
+    IR_VERSION,
+    STABLE,
+    AttributeProto,
+    DeviceConfigurationProto,
+    FunctionProto,
+    GraphProto,
+    IntIntListEntryProto,
+    MapProto,
+    ModelProto,
+    NodeDeviceConfigurationProto,
+    NodeProto,
+    OperatorProto,
+    OperatorSetIdProto,
+    OperatorSetProto,
+    OperatorStatus,
+    OptionalProto,
+    SequenceProto,
+    ShardedDimProto,
+    ShardingSpecProto,
+    SimpleShardedDimProto,
+    SparseTensorProto,
+    StringStringEntryProto,
+    TensorAnnotation,
+    TensorProto,
+    TensorShapeProto,
+    TrainingInfoProto,
+    TypeProto,
+    ValueInfoProto,
+    Version,
+)
+from wirecodec import compose, helper, numpy_helper, utils
+from wirecodec._helper.args import as_message
+from wirecodec.errors import ExternalDataError
+from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.load import load_external_data_into
+from wirecodec.files.load import load_tensor as _load_tensor
+from wirecodec.files.opener import Opened, open_model
+from wirecodec.files.save import save as _save
+from wirecodec.files.save import save_tensor as _save_tensor
+from wirecodec.onnx_compat import (
+    checker,
+    defs,
+    external_data_helper,
+    parser,
+    printer,
+    reference,
+    serialization,
+    shape_inference,
+    version_converter,
+)
+from wirecodec.onnx_compat._errors import ExternalDataValidationError
+from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
+from wirecodec.protobuf.codec import decode, encode_into
+
+__all__ = [
+    "EXPERIMENTAL",
+    "IR_VERSION",
+    "STABLE",
+    "AttributeProto",
+    "DeviceConfigurationProto",
+    "FunctionProto",
+    "GraphProto",
+    "IntIntListEntryProto",
+    "MapProto",
+    "ModelProto",
+    "NodeDeviceConfigurationProto",
+    "NodeProto",
+    "OperatorProto",
+    "OperatorSetIdProto",
+    "OperatorSetProto",
+    "OperatorStatus",
+    "OptionalProto",
+    "SequenceProto",
+    "ShardedDimProto",
+    "ShardingSpecProto",
+    "SimpleShardedDimProto",
+    "SparseTensorProto",
+    "StringStringEntryProto",
+    "TensorAnnotation",
+    "TensorProto",
+    "TensorShapeProto",
+    "TrainingInfoProto",
+    "TypeProto",
+    "ValueInfoProto",
+    "Version",
+    "ONNX_ML",
+    "IR_VERSION_2017_10_10",
+    "IR_VERSION_2017_10_30",
+    "IR_VERSION_2017_11_3",
+    "IR_VERSION_2019_1_22",
+    "IR_VERSION_2019_3_18",
+    "IR_VERSION_2019_9_19",
+    "IR_VERSION_2020_5_8",
+    "IR_VERSION_2021_7_30",
+    "IR_VERSION_2023_5_5",
+    "IR_VERSION_2024_3_25",
+    "convert_model_to_external_data",
+    "write_external_data_tensors",
+    "__version__",
+    "checker",
+    "compose",
+    "defs",
+    "external_data_helper",
+    "helper",
+    "load",
+    "load_external_data_for_model",
+    "load_from_string",
+    "load_model",
+    "load_model_from_string",
+    "load_tensor",
+    "load_tensor_from_string",
+    "numpy_helper",
+    "parser",
+    "printer",
+    "reference",
+    "save",
+    "save_model",
+    "save_tensor",
+    "serialization",
+    "shape_inference",
+    "utils",
+    "version_converter",
+]
+
+# onnx's top-level names of the IR versions (the members of Version it exports as ints).
+IR_VERSION_2017_10_10: Final = int(Version.IR_VERSION_2017_10_10)
+IR_VERSION_2017_10_30: Final = int(Version.IR_VERSION_2017_10_30)
+IR_VERSION_2017_11_3: Final = int(Version.IR_VERSION_2017_11_3)
+IR_VERSION_2019_1_22: Final = int(Version.IR_VERSION_2019_1_22)
+IR_VERSION_2019_3_18: Final = int(Version.IR_VERSION_2019_3_18)
+IR_VERSION_2019_9_19: Final = int(Version.IR_VERSION_2019_9_19)
+IR_VERSION_2020_5_8: Final = int(Version.IR_VERSION_2020_5_8)
+IR_VERSION_2021_7_30: Final = int(Version.IR_VERSION_2021_7_30)
+IR_VERSION_2023_5_5: Final = int(Version.IR_VERSION_2023_5_5)
+IR_VERSION_2024_3_25: Final = int(Version.IR_VERSION_2024_3_25)
+
+# onnx exports these two at the top level as well.
+convert_model_to_external_data = external_data_helper.convert_model_to_external_data
+write_external_data_tensors = external_data_helper.write_external_data_tensors
+
+ONNX_ML: Final = True
+"""onnx's flag for a build with the ai.onnx.ml messages and operators; wirecodec reads and writes them."""
+
+__version__: Final = "1.23.2"
+"""The onnx release whose Python API this namespace follows."""
+
+Target = str | os.PathLike[str] | IO[bytes]
+
+_PROTOBUF: Final = "protobuf"
+
+
+def _path_of(f: object) -> pathlib.Path | None:
+    """The path behind ``f``: itself, or a file object's ``name`` when that is a path."""
+    if isinstance(f, (str, os.PathLike)):
+        return pathlib.Path(f)
+    name = getattr(f, "name", None)
+    return pathlib.Path(name) if isinstance(name, (str, os.PathLike)) else None
+
+
+def _format_of(format: str | None, f: object) -> str:
+    """``format`` if given (it must be registered), else the one of the path's extension, else protobuf."""
+    if format is not None:
+        serialization.registry.get(format)  # a ValueError naming the formats if unknown
+        return format
+    path = _path_of(f)
+    inferred = serialization.registry.get_format_from_file_extension(path.suffix) if path else None
+    return inferred or _PROTOBUF
+
+
+def _binary(format: str) -> bool:
+    """True when ``format`` is the built-in binary protobuf (wirecodec's mapped load and streamed save)."""
+    return (
+        format == _PROTOBUF and type(serialization.registry.get(format)).__module__ == serialization.__name__
+    )
+
+
+_M = TypeVar("_M", ModelProto, TensorProto)
+
+
+def _deserialize(format: str, data: object, empty: _M) -> _M:
+    """``data`` parsed by the registered serializer of ``format`` into ``empty``, checked to be one."""
+    parsed = serialization.registry.get(format).deserialize_proto(data, empty)
+    return as_message(parsed, type(empty), f"the {format!r} serializer's result")
+
+
+def _read_all(f: Target) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        return pathlib.Path(f).read_bytes()
+    data = f.read()
+    return data.encode() if isinstance(data, str) else bytes(data)
+
+
+def _write_all(data: bytes | str, f: Target) -> None:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if isinstance(f, (str, os.PathLike)):
+        with AtomicFiles() as files:
+            with files.open(f) as out:
+                out.write(data)
+            files.commit()
+    else:
+        f.write(data)
+
+
+def _check_target(f: object, where: str) -> None:
+    if isinstance(f, (str, os.PathLike)):
+        return
+    if not callable(getattr(f, "write", None)) and not callable(getattr(f, "read", None)):
+        raise TypeError(f"{where}: f must be a path or a binary file object, got {type(f).__name__}")
+
+
+def load_model(f: Target, format: str | None = None, load_external_data: bool = True) -> ModelProto:
+    """Load a ModelProto from a path or a binary file object.
+
+    External data is read from the model's directory (a file object's ``name``); a file
+    object with no name gets none loaded, as in onnx.
+    """
+    _check_target(f, "load_model")
+    chosen = _format_of(format, f)
+    path = _path_of(f)
+    with_data = load_external_data and path is not None
+    if _binary(chosen):
+        opened = open_model(f)
+        if with_data and path is not None:
+            _resolve_external_as_onnx(opened, path.parent)
+        return opened.model
+    model = _deserialize(chosen, _read_all(f), ModelProto())
+    if with_data and path is not None:
+        external_data_helper.load_external_data_for_model(model, path.parent)
+    return model
+
+
+def _resolve_external_as_onnx(opened: Opened, base_dir: pathlib.Path) -> None:
+    """Read in external data as wirecodec does (mapped), under onnx's policy: unknown keys are
+    dropped with a warning, a symlinked data file is refused, a refusal is also onnx's class."""
+    for tensor in iter_tensors(opened.model):
+        if external_data_helper.uses_external_data(tensor):
+            external_data_helper.drop_unknown_keys(tensor)
+            location = next((e.value for e in tensor.external_data if e.key == "location"), "")
+            external_data_helper.refuse_symlink(tensor, base_dir, location)
+    try:
+        opened.resolve_external()
+    except ExternalDataError as error:
+        raise ExternalDataValidationError(str(error)) from error
+
+
+def load_model_from_string(s: bytes, format: str = "protobuf") -> ModelProto:
+    """Decode a serialized ModelProto (from bytes or any buffer)."""
+    if _binary(_format_of(format, None)):
+        return decode(ModelProto, s)
+    return _deserialize(format, s, ModelProto())
+
+
+def load_tensor(f: Target, format: str | None = None) -> TensorProto:
+    """Load a serialized TensorProto from a path or a binary file object."""
+    _check_target(f, "load_tensor")
+    chosen = _format_of(format, f)
+    if _binary(chosen):
+        return _load_tensor(f)
+    return _deserialize(chosen, _read_all(f), TensorProto())
+
+
+def load_tensor_from_string(s: bytes, format: str = "protobuf") -> TensorProto:
+    """Decode a serialized TensorProto."""
+    if _binary(_format_of(format, None)):
+        return decode(TensorProto, s)
+    return _deserialize(format, s, TensorProto())
+
+
+def save_model(
+    proto: ModelProto | bytes,
+    f: Target,
+    format: str | None = None,
+    *,
+    save_as_external_data: bool = False,
+    all_tensors_to_one_file: bool = True,
+    location: str | None = None,
+    size_threshold: int = 1024,
+    convert_attribute: bool = False,
+) -> None:
+    """Write a model (or its serialized bytes) to a path or into a binary file object.
+
+    With ``save_as_external_data=True``, tensors of at least ``size_threshold`` bytes go
+    to ``location`` (default ``<model file name>.data``) beside the model, or one file
+    per tensor with ``all_tensors_to_one_file=False``; ``convert_attribute=True`` moves
+    attribute tensors too.
+    """
+    _check_target(f, "save_model")
+    chosen = _format_of(format, _path_of(f))
+    model = decode(ModelProto, proto) if isinstance(proto, (bytes, bytearray, memoryview)) else proto
+    model = as_message(model, ModelProto, "save_model: proto")
+    path = _path_of(f)
+    if path is not None and any(
+        external_data_helper.uses_external_data(t) and t.HasField("raw_data")
+        for t in external_data_helper._get_all_tensors(model)
+    ):
+        # Marked by convert_model_to_external_data and still holding their bytes: onnx
+        # writes them to their files beside the model (and empties them) whatever the format.
+        external_data_helper.write_external_data_tensors(model, path.parent)
+    if not _binary(chosen):
+        if save_as_external_data:
+            external_data_helper.convert_model_to_external_data(
+                model, all_tensors_to_one_file, location, size_threshold, convert_attribute
+            )
+            if path is not None:
+                external_data_helper.write_external_data_tensors(model, path.parent)
+        _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
+    elif isinstance(f, (str, os.PathLike)):
+        _save(
+            model,
+            f,
+            external_data=save_as_external_data,
+            location=location,
+            size_threshold=size_threshold,
+            all_tensors_to_one_file=all_tensors_to_one_file,
+            convert_attribute=convert_attribute,
+        )
+    elif not save_as_external_data:
+        encode_into(model, f)
+    else:
+        path = _path_of(f)
+        if path is None:
+            raise ExternalDataError(
+                "save_model: save_as_external_data needs a path, or a file object whose name is one "
+                f"(the data files go beside the model); got a {type(f).__name__} without a name"
+            )
+        # wirecodec.save writes data files beside a model file: stage the model in a scratch
+        # directory next to the target, move the data files out, copy the model into ``f``.
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".wirecodec-") as scratch:
+            staged = pathlib.Path(scratch) / path.name
+            location = f"{path.name}.data" if location is None else location
+            folder = (pathlib.Path(scratch) / location).parent.resolve()
+            if folder.is_relative_to(pathlib.Path(scratch).resolve()):
+                folder.mkdir(parents=True, exist_ok=True)  # mirrors the subfolder beside the model
+            _save(
+                model,
+                staged,
+                external_data=True,
+                location=location,
+                size_threshold=size_threshold,
+                all_tensors_to_one_file=all_tensors_to_one_file,
+                convert_attribute=convert_attribute,
+            )
+            for produced in sorted(pathlib.Path(scratch).rglob("*")):
+                if produced.is_file() and produced != staged:
+                    destination = path.parent / produced.relative_to(scratch)
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(produced, destination)
+            f.write(staged.read_bytes())
+
+
+def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> None:
+    """Write a TensorProto to a path (atomically) or into a binary file object."""
+    _check_target(f, "save_tensor")
+    chosen = _format_of(format, _path_of(f))
+    tensor = as_message(proto, TensorProto, "save_tensor: proto")
+    if not _binary(chosen):
+        _write_all(serialization.registry.get(chosen).serialize_proto(tensor), f)
+    elif isinstance(f, (str, os.PathLike)):
+        _save_tensor(tensor, f)
+    else:
+        encode_into(tensor, f)
+
+
+def load_external_data_for_model(model: ModelProto, base_dir: str | os.PathLike[str]) -> None:
+    """Resolve the external tensors of a model loaded with ``load_external_data=False``.
+
+    As in onnx, each such tensor then reads as an ordinary one; its ``raw_data`` is a view
+    of the mapped data file rather than a copy.
+    """
+    load_external_data_into(as_message(model, ModelProto, "load_external_data_for_model: model"), base_dir)
+
+
+# onnx's short names for the model functions.
+load = load_model
+save = save_model
+load_from_string = load_model_from_string

@@ -1,0 +1,372 @@
+"""The graph walk: scopes, the merge of inferred and declared types, fresh symbols, functions.
+
+It follows onnx's order of work so that results (down to the names of new symbols) agree:
+declared types first (value_info, inputs, outputs, then initializers not declared as
+inputs), then each node in order: its rule, the merge of each output into what the model
+declares (a new ``value_info`` entry when it declares nothing), the values of ``Constant``
+nodes, and with ``data_prop`` the values of small integer outputs. A node whose inference
+fails leaves its outputs as they were unless ``strict_mode`` asks for the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schema_dsl.onnx import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    TensorProto,
+    ValueInfoProto,
+)
+from wirecodec.shape_inference._check_types import check_shared_types
+from wirecodec.shape_inference._context import NodeContext
+from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
+from wirecodec.shape_inference._types import (
+    Dim,
+    InferenceError,
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    Type,
+    from_proto,
+    merge,
+    write_type,
+)
+from wirecodec.shape_inference.ops.data_prop import SINCE
+
+__all__ = ["Options", "infer_model"]
+
+_SYMBOL_PREFIX = "unk__"
+_MAX_CALL_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the caller asked for (onnx's ``ShapeInferenceOptions``)."""
+
+    check_type: bool = False
+    strict_mode: bool = False
+    data_prop: bool = False
+
+
+@dataclass
+class _Symbols:
+    """The model's symbol table: every ``dim_param`` in use, and the next fresh one."""
+
+    used: set[str] = field(default_factory=set)
+    counter: int = 0
+
+    def fresh(self) -> str:
+        while True:
+            name = f"{_SYMBOL_PREFIX}{self.counter}"
+            self.counter += 1
+            if name not in self.used:
+                self.used.add(name)
+                return name
+
+    def add_type(self, t: Type | None) -> None:
+        if isinstance(t, TensorType):
+            self.used.update(d for d in t.shape or () if isinstance(d, str))
+        elif isinstance(t, (SequenceType, OptionalType)):
+            self.add_type(t.elem)
+        elif isinstance(t, MapType):
+            self.add_type(t.value)
+
+    def add_graph(self, graph: GraphProto) -> None:
+        for info in (*graph.input, *graph.output, *graph.value_info):
+            if info.HasField("type"):
+                self.add_type(from_proto(info.type))
+        for node in graph.node:
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    self.add_graph(attr.g)
+
+    def materialize(self, t: Type) -> Type:
+        """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
+        if isinstance(t, TensorType):
+            if t.shape is None or all(d is not None for d in t.shape):
+                return t
+            return TensorType(t.elem, tuple(self.fresh() if d is None else d for d in t.shape), t.sparse)
+        if isinstance(t, (SequenceType, OptionalType)):
+            return type(t)(self.materialize(t.elem)) if t.elem is not None else t
+        if isinstance(t, MapType) and t.value is not None:
+            return MapType(t.key, self.materialize(t.value))
+        return t
+
+
+def _node_label(node: NodeProto) -> str:
+    return f'{node.op_type} "{node.name}"' if node.name else node.op_type
+
+
+def _initializer_type(tensor: TensorProto) -> TensorType:
+    return TensorType(tensor.data_type, tuple(int(d) for d in tensor.dims))
+
+
+class _Model:
+    """What every scope of one run shares: options, symbols, functions, errors."""
+
+    def __init__(self, model: ModelProto, options: Options) -> None:
+        self.options = options
+        self.ir_version = model.ir_version
+        self.symbols = _Symbols()
+        self.functions: dict[tuple[str, str, str], FunctionProto] = {
+            (f.domain, f.name, f.overload): f for f in model.functions
+        }
+        self.errors: list[str] = []
+        self.depth = 0
+
+
+class _Scope:
+    """One graph or one function call under inference (onnx's ShapeInferenceImplBase)."""
+
+    def __init__(
+        self,
+        shared: _Model,
+        opsets: dict[str, int],
+        outer_types: dict[str, Type],
+        symbols_data: dict[str, tuple[Dim, ...]],
+        graph: GraphProto | None,
+    ) -> None:
+        self.shared = shared
+        self.opsets = opsets
+        self.types: dict[str, Type] = dict(outer_types)
+        self.slots: dict[str, ValueInfoProto] = {}
+        self.untyped_outputs: dict[str, ValueInfoProto] = {}
+        self.data: dict[str, Any] = {}
+        self.symbol_data = symbols_data
+        self.graph = graph
+        self.unbound: set[str] = set()
+        self.has_unsupported = False
+        self.errors: list[str] = []
+
+    # -- declared types ------------------------------------------------------------------
+    def declare(self, info: ValueInfoProto) -> None:
+        t = from_proto(info.type) if info.HasField("type") else None
+        if t is not None:
+            self.types[info.name] = t
+            self.slots[info.name] = info
+        else:
+            self.untyped_outputs[info.name] = info
+
+    def run_graph(self, graph: GraphProto) -> None:
+        for info in graph.value_info:
+            self.declare(info)
+        for info in graph.input:
+            self.declare(info)
+        for info in graph.output:
+            self.declare(info)
+        for tensor in graph.initializer:
+            self.data[tensor.name] = tensor
+            declared = self.types.get(tensor.name)
+            if declared is not None:
+                try:
+                    merge(_initializer_type(tensor), declared, tensor.name)
+                except InferenceError as exc:
+                    raise InferenceError(
+                        f"initializer {tensor.name!r} disagrees with its input: {exc.reason}"
+                    ) from None
+            elif self.shared.ir_version >= 4:
+                self.types[tensor.name] = _initializer_type(tensor)
+        for sparse in graph.sparse_initializer:
+            name = sparse.values.name
+            if name not in self.types and self.shared.ir_version >= 4:
+                self.types[name] = TensorType(
+                    sparse.values.data_type, tuple(int(d) for d in sparse.dims), True
+                )
+        for node in graph.node:
+            self.run_node(node)
+
+    # -- one node ------------------------------------------------------------------------
+    def _opset(self, node: NodeProto) -> int:
+        version = self.opsets.get(node.domain)
+        if version is None and node.domain == "":
+            version = self.opsets.get("ai.onnx")
+        if version is None:
+            raise InferenceError(
+                f"cannot infer types for node {_node_label(node)}: no opset import for domain {node.domain!r}"
+            )
+        return version
+
+    def run_node(self, node: NodeProto, attributes: dict[str, AttributeProto] | None = None) -> None:
+        opset = self._opset(node)
+        attrs = attributes if attributes is not None else {a.name: a for a in node.attribute}
+        ctx = NodeContext(
+            node,
+            opset,
+            [self.types.get(name) if name else None for name in node.input],
+            [self.data.get(name) if name else None for name in node.input],
+            [self.symbol_data.get(name) if name else None for name in node.input],
+            attrs,
+            self.infer_subgraph,
+            self.opsets,
+            [bool(name) and name not in self.unbound for name in node.input],
+        )
+        key = (domain_key(node.domain), node.op_type)
+        try:
+            fn = RULES.get(key)
+            function = self.shared.functions.get((node.domain, node.op_type, node.overload))
+            if fn is not None and key[0] in ("", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"):
+                fn(ctx)
+            elif function is not None:
+                self.call(node, function, ctx)
+            else:
+                self.has_unsupported = True
+                return
+            if self.shared.options.check_type:
+                check_shared_types(key, ctx)
+            for i, name in enumerate(node.output):
+                inferred = ctx.outputs[i]
+                if name and inferred is not None:
+                    self.update(name, inferred)
+            self.record_constant(node)
+            if self.shared.options.data_prop:
+                prop = PROPAGATORS.get(key)
+                if (
+                    prop is not None
+                    and node.output
+                    and node.output[0]
+                    and opset >= SINCE.get(node.op_type, 1)
+                ):
+                    values = prop(ctx)
+                    if values is not None:
+                        self.symbol_data[node.output[0]] = values
+        except InferenceError as exc:
+            if not self.has_unsupported:
+                self.errors.append(f"({_node_label(node)}): {exc.reason}")
+
+    def update(self, name: str, inferred: Type) -> None:
+        inferred = self.shared.symbols.materialize(inferred)
+        existing = self.types.get(name)
+        if existing is not None:
+            merged = merge(inferred, existing, name)
+            self.types[name] = merged
+            slot = self.slots.get(name)
+            if slot is not None and merged != existing:
+                _rewrite(slot, merged)
+            return
+        self.types[name] = inferred
+        if self.graph is not None:
+            info = self.graph.value_info.add(name=name)
+            write_type(inferred, info.type)
+            self.slots[name] = info
+            output = self.untyped_outputs.pop(name, None)
+            if output is not None:
+                _rewrite(output, inferred)
+
+    def record_constant(self, node: NodeProto) -> None:
+        if node.op_type != "Constant" or domain_key(node.domain) != "" or len(node.output) != 1:
+            return
+        import numpy as np
+
+        name = node.output[0]
+        for attr in node.attribute:
+            if attr.name == "value":
+                if attr.type == AttributeProto.AttributeType.TENSOR and attr.HasField("t"):
+                    self.data[name] = attr.t
+            elif attr.type == AttributeProto.AttributeType.INTS:
+                self.data[name] = np.array(list(attr.ints), dtype=np.int64)
+            elif attr.type == AttributeProto.AttributeType.INT:
+                self.data[name] = np.array(attr.i, dtype=np.int64)
+            elif attr.type == AttributeProto.AttributeType.FLOATS:
+                self.data[name] = np.array(list(attr.floats), dtype=np.float32)
+            elif attr.type == AttributeProto.AttributeType.FLOAT:
+                self.data[name] = np.array(attr.f, dtype=np.float32)
+
+    # -- subgraphs and calls -------------------------------------------------------------
+    def infer_subgraph(self, graph: GraphProto, input_types: Sequence[Type | None]) -> list[Type | None]:
+        """Infer ``graph`` (a body of this node) in place; the types of its outputs."""
+        if self.shared.ir_version >= 4 and len(graph.input) != len(input_types):
+            raise InferenceError(f"graph has {len(graph.input)} inputs but {len(input_types)} were provided")
+        for info, given in zip(graph.input, input_types, strict=False):
+            if given is None:
+                continue
+            declared = from_proto(info.type) if info.HasField("type") else None
+            merged = self.shared.symbols.materialize(merge(given, declared, info.name))
+            _rewrite(info, merged)
+        inner = _Scope(self.shared, self.opsets, self.types, self.symbol_data, graph)
+        inner.run_graph(graph)
+        inner.finish()
+        return [from_proto(o.type) if o.HasField("type") else None for o in graph.output]
+
+    def call(self, node: NodeProto, function: FunctionProto, ctx: NodeContext) -> None:
+        """Infer a call of a model-local function through its body."""
+        shared = self.shared
+        if shared.depth >= _MAX_CALL_DEPTH:
+            raise InferenceError(f"function {function.name!r}: calls nested too deeply (a cycle?)")
+        bound_data: dict[str, tuple[Dim, ...]] = {}
+        for actual, formal in zip(node.input, function.input, strict=False):
+            if actual and actual in self.symbol_data:
+                bound_data[formal] = self.symbol_data[actual]
+        body = _Scope(shared, {o.domain: o.version for o in function.opset_import}, {}, bound_data, None)
+        for i, formal in enumerate(function.input):
+            if ctx.has_input(i):
+                t = ctx.input_type(i)
+                if t is not None:
+                    body.types[formal] = t
+                    if isinstance(t, TensorType) and i < len(node.input) and node.input[i] in self.data:
+                        body.data[formal] = self.data[node.input[i]]
+            else:
+                body.unbound.add(formal)
+        caller_attrs = {a.name: a for a in node.attribute}
+        bindings: dict[str, AttributeProto] = {
+            n: caller_attrs[n] for n in function.attribute if n in caller_attrs
+        }
+        for default in function.attribute_proto:
+            bindings[default.name] = caller_attrs.get(default.name, default)
+        shared.depth += 1
+        try:
+            for inner in function.node:
+                body.run_node(inner, _bind_attributes(inner, bindings))
+        finally:
+            shared.depth -= 1
+        body.finish()
+        for i, formal in enumerate(function.output):
+            if formal in body.types:
+                ctx.set(i, body.types[formal])
+        for actual, formal in zip(node.output, function.output, strict=False):
+            if actual and formal in bound_data:
+                self.symbol_data[actual] = bound_data[formal]
+
+    def finish(self) -> None:
+        if self.errors and self.shared.options.strict_mode:
+            raise InferenceError("inference error(s): " + "; ".join(self.errors))
+
+
+def _rewrite(info: ValueInfoProto, t: Type) -> None:
+    """Replace ``info``'s type by ``t`` (its denotation kept, as onnx merges in place)."""
+    denotation = info.type.denotation
+    info.type.Clear()
+    write_type(t, info.type)
+    if denotation:
+        info.type.denotation = denotation
+
+
+def _bind_attributes(node: NodeProto, bindings: dict[str, AttributeProto]) -> dict[str, AttributeProto]:
+    """A function body node's attributes, each reference replaced by the caller's value."""
+    attrs: dict[str, AttributeProto] = {}
+    for attr in node.attribute:
+        if attr.ref_attr_name:
+            bound = bindings.get(attr.ref_attr_name)
+            if bound is not None:
+                attrs[attr.name] = bound
+        else:
+            attrs[attr.name] = attr
+    return attrs
+
+
+def infer_model(model: ModelProto, options: Options) -> None:
+    """Infer ``model``'s types in place (its graph's value_info and outputs)."""
+    import wirecodec.shape_inference.ops  # noqa: F401  (registers every family's rules)
+
+    shared = _Model(model, options)
+    shared.symbols.add_graph(model.graph)
+    opsets = {o.domain: o.version for o in model.opset_import}
+    scope = _Scope(shared, opsets, {}, {}, model.graph)
+    scope.run_graph(model.graph)
+    scope.finish()

@@ -1,0 +1,105 @@
+"""Operators of their own kind: losses, recurrent networks, strings, windows, signal."""
+
+from __future__ import annotations
+
+from wirecodec.shape_inference._context import NodeContext
+from wirecodec.shape_inference._registry import rule
+from wirecodec.shape_inference._types import Dim
+from wirecodec.shape_inference.ops._util import STRING
+
+
+@rule("StringNormalizer")
+def string_normalizer(ctx: NodeContext) -> None:
+    s = ctx.shape(0)
+    if s is None:
+        ctx.set_tensor(0, STRING, None)
+    elif len(s) == 1:
+        ctx.set_tensor(0, STRING, (None,))
+    else:
+        ctx.set_tensor(0, STRING, (1, None))
+
+
+@rule("NegativeLogLikelihoodLoss")
+def nll_loss(ctx: NodeContext) -> None:
+    """A scalar, or with ``reduction="none"`` the target's shape; the input's element type."""
+    elem = ctx.elem(0)
+    if ctx.shape(0) is None or ctx.shape(1) is None:
+        ctx.set_tensor(0, elem, None)
+    elif ctx.attr_str("reduction", "mean") == "none":
+        ctx.set_tensor(0, elem, ctx.shape(1))
+    else:
+        ctx.set_tensor(0, elem, ())
+
+
+@rule("SoftmaxCrossEntropyLoss")
+def softmax_cross_entropy(ctx: NodeContext) -> None:
+    elem = ctx.elem(0)
+    if ctx.attr_str("reduction", "mean") == "none":
+        ctx.set_tensor(0, elem, ctx.shape(1))
+    else:
+        ctx.set_tensor(0, elem, ())
+    if ctx.has_output(1):
+        ctx.set_tensor(1, elem, ctx.shape(0))
+
+
+def _heads(shape: tuple[Dim, ...], heads: int) -> tuple[Dim, Dim, Dim, Dim]:
+    """(batch, heads, sequence, head size) of a 4-D input, or of a 3-D one split into heads."""
+    if len(shape) == 4:
+        return shape[0], shape[1], shape[2], shape[3]
+    hidden = shape[2]
+    size = hidden // heads if isinstance(hidden, int) and heads else None
+    return shape[0], heads or None, shape[1], size
+
+
+@rule("Attention")
+def attention(ctx: NodeContext) -> None:
+    """Y in Q's layout with V's head size; present key/value and the QK product in 4-D."""
+    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    elem = ctx.elem(0)
+    if q is None or k is None or v is None or len(q) not in (3, 4):
+        ctx.set_tensor(0, elem, None)
+        return
+    q_heads, kv_heads = ctx.attr_int("q_num_heads", 0), ctx.attr_int("kv_num_heads", 0)
+    batch, qh, q_seq, _ = _heads(q, q_heads)
+    _, kvh, kv_seq, head = _heads(k, kv_heads)
+    _, _, _, v_head = _heads(v, kv_heads)
+    if len(q) == 4:
+        ctx.set_tensor(0, elem, (batch, qh, q_seq, v_head))
+    else:
+        hidden = q_heads * v_head if isinstance(v_head, int) else None
+        ctx.set_tensor(0, elem, (batch, q_seq, hidden))
+    past = ctx.shape(4) if ctx.has_input(4) else None
+    total: Dim = kv_seq
+    if past is not None and len(past) == 4:
+        total = past[2] + kv_seq if isinstance(past[2], int) and isinstance(kv_seq, int) else None
+    elif ctx.has_input(4):
+        total = None
+    if ctx.has_output(1):
+        ctx.set_tensor(1, ctx.elem(1), (batch, kvh, total, head))
+    if ctx.has_output(2):
+        ctx.set_tensor(2, ctx.elem(2), (batch, kvh, total, v_head))
+    if ctx.has_output(3):
+        ctx.set_tensor(3, elem, (batch, qh, q_seq, total))
+
+
+@rule("RNN", "GRU", "LSTM")
+def recurrent(ctx: NodeContext) -> None:
+    """Y: (seq, directions, batch, hidden) or, with ``layout=1``, (batch, seq, directions, hidden);
+    the last hidden (and cell) state without the sequence axis."""
+    x = ctx.shape(0)
+    elem = ctx.elem(0)
+    layout = ctx.attr_int("layout", 0)
+    seq: Dim = None
+    batch: Dim = None
+    if x is not None and len(x) == 3:
+        seq, batch = (x[1], x[0]) if layout else (x[0], x[1])
+    directions = 2 if ctx.attr_str("direction", "forward") == "bidirectional" else 1
+    hidden: Dim = ctx.attr_int("hidden_size", 0) or None
+    if layout:
+        ctx.set_tensor(0, elem, (batch, seq, directions, hidden))
+        state: tuple[Dim, ...] = (batch, directions, hidden)
+    else:
+        ctx.set_tensor(0, elem, (seq, directions, batch, hidden))
+        state = (directions, batch, hidden)
+    for out in range(1, ctx.n_outputs):
+        ctx.set_tensor(out, elem, state)

@@ -1,0 +1,102 @@
+"""Recent operators: linear and flex attention, causal convolution with state, rotary
+embedding, SwiGLU, and the signal operators (DFT, STFT, windows, mel weights)."""
+
+from __future__ import annotations
+
+from wirecodec.shape_inference._context import NodeContext
+from wirecodec.shape_inference._registry import rule
+from wirecodec.shape_inference._types import Dim
+from wirecodec.shape_inference.ops._util import FLOAT, axis_in
+
+
+@rule("RotaryEmbedding", "SwiGLU")
+def same_as_first(ctx: NodeContext) -> None:
+    t = ctx.tensor(0)
+    if t is not None:
+        ctx.set_tensor(0, t.elem, t.shape)
+
+
+@rule("LinearAttention")
+def linear_attention(ctx: NodeContext) -> None:
+    """output: (B, T, q_heads * d_v); present_state: (B, kv_heads, d_k, d_v)."""
+    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    elem = ctx.elem(0)
+    q_heads, kv_heads = ctx.attr_int("q_num_heads", 0), ctx.attr_int("kv_num_heads", 0)
+    if q is None or k is None or v is None or len(q) != 3 or not q_heads or not kv_heads:
+        ctx.set_tensor(0, elem, None)
+        return
+
+    def per_head(d: Dim, heads: int) -> Dim:
+        return d // heads if isinstance(d, int) else None
+
+    d_k, d_v = per_head(k[2], kv_heads), per_head(v[2], kv_heads)
+    ctx.set_tensor(0, elem, (q[0], q[1], q_heads * d_v if isinstance(d_v, int) else None))
+    if ctx.has_output(1):
+        ctx.set_tensor(1, ctx.elem(3) if ctx.has_input(3) else elem, (q[0], kv_heads, d_k, d_v))
+
+
+@rule("FlexAttention", domain="ai.onnx.preview")
+def flex_attention(ctx: NodeContext) -> None:
+    """(B, q_heads, q_seq, v_head_size)."""
+    q, v = ctx.shape(0), ctx.shape(2)
+    if q is None or v is None or len(q) != 4 or len(v) != 4:
+        ctx.set_tensor(0, ctx.elem(0), None)
+        return
+    ctx.set_tensor(0, ctx.elem(0), (q[0], q[1], q[2], v[3]))
+
+
+@rule("CausalConvWithState")
+def causal_conv_with_state(ctx: NodeContext) -> None:
+    """output: the input's shape; present_state: (B, C, k - 1)."""
+    x, w = ctx.shape(0), ctx.shape(1)
+    elem = ctx.elem(0)
+    ctx.set_tensor(0, elem, x)
+    if ctx.has_output(1):
+        if x is None or w is None or len(x) != 3 or len(w) != 3:
+            ctx.set_tensor(1, elem, None)
+        else:
+            ctx.set_tensor(1, elem, (x[0], x[1], w[2] - 1 if isinstance(w[2], int) else None))
+
+
+@rule("DFT")
+def dft(ctx: NodeContext) -> None:
+    """Real or complex (last axis 1 or 2); a one-sided transform halves the transformed axis."""
+    t = ctx.tensor(0)
+    if t is None:
+        return
+    if t.shape is None:
+        ctx.set_tensor(0, t.elem, None)
+        return
+    rank = len(t.shape)
+    inverse, onesided = ctx.attr_int("inverse", 0), ctx.attr_int("onesided", 0)
+    last = 1 if inverse and onesided else 2
+    dims: list[Dim] = [*t.shape[:-1], last]
+    if ctx.opset >= 20:
+        given = ctx.ints(2) if ctx.has_input(2) else [-2]
+        axis = given[0] if given is not None and len(given) == 1 else None
+    else:
+        axis = ctx.attr_int("axis", 1)
+    length = ctx.ints(1) if ctx.has_input(1) else None
+    if axis is None:
+        if onesided or ctx.has_input(1):
+            dims = [*(None for _ in range(rank - 1)), last]
+        ctx.set_tensor(0, t.elem, tuple(dims))
+        return
+    a = axis_in(axis, rank)
+    n: Dim = length[0] if length is not None and len(length) == 1 else (None if ctx.has_input(1) else dims[a])
+    if onesided and isinstance(n, int):
+        n = (n - 1) * 2 if inverse else n // 2 + 1
+    elif onesided:
+        n = None
+    dims[a] = n
+    ctx.set_tensor(0, t.elem, tuple(dims))
+
+
+@rule("STFT")
+def stft(ctx: NodeContext) -> None:
+    ctx.set_tensor(0, ctx.elem(0), None)
+
+
+@rule("HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix")
+def window(ctx: NodeContext) -> None:
+    ctx.set_tensor(0, ctx.attr_int("output_datatype", FLOAT), None)
