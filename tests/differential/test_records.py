@@ -15,7 +15,7 @@ import wirecodec
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.views import RecordContainer, StaleViewError
-from tests.reference import CorpusItem, backend_corpus, pb_class, require_onnx
+from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf.records import records_decoding
 
 onnx = require_onnx()

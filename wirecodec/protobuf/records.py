@@ -88,6 +88,11 @@ def _tag(spec: FieldSpec) -> int:
 # tensor's raw_data) and the values of packed runs, only when they are this short: a
 # longer one makes its element a message, so that records never copy a payload.
 MAX_COPIED: Final = 256
+# Sub-messages this short are looked up by their bytes in the decode's memo of records
+# (their nesting, at most one level per two bytes, fits the depth checked before); the
+# memo keeps this many.
+MEMO_PAYLOAD: Final = 64
+MEMO_ENTRIES: Final = 4096
 
 
 def packed_values(buf: Any, pos: int, end: int, kind_range: int, convert: Any) -> list[Any] | None:
@@ -156,9 +161,11 @@ def record_source(schema: MessageSchema) -> str:
     module docstring), True if it could, False when the element cannot be a record."""
     w = Writer()
     name = _name("record", schema)
-    w(0, f"def {name}(buf, pos, end, depth, out):")
-    # The presence bits are known at the end: their place is kept.
-    w(1, "if depth < 1:\n    return False\nbase = len(out)\nout += (0, pos, end)\nh = 0\nlt = 0")
+    w(0, f"def {name}(buf, pos, end, depth, out, m):")
+    # The presence bits are known at the end: their place is kept. The head's start is
+    # relative to the parent's (its caller writes it), so that equal bytes make equal
+    # atoms wherever they are (the memo below reuses them).
+    w(1, "if depth < 1:\n    return False\nps = pos\nbase = len(out)\nout += (0, 0, end - pos)\nh = 0\nlt = 0")
     for group in schema.oneofs:
         w(1, f"g_{group} = 0")
     w(1, "while pos < end:")
@@ -196,7 +203,7 @@ else:
         elif spec.repeated and spec.kind is Kind.MESSAGE:
             # A count, then the field's own span (its first record's start + 1, its last
             # payload's end: wirecodec.protobuf.origin.field_span), then the elements.
-            first_record = f"pos - {len(encode_varint(tag))} + 1"  # (pos is past the tag)
+            first_record = f"pos - {len(encode_varint(tag))} + 1 - ps"  # (pos is past the tag)
             w(ind, f"if h & {bit}:\n    out[c{i}] += 1\nelse:\n    h |= {bit}\n    c{i} = len(out)")
             w(ind + 1, f"out += (1, {first_record}, 0)")
         elif spec.repeated:  # a count before the elements, kept up to date
@@ -245,9 +252,9 @@ else:
             elif kind is Kind.BYTES:
                 w(ind, "out.append(bytes(buf[pos:p2]))")
             elif can_be_record(spec.message_type):
-                w(ind, f"if not _r{i}(buf, pos, p2, depth - 1, out):\n    return False")
+                _nested_record(w, ind, i)
                 if spec.repeated:
-                    w(ind, f"out[c{i} + 2] = p2")
+                    w(ind, f"out[c{i} + 2] = p2 - ps")
             else:
                 w(ind, "return False  # a message of a class that cannot be a record")
             w(ind, "pos = p2")
@@ -259,13 +266,36 @@ else:
     return "\n".join(w.lines) + "\n"
 
 
+def _nested_record(w: Writer, ind: int, i: int) -> None:
+    """The atoms of the sub-message at ``buf[pos:p2]``, appended to ``out``: copied from
+    the memo when the same bytes made a record of the same class before in this decode
+    (a graph repeats its value types and attributes), else made and offered to it."""
+    w(
+        ind,
+        f"""
+b0 = len(out)
+if m is not None and n <= {MEMO_PAYLOAD} and depth > {MEMO_PAYLOAD // 2 + 1}:
+    k = buf[pos:p2]
+    e = m.get(k)
+    if e is not None and e[0] is _T{i}:
+        out += e[1]
+    elif not _r{i}(buf, pos, p2, depth - 1, out, m):
+        return False
+    elif e is None and len(m) < {MEMO_ENTRIES}:
+        m[k] = (_T{i}, tuple(out[b0:]))
+elif not _r{i}(buf, pos, p2, depth - 1, out, m):
+    return False
+out[b0 + 1] = pos - ps""",
+    )
+
+
 def build_source(schema: MessageSchema) -> str:
     """The source of ``build_<C>(r, i, src, x)``: the message whose values start at
     ``r[i]``, and where the next values start."""
     w = Writer()
-    w(0, f"def {_name('build', schema)}(r, i, src, x):")
-    w(1, "o = _new(_H)\nh = r[i]")
-    w(1, f"sp = None if src is None else src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]")
+    w(0, f"def {_name('build', schema)}(r, i, base, src, x):")
+    w(1, "o = _new(_H)\nh = r[i]\na = base + r[i + 1]")
+    w(1, f"sp = None if src is None else src | a << {origin.SPAN_SHIFT} | (a + r[i + 2])")
     w(1, "o._span = sp\no._x = x\no._has = h\ni += 3")
     for i, spec in enumerate(schema.fields):
         bit = schema.bit[spec.name]
@@ -273,13 +303,13 @@ def build_source(schema: MessageSchema) -> str:
             value = "_mview(r[i])" if spec.view else "r[i]"
             w(1, f"if h & {bit}:\n    o.{spec.name} = {value}\n    i += 1\nelse:\n    o.{spec.name} = _Z{i}")
         elif not spec.repeated:
-            w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, src, x)")
+            w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, a, src, x)")
         else:
             w(1, f"if h & {bit}:\n    n = r[i]\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
             if spec.kind is Kind.MESSAGE:
-                own = f"src | r[i + 1] << {origin.SPAN_SHIFT} | r[i + 2]"
+                own = f"src | (a + r[i + 1]) << {origin.SPAN_SHIFT} | (a + r[i + 2])"
                 w(2, f"if sp is not None and n > 1:\n    c._span = c._records = {own}")
-                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, src, x)\n    _lapp(c, v)")
+                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, a, src, x)\n    _lapp(c, v)")
             else:
                 w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
             w(2, f"o.{spec.name} = c")
@@ -297,12 +327,15 @@ def element_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[
     ``build(record, src, extras)`` -> the message."""
     record_into, build_at = record_functions(cls)
 
-    def record(buf: Any, pos: int, end: int, depth: int) -> tuple[Any, ...] | None:
+    def record(buf: Any, pos: int, end: int, depth: int, memo: dict[Any, Any] | None) -> tuple[Any, ...] | None:
         out: list[Any] = []
-        return tuple(out) if record_into(buf, pos, end, depth, out) else None
+        if not record_into(buf, pos, end, depth, out, memo):
+            return None
+        out[1] = pos  # the element's start, relative to the input's (every other one is to its parent's)
+        return tuple(out)
 
     def build(r: tuple[Any, ...], src: Any, x: Any) -> Any:
-        return build_at(r, 0, src, x)[0]
+        return build_at(r, 0, 0, src, x)[0]
 
     return record, build
 
@@ -327,6 +360,8 @@ def _generate(schema: MessageSchema) -> dict[str, Any]:
             namespace[f"_Z{i}"] = spec.default
         if spec.kind is Kind.ENUM:
             namespace[f"_E{i}"] = frozenset(spec.enum_values)
+        if spec.kind is Kind.MESSAGE:
+            namespace[f"_T{i}"] = spec.message_type
         if spec.repeated:
             namespace[f"_R{i}"] = container_class(spec)
     text = record_source(schema) + "\n" + build_source(schema)

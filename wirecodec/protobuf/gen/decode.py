@@ -267,7 +267,7 @@ v = {unpack}(buf, pos)[0]""",
         w(
             ind,
             f"""
-v = _rr_{spec.name}(buf, pos, p2, depth - 1)
+v = _rr_{spec.name}(buf, pos, p2, depth - 1, rm)
 if v is None:
     v = {self._child_call(spec)}
 pos = p2
@@ -409,6 +409,8 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         for group in self.schema.oneofs:
             w(1, f"g_{group} = None")
         w(1, "unk = None")
+        if self.records:  # this decode's memo of records (wirecodec.protobuf.records), keyed by bytes
+            w(1, "rm = None if memo is None else {}")
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
