@@ -365,11 +365,6 @@ class Message(metaclass=MessageType):
             raise ValueError(f"Expected a field name, but got non-string argument {type(name).__qualname__}")
         return self.HasField(name)
 
-    def __delattr__(self, name: str) -> None:
-        # As protobuf: a field is cleared with ClearField, never deleted (an empty slot
-        # would be a field neither set nor unset).
-        raise AttributeError("Cannot delete field attribute (use ClearField)")
-
     def __iter__(self) -> Iterator[Any]:
         raise TypeError(f"{type(self).__qualname__} is not iterable")
 

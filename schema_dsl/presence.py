@@ -41,6 +41,7 @@ __all__ = [
     "before_write",
     "changed",
     "checked_setattr",
+    "refused_delattr",
     "assignment_plan",
     "sever",
     "store_valid",
@@ -174,6 +175,12 @@ def _assignment(schema: MessageSchema, name: str, cls: type) -> tuple[Converter,
         raise FieldNameError(f'Protocol message {cls.__qualname__} has no "{name}" field.')
     others = () if spec.oneof is None else tuple(o.name for o in schema.oneofs[spec.oneof] if o is not spec)
     return converter(spec), others
+
+
+def refused_delattr(self: Message, name: str) -> None:
+    """``del message.field``: refused, as protobuf does (a field is cleared with
+    ClearField; an empty slot would be a field neither set nor unset)."""
+    raise AttributeError("Cannot delete field attribute (use ClearField)")
 
 
 def checked_setattr(self: Message, name: str, value: Any) -> None:

@@ -88,6 +88,20 @@ def test_only_classes_that_can_have_an_empty_slot_fall_back_on_getattr() -> None
     assert ours.AttributeProto().t.ByteSize() == 0  # an unset message field still reads as empty
 
 
+def test_holders_keep_plain_slot_stores() -> None:
+    # The decoders fill holders with plain attribute stores; a __setattr__ or __delattr__
+    # anywhere in a holder's bases sends each of them through a Python-level lookup
+    # (CPython's tp_setattro), which made decoding several times slower once already.
+    for cls in all_message_classes():
+        for base in cls.__schema__.holder.__mro__[:-1]:
+            assert not {"__setattr__", "__delattr__"} & set(vars(base)), (cls.__qualname__, base)
+        assert "__delattr__" in vars(cls) and "__setattr__" in vars(cls)
+    node = ours.NodeProto(name="n")
+    with pytest.raises(AttributeError, match="ClearField"):
+        del node.name
+    assert node.name == "n"
+
+
 def test_a_declared_message_cannot_bring_slots_of_its_own() -> None:
     with pytest.raises(SchemaError, match="slots"):
 
