@@ -88,6 +88,17 @@ class Extras:
         self.shared = False
 
 
+class Family(Extras):
+    """The Extras a view's family shares (schema_dsl.views): only ``home`` is ever set;
+    the rest read as an empty Extras's, from the class (made without ``__init__``, as
+    a view is made on every read)."""
+
+    __slots__ = ()
+    lazy = loading = origin = owner = stubs = None
+    unknown: tuple[Any, ...] = ()
+    shared = True
+
+
 def extras(message: Message) -> Extras:
     """``message``'s :class:`Extras`, made now if it had none."""
     found = message._x

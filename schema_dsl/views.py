@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Final, SupportsIndex
 
 from schema_dsl.containers import RepeatedContainer, container_class
 from schema_dsl.fields import FieldSpec
-from schema_dsl.layout import Extras, store
+from schema_dsl.layout import Extras, Family, store
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
@@ -60,6 +60,8 @@ _liter: Final[Callable[..., Iterator[Any]]] = list.__iter__
 _llen: Final[Callable[..., int]] = list.__len__
 _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
+_new: Final = object.__new__
+_ref: Final = weakref.ref
 
 # The record's first three items: the presence bits, the payload's start and end.
 RECORD_HEAD: Final = 3
@@ -78,7 +80,8 @@ class RecordContainer:
     __slots__ = ()
     # Set per instance by the decoder: the build function of the element's class, the
     # span base of the input, and the pins (record id -> (record, pinned message)).
-    _build: Callable[[tuple[Any, ...], Any, Extras | None], Any]
+    _build: Callable[[tuple[Any, ...], int, int, Any, Extras | None, Any], tuple[Any, int]]
+    _table: Any  # the decode's fragments (wirecodec.protobuf.fragments), or None
     _src: Any
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
     _store: tuple[Any, ...] | None  # the records while sealed (None where the list holds a message)
@@ -124,10 +127,9 @@ class RecordContainer:
             found = pins.get(id(item))
             if found is not None:
                 return found[1]
-        x = Extras()
-        x.shared = True
-        element = self._build(item, self._src, x)
-        x.home = (self, item, weakref.ref(element))
+        x = _new(Family)
+        element = self._build(item, 0, 0, self._src, x, self._table)[0]
+        x.home = (self, item, _ref(element))
         return element
 
     def __getitem__(self, index: Any) -> Any:
@@ -192,7 +194,7 @@ class RecordContainer:
     def _build_plain(self, record: tuple[Any, ...]) -> Any:
         pins = self._pins
         found = None if not pins else pins.get(id(record))
-        return found[1] if found is not None else self._build(record, self._src, None)
+        return found[1] if found is not None else self._build(record, 0, 0, self._src, None, self._table)[0]
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
         self._materialize()
@@ -221,7 +223,7 @@ def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
         cls = type(
             base.__name__,
             (RecordContainer, base),
-            {"__slots__": ("_build", "_pins", "_src", "_store"), "__module__": base.__module__},
+            {"__slots__": ("_build", "_pins", "_src", "_store", "_table"), "__module__": base.__module__},
         )
         cls.__qualname__ = base.__qualname__
         _RECORD_CLASSES[spec] = cls

@@ -41,6 +41,7 @@ from schema_dsl.containers import container_class
 from schema_dsl.views import record_container_class
 from wirecodec.errors import DecodeError
 from wirecodec.protobuf import origin
+from wirecodec.protobuf.fragments import RecordMemo
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
 from wirecodec.protobuf.wire import encode_varint, read_varint, unpack_f32, unpack_f64
@@ -267,9 +268,9 @@ else:
 
 
 def _nested_record(w: Writer, ind: int, i: int) -> None:
-    """The atoms of the sub-message at ``buf[pos:p2]``, appended to ``out``: copied from
-    the memo when the same bytes made a record of the same class before in this decode
-    (a graph repeats its value types and attributes), else made and offered to it."""
+    """The atoms of the sub-message at ``buf[pos:p2]``, appended to ``out``; a payload of
+    up to MEMO_PAYLOAD bytes is kept once per decode as a fragment (a graph repeats its
+    value types and attributes: wirecodec.protobuf.fragments), and ``out`` gets its id."""
     w(
         ind,
         f"""
@@ -278,11 +279,14 @@ if m is not None and n <= {MEMO_PAYLOAD} and depth > {MEMO_PAYLOAD // 2 + 1}:
     k = buf[pos:p2]
     e = m.get(k)
     if e is not None and e[0] is _T{i}:
-        out += e[1]
+        out += (~e[1], 0)
     elif not _r{i}(buf, pos, p2, depth - 1, out, m):
         return False
     elif e is None and len(m) < {MEMO_ENTRIES}:
-        m[k] = (_T{i}, tuple(out[b0:]))
+        f = m.table.add(_T{i}, tuple(out[b0:]))
+        m[k] = (_T{i}, f)
+        del out[b0:]
+        out += (~f, 0)
 elif not _r{i}(buf, pos, p2, depth - 1, out, m):
     return False
 out[b0 + 1] = pos - ps""",
@@ -293,8 +297,9 @@ def build_source(schema: MessageSchema) -> str:
     """The source of ``build_<C>(r, i, src, x)``: the message whose values start at
     ``r[i]``, and where the next values start."""
     w = Writer()
-    w(0, f"def {_name('build', schema)}(r, i, base, src, x):")
-    w(1, "o = _new(_H)\nh = r[i]\na = base + r[i + 1]")
+    w(0, f"def {_name('build', schema)}(r, i, base, src, x, t):")
+    w(1, "h = r[i]\nif h < 0:  # a fragment (wirecodec.protobuf.fragments)\n    return t.build(~h, base + r[i + 1], src, x), i + 2")
+    w(1, "o = _new(_H)\na = base + r[i + 1]")
     w(1, f"sp = None if src is None else src | a << {origin.SPAN_SHIFT} | (a + r[i + 2])")
     w(1, "o._span = sp\no._x = x\no._has = h\ni += 3")
     for i, spec in enumerate(schema.fields):
@@ -303,13 +308,13 @@ def build_source(schema: MessageSchema) -> str:
             value = "_mview(r[i])" if spec.view else "r[i]"
             w(1, f"if h & {bit}:\n    o.{spec.name} = {value}\n    i += 1\nelse:\n    o.{spec.name} = _Z{i}")
         elif not spec.repeated:
-            w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, a, src, x)")
+            w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, a, src, x, t)")
         else:
             w(1, f"if h & {bit}:\n    n = r[i]\n    c = _newlist(_R{i})\n    c._span = sp\n    c._home = x")
             if spec.kind is Kind.MESSAGE:
                 own = f"src | (a + r[i + 1]) << {origin.SPAN_SHIFT} | (a + r[i + 2])"
                 w(2, f"if sp is not None and n > 1:\n    c._span = c._records = {own}")
-                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, a, src, x)\n    _lapp(c, v)")
+                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, a, src, x, t)\n    _lapp(c, v)")
             else:
                 w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
             w(2, f"o.{spec.name} = c")
@@ -324,7 +329,7 @@ def _name(prefix: str, schema: MessageSchema) -> str:
 def element_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """What a records decoder and a records container call for an element of class ``cls``:
     ``record(buf, pos, end, depth)`` -> the record (a flat tuple) or None, and
-    ``build(record, src, extras)`` -> the message."""
+    ``build(record, 0, 0, src, extras, fragments)`` -> (the message, the record's length)."""
     record_into, build_at = record_functions(cls)
 
     def record(buf: Any, pos: int, end: int, depth: int, memo: dict[Any, Any] | None) -> tuple[Any, ...] | None:
@@ -334,10 +339,7 @@ def element_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[
         out[1] = pos  # the element's start, relative to the input's (every other one is to its parent's)
         return tuple(out)
 
-    def build(r: tuple[Any, ...], src: Any, x: Any) -> Any:
-        return build_at(r, 0, 0, src, x)[0]
-
-    return record, build
+    return record, build_at
 
 
 def record_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -383,6 +385,7 @@ def namespace_for(cls: type[Message]) -> dict[str, Any]:
         if uses_records(spec):
             names[f"_rr_{spec.name}"], names[f"_rb_{spec.name}"] = element_functions(spec.message_type)
             names[f"_RC_{spec.name}"] = record_container_class(spec)
+            names["_RecordMemo"] = RecordMemo
     return names
 
 

@@ -276,6 +276,7 @@ if {r} is None:
     {r}._span = sp
     {r}._src = src
     {r}._build = _rb_{spec.name}
+    {r}._table = None if rm is None else rm.table
     {r}._pins = {{}}
     o.{spec.name} = {r}
     h |= {self._bit(spec)}
@@ -409,8 +410,9 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         for group in self.schema.oneofs:
             w(1, f"g_{group} = None")
         w(1, "unk = None")
-        if self.records:  # this decode's memo of records (wirecodec.protobuf.records), keyed by bytes
-            w(1, "rm = None if memo is None else {}")
+        if self.records and any(uses_records(f) for f in self.schema.fields):
+            # this decode's memo of records, keyed by bytes (wirecodec.protobuf.fragments)
+            w(1, "rm = None if memo is None else _RecordMemo()")
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
