@@ -62,6 +62,7 @@ _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 _new: Final = object.__new__
 _ref: Final = weakref.ref
+_SHIFT: Final = 40  # wirecodec.protobuf.origin.SPAN_SHIFT (checked there: schema_dsl imports no codec)
 
 # The record's first three items: the presence bits, the payload's start and end.
 RECORD_HEAD: Final = 3
@@ -71,7 +72,7 @@ class StaleViewError(RuntimeError):
     """A write to a view whose record another view of it was pinned for since."""
 
 
-Home = tuple[Any, tuple[Any, ...], Callable[[], Any]]
+Home = tuple[Any, tuple[Any, ...], Callable[[], Any], int]
 
 
 class RecordContainer:
@@ -110,6 +111,24 @@ class RecordContainer:
             return _liter(self)
         return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))
 
+    def _element_spans(self) -> list[int | None]:
+        """Every element's span, read from the records where they are (building no view)."""
+        src = self._src
+        pins = self._pins or {}
+        spans: list[int | None] = []
+        for item in self._raw():
+            if type(item) is tuple:
+                found = pins.get(id(item))
+                if found is not None:
+                    spans.append(found[1]._span)
+                elif src is None:
+                    spans.append(None)
+                else:
+                    spans.append(src | item[1] << _SHIFT | (item[1] + item[2]))
+            else:
+                spans.append(item._span)
+        return spans
+
     def _raw_at(self, index: Any) -> Any:
         item = _lget(self, index)
         if type(index) is slice:
@@ -119,7 +138,8 @@ class RecordContainer:
             return [s if i is None else i for i, s in zip(item, store[index], strict=True)]
         return self._store[index] if item is None else item  # type: ignore[index]
 
-    def _view(self, item: Any) -> Any:
+    def _view(self, item: Any, at: int = -1) -> Any:
+        """The element ``item`` stands for (a view of a record, built now), read at ``at``."""
         if type(item) is not tuple:
             return item
         pins = self._pins
@@ -129,19 +149,19 @@ class RecordContainer:
                 return found[1]
         x = _new(Family)
         element = self._build(item, 0, 0, self._src, x, self._table)[0]
-        x.home = (self, item, _ref(element))
+        x.home = (self, item, _ref(element), at)
         return element
 
     def __getitem__(self, index: Any) -> Any:
         item = self._raw_at(index)
         if type(index) is slice:
             return [self._view(i) for i in item]
-        return self._view(item)
+        return self._view(item, index if index >= 0 else index + _llen(self))
 
     def __iter__(self) -> Iterator[Any]:
         view = self._view
-        for item in self._raw():
-            yield view(item)
+        for at, item in enumerate(self._raw()):
+            yield view(item, at)
 
     def __reversed__(self) -> Iterator[Any]:
         view = self._view
@@ -236,7 +256,7 @@ _RECORD_CLASSES: Final[dict[FieldSpec, type[RepeatedContainer[Any]]]] = {}
 def pin(home: Home, written: Any) -> None:
     """Before a write to ``written`` (a message or container of a view's family): make
     the family's element the pinned element of its record (see the module docstring)."""
-    container, record, element_ref = home
+    container, record, element_ref, at = home
     pins = container._pins
     found = pins.get(id(record))
     element = element_ref()
@@ -245,6 +265,10 @@ def pin(home: Home, written: Any) -> None:
             element = container._build_plain(record)
             _put_in_place(element, written)
         pins[id(record)] = (record, element)
+        if 0 <= at < _llen(container) and container._raw_at(at) is record:
+            # Still where it was read: the list holds the element from now on (reads and
+            # the encoder find it at once; the pin stays for views read before).
+            _lset(container, at, element)
         return
     pinned = found[1]
     if element is pinned:

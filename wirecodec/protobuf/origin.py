@@ -203,10 +203,20 @@ def _payload_start(element: Any) -> int:
     return _offsets(span)[0]
 
 
-def _dirty_elements(elements: list[Any], marks: list[int]) -> list[int] | None:
+def _dirty_elements(elements: list[Any], marks: list[int], spans: list[int | None] | None) -> list[int] | None:
     """The positions of the elements the sorted ``marks`` fall in (a mark before the first
-    payload is the owner's own), in order; None if an element lost its span."""
+    payload is the owner's own), in order; None if an element lost its span. ``spans``:
+    every element's, when the container can tell them without building its elements."""
     dirty: list[int] = []
+    if spans is not None:
+        if None in spans:
+            return None
+        starts = [_offsets(span)[0] for span in spans]  # type: ignore[arg-type]
+        for mark in marks:
+            at = bisect.bisect_right(starts, mark) - 1
+            if at >= 0 and (not dirty or dirty[-1] != at):
+                dirty.append(at)
+        return dirty
     try:
         if len(marks) * 16 < len(elements):
             # Few marks: a search each, reading the spans of a few elements only.
@@ -247,10 +257,13 @@ def reuse_field(
         return end - start
     if marked in marks:
         return None
-    dirty = _dirty_elements(elements, marks)
+    # A container of records (schema_dsl.views) tells its elements' spans without views.
+    tell = getattr(elements, "_element_spans", None)
+    every = None if tell is None else tell()
+    dirty = _dirty_elements(elements, marks, every)
     if dirty is None:
         return None
-    spans = [elements[at]._span for at in dirty]
+    spans = [elements[at]._span for at in dirty] if every is None else [every[at] for at in dirty]
     if None in spans:  # cleared since: where its record began is not known
         return None
     written, done = 0, start
