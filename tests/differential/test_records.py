@@ -16,9 +16,16 @@ from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.views import RecordContainer, StaleViewError
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
+from wirecodec.protobuf import records
 from wirecodec.protobuf.records import records_decoding
 
 onnx = require_onnx()
+
+
+@pytest.fixture(autouse=True)
+def _every_graph_keeps_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Records start past RECORDS_AFTER elements of a field; these tests' graphs are smaller.
+    monkeypatch.setattr(records, "RECORDS_AFTER", 0)
 
 
 def _records(data: bytes) -> ModelProto:
@@ -151,3 +158,14 @@ def test_elements_that_cannot_be_records_are_messages() -> None:
     assert wirecodec.encode(model) == data
     assert isinstance(model.graph.node[0].attribute[0], AttributeProto)
     assert type(model.graph) is GraphProto
+
+
+def test_only_graphs_with_a_long_field_keep_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records, "RECORDS_AFTER", 50)
+    for nodes, kept in ((50, False), (51, True)):
+        data = _graph(nodes)
+        model = _records(data)
+        assert isinstance(model.graph.node, RecordContainer) is kept
+        assert isinstance(model.graph.value_info, RecordContainer) is kept  # its owner's choice
+        assert wirecodec.encode(model) == data
+        assert str(model) == str(onnx.load_model_from_string(data))

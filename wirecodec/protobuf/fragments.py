@@ -29,6 +29,11 @@ __all__ = ["COMPILE_AFTER", "FragmentTable", "RecordMemo"]
 # Builds of one fragment before its own builder is compiled: compiling a value type's
 # builder costs about what a hundred interpreted builds do.
 COMPILE_AFTER = 128
+# Builds before a builder compiled for the same fragment in an earlier decode is looked
+# for (kept by class and atoms, at most MAX_COMPILED of them: a module's cache, as the
+# codecs are).
+LOOK_AFTER = 8
+MAX_COMPILED: Final = 4096
 
 # (the span of an empty message at the fragment's start, the family link) -> the message
 Builder = Callable[[int, Any], Any]
@@ -37,17 +42,19 @@ Builder = Callable[[int, Any], Any]
 class FragmentTable:
     """One decode's fragments: ``classes[fid]``, ``atoms[fid]``, and the compiled builders."""
 
-    __slots__ = ("atoms", "builders", "classes", "uses")
+    __slots__ = ("atoms", "builders", "classes", "generic", "uses")
 
     def __init__(self) -> None:
         self.classes: list[type[Message]] = []
         self.atoms: list[tuple[Any, ...]] = []
+        self.generic: list[Callable[..., tuple[Any, int]]] = []
         self.builders: list[Builder | None] = []
         self.uses: list[int] = []
 
-    def add(self, cls: type[Message], atoms: tuple[Any, ...]) -> int:
-        """Keep ``atoms`` (a record of ``cls`` whose head's start is 0); its id."""
+    def add(self, cls: type[Message], generic: Callable[..., tuple[Any, int]], atoms: tuple[Any, ...]) -> int:
+        """Keep ``atoms`` (a record of ``cls`` whose head's start is 0, built by ``generic``); its id."""
         self.classes.append(cls)
+        self.generic.append(generic)
         self.atoms.append(atoms)
         self.builders.append(None)
         self.uses.append(0)
@@ -59,12 +66,18 @@ class FragmentTable:
         if built is not None and src is not None:
             return built(src | start << _SHIFT | start, x)
         uses = self.uses[fid] = self.uses[fid] + 1
-        if uses >= COMPILE_AFTER and src is not None:
-            built = self.builders[fid] = compile_builder(self, fid)
-            return built(src | start << _SHIFT | start, x)
-        from wirecodec.protobuf.records import record_functions
-
-        return record_functions(self.classes[fid])[1](self.atoms[fid], 0, start, src, x, self)[0]
+        if (uses == LOOK_AFTER or uses == COMPILE_AFTER) and src is not None:
+            key = (self.classes[fid], self.atoms[fid])
+            built = _COMPILED.get(key)
+            if built is None and uses == COMPILE_AFTER:
+                built = compile_builder(self, fid)
+                if len(_COMPILED) >= MAX_COMPILED:
+                    _COMPILED.clear()
+                _COMPILED[key] = built
+            if built is not None:
+                self.builders[fid] = built
+                return built(src | start << _SHIFT | start, x)
+        return self.generic[fid](self.atoms[fid], 0, start, src, x, self)[0]
 
 
 class RecordMemo(dict[Any, tuple[type[Message], int]]):
@@ -78,6 +91,7 @@ class RecordMemo(dict[Any, tuple[type[Message], int]]):
 
 
 _SHIFT: Final = origin.SPAN_SHIFT
+_COMPILED: Final[dict[tuple[type[Message], tuple[Any, ...]], Builder]] = {}
 
 
 def compile_builder(table: FragmentTable, fid: int) -> Builder:

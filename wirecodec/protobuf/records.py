@@ -73,8 +73,11 @@ def records_decoding(on: bool = True) -> Iterator[None]:
 
 def can_be_record(cls: type[Message]) -> bool:
     """Whether every field of ``cls`` can be held in a record (see the module docstring)."""
+    # A class that holds records itself (a subgraph) is not one: a view would build the
+    # whole subgraph on every read of the element around it.
     return all(
-        spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED for spec in cls.__schema__.fields
+        (spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED) and not spec.records
+        for spec in cls.__schema__.fields
     )
 
 
@@ -93,6 +96,7 @@ MAX_COPIED: Final = 256
 # (their nesting, at most one level per two bytes, fits the depth checked before); the
 # memo keeps this many.
 MEMO_PAYLOAD: Final = 64
+
 MEMO_ENTRIES: Final = 4096
 
 
@@ -283,7 +287,7 @@ if m is not None and n <= {MEMO_PAYLOAD} and depth > {MEMO_PAYLOAD // 2 + 1}:
     elif not _r{i}(buf, pos, p2, depth - 1, out, m):
         return False
     elif e is None and len(m) < {MEMO_ENTRIES}:
-        f = m.table.add(_T{i}, tuple(out[b0:]))
+        f = m.table.add(_T{i}, _b{i}, tuple(out[b0:]))
         m[k] = (_T{i}, f)
         del out[b0:]
         out += (~f, 0)
@@ -386,7 +390,55 @@ def namespace_for(cls: type[Message]) -> dict[str, Any]:
             names[f"_rr_{spec.name}"], names[f"_rb_{spec.name}"] = element_functions(spec.message_type)
             names[f"_RC_{spec.name}"] = record_container_class(spec)
             names["_RecordMemo"] = RecordMemo
+            names["_keeps_records"] = keeps_records
+
     return names
+
+
+# A message keeps records only when one of its ``records`` fields has more elements than
+# this: a graph of the size of most models people have (a few hundred nodes) costs its
+# host's collector little, and views would cost it every read. The memo of sub-messages
+# wakes at the same count (wirecodec.protobuf.memo.WAKE_AFTER).
+RECORDS_AFTER = 1024  # (tests lower it)
+
+
+def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
+    """Whether the message at ``buf[pos:end]`` has more than ``after`` elements in one of
+    the fields whose tags are ``tags`` (length-delimited): a scan of its
+    records' tags and lengths that stops at the answer. Malformed bytes answer False
+    (the decoder then says what is wrong)."""
+    counts = dict.fromkeys(tags, 0)
+    after = RECORDS_AFTER
+    try:
+        while pos < end:
+            tag = buf[pos]
+            if tag < 128:  # the one-byte tags and lengths of most records, read inline
+                pos += 1
+            else:
+                tag, pos = read_varint(buf, pos, end)
+            wire = tag & 7
+            if wire == 2:
+                n = buf[pos]
+                if n < 128:
+                    pos += 1
+                else:
+                    n, pos = read_varint(buf, pos, end)
+                pos += n
+                if tag in counts:
+                    seen = counts[tag] = counts[tag] + 1
+                    if seen > after:
+                        return True
+            elif wire == 0:
+                _, pos = read_varint(buf, pos, end)
+            elif wire == 1:
+                pos += 8
+            elif wire == 5:
+                pos += 4
+            else:
+                return False
+    except (DecodeError, IndexError):
+        return False
+    return False
 
 
 def uses_records(spec: FieldSpec) -> bool:

@@ -208,7 +208,10 @@ except UnicodeDecodeError:
             self._finish(w, ind, spec)
         elif kind is Kind.MESSAGE and spec.repeated and self.records and uses_records(spec):
             emit_read_length(w, ind)
-            self._record_element(w, ind, spec)
+            w(ind, "if kr:")  # this owner keeps records (see source())
+            self._record_element(w, ind + 1, spec)
+            w(ind, "else:")
+            self._lazy_element(w, ind + 1, spec)
         elif kind is Kind.MESSAGE and spec.repeated and self.thresholds is not None:
             emit_read_length(w, ind)
             self._lazy_element(w, ind, spec)
@@ -260,9 +263,15 @@ v = {unpack}(buf, pos)[0]""",
             else:
                 self._finish(w, ind, spec)
 
+    def _record_tags(self) -> str:
+        """The tag of each ``records`` field, as a literal frozenset."""
+        tags = sorted(f.number << 3 | 2 for f in self.schema.fields if uses_records(f))
+        return "frozenset({" + ", ".join(map(str, tags)) + "})"
+
     def _record_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         """One element of a ``records`` field: its record, or (when it cannot be one) the
-        message the decoder would build (wirecodec.protobuf.records, schema_dsl.views)."""
+        message the decoder would build (wirecodec.protobuf.records, schema_dsl.views).
+        """
         r = f"r_{spec.name}"
         w(
             ind,
@@ -412,7 +421,10 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
         w(1, "unk = None")
         if self.records and any(uses_records(f) for f in self.schema.fields):
             # this decode's memo of records, keyed by bytes (wirecodec.protobuf.fragments)
-            w(1, "rm = None if memo is None else _RecordMemo()")
+            # Records only where a field is long (wirecodec.protobuf.records.keeps_records):
+            # a shorter one decodes as without them.
+            w(1, f"kr = _keeps_records(buf, pos, end, {self._record_tags()})")
+            w(1, "rm = None if memo is None or not kr else _RecordMemo()")
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
@@ -431,10 +443,10 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
             lambda w, ind: self._unknown(w, ind, "mv[start:pos]"),
         )
         w(1, "except _DecodeError as exc:\n    _where(exc, o, tag)\n    raise")
-        if self.records:  # records move out of the list's storage (schema_dsl.views)
+        if self.records:  # records move out of the list's storage, or become messages (schema_dsl.views)
             for f in self.schema.fields:
                 if uses_records(f):
-                    w(1, f"if r_{f.name} is not None:\n    r_{f.name}._seal()")
+                    w(1, f"if kr and r_{f.name} is not None:\n    r_{f.name}._seal()")
         # A message that is not canonical marks itself changed, so that every message
         # around it is encoded field by field too (wirecodec.protobuf.origin).
         w(1, "if sp is not None:\n    if nc:\n        _touch(sp)")
