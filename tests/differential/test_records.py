@@ -17,19 +17,13 @@ from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.views import RecordContainer, StaleViewError
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf import records
-from wirecodec.protobuf.records import records_decoding
 
 onnx = require_onnx()
 
 
-@pytest.fixture(autouse=True)
-def _every_graph_keeps_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Records start past RECORDS_AFTER elements of a field; these tests' graphs are smaller.
-    monkeypatch.setattr(records, "RECORDS_AFTER", 0)
-
-
 def _records(data: bytes) -> ModelProto:
-    with records_decoding():
+    # Records start past RECORDS_AFTER elements of a field; these tests' graphs are smaller.
+    with records.records_from_start():
         return wirecodec.decode(ModelProto, data)
 
 
@@ -160,11 +154,10 @@ def test_elements_that_cannot_be_records_are_messages() -> None:
     assert type(model.graph) is GraphProto
 
 
-def test_only_graphs_with_a_long_field_keep_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(records, "RECORDS_AFTER", 50)
-    for nodes, kept in ((50, False), (51, True)):
+def test_only_graphs_with_a_long_field_keep_records() -> None:
+    for nodes, kept in ((records.RECORDS_AFTER, False), (records.RECORDS_AFTER + 1, True)):
         data = _graph(nodes)
-        model = _records(data)
+        model = wirecodec.decode(ModelProto, data)
         assert isinstance(model.graph.node, RecordContainer) is kept
         assert isinstance(model.graph.value_info, RecordContainer) is kept  # its owner's choice
         assert wirecodec.encode(model) == data

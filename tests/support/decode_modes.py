@@ -25,7 +25,7 @@ import pytest
 
 import wirecodec
 from schema_dsl import Message
-from wirecodec.protobuf import memo, origin
+from wirecodec.protobuf import memo, origin, records
 from wirecodec.protobuf.compile import defer_every_element
 
 __all__ = ["MODES", "SWITCHES", "DecodeMode", "decode_mode", "examples"]
@@ -42,6 +42,7 @@ class DecodeMode:
     every_element: bool = False  # compile.defer_every_element
     memo: bool = True  # memo.awake_from_start when True, memo.turned_off when False
     reemit: bool = True  # origin.full_encode when False
+    records: bool = False  # records.records_from_start: every graph keeps records (views)
 
     @contextlib.contextmanager
     def active(self) -> Iterator[DecodeMode]:
@@ -53,6 +54,8 @@ class DecodeMode:
             stack.enter_context(memo.awake_from_start() if self.memo else memo.turned_off())
             if not self.reemit:
                 stack.enter_context(origin.full_encode())
+            if self.records:
+                stack.enter_context(records.records_from_start())
             yield self
 
     def decode(self, cls: type[M], data: Any, **options: Any) -> M:
@@ -71,6 +74,7 @@ MODES: tuple[DecodeMode, ...] = (
     DecodeMode("lazy-every-element", lazy=True, every_element=True),
     DecodeMode("memo-off", lazy=True, memo=False),
     DecodeMode("reemit-off", lazy=True, reemit=False),
+    DecodeMode("records", lazy=True, records=True),
 )
 
 # Every switch the codec has, and how the modes cover it: the names of context variables
@@ -86,9 +90,8 @@ SWITCHES: dict[str, str] = {
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
     "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
-    # Not yet a mode: adopted, it replaces the lazy modes' deferred elements (issue 36).
-    "wirecodec_records": "not a mode: the records prototype, opted into with WIRECODEC_RECORDS=1 "
-    "(docs/performance.md, 'Records and views')",
+    "wirecodec_records": "on in every lazy mode; where a graph keeps records is records' switch",
+    "wirecodec_records_from_start": "records (every graph keeps records, views everywhere)",
 }
 
 

@@ -37,7 +37,7 @@ def names() -> Iterator[tuple[type[Message], str, str]]:
 
     for cls in classes(onnx):
         for base in shipped.KINDS:
-            for kind in (base, f"{base} validator") if base.endswith("+lazy") else (base,):
+            for kind in (base, f"{base} validator") if "+lazy" in base else (base,):
                 name = schema_cache.declared_name(cls, kind, compile_module.thresholds_of(kind))
                 if name is None:
                     raise RuntimeError(f"{cls.__qualname__} is not found where it is declared")

@@ -363,7 +363,7 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     namespace["_H"] = schema.holder
 
     if kind.endswith("+records"):
-        namespace.update(records.namespace_for(cls))
+        records.install(namespace, cls)
     name = function_name("encode" if flavor is None else "decode", schema)
     text = _run_generated(cls, kind, thresholds, namespace, lambda: generated(cls, kind))
     return _Compiled(namespace, namespace[name], text)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -46,12 +45,13 @@ from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
 from wirecodec.protobuf.wire import encode_varint, read_varint, unpack_f32, unpack_f64
 
-__all__ = ["enabled", "namespace_for", "record_functions", "records_decoding"]
+__all__ = ["enabled", "install", "keeps_records", "record_functions", "records_decoding", "records_from_start"]
 
 _VARINT: Final = frozenset({Kind.INT32, Kind.INT64, Kind.UINT32, Kind.UINT64, Kind.ENUM, Kind.BOOL})
 _LENGTH: Final = frozenset({Kind.STRING, Kind.BYTES, Kind.MESSAGE})
 _FIXED: Final = {Kind.FLOAT: (5, 4, "_uf32"), Kind.DOUBLE: (1, 8, "_uf64")}
-_ON: Final = contextvars.ContextVar("wirecodec_records", default=os.environ.get("WIRECODEC_RECORDS") == "1")
+_ON: Final = contextvars.ContextVar("wirecodec_records", default=True)
+_FROM_START: Final = contextvars.ContextVar("wirecodec_records_from_start", default=False)
 _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
 
@@ -63,12 +63,24 @@ def enabled() -> bool:
 
 @contextlib.contextmanager
 def records_decoding(on: bool = True) -> Iterator[None]:
-    """Within the block (this thread or task), lazy decodes keep records (or not)."""
+    """Within the block (this thread or task), lazy decodes keep records (or, with
+    ``on=False``, decode every element as a message, as before records)."""
     token = _ON.set(on)
     try:
         yield
     finally:
         _ON.reset(token)
+
+
+@contextlib.contextmanager
+def records_from_start() -> Iterator[None]:
+    """Within the block, every graph keeps records, however short its fields (for tests:
+    the message-behaviour suite runs on views of small models)."""
+    token = _FROM_START.set(True)
+    try:
+        yield
+    finally:
+        _FROM_START.reset(token)
 
 
 def can_be_record(cls: type[Message]) -> bool:
@@ -381,25 +393,37 @@ def _generate(schema: MessageSchema) -> dict[str, Any]:
     return namespace
 
 
-def namespace_for(cls: type[Message]) -> dict[str, Any]:
-    """What a records decoder of ``cls`` calls, by name: for each ``records`` field, the
-    element's record and build functions and the field's records container."""
-    names: dict[str, Any] = {}
+def install(namespace: dict[str, Any], cls: type[Message]) -> None:
+    """Put what a records decoder of ``cls`` calls into its ``namespace``, by name: for each
+    ``records`` field, the element's record and build functions (generated on the first
+    record: a model without a long field never needs them) and the field's container."""
     for spec in cls.__schema__.fields:
         if uses_records(spec):
-            names[f"_rr_{spec.name}"], names[f"_rb_{spec.name}"] = element_functions(spec.message_type)
-            names[f"_RC_{spec.name}"] = record_container_class(spec)
-            names["_RecordMemo"] = RecordMemo
-            names["_keeps_records"] = keeps_records
+            namespace[f"_rr_{spec.name}"] = _record_stub(namespace, spec)
+            namespace[f"_rb_{spec.name}"] = None  # set with the record function
+            namespace[f"_RC_{spec.name}"] = record_container_class(spec)
+            namespace["_RecordMemo"] = RecordMemo
+            namespace["_keeps_records"] = keeps_records
 
-    return names
+
+def _record_stub(namespace: dict[str, Any], spec: FieldSpec) -> Callable[..., Any]:
+    """Stands in for the record function of ``spec``'s elements: generates both of the
+    element's functions on its first call, then steps aside."""
+
+    def first_call(buf: Any, pos: int, end: int, depth: int, memo: Any) -> tuple[Any, ...] | None:
+        record, build = element_functions(spec.message_type)
+        namespace[f"_rb_{spec.name}"] = build
+        namespace[f"_rr_{spec.name}"] = record
+        return record(buf, pos, end, depth, memo)
+
+    return first_call
 
 
 # A message keeps records only when one of its ``records`` fields has more elements than
 # this: a graph of the size of most models people have (a few hundred nodes) costs its
 # host's collector little, and views would cost it every read. The memo of sub-messages
 # wakes at the same count (wirecodec.protobuf.memo.WAKE_AFTER).
-RECORDS_AFTER = 1024  # (tests lower it)
+RECORDS_AFTER: Final = 1024
 
 
 def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
@@ -408,7 +432,7 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
     records' tags and lengths that stops at the answer. Malformed bytes answer False
     (the decoder then says what is wrong)."""
     counts = dict.fromkeys(tags, 0)
-    after = RECORDS_AFTER
+    after = 0 if _FROM_START.get() else RECORDS_AFTER
     try:
         while pos < end:
             tag = buf[pos]

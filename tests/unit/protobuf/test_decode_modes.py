@@ -20,7 +20,7 @@ import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
 from tests.support.decode_modes import MODES, SWITCHES, DecodeMode
 from wirecodec.protobuf import compile as compile_module
-from wirecodec.protobuf import memo, origin
+from wirecodec.protobuf import memo, origin, records
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 # The core differential tests: every test in them takes the decode_mode fixture, except these.
@@ -55,7 +55,7 @@ def test_every_switch_is_covered() -> None:
 
 def test_modes_are_distinct() -> None:
     assert len({mode.name for mode in MODES}) == len(MODES)
-    settings = [(m.lazy, m.every_element, m.memo, m.reemit) for m in MODES]
+    settings = [(m.lazy, m.every_element, m.memo, m.reemit, m.records) for m in MODES]
     assert len(set(settings)) == len(settings)
 
 
@@ -64,6 +64,7 @@ def test_each_mode_flips_its_switches(decode_mode: DecodeMode) -> None:
     assert compile_module._DEFER_EVERY_ELEMENT.get() is decode_mode.every_element
     assert memo._ON.get() is decode_mode.memo
     assert origin._REUSE.get() is decode_mode.reemit
+    assert records._FROM_START.get() is decode_mode.records
     # And decoding in the mode is what the mode says: eager builds every node at once.
     nodes = [NodeProto(op_type="Relu", input=[str(i)], output=[str(i + 1)]) for i in range(40)]
     data = wirecodec.encode(ModelProto(ir_version=10, graph=GraphProto(name="g", node=nodes)))
@@ -75,6 +76,7 @@ def test_each_mode_flips_its_switches(decode_mode: DecodeMode) -> None:
 def test_the_switches_are_off_outside_the_fixture() -> None:
     assert compile_module._DEFER_EVERY_ELEMENT.get() is False
     assert memo._ON.get() is True and origin._REUSE.get() is True
+    assert records._ON.get() is True and records._FROM_START.get() is False
 
 
 def _autouse(function: ast.FunctionDef) -> bool:
