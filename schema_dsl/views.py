@@ -62,7 +62,9 @@ _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 _new: Final = object.__new__
 _ref: Final = weakref.ref
-_SHIFT: Final = 40  # wirecodec.protobuf.origin.SPAN_SHIFT (checked there: schema_dsl imports no codec)
+# wirecodec.protobuf.origin's span layout (a test compares them: schema_dsl imports no codec)
+_SHIFT: Final = 40
+_OFFSETS: Final = (1 << _SHIFT) - 1
 
 # The record's first three items: the presence bits, the payload's start and end.
 RECORD_HEAD: Final = 3
@@ -111,23 +113,25 @@ class RecordContainer:
             return _liter(self)
         return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))
 
-    def _element_spans(self) -> list[int | None]:
-        """Every element's span, read from the records where they are (building no view)."""
-        src = self._src
+    def _element_starts(self) -> list[int] | None:
+        """Where each element's payload starts in the input, read from the records where
+        they are (building no view); None when an element has no place there."""
+        if self._src is None:
+            return None
         pins = self._pins or {}
-        spans: list[int | None] = []
+        starts: list[int] = []
         for item in self._raw():
             if type(item) is tuple:
                 found = pins.get(id(item))
-                if found is not None:
-                    spans.append(found[1]._span)
-                elif src is None:
-                    spans.append(None)
-                else:
-                    spans.append(src | item[1] << _SHIFT | (item[1] + item[2]))
-            else:
-                spans.append(item._span)
-        return spans
+                if found is None:
+                    starts.append(item[1])  # a record's first start is its place in the input
+                    continue
+                item = found[1]
+            span = item._span
+            if span is None:
+                return None  # cleared since: where it began is not known
+            starts.append(span >> _SHIFT & _OFFSETS)
+        return starts
 
     def _raw_at(self, index: Any) -> Any:
         item = _lget(self, index)

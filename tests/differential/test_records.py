@@ -202,3 +202,62 @@ def test_compiled_fragment_builders_build_what_the_generic_builder_does() -> Non
                 assert _slots(compiled) == _slots(generic), (type(generic), atoms)
                 compared += 1
     assert compared > 50, compared
+
+
+def test_equal_bytes_of_two_classes_stay_apart() -> None:
+    # A scalar's shape and an unknown dim are both empty payloads: the memo of records is
+    # keyed by bytes, and each must still be built as its own class.
+    helper = onnx.helper
+    values = [helper.make_tensor_value_info(f"s{i}", 1, []) for i in range(3)]
+    values += [helper.make_tensor_value_info(f"d{i}", 1, [None, "n"]) for i in range(3)]
+    nodes = [helper.make_node("Identity", [f"s{i}"], [f"d{i}"], name=f"n{i}") for i in range(3)]
+    data = helper.make_model(helper.make_graph(nodes, "g", [], [], value_info=values)).SerializeToString()
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    assert isinstance(mine.graph.value_info, RecordContainer)
+    assert str(mine) == str(theirs)
+    dims = [type(d).__qualname__ for v in mine.graph.value_info for d in v.type.tensor_type.shape.dim]
+    assert dims == ["TensorShapeProto.Dimension"] * 6
+    assert wirecodec.encode(mine) == data
+
+
+def test_a_node_holding_a_subgraph_is_a_message() -> None:
+    # A view would build the whole subgraph on every read of the node around it.
+    body = onnx.helper.make_graph([onnx.helper.make_node("Relu", ["x"], ["y"])], "body", [], [])
+    nodes = [onnx.helper.make_node("Relu", ["a"], ["b"], name="plain")]
+    nodes.append(onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body))
+    data = onnx.helper.make_model(onnx.helper.make_graph(nodes, "g", [], [])).SerializeToString()
+    kept: Any = _records(data).graph.node
+    assert type(kept._store[0]) is tuple and kept._store[1] is None
+    assert type(list.__getitem__(kept, 1)) is NodeProto
+
+
+def test_some_nodes_changed_encode_as_onnx_does() -> None:
+    # Unchanged records are copied from the input in slices around the changed elements,
+    # whose places the container tells from its records.
+    data = _graph(60)
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    for graph in (mine.graph, theirs.graph):
+        for at in range(0, 60, 7):
+            graph.node[at].name += "!"
+        graph.value_info[11].name = "v"
+    assert wirecodec.encode(mine) == theirs.SerializeToString()
+
+
+def test_a_view_written_after_its_record_moved_pins_it_where_it_is_now() -> None:
+    data = _graph(30)
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    held, other = mine.graph.node[5], theirs.graph.node[5]
+    for graph in (mine.graph, theirs.graph):
+        graph.node.insert(0, graph.node[20])  # the held element moves to index 6
+    held.name = "moved"
+    other.name = "moved"
+    assert [n.name for n in mine.graph.node] == [n.name for n in theirs.graph.node]
+    assert mine.graph.node[6] is held
+    assert wirecodec.encode(mine) == theirs.SerializeToString()
+
+
+def test_the_views_read_spans_as_origin_writes_them() -> None:
+    from schema_dsl import views
+    from wirecodec.protobuf import origin
+
+    assert views._SHIFT == origin.SPAN_SHIFT and views._OFFSETS == (1 << origin.SPAN_SHIFT) - 1

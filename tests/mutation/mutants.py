@@ -47,6 +47,7 @@ _GAPS = "tests/unit/schema/test_message_api_gaps.py"
 _SHAPE_EDGES = "tests/differential/test_shape_inference_edges.py"
 _RECORDS = "wirecodec/protobuf/rewrite/records.py"
 _REWRITE_VS_UPB = "tests/differential/test_rewrite_parser_vs_upb.py"
+_VIEWS = "tests/differential/test_records.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -738,5 +739,54 @@ MUTANTS: tuple[Mutant, ...] = (
         '            if False:\n                raise DecodeError("end-group tag of another group"',
         (_REWRITE_VS_UPB,),
         "the record parser takes a group closed by another field's end-group tag",
+    ),
+    # Issue 36: records, fragments and views (written with the code, each killed on first run).
+    Mutant(
+        "records-memo-ignores-class",
+        "wirecodec/protobuf/records.py",
+        "    if e is not None and e[0] is _T{i}:",
+        "    if e is not None:",
+        (f"{_VIEWS}::test_equal_bytes_of_two_classes_stay_apart",),
+        "the memo of records hands out a fragment made for another class from the same bytes",
+    ),
+    Mutant(
+        "records-subgraph-holder",
+        "wirecodec/protobuf/records.py",
+        "(spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED) and not spec.records",
+        "(spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED)",
+        (f"{_VIEWS}::test_a_node_holding_a_subgraph_is_a_message",),
+        "a node holding a subgraph becomes a record (every read of it builds the subgraph)",
+    ),
+    Mutant(
+        "records-threshold-off-by-one",
+        "wirecodec/protobuf/records.py",
+        "                    if seen > after:",
+        "                    if seen >= after:",
+        (f"{_VIEWS}::test_only_graphs_with_a_long_field_keep_records",),
+        "a graph whose longest field has exactly RECORDS_AFTER elements keeps records",
+    ),
+    Mutant(
+        "fragment-span-end-off-by-one",
+        "wirecodec/protobuf/fragments.py",
+        'lines.append(f"{o}._span = s + {a << _SHIFT | (a + r[i + 2])}")',
+        'lines.append(f"{o}._span = s + {a << _SHIFT | (a + r[i + 2] + 1)}")',
+        (f"{_VIEWS}::test_compiled_fragment_builders_build_what_the_generic_builder_does",),
+        "a compiled fragment builder gives its messages spans one byte too long",
+    ),
+    Mutant(
+        "records-container-start",
+        "schema_dsl/views.py",
+        "                    starts.append(item[1])  # a record's first start",
+        "                    starts.append(item[2])  # a record's first start",
+        (_VIEWS,),
+        "a records container tells the encoder a record's length where its start belongs",
+    ),
+    Mutant(
+        "pin-replaces-whatever-is-there",
+        "schema_dsl/views.py",
+        "        if 0 <= at < _llen(container) and container._raw_at(at) is record:",
+        "        if 0 <= at < _llen(container):",
+        (_VIEWS,),
+        "a pin puts its element where the view was read even after inserts moved the record",
     ),
 )

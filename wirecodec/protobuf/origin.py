@@ -208,15 +208,12 @@ def _payload_start(element: Any) -> int:
     return _offsets(span)[0]
 
 
-def _dirty_elements(elements: list[Any], marks: list[int], spans: list[int | None] | None) -> list[int] | None:
+def _dirty_elements(elements: list[Any], marks: list[int], starts: list[int] | None) -> list[int] | None:
     """The positions of the elements the sorted ``marks`` fall in (a mark before the first
-    payload is the owner's own), in order; None if an element lost its span. ``spans``:
-    every element's, when the container can tell them without building its elements."""
+    payload is the owner's own), in order; None if an element lost its span. ``starts``:
+    every element's payload start, when the container tells them without building them."""
     dirty: list[int] = []
-    if spans is not None:
-        if None in spans:
-            return None
-        starts = [_offsets(span)[0] for span in spans]  # type: ignore[arg-type]
+    if starts is not None:
         for mark in marks:
             at = bisect.bisect_right(starts, mark) - 1
             if at >= 0 and (not dirty or dirty[-1] != at):
@@ -262,13 +259,12 @@ def reuse_field(
         return end - start
     if marked in marks:
         return None
-    # A container of records (schema_dsl.views) tells its elements' spans without views.
-    tell = getattr(elements, "_element_spans", None)
-    every = None if tell is None else tell()
-    dirty = _dirty_elements(elements, marks, every)
+    # A container of records (schema_dsl.views) tells where its elements start without views.
+    tell = getattr(elements, "_element_starts", None)
+    dirty = _dirty_elements(elements, marks, None if tell is None else tell())
     if dirty is None:
         return None
-    spans = [elements[at]._span for at in dirty] if every is None else [every[at] for at in dirty]
+    spans = [elements[at]._span for at in dirty]
     if None in spans:  # cleared since: where its record began is not known
         return None
     written, done = 0, start
