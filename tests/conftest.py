@@ -20,6 +20,15 @@ _session_cache = tempfile.mkdtemp(prefix="wirecodec-codecs-")
 os.environ[_CODE_CACHE] = _session_cache
 
 
+# WIRECODEC_TEST_RECORDS_FROM_START=1: every graph decoded in this run keeps records,
+# however short (wirecodec.protobuf.records: the whole suite on views; CI runs the
+# message-behaviour tests so, tests/run.sh --records).
+if os.environ.get("WIRECODEC_TEST_RECORDS_FROM_START") == "1":
+    from wirecodec.protobuf import records
+
+    records._FROM_START.set(True)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_session_cache, ignore_errors=True)
 

@@ -13,8 +13,8 @@ import pytest
 
 import wirecodec
 from schema_dsl import Message
-from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.layout import slot_value
+from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.views import RecordContainer, StaleViewError
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf import records

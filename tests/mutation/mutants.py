@@ -760,8 +760,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "records-threshold-off-by-one",
         "wirecodec/protobuf/records.py",
-        "                    if seen > after:",
-        "                    if seen >= after:",
+        "                    if seen > RECORDS_AFTER:",
+        "                    if seen >= RECORDS_AFTER:",
         (f"{_VIEWS}::test_only_graphs_with_a_long_field_keep_records",),
         "a graph whose longest field has exactly RECORDS_AFTER elements keeps records",
     ),
@@ -788,5 +788,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if 0 <= at < _llen(container):",
         (_VIEWS,),
         "a pin puts its element where the view was read even after inserts moved the record",
+    ),
+    Mutant(
+        "records-for-tiny-elements",
+        "wirecodec/protobuf/records.py",
+        "                        return sizes[tag] >= seen * RECORD_MIN_AVERAGE",
+        "                        return True",
+        ("tests/unit/protobuf/test_lazy.py::test_empty_nodes_cost_four_bytes_each",),
+        "a graph of more than RECORDS_AFTER empty nodes keeps records (a tuple each, not 4 bytes)",
     ),
 )

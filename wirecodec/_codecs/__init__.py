@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from schema_dsl import Message
 from wirecodec.protobuf import compile as compile_module
-from wirecodec.protobuf import schema_cache, shipped
+from wirecodec.protobuf import records, schema_cache, shipped
 
 __all__ = ["classes", "entries", "names"]
 
@@ -37,6 +37,8 @@ def names() -> Iterator[tuple[type[Message], str, str]]:
 
     for cls in classes(onnx):
         for base in shipped.KINDS:
+            if base.startswith("decode+lazy") and base.endswith("+records") != records.reaches_records(cls):
+                continue  # the lazy kind this class decodes with (wirecodec.protobuf.compile.decoder)
             for kind in (base, f"{base} validator") if "+lazy" in base else (base,):
                 name = schema_cache.declared_name(cls, kind, compile_module.thresholds_of(kind))
                 if name is None:

@@ -539,7 +539,7 @@ def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False
     kind: str = flavor
     if lazy:
         kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
-        if kind == "decode+lazy" and records.enabled():
+        if kind == "decode+lazy" and records.enabled() and records.reaches_records(cls):
             kind += "+records"
     fn: Decoder = _compiled(cls, kind).function
     return fn

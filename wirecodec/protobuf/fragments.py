@@ -66,7 +66,7 @@ class FragmentTable:
         if built is not None and src is not None:
             return built(src | start << _SHIFT | start, x)
         uses = self.uses[fid] = self.uses[fid] + 1
-        if (uses == LOOK_AFTER or uses == COMPILE_AFTER) and src is not None:
+        if uses in (LOOK_AFTER, COMPILE_AFTER) and src is not None:
             key = (self.classes[fid], self.atoms[fid])
             built = _COMPILED.get(key)
             if built is None and uses == COMPILE_AFTER:
@@ -130,7 +130,8 @@ def compile_builder(table: FragmentTable, fid: int) -> Builder:
             if not spec.repeated and spec.kind is not Kind.MESSAGE:
                 if h & bit:
                     value = constant(r[i])
-                    lines.append(f"{o}.{spec.name} = _mview({value})" if spec.view else f"{o}.{spec.name} = {value}")
+                    shown = f"_mview({value})" if spec.view else value
+                    lines.append(f"{o}.{spec.name} = {shown}")
                     names["_mview"] = memoryview
                     i += 1
                 else:

@@ -32,6 +32,7 @@ import contextlib
 import contextvars
 import struct
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
@@ -40,12 +41,20 @@ from schema_dsl.containers import container_class
 from schema_dsl.views import record_container_class
 from wirecodec.errors import DecodeError
 from wirecodec.protobuf import origin
-from wirecodec.protobuf.fragments import RecordMemo
 from wirecodec.protobuf import runtime as rt
+from wirecodec.protobuf.fragments import RecordMemo
 from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
 from wirecodec.protobuf.wire import encode_varint, read_varint, unpack_f32, unpack_f64
 
-__all__ = ["enabled", "install", "keeps_records", "record_functions", "records_decoding", "records_from_start"]
+__all__ = [
+    "enabled",
+    "install",
+    "keeps_records",
+    "reaches_records",
+    "record_functions",
+    "records_decoding",
+    "records_from_start",
+]
 
 _VARINT: Final = frozenset({Kind.INT32, Kind.INT64, Kind.UINT32, Kind.UINT64, Kind.ENUM, Kind.BOOL})
 _LENGTH: Final = frozenset({Kind.STRING, Kind.BYTES, Kind.MESSAGE})
@@ -182,7 +191,8 @@ def record_source(schema: MessageSchema) -> str:
     # The presence bits are known at the end: their place is kept. The head's start is
     # relative to the parent's (its caller writes it), so that equal bytes make equal
     # atoms wherever they are (the memo below reuses them).
-    w(1, "if depth < 1:\n    return False\nps = pos\nbase = len(out)\nout += (0, 0, end - pos)\nh = 0\nlt = 0")
+    w(1, "if depth < 1:\n    return False\nps = pos\nbase = len(out)\nout += (0, 0, end - pos)")
+    w(1, "h = 0\nlt = 0")
     for group in schema.oneofs:
         w(1, f"g_{group} = 0")
     w(1, "while pos < end:")
@@ -314,7 +324,8 @@ def build_source(schema: MessageSchema) -> str:
     ``r[i]``, and where the next values start."""
     w = Writer()
     w(0, f"def {_name('build', schema)}(r, i, base, src, x, t):")
-    w(1, "h = r[i]\nif h < 0:  # a fragment (wirecodec.protobuf.fragments)\n    return t.build(~h, base + r[i + 1], src, x), i + 2")
+    w(1, "h = r[i]\nif h < 0:  # a fragment (wirecodec.protobuf.fragments)")
+    w(2, "return t.build(~h, base + r[i + 1], src, x), i + 2")
     w(1, "o = _new(_H)\na = base + r[i + 1]")
     w(1, f"sp = None if src is None else src | a << {origin.SPAN_SHIFT} | (a + r[i + 2])")
     w(1, "o._span = sp\no._x = x\no._has = h\ni += 3")
@@ -330,7 +341,8 @@ def build_source(schema: MessageSchema) -> str:
             if spec.kind is Kind.MESSAGE:
                 own = f"src | (a + r[i + 1]) << {origin.SPAN_SHIFT} | (a + r[i + 2])"
                 w(2, f"if sp is not None and n > 1:\n    c._span = c._records = {own}")
-                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):\n    v, i = b(r, i, a, src, x, t)\n    _lapp(c, v)")
+                w(2, f"i += 3\nb = _b{i}\nfor _ in range(n):")
+                w(3, "v, i = b(r, i, a, src, x, t)\n_lapp(c, v)")
             else:
                 w(2, "_lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
             w(2, f"o.{spec.name} = c")
@@ -348,7 +360,7 @@ def element_functions(cls: type[Message]) -> tuple[Callable[..., Any], Callable[
     ``build(record, 0, 0, src, extras, fragments)`` -> (the message, the record's length)."""
     record_into, build_at = record_functions(cls)
 
-    def record(buf: Any, pos: int, end: int, depth: int, memo: dict[Any, Any] | None) -> tuple[Any, ...] | None:
+    def record(buf: Any, pos: int, end: int, depth: int, memo: RecordMemo | None) -> tuple[Any, ...] | None:
         out: list[Any] = []
         if not record_into(buf, pos, end, depth, out, memo):
             return None
@@ -414,7 +426,8 @@ def _record_stub(namespace: dict[str, Any], spec: FieldSpec) -> Callable[..., An
         record, build = element_functions(spec.message_type)
         namespace[f"_rb_{spec.name}"] = build
         namespace[f"_rr_{spec.name}"] = record
-        return record(buf, pos, end, depth, memo)
+        made: tuple[Any, ...] | None = record(buf, pos, end, depth, memo)
+        return made
 
     return first_call
 
@@ -424,15 +437,22 @@ def _record_stub(namespace: dict[str, Any], spec: FieldSpec) -> Callable[..., An
 # host's collector little, and views would cost it every read. The memo of sub-messages
 # wakes at the same count (wirecodec.protobuf.memo.WAKE_AFTER).
 RECORDS_AFTER: Final = 1024
+# ... and when those elements average at least this many bytes: a record is a tuple, a
+# pointer and more per element, where a waiting element costs 4 bytes (wirecodec.protobuf.lazy);
+# inputs of tiny elements (hostile ones: empty nodes) keep the lazy decoder's bound.
+RECORD_MIN_AVERAGE: Final = 16
 
 
 def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
     """Whether the message at ``buf[pos:end]`` has more than ``after`` elements in one of
-    the fields whose tags are ``tags`` (length-delimited): a scan of its
+    the fields whose tags are ``tags`` (length-delimited), of RECORD_MIN_AVERAGE bytes
+    or more on average (the first field past the count decides): a scan of its
     records' tags and lengths that stops at the answer. Malformed bytes answer False
     (the decoder then says what is wrong)."""
     counts = dict.fromkeys(tags, 0)
-    after = 0 if _FROM_START.get() else RECORDS_AFTER
+    sizes = dict.fromkeys(tags, 0)
+    if _FROM_START.get():
+        return True
     try:
         while pos < end:
             tag = buf[pos]
@@ -449,9 +469,10 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
                     n, pos = read_varint(buf, pos, end)
                 pos += n
                 if tag in counts:
+                    sizes[tag] += n
                     seen = counts[tag] = counts[tag] + 1
-                    if seen > after:
-                        return True
+                    if seen > RECORDS_AFTER:
+                        return sizes[tag] >= seen * RECORD_MIN_AVERAGE
             elif wire == 0:
                 _, pos = read_varint(buf, pos, end)
             elif wire == 1:
@@ -463,6 +484,31 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
     except (DecodeError, IndexError):
         return False
     return False
+
+
+def reaches_records(cls: type[Message]) -> bool:
+    """Whether a decode of ``cls`` can meet a ``records`` field (its own or a nested
+    message's): only then does it need the records decoders (a schema without any, a
+    user's own, decodes with the same codecs as before records)."""
+    found = _REACHES.get(cls)
+    if found is None:
+        seen: set[type[Message]] = set()
+        todo = [cls]
+        found = False
+        while todo and not found:
+            at = todo.pop()
+            if at in seen:
+                continue
+            seen.add(at)
+            for spec in at.__schema__.fields:
+                found = found or uses_records(spec)
+                if spec.kind is Kind.MESSAGE:
+                    todo.append(spec.message_type)
+        _REACHES[cls] = found
+    return found
+
+
+_REACHES: Final[weakref.WeakKeyDictionary[type[Message], bool]] = weakref.WeakKeyDictionary()
 
 
 def uses_records(spec: FieldSpec) -> bool:

@@ -37,11 +37,11 @@ _PROTOBUF: Final = os.path.dirname(os.path.abspath(__file__))
 FOLDER: Final = os.path.join(os.path.dirname(_PROTOBUF), "_codecs")
 _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
 
-# The codec kinds (wirecodec.protobuf.compile) the loaders and writers use (a lazy
-# decode keeps records, wirecodec.protobuf.records); "decode+lazy" (records off) and the
-# "lazy-all" kinds exist for tests and fuzzing only. A lazy kind's validator is shipped
-# as the kind followed by " validator".
-KINDS: Final = ("encode", "decode", "str", "decode+lazy+records", "str+lazy")
+# The codec kinds (wirecodec.protobuf.compile) the loaders and writers use (a lazy decode
+# of a class that can meet records keeps them: wirecodec.protobuf.records; the others
+# decode with "decode+lazy"); the "lazy-all" kinds exist for tests and fuzzing only. A
+# lazy kind's validator is shipped as the kind followed by " validator".
+KINDS: Final = ("encode", "decode", "str", "decode+lazy", "decode+lazy+records", "str+lazy")
 
 # What generated source depends on: the generators, the runtime modules whose constants
 # they write into it (wirecodec/protobuf/gen imports), and the schema layer.
