@@ -457,6 +457,15 @@ def _link(cls: type[Message], compiled: _Compiled, kind: str) -> None:
             compiled.namespace[key] = _validator_stub(compiled.namespace, key, target, kind)
 
 
+def _shared_kind(cls: type[Message], kind: str) -> str:
+    """The kind whose codec ``cls`` uses for ``kind``: a class with no records below it (a
+    tensor inside a model) decodes the same with records on or off, so it shares the
+    lazy decoder (generated, cached and shipped once)."""
+    if kind == "decode+lazy+records" and not records.reaches_records(cls):
+        return "decode+lazy"
+    return kind
+
+
 def _compiled(cls: type[Message], kind: str) -> _Compiled:
     """The codec of ``kind`` for ``cls``, generated now if this is its first use.
 
@@ -466,6 +475,10 @@ def _compiled(cls: type[Message], kind: str) -> _Compiled:
     """
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
+        return found
+    if kind != _shared_kind(cls, kind):
+        found = _compiled(cls, _shared_kind(cls, kind))
+        cls.__schema__.codecs[kind] = found
         return found
     # A schema's classes share its codecs, generated for the declared class: their
     # checks of nested fields name it. (The first message of a type to be encoded may
@@ -517,6 +530,7 @@ def _validator_stub(
 
 
 def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
+    kind = _shared_kind(cls, kind)
     compiled = _compiled(cls, kind)
     with _LOCK:
         if compiled.validator is None:
