@@ -261,3 +261,21 @@ def test_the_views_read_spans_as_origin_writes_them() -> None:
     from wirecodec.protobuf import origin
 
     assert views._SHIFT == origin.SPAN_SHIFT and views._OFFSETS == (1 << origin.SPAN_SHIFT) - 1
+
+
+def test_builders_compiled_in_one_decode_are_not_taken_for_anothers_fragments() -> None:
+    # Two graphs alike but for their values' element type: a value type's atoms name its
+    # tensor type by the decode's own fragment id, equal in both; the builder compiled in
+    # the first decode must not build the second's.
+    helper = onnx.helper
+
+    def graph(elem: int) -> bytes:
+        values = [helper.make_tensor_value_info(f"v{i}", elem, ["batch", 3]) for i in range(300)]
+        nodes = [helper.make_node("Relu", [f"v{i}"], [f"v{i + 1}"]) for i in range(299)]
+        return helper.make_model(helper.make_graph(nodes, "g", [], [], value_info=values)).SerializeToString()
+
+    for data in (graph(onnx.TensorProto.FLOAT), graph(onnx.TensorProto.INT64)):
+        mine = _records(data)
+        assert [v.type.tensor_type.elem_type for v in mine.graph.value_info] == [
+            v.type.tensor_type.elem_type for v in onnx.load_model_from_string(data).graph.value_info
+        ]

@@ -797,4 +797,12 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/unit/protobuf/test_lazy.py::test_empty_nodes_cost_four_bytes_each",),
         "a graph of more than RECORDS_AFTER empty nodes keeps records (a tuple each, not 4 bytes)",
     ),
+    Mutant(
+        "fragment-builders-kept-by-atoms",
+        "wirecodec/protobuf/fragments.py",
+        "            key = (self.classes[fid], self.payloads[fid])",
+        "            key = (self.classes[fid], self.atoms[fid])",
+        (f"{_VIEWS}::test_builders_compiled_in_one_decode_are_not_taken_for_anothers_fragments",),
+        "a builder compiled in one decode is taken for another's fragment of equal atoms",
+    ),
 )

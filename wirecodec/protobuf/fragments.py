@@ -30,8 +30,8 @@ __all__ = ["COMPILE_AFTER", "FragmentTable", "RecordMemo"]
 # builder costs about what a hundred interpreted builds do.
 COMPILE_AFTER = 128
 # Builds before a builder compiled for the same fragment in an earlier decode is looked
-# for (kept by class and atoms, at most MAX_COMPILED of them: a module's cache, as the
-# codecs are).
+# for (kept by class and payload bytes, at most MAX_COMPILED of them: a module's cache,
+# as the codecs are).
 LOOK_AFTER = 8
 MAX_COMPILED: Final = 4096
 
@@ -42,18 +42,23 @@ Builder = Callable[[int, Any], Any]
 class FragmentTable:
     """One decode's fragments: ``classes[fid]``, ``atoms[fid]``, and the compiled builders."""
 
-    __slots__ = ("atoms", "builders", "classes", "generic", "uses")
+    __slots__ = ("atoms", "builders", "classes", "generic", "payloads", "uses")
 
     def __init__(self) -> None:
         self.classes: list[type[Message]] = []
+        self.payloads: list[bytes] = []
         self.atoms: list[tuple[Any, ...]] = []
         self.generic: list[Callable[..., tuple[Any, int]]] = []
         self.builders: list[Builder | None] = []
         self.uses: list[int] = []
 
-    def add(self, cls: type[Message], generic: Callable[..., tuple[Any, int]], atoms: tuple[Any, ...]) -> int:
-        """Keep ``atoms`` (a record of ``cls`` whose head's start is 0, built by ``generic``); its id."""
+    def add(
+        self, cls: type[Message], generic: Callable[..., tuple[Any, int]], payload: bytes, atoms: tuple[Any, ...]
+    ) -> int:
+        """Keep ``atoms``, the record of ``payload`` as a ``cls`` (its head's start 0, built
+        by ``generic``); its id."""
         self.classes.append(cls)
+        self.payloads.append(payload)
         self.generic.append(generic)
         self.atoms.append(atoms)
         self.builders.append(None)
@@ -67,7 +72,8 @@ class FragmentTable:
             return built(src | start << _SHIFT | start, x)
         uses = self.uses[fid] = self.uses[fid] + 1
         if uses in (LOOK_AFTER, COMPILE_AFTER) and src is not None:
-            key = (self.classes[fid], self.atoms[fid])
+            # By the bytes, not the atoms: those name fragments inside by this table's ids.
+            key = (self.classes[fid], self.payloads[fid])
             built = _COMPILED.get(key)
             if built is None and uses == COMPILE_AFTER:
                 built = compile_builder(self, fid)
@@ -91,7 +97,7 @@ class RecordMemo(dict[Any, tuple[type[Message], int]]):
 
 
 _SHIFT: Final = origin.SPAN_SHIFT
-_COMPILED: Final[dict[tuple[type[Message], tuple[Any, ...]], Builder]] = {}
+_COMPILED: Final[dict[tuple[type[Message], bytes], Builder]] = {}
 
 
 def compile_builder(table: FragmentTable, fid: int) -> Builder:

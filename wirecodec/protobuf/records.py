@@ -309,7 +309,7 @@ if m is not None and n <= {MEMO_PAYLOAD} and depth > {MEMO_PAYLOAD // 2 + 1}:
     elif not _r{i}(buf, pos, p2, depth - 1, out, m):
         return False
     elif e is None and len(m) < {MEMO_ENTRIES}:
-        f = m.table.add(_T{i}, _b{i}, tuple(out[b0:]))
+        f = m.table.add(_T{i}, _b{i}, k, tuple(out[b0:]))
         m[k] = (_T{i}, f)
         del out[b0:]
         out += (~f, 0)
