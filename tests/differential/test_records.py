@@ -198,7 +198,7 @@ def test_compiled_fragment_builders_build_what_the_generic_builder_does() -> Non
             for fid, atoms in enumerate(table.atoms):
                 start, src = 1000 + fid, model.graph._span >> 80 << 80  # any start, the input's id
                 generic = table.generic[fid](atoms, 0, start, src, None, table)[0]
-                compiled = compile_builder(table, fid)(src | start << 40 | start, None)
+                compiled = compile_builder(table, fid)(src | start << 40 | start, start, None, table.mv)
                 assert _slots(compiled) == _slots(generic), (type(generic), atoms)
                 compared += 1
     assert compared > 50, compared

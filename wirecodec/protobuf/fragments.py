@@ -35,16 +35,18 @@ COMPILE_AFTER = 128
 LOOK_AFTER = 8
 MAX_COMPILED: Final = 4096
 
-# (the span of an empty message at the fragment's start, the family link) -> the message
-Builder = Callable[[int, Any], Any]
+# (the span of an empty message at the fragment's start, that start, the family link,
+# the input) -> the message
+Builder = Callable[[int, int, Any, memoryview], Any]
 
 
 class FragmentTable:
     """One decode's fragments: ``classes[fid]``, ``atoms[fid]``, and the compiled builders."""
 
-    __slots__ = ("atoms", "builders", "classes", "generic", "payloads", "uses")
+    __slots__ = ("atoms", "builders", "classes", "generic", "mv", "payloads", "uses")
 
-    def __init__(self) -> None:
+    def __init__(self, mv: memoryview) -> None:
+        self.mv = mv  # the input: fields kept as views are views of it
         self.classes: list[type[Message]] = []
         self.payloads: list[bytes] = []
         self.atoms: list[tuple[Any, ...]] = []
@@ -69,7 +71,7 @@ class FragmentTable:
         """The message fragment ``fid`` stands for at ``start`` (absolute) of ``src``."""
         built = self.builders[fid]
         if built is not None and src is not None:
-            return built(src | start << _SHIFT | start, x)
+            return built(src | start << _SHIFT | start, start, x, self.mv)
         uses = self.uses[fid] = self.uses[fid] + 1
         if uses in (LOOK_AFTER, COMPILE_AFTER) and src is not None:
             # By the bytes, not the atoms: those name fragments inside by this table's ids.
@@ -82,7 +84,7 @@ class FragmentTable:
                 _COMPILED[key] = built
             if built is not None:
                 self.builders[fid] = built
-                return built(src | start << _SHIFT | start, x)
+                return built(src | start << _SHIFT | start, start, x, self.mv)
         return self.generic[fid](self.atoms[fid], 0, start, src, x, self)[0]
 
 
@@ -91,9 +93,9 @@ class RecordMemo(dict[Any, tuple[type[Message], int]]):
 
     __slots__ = ("table",)
 
-    def __init__(self) -> None:
+    def __init__(self, mv: memoryview) -> None:
         super().__init__()
-        self.table = FragmentTable()
+        self.table = FragmentTable(mv)
 
 
 _SHIFT: Final = origin.SPAN_SHIFT
@@ -101,9 +103,10 @@ _COMPILED: Final[dict[tuple[type[Message], bytes], Builder]] = {}
 
 
 def compile_builder(table: FragmentTable, fid: int) -> Builder:
-    """A function ``(s, x) -> message`` building fragment ``fid`` as the generic builder
-    does (wirecodec.protobuf.records.build_source) for an input with an id, unrolled over
-    its values; ``s`` is the span of an empty message at the fragment's start."""
+    """A function ``(s, start, x, mv) -> message`` building fragment ``fid`` as the generic
+    builder does (wirecodec.protobuf.records.build_source) for an input with an id,
+    unrolled over its values; ``s`` is the span of an empty message at the fragment's
+    ``start``, ``mv`` the input."""
     lines: list[str] = []
     names: dict[str, Any] = {"_new": object.__new__, "_newlist": list.__new__, "_lext": list.extend}
     counter = [0]
@@ -134,11 +137,11 @@ def compile_builder(table: FragmentTable, fid: int) -> Builder:
         for spec in schema.fields:
             bit = schema.bit[spec.name]
             if not spec.repeated and spec.kind is not Kind.MESSAGE:
-                if h & bit:
-                    value = constant(r[i])
-                    shown = f"_mview({value})" if spec.view else value
-                    lines.append(f"{o}.{spec.name} = {shown}")
-                    names["_mview"] = memoryview
+                if h & bit and spec.view:  # a view of the input where the record says
+                    lines.append(f"{o}.{spec.name} = mv[start + {a + r[i]} : start + {a + r[i] + r[i + 1]}]")
+                    i += 2
+                elif h & bit:
+                    lines.append(f"{o}.{spec.name} = {constant(r[i])}")
                     i += 1
                 else:
                     lines.append(f"{o}.{spec.name} = {constant(spec.default)}")
@@ -172,7 +175,7 @@ def compile_builder(table: FragmentTable, fid: int) -> Builder:
 
     root, _ = emit(table.classes[fid].__schema__, table.atoms[fid], 0, 0)
     body = "\n".join("    " + line.replace("\n", "\n    ") for line in lines)
-    text = f"def build_fragment(s, x):\n{body}\n    return {root}\n"
+    text = f"def build_fragment(s, start, x, mv):\n{body}\n    return {root}\n"
     exec(compile(text, f"<wirecodec fragment {table.classes[fid].__schema__.full_name}>", "exec"), names)
     built: Builder = names["build_fragment"]
     return built

@@ -109,9 +109,9 @@ def _tag(spec: FieldSpec) -> int:
     return spec.number << 3 | wire
 
 
-# A record holds copies of what the decoder would keep as views of the input (a small
-# tensor's raw_data) and the values of packed runs, only when they are this short: a
-# longer one makes its element a message, so that records never copy a payload.
+# A record holds the values of packed runs only when they are this short: a longer one
+# makes its element a message. (A field the decoder keeps as a view of the input, a
+# tensor's raw_data, is held as its place, and its view made by each build: no copy.)
 MAX_COPIED: Final = 256
 # Sub-messages this short are looked up by their bytes in the decode's memo of records
 # (their nesting, at most one level per two bytes, fits the depth checked before); the
@@ -152,7 +152,6 @@ _HELPERS: Final[dict[str, Any]] = {
     "_fspan": origin.field_span,
     "_pvar": packed_values,
     "_pfix": packed_fixed,
-    "_mview": memoryview,
 }
 
 
@@ -275,7 +274,7 @@ else:
                 w(ind, "try:\n    out.append(buf[pos:p2].decode())")
                 w(ind, "except UnicodeDecodeError:\n    return False")
             elif kind is Kind.BYTES and spec.view:
-                w(ind, f"if n > {MAX_COPIED}:\n    return False\nout.append(bytes(buf[pos:p2]))")
+                w(ind, "out += (pos - ps, n)  # its place: a build views the input there")
             elif kind is Kind.BYTES:
                 w(ind, "out.append(bytes(buf[pos:p2]))")
             elif can_be_record(spec.message_type):
@@ -332,8 +331,11 @@ def build_source(schema: MessageSchema) -> str:
     for i, spec in enumerate(schema.fields):
         bit = schema.bit[spec.name]
         if not spec.repeated and spec.kind is not Kind.MESSAGE:
-            value = "_mview(r[i])" if spec.view else "r[i]"
-            w(1, f"if h & {bit}:\n    o.{spec.name} = {value}\n    i += 1\nelse:\n    o.{spec.name} = _Z{i}")
+            if spec.view:  # a view of the input where the record says
+                w(1, f"if h & {bit}:\n    p = a + r[i]\n    o.{spec.name} = t.mv[p : p + r[i + 1]]\n    i += 2")
+            else:
+                w(1, f"if h & {bit}:\n    o.{spec.name} = r[i]\n    i += 1")
+            w(1, f"else:\n    o.{spec.name} = _Z{i}")
         elif not spec.repeated:
             w(1, f"if h & {bit}:\n    o.{spec.name}, i = _b{i}(r, i, a, src, x, t)")
         else:
@@ -449,10 +451,12 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
     or more on average (the first field past the count decides): a scan of its
     records' tags and lengths that stops at the answer. Malformed bytes answer False
     (the decoder then says what is wrong)."""
-    counts = dict.fromkeys(tags, 0)
-    sizes = dict.fromkeys(tags, 0)
     if _FROM_START.get():
         return True
+    if end - pos < RECORDS_AFTER * RECORD_MIN_AVERAGE:
+        return False  # too short to hold that many such elements: no need to look
+    counts = dict.fromkeys(tags, 0)
+    sizes = dict.fromkeys(tags, 0)
     try:
         while pos < end:
             tag = buf[pos]

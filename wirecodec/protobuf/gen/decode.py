@@ -285,7 +285,7 @@ if {r} is None:
     {r}._span = sp
     {r}._src = src
     {r}._build = _rb_{spec.name}
-    {r}._table = None if rm is None else rm.table
+    {r}._table = rm.table
     {r}._pins = {{}}
     o.{spec.name} = {r}
     h |= {self._bit(spec)}
@@ -424,7 +424,7 @@ h = 0""".replace("SPAN_SHIFT", str(SPAN_SHIFT)),
             # Records only where a field is long (wirecodec.protobuf.records.keeps_records):
             # a shorter one decodes as without them.
             w(1, f"kr = _keeps_records(buf, pos, end, {self._record_tags()})")
-            w(1, "rm = None if memo is None or not kr else _RecordMemo()")
+            w(1, "rm = _RecordMemo(mv) if kr else None")
         for spec in self.schema.fields:
             if spec.repeated:
                 w(1, f"r_{spec.name} = None")
