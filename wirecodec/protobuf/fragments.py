@@ -55,7 +55,11 @@ class FragmentTable:
         self.uses: list[int] = []
 
     def add(
-        self, cls: type[Message], generic: Callable[..., tuple[Any, int]], payload: bytes, atoms: tuple[Any, ...]
+        self,
+        cls: type[Message],
+        generic: Callable[..., tuple[Any, int]],
+        payload: bytes,
+        atoms: tuple[Any, ...],
     ) -> int:
         """Keep ``atoms``, the record of ``payload`` as a ``cls`` (its head's start 0, built
         by ``generic``); its id."""

@@ -332,7 +332,8 @@ def build_source(schema: MessageSchema) -> str:
         bit = schema.bit[spec.name]
         if not spec.repeated and spec.kind is not Kind.MESSAGE:
             if spec.view:  # a view of the input where the record says
-                w(1, f"if h & {bit}:\n    p = a + r[i]\n    o.{spec.name} = t.mv[p : p + r[i + 1]]\n    i += 2")
+                w(1, f"if h & {bit}:\n    p = a + r[i]")
+                w(2, f"o.{spec.name} = t.mv[p : p + r[i + 1]]\ni += 2")
             else:
                 w(1, f"if h & {bit}:\n    o.{spec.name} = r[i]\n    i += 1")
             w(1, f"else:\n    o.{spec.name} = _Z{i}")
