@@ -41,6 +41,8 @@ message, pinned (the container is then an ordinary one).
 
 from __future__ import annotations
 
+import itertools
+import operator
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final, SupportsIndex
@@ -62,6 +64,11 @@ _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 _new: Final = object.__new__
 _ref: Final = weakref.ref
+_chain: Final = itertools.chain.from_iterable
+_index: Final = operator.index
+# Sealed records are kept in tuples of this many: each is untracked by the young collection
+# that first sees it, so a full collection visits a few hundred chunks, not every record.
+CHUNK: Final = 1024  # a power of two: the decoder tests a length's low bits
 # wirecodec.protobuf.origin's span layout (a test compares them: schema_dsl imports no codec)
 _SHIFT: Final = 40
 _OFFSETS: Final = (1 << _SHIFT) - 1
@@ -87,18 +94,41 @@ class RecordContainer:
     _table: Any  # the decode's fragments (wirecodec.protobuf.fragments), or None
     _src: Any
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
-    _store: tuple[Any, ...] | None  # the records while sealed (None where the list holds a message)
+    # The records while sealed, in chunks of CHUNK (None where the list holds a message).
+    _store: list[tuple[Any, ...]] | None
 
     def _seal(self) -> None:
-        """Move the records out of the list's storage (see the module docstring)."""
-        items = list(_liter(self))
-        _osa(self, "_store", tuple(item if type(item) is tuple else None for item in items))
-        _lset(self, slice(None), [None if type(item) is tuple else item for item in items])
+        """Move the records out of the list's storage (see the module docstring): what
+        :meth:`_seal_chunk` has not moved yet, once decoded."""
+        store = getattr(self, "_store", None)
+        if store is None:
+            store = []
+            _osa(self, "_store", store)
+        done = len(store) * CHUNK
+        if done < _llen(self):
+            self._seal_chunk(done, _llen(self))
+
+    def _seal_chunk(self, start: int, end: int) -> None:
+        """Move the records of ``[start:end]`` into a chunk of their own. The decoder seals
+        each CHUNK as it is decoded: a young collection soon untracks it (all its records
+        are), where a chunk made at the end would wait for the host's next full collection."""
+        store = getattr(self, "_store", None)
+        if store is None:
+            store = []
+            _osa(self, "_store", store)
+        items = _lget(self, slice(start, end))
+        store.append(tuple(item if type(item) is tuple else None for item in items))
+        _lset(self, slice(start, end), [None if type(item) is tuple else item for item in items])
+
+    def _sealed(self) -> list[Any] | None:
+        """The records while sealed, in order (None where the list holds a message)."""
+        store = getattr(self, "_store", None)
+        return None if store is None else list(_chain(store))
 
     def _unseal(self) -> None:
         store = getattr(self, "_store", None)
         if store is not None:
-            items = [s if i is None else i for i, s in zip(_liter(self), store, strict=True)]
+            items = [s if i is None else i for i, s in zip(_liter(self), _chain(store), strict=True)]
             _lset(self, slice(None), items)
             _osa(self, "_store", None)
 
@@ -111,7 +141,7 @@ class RecordContainer:
         store = getattr(self, "_store", None)
         if store is None:
             return _liter(self)
-        return (s if i is None else i for i, s in zip(_liter(self), store, strict=True))
+        return (s if i is None else i for i, s in zip(_liter(self), _chain(store), strict=True))
 
     def _element_starts(self) -> list[int] | None:
         """Where each element's payload starts in the input, read from the records where
@@ -136,11 +166,16 @@ class RecordContainer:
     def _raw_at(self, index: Any) -> Any:
         item = _lget(self, index)
         if type(index) is slice:
-            store = getattr(self, "_store", None)
-            if store is None:
+            sealed = self._sealed()
+            if sealed is None:
                 return item
-            return [s if i is None else i for i, s in zip(item, store[index], strict=True)]
-        return self._store[index] if item is None else item  # type: ignore[index]
+            return [s if i is None else i for i, s in zip(item, sealed[index], strict=True)]
+        if item is not None:
+            return item
+        at = _index(index)
+        if at < 0:
+            at += _llen(self)
+        return self._store[at // CHUNK][at % CHUNK]  # type: ignore[index]
 
     def _view(self, item: Any, at: int = -1) -> Any:
         """The element ``item`` stands for (a view of a record, built now), read at ``at``."""

@@ -15,7 +15,7 @@ import wirecodec
 from schema_dsl import Message
 from schema_dsl.layout import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
-from schema_dsl.views import RecordContainer, StaleViewError
+from schema_dsl.views import CHUNK, RecordContainer, StaleViewError
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf import records
 from wirecodec.protobuf.fragments import FragmentTable, compile_builder
@@ -60,14 +60,13 @@ def test_elements_are_records_and_the_collector_stops_tracking_them() -> None:
     model = _records(data)
     node = model.graph.node
     assert isinstance(node, RecordContainer)
-    assert node._store is not None and all(type(r) is tuple for r in node._store)  # every element a record
-    # The first collection untracks the records (flat tuples of atoms), the second the
-    # tuple holding them (it was seen before the records it re-queued).
+    sealed = node._sealed()
+    assert sealed is not None and all(type(r) is tuple for r in sealed)  # every element a record
+    # One collection untracks the records (flat tuples of atoms) and the chunks holding them.
     gc.collect()
-    assert not any(gc.is_tracked(r) for r in node._store)
-    gc.collect()
-    assert not gc.is_tracked(node._store)
-    assert not any(gc.is_tracked(r) for r in model.graph.value_info._store or ())
+    assert not any(gc.is_tracked(r) for r in sealed)
+    assert not any(gc.is_tracked(chunk) for chunk in node._store)
+    assert not any(gc.is_tracked(r) for r in model.graph.value_info._sealed() or ())
 
 
 def test_reads_encodes_and_renames_equal_onnx() -> None:
@@ -150,7 +149,7 @@ def test_elements_that_cannot_be_records_are_messages() -> None:
     data = onnx.helper.make_model(onnx.helper.make_graph([node], "g", [], [])).SerializeToString()
     model = _records(data)
     kept: Any = model.graph.node
-    assert kept._store == (None,) and type(list.__getitem__(kept, 0)) is NodeProto
+    assert kept._sealed() == [None] and type(list.__getitem__(kept, 0)) is NodeProto
     assert wirecodec.encode(model) == data
     assert isinstance(model.graph.node[0].attribute[0], AttributeProto)
     assert type(model.graph) is GraphProto
@@ -227,7 +226,7 @@ def test_a_node_holding_a_subgraph_is_a_message() -> None:
     nodes.append(onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body))
     data = onnx.helper.make_model(onnx.helper.make_graph(nodes, "g", [], [])).SerializeToString()
     kept: Any = _records(data).graph.node
-    assert type(kept._store[0]) is tuple and kept._store[1] is None
+    assert type(kept._sealed()[0]) is tuple and kept._sealed()[1] is None
     assert type(list.__getitem__(kept, 1)) is NodeProto
 
 
@@ -279,3 +278,19 @@ def test_builders_compiled_in_one_decode_are_not_taken_for_anothers_fragments() 
         assert [v.type.tensor_type.elem_type for v in mine.graph.value_info] == [
             v.type.tensor_type.elem_type for v in onnx.load_model_from_string(data).graph.value_info
         ]
+
+
+def test_indexing_reaches_every_chunk_of_the_sealed_records() -> None:
+    count = CHUNK * 2 + 3
+    data = _graph(count)
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    assert len(mine.graph.node._store) == 3  # type: ignore[attr-defined]
+    for at in (0, CHUNK - 1, CHUNK, CHUNK + 1, count - 1, -1, -CHUNK - 1, -count):
+        assert str(mine.graph.node[at]) == str(theirs.graph.node[at]), at
+    assert [n.name for n in mine.graph.node[CHUNK - 2 : CHUNK + 2]] == [
+        n.name for n in theirs.graph.node[CHUNK - 2 : CHUNK + 2]
+    ]
+    assert [n.name for n in reversed(mine.graph.node)][:3] == [n.name for n in theirs.graph.node[::-1]][:3]
+    mine.graph.node[CHUNK + 1].name = theirs.graph.node[CHUNK + 1].name = "pinned"
+    del mine.graph.node[5], theirs.graph.node[5]  # unseals
+    assert wirecodec.encode(mine) == theirs.SerializeToString()

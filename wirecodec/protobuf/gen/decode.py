@@ -25,6 +25,7 @@ from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
 from schema_dsl.containers import container_class
+from schema_dsl.views import CHUNK
 from wirecodec.protobuf.gen.source import (
     FIXED_KINDS,
     VARINT_RANGE,
@@ -289,7 +290,9 @@ if {r} is None:
     {r}._pins = {{}}
     o.{spec.name} = {r}
     h |= {self._bit(spec)}
-_lapp({r}, v)""",
+_lapp({r}, v)
+if not len({r}) & {CHUNK - 1}:  # a chunk of records is full: sealed now (schema_dsl.views)
+    {r}._seal_chunk(len({r}) - {CHUNK}, len({r}))""",
         )
 
     def _lazy_element(self, w: Writer, ind: int, spec: FieldSpec) -> None:
