@@ -96,18 +96,6 @@ class Origin:
             self._marks.add(start)
             self._sorted = None
 
-    def unchanged(self, start: int, end: int) -> bool:
-        """Whether no message starting in ``[start, end]`` changed."""
-        if not self._marks:
-            return True
-        marks = self._sorted
-        if marks is None:
-            marks = self._sorted = sorted(self._marks)
-        # The first mark at or after start lies past end (asked once per message encoded:
-        # no slice of the marks is made).
-        at = bisect.bisect_left(marks, start)
-        return at == len(marks) or marks[at] > end
-
     def marks_within(self, start: int, end: int) -> list[int]:
         """The changed offsets in ``[start, end]``, in order.
 
@@ -177,12 +165,20 @@ def marked(span: int) -> bool:
 
 def reusable(span: int) -> memoryview | None:
     """The message's source bytes if they are still its encoding, else None."""
-    origin = _origin_of(span)
+    # (Asked once per message encoded: _origin_of, _offsets and Origin.unchanged inline.)
+    ref = _live.get(span >> _SERIAL_SHIFT)
+    origin = None if ref is None else ref()
     if origin is None or not _REUSE.get():
         return None
-    start, end = _offsets(span)
-    if not origin.unchanged(start, end):
-        return None
+    start = (span >> _OFFSET_BITS) & _OFFSET_MASK
+    end = span & _OFFSET_MASK
+    if origin._marks:
+        marks = origin._sorted
+        if marks is None:
+            marks = origin._sorted = sorted(origin._marks)
+        at = bisect.bisect_left(marks, start)
+        if at < len(marks) and marks[at] <= end:
+            return None
     return origin.view[start:end]
 
 
@@ -264,11 +260,12 @@ def reuse_field(
     dirty = _dirty_elements(elements, marks, None if tell is None else tell())
     if dirty is None:
         return None
-    spans = [elements[at]._span for at in dirty]
+    changed = [elements[at] for at in dirty]  # (read once: a container of records builds on reads)
+    spans = [element._span for element in changed]
     if None in spans:  # cleared since: where its record began is not known
         return None
     written, done = 0, start
-    for at, element_span in zip(dirty, spans, strict=True):
+    for element, element_span in zip(changed, spans, strict=True):
         payload, payload_end = _offsets(element_span)
         record = _record_start(payload, payload_end, len(tag))
         if record > done:
@@ -276,7 +273,7 @@ def reuse_field(
             written += record - done
         slot = len(out)
         out.append(b"")
-        size = encode(elements[at], out)
+        size = encode(element, out)
         header = tag + encode_varint(size)
         out[slot] = header
         written += len(header) + size
