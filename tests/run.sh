@@ -9,11 +9,23 @@
 #   bash tests/run.sh --pyodide  part of the suite inside WebAssembly (Pyodide under node,
 #                                no numpy): tests/pyodide/run.sh; needs .venv (onnx writes
 #                                the backend corpus it reads)
+#   bash tests/run.sh --records  the suite with every graph keeping records (views of every
+#                                element, docs/testing.md), but for the tests of the lazy
+#                                decoder's own representation (tests/support/records_off.txt);
+#                                needs .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pyodide" ]; then
     shift
     exec bash tests/pyodide/run.sh "$@"
+fi
+if [ "${1:-}" = "--records" ]; then
+    shift
+    deselect=()
+    while read -r test _; do
+        deselect+=("--deselect=$test")
+    done < <(grep -v -e '^#' -e '^[[:space:]]*$' tests/support/records_off.txt)
+    WIRECODEC_TEST_RECORDS_FROM_START=1 exec .venv/bin/python -m pytest -q -p no:cacheprovider "${deselect[@]}" "$@"
 fi
 python=${PYTHON:-python3}
 quick=0
