@@ -41,6 +41,8 @@ message, pinned (the container is then an ordinary one).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import operator
 import weakref
@@ -54,7 +56,7 @@ from schema_dsl.layout import Extras, Family, store
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["RecordContainer", "StaleViewError", "pin", "record_container_class"]
+__all__ = ["RecordContainer", "StaleViewError", "holding_views", "pin", "record_container_class"]
 
 # The plain list methods, typed loosely: the mixin's ``self`` is a list only once mixed in.
 _lget: Final[Callable[..., Any]] = list.__getitem__
@@ -186,9 +188,16 @@ class RecordContainer:
             found = pins.get(id(item))
             if found is not None:
                 return found[1]
+        held = _HELD.get()
+        if held is not None:
+            kept = held.get(id(item))
+            if kept is not None:
+                return kept[1]
         x = _new(Family)
         element = self._build(item, 0, 0, self._src, x, self._table)[0]
         x.home = (self, item, _ref(element), at)
+        if held is not None:
+            held[id(item)] = (item, element)
         return element
 
     def __getitem__(self, index: Any) -> Any:
@@ -272,6 +281,27 @@ class RecordContainer:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
+
+
+_HELD: Final[contextvars.ContextVar[dict[int, tuple[Any, Any]] | None]] = contextvars.ContextVar(
+    "wirecodec_views_held", default=None
+)
+
+
+@contextlib.contextmanager
+def holding_views() -> Iterator[None]:
+    """Within the block (this thread or task), a read of an element returns the view built
+    by the first read of it: code that finds objects in one walk and looks them up by
+    ``id`` in another (writers swapping tensors for references to where their bytes
+    went) sees the same objects. The views live until the block ends."""
+    if _HELD.get() is not None:
+        yield
+        return
+    token = _HELD.set({})
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
 
 
 def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:

@@ -294,3 +294,18 @@ def test_indexing_reaches_every_chunk_of_the_sealed_records() -> None:
     mine.graph.node[CHUNK + 1].name = theirs.graph.node[CHUNK + 1].name = "pinned"
     del mine.graph.node[5], theirs.graph.node[5]  # unseals
     assert wirecodec.encode(mine) == theirs.SerializeToString()
+
+
+def test_saving_with_external_data_moves_the_tensors_of_records(tmp_path: pathlib.Path) -> None:
+    # The writer finds the tensors in one walk and swaps them in the next, by identity.
+    big = onnx.numpy_helper.from_array(numpy.arange(2048, dtype="float32"), "k")
+    nodes = [onnx.helper.make_node("Constant", [], [f"c{i}"], name=f"n{i}", value=big) for i in range(3)]
+    data = onnx.helper.make_model(onnx.helper.make_graph(nodes, "g", [], [])).SerializeToString()
+    model = _records(data)
+    assert isinstance(model.graph.node, RecordContainer) and type(model.graph.node._sealed()[0]) is tuple
+    wirecodec.save(model, tmp_path / "m.onnx", external_data=True, convert_attribute=True)
+    saved = onnx.load(str(tmp_path / "m.onnx"), load_external_data=False)
+    moved = [n.attribute[0].t.data_location for n in saved.graph.node]
+    assert moved == [onnx.TensorProto.EXTERNAL] * 3
+    again = onnx.load(str(tmp_path / "m.onnx"))
+    assert [onnx.numpy_helper.to_array(n.attribute[0].t).sum() for n in again.graph.node] == [2047 * 1024] * 3

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, WireCodecError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
@@ -103,6 +104,7 @@ def save(
     write_model(model, path, options, external=bool(external_data))
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def with_stand_ins(model: ModelProto) -> ModelProto:
     """``model`` with each tensor whose ``raw_data`` waits to be fetched (a model by URL)
     replaced by a copy holding a stand-in (:func:`~wirecodec.protobuf.payloads.stand_in`):

@@ -19,6 +19,7 @@ from schema_dsl.onnx import (
     StringStringEntryProto,
     TensorProto,
 )
+from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.options import SaveOptions
@@ -108,6 +109,7 @@ def _payload(tensor: TensorProto) -> Any | None:
         return None  # a tensor whose typed data is not a valid array stays inline, as it was
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def plan(
     model: ModelProto, model_path: pathlib.Path, options: SaveOptions, *, taken: Iterable[str] = ()
 ) -> Plan:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.references import as_reference, uses_external_data
@@ -156,6 +157,7 @@ def _verify(tensor: TensorProto, name: str, found: _Found, maps: dict[pathlib.Pa
             )
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def attach(
     model: ModelProto,
     weights: str | os.PathLike[str],

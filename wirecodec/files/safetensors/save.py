@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
@@ -168,6 +169,7 @@ def _index(shards: list[_Shard]) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def save_safetensors(
     model: ModelProto,
     path: str | os.PathLike[str],

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import iter_tensors, substitute
@@ -105,6 +106,7 @@ def _distinct(tensors: Iterator[TensorProto]) -> Iterator[TensorProto]:
             yield tensor
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def plan_entries(model: ModelProto) -> ZipPlan:
     """Every tensor with numeric data becomes an entry; strings and empty tensors stay inline.
 

@@ -33,6 +33,7 @@ import zlib
 from typing import IO, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
+from schema_dsl.views import holding_views
 from wirecodec.errors import ContainerError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import iter_tensors, substitute
@@ -108,6 +109,7 @@ def _write_synced(file: IO[bytes], offset: int, data: bytes) -> None:
     os.fsync(file.fileno())
 
 
+@holding_views()  # tensors found in one walk are looked up by id in the next
 def _referencing(
     model: ModelProto, archive: Archive, mapped: mmap.mmap, file_id: tuple[int, int]
 ) -> ModelProto:
