@@ -8,6 +8,7 @@ falls on all of them), each process measuring in order:
   for the ``meta-N`` graphs, ``walk_tool`` for the third-party models);
 * ``tracked``: how many more objects the collector tracks once the walk is over than
   before the decode (``len(gc.get_objects())``), the decoded model still held;
+* ``held-mb``: how much more resident memory the process has then (``VmRSS``, MB);
 * ``gc-first`` and ``gc-later``: a full collection (``gc.collect()``) right after, and
   another one after that (what a host keeping the model pays on every later one);
 * ``tracked-later``: the tracked objects once those collections ran;
@@ -75,12 +76,16 @@ for warm in (small, small, data):
     encode(m)
 del m
 gc.collect(); gc.collect()
+def rss():
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) * 1024
+resident = rss()
 before = len(gc.get_objects())
 start = time.perf_counter()
 model = decode(data)
 counts = walk(model)
 walked = time.perf_counter()
 tracked = len(gc.get_objects()) - before
+held = rss() - resident
 t0 = time.perf_counter(); gc.collect(); t1 = time.perf_counter(); gc.collect(); t2 = time.perf_counter()
 tracked_later = len(gc.get_objects()) - before
 again = walk(model)
@@ -92,13 +97,13 @@ encoded = encode(model)
 t5 = time.perf_counter()
 print(json.dumps({
     "decode+walk": walked - start, "tracked": tracked, "gc-first": t1 - t0, "gc-later": t2 - t1,
-    "tracked-later": tracked_later, "walk-2": t3 - t2, "encode-renamed": t5 - t4,
+    "tracked-later": tracked_later, "walk-2": t3 - t2, "encode-renamed": t5 - t4, "held-mb": held / 1e6,
     "counts": counts, "encoded": len(encoded),
 }))
 """
 
 TIMES = ("decode+walk", "gc-first", "gc-later", "walk-2", "encode-renamed")
-COUNTS = ("tracked", "tracked-later")
+COUNTS = ("tracked", "tracked-later", "held-mb")
 
 
 def default_models() -> list[pathlib.Path]:
@@ -136,6 +141,8 @@ def run_one(library: str, model: pathlib.Path) -> dict[str, object]:
 
 
 def _cell(name: str, value: float, upb: float | None) -> str:
+    if name == "held-mb":
+        return f"{name} {value:7.1f}"
     if name in COUNTS:
         return f"{name} {int(value):>9,}"
     shown = f"{name} {value * 1000:8.1f} ms"

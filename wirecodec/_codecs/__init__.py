@@ -37,8 +37,8 @@ def names() -> Iterator[tuple[type[Message], str, str]]:
 
     for cls in classes(onnx):
         for base in shipped.KINDS:
-            if base.startswith("decode+lazy") and base.endswith("+records") != records.reaches_records(cls):
-                continue  # the lazy kind this class decodes with (wirecodec.protobuf.compile.decoder)
+            if base.endswith("+records") and not records.reaches_records(cls):
+                continue  # it shares "decode+lazy" (wirecodec.protobuf.compile._shared_kind)
             for kind in (base, f"{base} validator") if "+lazy" in base else (base,):
                 name = schema_cache.declared_name(cls, kind, compile_module.thresholds_of(kind))
                 if name is None:
