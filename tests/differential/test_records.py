@@ -1,4 +1,4 @@
-"""The records prototype (issue 36): graph elements kept as records, read through views,
+"""Records (issue 36): graph elements kept as records, read through views,
 pinned on first write — against onnx (protobuf's upb) on the backend corpus and on a
 graph of the benchmark's shape, and the collector's view of what a decode keeps."""
 

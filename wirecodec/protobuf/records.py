@@ -1,29 +1,34 @@
-"""Records: decoded elements kept as tuples of their values, read through views.
+"""Records: decoded elements of long graphs kept as tuples of their values, read through views.
 
-A repeated message field declared ``records=True`` (schema_dsl.fields.repeated) is
-decoded by a *records decoder* (the ``+records`` kinds of wirecodec.protobuf.compile,
-opted into with ``WIRECODEC_RECORDS=1`` or :func:`records_decoding`): each element
-becomes a **record**, ``(has, start, end, value, ...)`` with one value per declared
-field in field-number order (a nested message as its record or None, a repeated field
-as a tuple), which CPython stops tracking the first time a young collection sees it.
-Reads build views from records (schema_dsl.views); the first write pins one.
+A repeated message field declared ``records=True`` (schema_dsl.fields.repeated: a graph's
+nodes and values, a function's nodes) is decoded by a *records decoder* (the
+``decode+lazy+records`` kind of wirecodec.protobuf.compile, the default lazy decode of a
+class that can meet one; :func:`records_decoding` turns it off) when its owner has a
+field of more than RECORDS_AFTER elements (:func:`keeps_records`). Each element then
+becomes a **record**: a flat tuple of atoms, ``(has, start, length, value, ...)`` with one
+value per present field in field-number order (a nested message inlined the same way or,
+when small, as a fragment id and its start: wirecodec.protobuf.fragments; a repeated
+field as a count and its values; a view field as its place), which CPython stops
+tracking the first time a young collection sees it. Reads build views from records
+(schema_dsl.views); the first write pins one.
 
 Both functions of a class are generated from its declaration, as its decoder is:
 
-* ``record_<C>(buf, pos, end, depth)`` gives the record of the payload at
-  ``buf[pos:end]``, or None whenever the element cannot be a record: a field of a type
-  that cannot be one (a tensor, a subgraph with weights), an unknown field, anything
-  not canonical (order, repeated singular fields, long varints), anything malformed.
-  The decoder then decodes the element as a message, as without records, which raises
-  the same errors at the same offsets and reports what is not canonical: a record is
-  only ever made of bytes the encoder would write exactly so;
-* ``build_<C>(record, src, extras)`` builds the message a record stands for: the same
-  slots, spans (re-emit works on views) and containers the decoder would have made,
-  each message sharing ``extras`` (its family link) and each container linked to it.
+* ``record_<C>(buf, pos, end, depth, out, memo)`` appends the atoms of the payload at
+  ``buf[pos:end]`` to ``out`` and says whether it could: not when a field is of a type
+  that cannot be one (a subgraph), an unknown field, anything not canonical (order,
+  repeated singular fields, long varints), anything malformed. The decoder then decodes
+  the element as a message, as without records, which raises the same errors at the
+  same offsets and reports what is not canonical: a record is only ever made of bytes
+  the encoder would write exactly so;
+* ``build_<C>(record, i, base, src, extras, fragments)`` builds the message whose atoms
+  start at ``record[i]``: the same slots, spans (re-emit works on views) and containers
+  the decoder would have made, each message sharing ``extras`` (its family link) and
+  each container linked to it.
 
-A class can be a record if all its fields can: scalars, strings, bytes that are not
-views, repeated fields that are not packed, and messages (of a class that can be a
-record; any other makes its element fall back when present).
+A class can be a record if all its fields can: scalars, strings, bytes, repeated fields
+(packed runs up to MAX_COPIED bytes), and messages of a class that can be one; a class
+holding records itself (a graph) cannot.
 """
 
 from __future__ import annotations
