@@ -82,7 +82,7 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import compose, helper, numpy_helper, utils
+from wirecodec import compose, helper, utils
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
@@ -430,3 +430,15 @@ def load_external_data_for_model(model: ModelProto, base_dir: str | os.PathLike[
 load = load_model
 save = save_model
 load_from_string = load_model_from_string
+
+
+def __getattr__(name: str) -> object:
+    # numpy_helper imports numpy: loaded on first use, so that onnx's load, save and
+    # checker work where numpy is not installed (Pyodide: docs/platforms.md), as the
+    # rest of wirecodec does.
+    if name == "numpy_helper":
+        from wirecodec import numpy_helper
+
+        return numpy_helper
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

@@ -37,3 +37,31 @@ def test_the_missing_numpy_error_names_numpy_as_module_not_found_errors_do() -> 
     first, message = done.stdout.splitlines()
     assert first == "NumpyMissingError numpy True"
     assert message == "this needs numpy, which is not installed (pip install numpy)"
+
+
+_ONNX_SHAPED = """
+import sys
+sys.modules["numpy"] = None
+import wirecodec.onnx_compat as onnx
+from wirecodec.cli import EXAMPLE
+model = onnx.load(EXAMPLE)
+onnx.checker.check_model(model)
+print(model.graph.node[0].op_type, "numpy" in sys.modules and sys.modules["numpy"] is not None)
+try:
+    onnx.numpy_helper.to_array(model.graph.initializer[0])
+except ModuleNotFoundError as error:
+    print(type(error).__name__)
+"""
+
+
+def test_the_onnx_shaped_namespace_loads_and_checks_without_numpy() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _ONNX_SHAPED],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Gemm", "False", "NumpyMissingError"]
