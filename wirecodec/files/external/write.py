@@ -23,9 +23,9 @@ from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.options import SaveOptions
+from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import DATA_FIELDS, uses_external_data
 from wirecodec.files._base.walk import substitute, tensors
-from wirecodec.protobuf.lazy import waiting_bytes
 
 _SMALL_ALIGN: Final = 64  # below the page alignment, still aligned for any element type
 
@@ -94,17 +94,8 @@ def _payload(tensor: TensorProto) -> Any | None:
     """The raw bytes a tensor would move out, or None if it has none we can move."""
     if uses_external_data(tensor) or tensor.data_type == TensorProto.DataType.STRING:
         return None
-    waiting = waiting_bytes(tensor, "raw_data")
-    if waiting is not None:
-        return waiting  # fetched when written, and not kept (a model by URL)
-    if tensor.HasField("raw_data"):
-        return tensor.raw_data
-    # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
-    from wirecodec.tensors.reading import to_array
-    from wirecodec.tensors.writing import from_array
-
     try:
-        return from_array(to_array(tensor)).raw_data
+        return raw_bytes(tensor)
     except TensorError:
         return None  # a tensor whose typed data is not a valid array stays inline, as it was
 

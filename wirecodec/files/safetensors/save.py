@@ -27,15 +27,15 @@ from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
+from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import as_reference, uses_external_data
 from wirecodec.files._base.walk import substitute
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
-from wirecodec.protobuf.lazy import PendingBytes, waiting_bytes
+from wirecodec.protobuf.lazy import PendingBytes
 from wirecodec.protobuf.payloads import advance, report_progress, write_payload
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
-from wirecodec.tensors import from_array, to_array
 
 __all__ = ["save_safetensors", "shard_names"]
 
@@ -80,13 +80,8 @@ def _nbytes(payload: Any) -> int:
 
 
 def _payload(tensor: TensorProto, where: str) -> Any:
-    waiting = waiting_bytes(tensor, "raw_data")
-    if waiting is not None:
-        return waiting  # fetched when written, and not kept (a model by URL)
-    if tensor.HasField("raw_data"):
-        return tensor.raw_data
     try:
-        return from_array(to_array(tensor)).raw_data
+        return raw_bytes(tensor)
     except TensorError as exc:
         raise ExternalDataError(f"{where}: {exc}") from None
 

@@ -17,15 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
+from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
-from wirecodec.protobuf.lazy import PendingBytes, waiting_bytes
+from wirecodec.protobuf.lazy import PendingBytes
 
 __all__ = ["EntryNames", "ZipPlan", "plan_entries"]
 
@@ -78,20 +79,12 @@ def _payload(tensor: TensorProto) -> memoryview | PendingBytes | None:
         )
     if tensor.data_type == TensorProto.DataType.STRING:
         return None  # strings have no raw layout
-    waiting = waiting_bytes(tensor, "raw_data")
-    if waiting is not None:
-        return waiting if waiting.nbytes else None
-    if tensor.HasField("raw_data"):
-        data: Any = tensor.raw_data
-    else:
-        # Typed data becomes raw_data through an array: only here is numpy needed (docs/platforms.md).
-        from wirecodec.tensors.reading import to_array
-        from wirecodec.tensors.writing import from_array
-
-        try:
-            data = from_array(to_array(tensor), data_type=tensor.data_type).raw_data
-        except TensorError:
-            return None  # typed data that is not a valid array stays inline, as it was
+    try:
+        data = raw_bytes(tensor)
+    except TensorError:
+        return None  # typed data that is not a valid array stays inline, as it was
+    if isinstance(data, PendingBytes):
+        return data if data.nbytes else None
     view = memoryview(data)
     if view.format != "B" or view.ndim != 1:
         view = view.cast("B")
