@@ -63,7 +63,17 @@ class Input:
         """Release what this input holds (the file it opened, the buffer it views)."""
 
 
-class BufferInput(Input):
+class _Sized(Input):
+    """An input whose size is known from the start: skipping is moving the position."""
+
+    def skip(self, n: int) -> int:
+        assert self.size is not None
+        moved = max(0, min(n, self.size - self.pos))
+        self.pos += moved
+        return moved
+
+
+class BufferInput(_Sized):
     """Reads a bytes-like object in place: records and payloads are views, not copies."""
 
     def __init__(self, data: Any) -> None:
@@ -88,12 +98,6 @@ class BufferInput(Input):
         self.pos += piece.nbytes
         return piece
 
-    def skip(self, n: int) -> int:
-        assert self.size is not None
-        moved = max(0, min(n, self.size - self.pos))
-        self.pos += moved
-        return moved
-
     def read_at(self, offset: int, length: int) -> Any:
         return self._buffer()[offset : offset + length]
 
@@ -103,7 +107,7 @@ class BufferInput(Input):
             self._view = None
 
 
-class _Positional(Input):
+class _Positional(_Sized):
     """An input read by position (``_pread(length, offset)``): a window for headers, payloads
     skipped and read back by position later."""
 
@@ -125,12 +129,6 @@ class _Positional(Input):
         data = self.peek(n) if n <= _WINDOW else self._pread(n, self.pos)
         self.pos += len(data)
         return data
-
-    def skip(self, n: int) -> int:
-        assert self.size is not None
-        moved = max(0, min(n, self.size - self.pos))
-        self.pos += moved
-        return moved
 
     def read_at(self, offset: int, length: int) -> Any:
         return self._pread(length, offset)
