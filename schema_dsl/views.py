@@ -75,9 +75,6 @@ CHUNK: Final = 1024  # a power of two: the decoder tests a length's low bits
 _SHIFT: Final = 40
 _OFFSETS: Final = (1 << _SHIFT) - 1
 
-# The record's first three items: the presence bits, the payload's start and end.
-RECORD_HEAD: Final = 3
-
 
 class StaleViewError(RuntimeError):
     """A write to a view whose record another view of it was pinned for since."""
@@ -103,10 +100,7 @@ class RecordContainer:
         """Move the records out of the list's storage (see the module docstring): what
         :meth:`_seal_chunk` has not moved yet, once decoded."""
         store = getattr(self, "_store", None)
-        if store is None:
-            store = []
-            _osa(self, "_store", store)
-        done = len(store) * CHUNK
+        done = 0 if store is None else len(store) * CHUNK
         if done < _llen(self):
             self._seal_chunk(done, _llen(self))
 

@@ -476,8 +476,9 @@ def _compiled(cls: type[Message], kind: str) -> _Compiled:
     found: _Compiled | None = cls.__schema__.codecs.get(kind)
     if found is not None:
         return found
-    if kind != _shared_kind(cls, kind):
-        found = _compiled(cls, _shared_kind(cls, kind))
+    shared = _shared_kind(cls, kind)
+    if shared != kind:
+        found = _compiled(cls, shared)
         cls.__schema__.codecs[kind] = found
         return found
     # A schema's classes share its codecs, generated for the declared class: their

@@ -132,11 +132,6 @@ def _origin_of(span: int) -> Origin | None:
     return None if ref is None else ref()
 
 
-def offsets(span: int) -> tuple[int, int]:
-    """The start and end of a span's bytes in its input."""
-    return _offsets(span)
-
-
 def _offsets(span: int) -> tuple[int, int]:
     return (span >> _OFFSET_BITS) & _OFFSET_MASK, span & _OFFSET_MASK
 

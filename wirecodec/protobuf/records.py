@@ -49,7 +49,7 @@ from wirecodec.protobuf import origin
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.fragments import RecordMemo
 from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
-from wirecodec.protobuf.wire import encode_varint, read_varint, unpack_f32, unpack_f64
+from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field, unpack_f32, unpack_f64
 
 __all__ = [
     "enabled",
@@ -417,13 +417,13 @@ def install(namespace: dict[str, Any], cls: type[Message]) -> None:
     """Put what a records decoder of ``cls`` calls into its ``namespace``, by name: for each
     ``records`` field, the element's record and build functions (generated on the first
     record: a model without a long field never needs them) and the field's container."""
-    for spec in cls.__schema__.fields:
-        if uses_records(spec):
-            namespace[f"_rr_{spec.name}"] = _record_stub(namespace, spec)
-            namespace[f"_rb_{spec.name}"] = None  # set with the record function
-            namespace[f"_RC_{spec.name}"] = record_container_class(spec)
-            namespace["_RecordMemo"] = RecordMemo
-            namespace["_keeps_records"] = keeps_records
+    kept = [spec for spec in cls.__schema__.fields if uses_records(spec)]
+    for spec in kept:
+        namespace[f"_rr_{spec.name}"] = _record_stub(namespace, spec)
+        namespace[f"_rb_{spec.name}"] = None  # set with the record function
+        namespace[f"_RC_{spec.name}"] = record_container_class(spec)
+    if kept:
+        namespace.update(_RecordMemo=RecordMemo, _keeps_records=keeps_records)
 
 
 def _record_stub(namespace: dict[str, Any], spec: FieldSpec) -> Callable[..., Any]:
@@ -483,14 +483,8 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
                     seen = counts[tag] = counts[tag] + 1
                     if seen > RECORDS_AFTER:
                         return sizes[tag] >= seen * RECORD_MIN_AVERAGE
-            elif wire == 0:
-                _, pos = read_varint(buf, pos, end)
-            elif wire == 1:
-                pos += 8
-            elif wire == 5:
-                pos += 4
-            else:
-                return False
+            else:  # (groups too: the decoder then says what is wrong with them, if anything)
+                pos = skip_field(buf, tag, pos, end, 64)
     except (DecodeError, IndexError):
         return False
     return False
