@@ -370,9 +370,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "external-write-fetches-and-keeps",
-        "wirecodec/files/external/write.py",
-        '    waiting = waiting_bytes(tensor, "raw_data")\n    if waiting is not None:\n        return waiting  # fetched when written, and not kept (a model by URL)\n    if tensor.HasField("raw_data"):\n        return tensor.raw_data\n    # Typed',  # noqa: E501  (the code's exact text)
-        '    if tensor.HasField("raw_data"):\n        return tensor.raw_data\n    # Typed',
+        "wirecodec/files/_base/raw.py",
+        '    waiting = waiting_bytes(tensor, "raw_data")\n    if waiting is not None:\n        return waiting\n    if tensor.HasField("raw_data"):',  # noqa: E501  (the code's exact text)
+        '    if tensor.HasField("raw_data"):',
         (_REMOTE_SAVE,),
         "saving a model by URL to external data fetches each tensor and keeps it on the model",
     ),
