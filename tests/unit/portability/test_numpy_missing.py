@@ -24,9 +24,10 @@ except ModuleNotFoundError as error:
 """
 
 
-def test_the_missing_numpy_error_names_numpy_as_module_not_found_errors_do() -> None:
+def _without_numpy(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run in a fresh interpreter (it blocks numpy itself); it must succeed."""
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
@@ -34,6 +35,11 @@ def test_the_missing_numpy_error_names_numpy_as_module_not_found_errors_do() -> 
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_missing_numpy_error_names_numpy_as_module_not_found_errors_do() -> None:
+    done = _without_numpy(_SCRIPT)
     first, message = done.stdout.splitlines()
     assert first == "NumpyMissingError numpy True"
     assert message == "this needs numpy, which is not installed (pip install numpy)"
@@ -55,13 +61,5 @@ except ModuleNotFoundError as error:
 
 
 def test_the_onnx_shaped_namespace_loads_and_checks_without_numpy() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _ONNX_SHAPED],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _without_numpy(_ONNX_SHAPED)
     assert done.stdout.split() == ["Gemm", "False", "NumpyMissingError"]
