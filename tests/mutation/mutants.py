@@ -8,10 +8,15 @@ The old text must occur exactly once in its file and nowhere else in the package
 (wirecodec/, schema_dsl/; the harness refuses to run otherwise), so a mutant that no
 longer matches the code fails loudly instead of "surviving" unseen, and a guard written
 twice cannot hide behind its copy.
+
+Each area's later mutants live in a module of their own beside this one
+(``tests/mutation/mutants_<area>.py``, a ``MUTANTS`` tuple each), gathered here in name order.
 """
 
 from __future__ import annotations
 
+import importlib
+import pathlib
 from dataclasses import dataclass
 
 __all__ = ["MUTANTS", "Mutant"]
@@ -49,7 +54,7 @@ _RECORDS = "wirecodec/protobuf/rewrite/records.py"
 _REWRITE_VS_UPB = "tests/differential/test_rewrite_parser_vs_upb.py"
 _VIEWS = "tests/differential/test_records.py"
 
-MUTANTS: tuple[Mutant, ...] = (
+_CORE: tuple[Mutant, ...] = (
     Mutant(
         "validator-short-by-one",
         "wirecodec/protobuf/gen/validate.py",
@@ -814,3 +819,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "saving with external data finds a record's tensor in one walk and misses it in the next",
     ),
 )
+
+
+def _gathered() -> tuple[Mutant, ...]:
+    found: list[Mutant] = list(_CORE)
+    for path in sorted(pathlib.Path(__file__).parent.glob("mutants_*.py")):
+        found += importlib.import_module(f"tests.mutation.{path.stem}").MUTANTS
+    return tuple(found)
+
+
+MUTANTS: tuple[Mutant, ...] = _gathered()
