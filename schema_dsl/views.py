@@ -7,25 +7,24 @@ CPython stops tracking the first time a young collection sees them. An element t
 could not be kept as a record (a subgraph inside it, unknown fields, bytes that are not
 canonical) is an ordinary message among them.
 
-**Reading** an element hands out a **view**: an ordinary message of the declared class,
-built from the record on each read and kept by nobody but the reader, so it dies with
-the expression that read it. Everything a message does, a view does (equality,
-``ListFields``, copies, text format, encoding, re-emit of unchanged bytes: a view carries
-its record's span). Every object built for one view (the element, its children, their
-containers) shares one *family link*: the shared :class:`~schema_dsl.layout.Extras` of
-the messages (``home``) and the containers' ``_home``, both ``(container, record,
-weak reference to the element)``.
+**Reading** an element hands out its **view**: an ordinary message of the declared class,
+built from the record when no view of it is alive, and otherwise the live one. The
+container holds its views weakly (``_live``, keyed by the record's identity), as upb holds
+one wrapper per element while any reference to it lives, so every reference a program
+holds — the node, a dict of nodes built by a walk, a held attribute, output list or dim
+of it — is part of the one view and sees every write. Everything a message does, a view
+does (equality, ``ListFields``, copies, text format, encoding, re-emit of unchanged
+bytes: a view carries its record's span). Every object built for one view (the element,
+its children, their containers) shares one *family link*: the shared
+:class:`~schema_dsl.layout.Extras` of the messages (``home``) and the containers'
+``_home``, both ``(container, record, element, index read at)``. The link holds the
+element strongly, so a held child keeps its element (and so its view) alive: a view is a
+small reference cycle that the young collection frees once nothing holds it.
 
 **The first write** to anything in a family *pins* the element: it becomes a full
 message of its container, found through the record itself (``_pins``, keyed by the
 record's identity, so inserts and deletes of other elements do not confuse it), and
-every later read of that record returns it. When the written object's element is gone
-already (``graph.node[3].attribute[0].i = 5`` drops the node at once), the element is
-built again from its record and the written object put in place of its twin (the
-object of the same span). Two views of one record both alive, both written, cannot
-both be the element: the second write raises :class:`StaleViewError` (protobuf's
-wrappers would be the same object there; ``is`` between two reads of an unwritten
-element is the one observable difference).
+every later read of that record returns it.
 
 **Sealed storage.** A full collection visits every item of every tracked list, untracked
 or not, and touching 100k records' headers costs as much as tracking them. So once
@@ -36,27 +35,28 @@ them back.
 
 Structural changes of the container (append, insert, delete, pop) keep the records in
 place; reordering (``sort``, ``reverse``) and ``remove`` first turn every record into a
-message, pinned (the container is then an ordinary one).
+message, pinned — its live view where it has one (the container is then an ordinary
+one). Iteration goes by index, as a list's (and protobuf's container's) does, so a loop
+that changes the field it walks behaves as it would on onnx.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import itertools
 import operator
+import warnings
 import weakref
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Final, SupportsIndex
+from collections.abc import Callable, Iterator
+from typing import Any, Final, SupportsIndex
 
 from schema_dsl.containers import RepeatedContainer, container_class
 from schema_dsl.fields import FieldSpec
-from schema_dsl.layout import Extras, Family, store
+from schema_dsl.layout import Extras, Family
 
-if TYPE_CHECKING:
-    from schema_dsl.message import Message
-
-__all__ = ["RecordContainer", "StaleViewError", "holding_views", "pin", "record_container_class"]
+__all__ = ["RecordContainer", "holding_views", "pin", "record_container_class"]
 
 # The plain list methods, typed loosely: the mixin's ``self`` is a list only once mixed in.
 _lget: Final[Callable[..., Any]] = list.__getitem__
@@ -66,6 +66,7 @@ _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 _new: Final = object.__new__
 _ref: Final = weakref.ref
+_partial: Final = functools.partial
 _chain: Final = itertools.chain.from_iterable
 _index: Final = operator.index
 # Sealed records are kept in tuples of this many: each is untracked by the young collection
@@ -76,11 +77,14 @@ _SHIFT: Final = 40
 _OFFSETS: Final = (1 << _SHIFT) - 1
 
 
-class StaleViewError(RuntimeError):
-    """A write to a view whose record another view of it was pinned for since."""
+Home = tuple[Any, tuple[Any, ...], Any, int]
 
 
-Home = tuple[Any, tuple[Any, ...], Callable[[], Any], int]
+def _forget(live: dict[int, tuple[Any, Any]], key: int, gone: Any) -> None:
+    """A view died: its container stops naming it (unless a newer view took the key)."""
+    entry = live.get(key)
+    if entry is not None and entry[1] is gone:
+        del live[key]
 
 
 class RecordContainer:
@@ -93,6 +97,8 @@ class RecordContainer:
     _table: Any  # the decode's fragments (wirecodec.protobuf.fragments), or None
     _src: Any
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
+    # The live views, held weakly: record id -> (record, weak reference to its view).
+    _live: dict[int, tuple[tuple[Any, ...], Any]]
     # The records while sealed, in chunks of CHUNK (None where the list holds a message).
     _store: list[tuple[Any, ...]] | None
 
@@ -174,24 +180,37 @@ class RecordContainer:
         return self._store[at // CHUNK][at % CHUNK]  # type: ignore[index]
 
     def _view(self, item: Any, at: int = -1) -> Any:
-        """The element ``item`` stands for (a view of a record, built now), read at ``at``."""
+        """The element ``item`` stands for, read at ``at``: a message as it is, a record's
+        pinned element or live view, or a view built now."""
         if type(item) is not tuple:
             return item
+        key = id(item)
         pins = self._pins
         if pins:
-            found = pins.get(id(item))
+            found = pins.get(key)
             if found is not None:
                 return found[1]
+        try:
+            live = self._live
+        except AttributeError:
+            live = {}
+            _osa(self, "_live", live)
+        entry = live.get(key)
+        if entry is not None:
+            element = entry[1]()
+            if element is not None:
+                return element
         held = _HELD.get()
         if held is not None:
-            kept = held.get(id(item))
+            kept = held.get(key)
             if kept is not None:
                 return kept[1]
         x = _new(Family)
         element = self._build(item, 0, 0, self._src, x, self._table)[0]
-        x.home = (self, item, _ref(element), at)
+        x.home = (self, item, element, at)
+        live[key] = (item, _ref(element, _partial(_forget, live, key)))
         if held is not None:
-            held[id(item)] = (item, element)
+            held[key] = (item, element)
         return element
 
     def __getitem__(self, index: Any) -> Any:
@@ -201,22 +220,25 @@ class RecordContainer:
         return self._view(item, index if index >= 0 else index + _llen(self))
 
     def __iter__(self) -> Iterator[Any]:
-        view = self._view
-        for at, item in enumerate(self._raw()):
-            yield view(item, at)
+        # By index, as a list iterates: the field may change while it is walked.
+        at = 0
+        while at < _llen(self):
+            yield self._view(self._raw_at(at), at)
+            at += 1
 
     def __reversed__(self) -> Iterator[Any]:
-        view = self._view
-        for at in range(_llen(self) - 1, -1, -1):
-            yield view(self._raw_at(at))
+        at = _llen(self) - 1
+        while 0 <= at < _llen(self):
+            yield self._view(self._raw_at(at), at)
+            at -= 1
 
     def __contains__(self, value: object) -> bool:
         return any(element == value for element in self)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, (list, tuple)):
-            return NotImplemented
-        return _llen(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+        if not isinstance(other, list):
+            return NotImplemented  # a tuple is never equal, as for protobuf's container
+        return _llen(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
@@ -234,8 +256,17 @@ class RecordContainer:
         return sum(1 for element in self if element == value)
 
     def pop(self, index: SupportsIndex = -1) -> Any:
-        element = self[index]
-        super().pop(index)  # type: ignore[misc]
+        position = _index(index)
+        size = _llen(self)
+        if not size:
+            raise IndexError("pop from an empty repeated field")
+        if not -size <= position < size:
+            # As protobuf: an index out of range pops the last element, with a warning.
+            warnings.warn("pop index out of range", FutureWarning, stacklevel=2)
+            position = -1
+        element = self[position]
+        self._touch()
+        list.pop(self, position)  # type: ignore[arg-type]
         return element
 
     def _materialize(self) -> None:
@@ -254,9 +285,17 @@ class RecordContainer:
                 _lset(self, at, element)
 
     def _build_plain(self, record: tuple[Any, ...]) -> Any:
-        pins = self._pins
-        found = None if not pins else pins.get(id(record))
-        return found[1] if found is not None else self._build(record, 0, 0, self._src, None, self._table)[0]
+        """The element of ``record`` for good: its pinned element, its live view, or a
+        message built now (no family link: it is no view)."""
+        key = id(record)
+        found = None if not self._pins else self._pins.get(key)
+        if found is not None:
+            return found[1]
+        entry = getattr(self, "_live", {}).get(key)
+        element = None if entry is None else entry[1]()
+        if element is not None:
+            return element
+        return self._build(record, 0, 0, self._src, None, self._table)[0]
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
         self._materialize()
@@ -306,7 +345,10 @@ def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
         cls = type(
             base.__name__,
             (RecordContainer, base),
-            {"__slots__": ("_build", "_pins", "_src", "_store", "_table"), "__module__": base.__module__},
+            {
+                "__slots__": ("_build", "_live", "_pins", "_src", "_store", "_table"),
+                "__module__": base.__module__,
+            },
         )
         cls.__qualname__ = base.__qualname__
         _RECORD_CLASSES[spec] = cls
@@ -319,72 +361,15 @@ _RECORD_CLASSES: Final[dict[FieldSpec, type[RepeatedContainer[Any]]]] = {}
 def pin(home: Home, written: Any) -> None:
     """Before a write to ``written`` (a message or container of a view's family): make
     the family's element the pinned element of its record (see the module docstring)."""
-    container, record, element_ref, at = home
+    container, record, element, at = home
     pins = container._pins
-    found = pins.get(id(record))
-    element = element_ref()
-    if found is None:
-        if element is None:  # the family's element is gone: built again, the written object in place
-            element = container._build_plain(record)
-            _put_in_place(element, written)
-        pins[id(record)] = (record, element)
-        if 0 <= at < _llen(container) and container._raw_at(at) is record:
-            # Still where it was read: the list holds the element from now on (reads and
-            # the encoder find it at once; the pin stays for views read before).
-            _lset(container, at, element)
-        return
-    pinned = found[1]
-    if element is pinned:
-        return
-    if element is not None:
-        raise StaleViewError("another view of this element was changed first: read the element again")
-    _put_in_place(pinned, written)
-
-
-def _put_in_place(element: Message, written: Any) -> None:
-    """Put ``written`` (a message or container of a dead view of ``element``'s record) in
-    place of its twin inside ``element``."""
-    if written is element:
-        return
-    spot = _find_twin(element, written)
-    if spot is None:
-        raise StaleViewError("another view of this element was changed first: read the element again")
-    owner, name, at = spot
-    if at is None:
-        store(owner, name, written)
-    else:
-        _lset(getattr(owner, name), at, written)
-
-
-def _find_twin(element: Message, written: Any) -> tuple[Any, str, int | None] | None:
-    """Where, inside ``element``, the object of ``written``'s kind and span is: (owner,
-    field name, index or None)."""
-    from schema_dsl.fields import Kind
-    from schema_dsl.layout import stored_fields
-
-    span = written._span
-    is_container = isinstance(written, list)
-    wanted_spec = written._spec if is_container else None
-    wanted = "" if wanted_spec is None else wanted_spec.name
-    stack: list[Message] = [element]
-    while stack:
-        message = stack.pop()
-        # A container read from an unset field: the field is unset in the twin too.
-        if (
-            is_container
-            and message._span == span
-            and message.__schema__.by_name.get(wanted) is wanted_spec
-            and not message._has & message.__schema__.bit[wanted]
-        ):
-            return (message, wanted, None)
-        for spec, value in stored_fields(message):
-            if is_container and spec is wanted_spec and getattr(value, "_span", None) == span:
-                return (message, spec.name, None)
-            if spec.kind is not Kind.MESSAGE:
-                continue
-            children: Iterable[Any] = value if spec.repeated else (value,)
-            for at, child in enumerate(children):
-                if not is_container and type(child) is type(written) and child._span == span:
-                    return (message, spec.name, at if spec.repeated else None)
-                stack.append(child)
-    return None
+    if pins is None:
+        pins = {}
+        _osa(container, "_pins", pins)
+    if id(record) in pins:
+        return  # pinned already: the one live view is the pinned element
+    pins[id(record)] = (record, element)
+    if 0 <= at < _llen(container) and container._raw_at(at) is record:
+        # Still where it was read: the list holds the element from now on (reads and
+        # the encoder find it at once; the pin stays for views read before).
+        _lset(container, at, element)
