@@ -7,8 +7,9 @@ refused, as protobuf refuses it); ``float`` fields round to float32 on assignmen
 closed enums refuse numbers they do not declare and accept value names; ``string``
 fields take ``str`` (or UTF-8 ``bytes``), and a lone surrogate or bytes that are not
 UTF-8 are protobuf's ``UnicodeEncodeError`` / ``UnicodeDecodeError`` (ValueErrors);
-``bytes`` fields take any bytes-like object and keep it as it is, so a ``memoryview``
-stays zero-copy (protobuf takes only ``bytes``). Decoders do not come through here:
+``bytes`` fields take any bytes-like object (protobuf takes only ``bytes``): a view field
+(``raw_data``) keeps a read-only ``memoryview`` as it is (zero copy), and every other buffer,
+one the caller could change afterwards, is copied. Decoders do not come through here:
 what they store is valid by construction.
 """
 
@@ -186,14 +187,15 @@ def _bytes(spec: FieldSpec) -> Converter:
             return value
         if isinstance(value, str):
             raise TypeError(f"{name}: expected bytes, got str (encode it first)")
-        if view and isinstance(value, memoryview):
-            return value
+        if view and isinstance(value, memoryview) and value.readonly:
+            return value  # zero copy: a read-only view (of a mapped file, a from_array(copy=False))
         try:
             memoryview(value)
         except TypeError:
             raise TypeError(f"{name}: expected bytes, got {_type_name(value)}") from None
-        # A view field keeps any buffer as it is (zero copy); others read as bytes, as in protobuf.
-        return value if view else bytes(value)
+        # A buffer the caller can still change (bytearray, array, writable view) is copied:
+        # the value assigned is the message's own, never the caller's buffer.
+        return bytes(value)
 
     return convert
 

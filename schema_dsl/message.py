@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import mmap
 import struct
 from collections.abc import Iterator
 from typing import Any, ClassVar, TypeVar, cast
@@ -79,6 +80,17 @@ _osa = object.__setattr__
 # Pickles made before the split name their rebuilding function here.
 _rebuild = rebuild
 
+
+
+def _serialized(data: Any) -> Any:
+    """``data`` if it can be serialized bytes as protobuf's parsers take them (``bytes``,
+    ``bytearray``, ``memoryview``, a mapped file), else protobuf's TypeError: an array of
+    numbers is not a message's bytes, even if it has a buffer."""
+    if isinstance(data, (bytes, bytearray, memoryview, mmap.mmap)):
+        return data
+    kind = type(data)
+    where = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
+    raise TypeError(f"expected bytes, {where}{kind.__qualname__} found")
 
 class Message(metaclass=MessageType):
     """Base of every declared message.
@@ -212,7 +224,7 @@ class Message(metaclass=MessageType):
 
         View fields of the result (``TensorProto.raw_data``) are views of ``data``.
         """
-        self.MergeFrom(the_codec().decode(self.__schema__.cls, data))
+        self.MergeFrom(the_codec().decode(self.__schema__.cls, _serialized(data)))
         return len(memoryview(data))
 
     def ParseFromString(self, data: Any) -> int:
@@ -224,7 +236,7 @@ class Message(metaclass=MessageType):
     def FromString(cls: type[_M], data: Any) -> _M:
         """A new message parsed from ``data`` (its view fields, such as ``raw_data``, look into ``data``)."""
         declared = cls.__schema__.cls  # also when ``cls`` is a detached child's class
-        message = the_codec().decode(declared, data)
+        message = the_codec().decode(declared, _serialized(data))
         assert isinstance(message, declared)
         return cast(_M, message)
 

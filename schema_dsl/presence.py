@@ -54,7 +54,7 @@ _osa: Final = object.__setattr__
 def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
     """Store an empty container as field ``spec`` of ``obj`` and return it (the first read of the field)."""
     empty: RepeatedContainer[Any] = _new_list(container_class(spec))
-    if type(obj) is not obj.__schema__.cls:
+    if _detached(obj):
         empty._owner = obj  # only a detached owner needs to hear of the first write
     else:
         empty._span = obj._span
@@ -79,6 +79,13 @@ def _read_unset_repeated(message: Message, spec: FieldSpec) -> Any:
         return value
 
 
+def _detached(message: Message) -> bool:
+    """Whether ``message`` is an unset field's child not yet attached to its parent (it is
+    of its declared class all the same, as protobuf's is: code dispatches on ``type``)."""
+    x = message._x
+    return x is not None and x.owner is not None
+
+
 def _stub(obj: Message, spec: FieldSpec) -> Message:
     """The detached empty child an unset message field reads as (the same one every time)."""
     name = spec.name
@@ -92,7 +99,7 @@ def _stub(obj: Message, spec: FieldSpec) -> Message:
             x.stubs = {}
         child = x.stubs.get(name)
         if child is None:
-            child = blank(spec.message_type.__schema__.detached)
+            child = blank(spec.message_type)
             extras(child).owner = (obj, name)
             x.stubs[name] = child
         return child
@@ -100,16 +107,12 @@ def _stub(obj: Message, spec: FieldSpec) -> Message:
 
 def attach(message: Message) -> None:
     """Make a detached child (and its detached ancestors) a present field of its parent."""
-    schema = message.__schema__
-    if type(message) is schema.cls:
-        return  # attached already (only the detached class carries a link)
     x = message._x
     if x is None or x.owner is None:
-        return
+        return  # attached already (only a detached child carries a link)
     parent, name = x.owner
     x.owner = None
     attach(parent)
-    _osa(message, "__class__", schema.cls)
     stubs = parent._stubs
     if stubs is not None and stubs.get(name) is message:
         del stubs[name]
@@ -133,7 +136,8 @@ def changed(message: Message) -> None:
 def before_write(message: Message) -> None:
     """Before any change to ``message``: a detached child becomes a present field of its
     parent, and the message's source bytes, if it has any, no longer hold."""
-    if type(message) is not message.__schema__.cls:
+    x = message._x
+    if x is not None and x.owner is not None:
         attach(message)
     changed(message)
 
@@ -157,7 +161,6 @@ def sever(message: Message, name: str | None) -> None:
         child = stubs.pop(field_name, None)
         if child is not None:
             extras(child).owner = None
-            _osa(child, "__class__", child.__schema__.cls)
 
 
 def assignment_plan(schema: MessageSchema, name: str, cls: type) -> tuple[Converter, tuple[str, ...]]:

@@ -217,3 +217,50 @@ def test_the_large_graph_is_past_the_records_threshold() -> None:
     assert not isinstance(small.graph.node, RecordContainer)
     assert isinstance(large.graph.node, RecordContainer)
     assert isinstance(large.graph.value_info, RecordContainer)
+
+
+@pytest.mark.parametrize("kind", ["bytearray", "writable-memoryview", "numpy"])
+def test_a_buffer_assigned_is_copied_never_the_callers(kind: str) -> None:
+    import numpy
+
+    from schema_dsl.onnx import TensorProto
+
+    buffer = bytearray(b"abcd")
+    value: Any = {
+        "bytearray": buffer,
+        "writable-memoryview": memoryview(buffer),
+        "numpy": numpy.frombuffer(buffer, dtype=numpy.uint8),
+    }[kind]
+    tensor = TensorProto()
+    tensor.raw_data = value
+    buffer[0] = 0  # the caller changes its buffer afterwards
+    assert bytes(tensor.raw_data) == b"abcd"
+    with pytest.raises(TypeError):
+        onnx.TensorProto().raw_data = value  # onnx refuses these; we take a copy
+
+
+def test_parsing_takes_what_protobuf_takes() -> None:
+    import numpy
+
+    data = onnx.ModelProto(ir_version=3).SerializeToString()
+    for accepted in (data, bytearray(data), memoryview(data)):
+        assert ModelProto.FromString(accepted).ir_version == onnx.ModelProto.FromString(accepted).ir_version
+    for refused in (numpy.frombuffer(data, dtype=numpy.uint8), __import__("array").array("b", data)):
+        with pytest.raises(TypeError) as theirs:
+            onnx.ModelProto.FromString(refused)
+        with pytest.raises(TypeError) as mine:
+            ModelProto.FromString(refused)
+        assert str(mine.value) == str(theirs.value)
+
+
+def test_an_unset_sub_message_is_of_its_class() -> None:
+    from schema_dsl.onnx import GraphProto, TypeProto
+
+    handlers = {GraphProto: "graph", TypeProto: "type"}
+    model = ModelProto()
+    assert handlers[type(model.graph)] == "graph"  # code that dispatches on type(value)
+    assert type(onnx.ModelProto().graph) is onnx.GraphProto
+    graph = model.graph
+    assert not model.HasField("graph")
+    graph.node.add(name="n")  # the first write attaches it, as protobuf's
+    assert model.HasField("graph") and model.graph is graph
