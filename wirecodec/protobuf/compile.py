@@ -185,9 +185,9 @@ class _Compiled:
 
     namespace: dict[str, Any]
     function: Callable[..., Any]
-    source: str
+    source: str | None  # None: shipped, generated again only when asked (:func:`source`)
     validator: Callable[..., bool] | None = None
-    validator_source: str = field(default="")
+    validator_source: str | None = field(default=None)
 
 
 def _register(filename: str, text: str) -> None:
@@ -396,24 +396,26 @@ def _run_generated(
     thresholds: object,
     namespace: dict[str, Any],
     generate: Callable[[], tuple[str, dict[str, object]]],
-) -> str:
-    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source.
+) -> str | None:
+    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source,
+    or None when it was not generated (:func:`source` generates it when asked).
 
-    A class of the library's own schema takes code, source and constants from the
-    codecs shipped in the package when they fit this interpreter and these generators
-    (wirecodec.protobuf.shipped), else from its cache entry keyed without the source
-    (wirecodec.protobuf.schema_cache), generating nothing; any other generates its
-    source, whose code the cache keys by it.
+    A class of the library's own schema runs the codec shipped in the package
+    (wirecodec.protobuf.shipped), generating nothing; failing that, its cache entry
+    keyed without the source (wirecodec.protobuf.schema_cache); any other class
+    generates its source, whose code the cache keys by it.
     """
     schema = cls.__schema__
-    filename = code_filename(kind, cls)
     name = schema_cache.declared_name(cls, kind, thresholds)
-    found = None if name is None else shipped.entry(name, filename)
-    if found is None:
-        entry_at = _schema_entry(cls, kind, thresholds)
-        found = None if entry_at is None else _read_entry(*entry_at, filename)
-    else:
-        entry_at = None  # the package has it: nothing to keep in the cache
+    shipped_codec = None if name is None else shipped.entry(kind, name)
+    resolved = None if shipped_codec is None else schema_cache.resolve(schema, shipped_codec[1])
+    if shipped_codec is not None and resolved is not None:
+        namespace.update(resolved)
+        shipped.run(shipped_codec[0], namespace)
+        return None
+    filename = code_filename(kind, cls)
+    entry_at = _schema_entry(cls, kind, thresholds)
+    found = None if entry_at is None else _read_entry(*entry_at, filename)
     resolved = None if found is None else schema_cache.resolve(schema, found[2])
     if found is not None and resolved is not None:
         code, text = found[0], found[1]
@@ -572,10 +574,17 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
     ``"decode+lazy"`` shows the lazy decoder followed by its validator.
     """
     compiled = _compiled(cls, which)
+    text = compiled.source
+    if text is None:
+        text = compiled.source = generated(compiled.namespace["_C"], which)[0]
     if which.endswith("+lazy"):
         _validator(cls, which)
-        return compiled.source + "\n\n" + compiled.validator_source
-    return compiled.source
+        validator_text = compiled.validator_source
+        if validator_text is None:
+            validator_text = generated(compiled.namespace["_C"], f"{which} validator")[0]
+            compiled.validator_source = validator_text
+        return text + "\n\n" + validator_text
+    return text
 
 
 @contextlib.contextmanager
