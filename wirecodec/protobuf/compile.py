@@ -239,17 +239,19 @@ def cache_folder() -> pathlib.Path | None:
 
 def _code(text: str, filename: str, store: bool = True) -> types.CodeType:
     """The compiled ``text``: from the cache when it holds it, else compiled (and stored,
-    unless not to ``store``: its caller keeps it under a key of its own)."""
+    unless not to ``store``: its caller keeps it under a key of its own). Compiled as the
+    import system compiles a module (no ``__future__`` flag of this one), so a codec
+    generated here has the code of its shipped module (wirecodec.protobuf.shipped)."""
     folder = cache_folder()
     if folder is None:
-        return compile(text, filename, "exec")
+        return compile(text, filename, "exec", dont_inherit=True)
     key = hashlib.sha256(
         b"\0".join([importlib.util.MAGIC_NUMBER, filename.encode(), text.encode("utf-8", "surrogatepass")])
     ).hexdigest()
     path = folder / f"{sys.implementation.cache_tag}-{key}.code"
     code = _read_code(folder, path, filename)
     if code is None:
-        code = compile(text, filename, "exec")
+        code = compile(text, filename, "exec", dont_inherit=True)
         if store:
             _write_code(folder, path, marshal.dumps(code))
     return code
@@ -411,7 +413,7 @@ def _run_generated(
     resolved = None if shipped_codec is None else schema_cache.resolve(schema, shipped_codec[1])
     if shipped_codec is not None and resolved is not None:
         namespace.update(resolved)
-        shipped.run(shipped_codec[0], namespace)
+        exec(shipped_codec[0], namespace)
         return None
     filename = code_filename(kind, cls)
     entry_at = _schema_entry(cls, kind, thresholds)

@@ -58,7 +58,7 @@ def test_a_traceback_through_generated_code_shows_its_source() -> None:
         encoder(NodeProto)(node, [])
     frames = traceback.extract_tb(info.tb)
     # NodeProto's codecs are shipped as source (wirecodec/_codecs): frames show its file.
-    shipped_file = os.path.join(shipped.FOLDER, shipped.file_name("encode"))
+    shipped_file = os.path.join(shipped.FOLDER, "encode", "NodeProto.py")
     generated = [f for f in frames if f.filename.startswith("<wirecodec ") or f.filename == shipped_file]
     assert generated, [f.filename for f in frames]
     assert generated[-1].filename in ("<wirecodec encode schema_dsl.onnx.NodeProto>", shipped_file)

@@ -5,7 +5,6 @@ exactly as one that generates its own. A codec the package lacks is generated.""
 
 from __future__ import annotations
 
-import inspect
 import os
 import pathlib
 import subprocess
@@ -28,26 +27,34 @@ REGENERATE = "run `python -m wirecodec._codecs` and commit the diff"
 
 
 @pytest.mark.parametrize("kind", shipped.KINDS)
-def test_a_shipped_module_is_what_the_generators_make_now(kind: str) -> None:
-    path = pathlib.Path(shipped.FOLDER) / shipped.file_name(kind)
-    assert path.is_file(), f"{path.name} is missing: {REGENERATE}"
-    made = _generate.module_text(kind).encode("utf-8")
-    assert path.read_bytes() == made, f"{path.name} is out of date: {REGENERATE}"
+def test_a_shipped_package_is_what_the_generators_make_now(kind: str) -> None:
+    folder = pathlib.Path(shipped.FOLDER) / shipped.package_name(kind)
+    made = _generate.files(kind)
+    found = {path.name for path in folder.glob("*.py")}
+    assert found == set(made), f"{folder.name} holds other modules: {REGENERATE}"
+    for name, text in made.items():
+        assert (folder / name).read_bytes() == text.encode("utf-8"), f"{folder.name}/{name}: {REGENERATE}"
 
 
 @pytest.mark.quick
-def test_the_package_ships_one_module_per_kind_and_nothing_else() -> None:
+def test_the_package_ships_a_package_per_kind_and_no_blob() -> None:
     found = {path.name for path in pathlib.Path(shipped.FOLDER).iterdir() if path.name != "__pycache__"}
-    expected = {shipped.file_name(kind) for kind in shipped.KINDS}
-    expected |= {"__init__.py", "__main__.py", "_generate.py"}
-    assert found == expected  # no per-interpreter blob, no module of a kind no longer shipped
-    assert len({shipped.module_name(kind) for kind in shipped.KINDS}) == len(shipped.KINDS)
+    expected = {shipped.package_name(kind) for kind in shipped.KINDS}
+    assert found == expected | {"__init__.py", "__main__.py", "_generate.py"}
+    assert len(expected) == len(shipped.KINDS)
+
+
+@pytest.mark.quick
+def test_a_codec_module_is_the_generated_source_after_its_header() -> None:
+    text = (pathlib.Path(shipped.FOLDER) / "decode_lazy" / "NodeProto.py").read_text("utf-8")
+    generated, _ = compile_module.generated(NodeProto, "decode+lazy")
+    assert text.endswith(generated)
+    assert all(line.startswith("#") for line in text.removesuffix(generated).splitlines())
 
 
 def _code_shape(code: types.CodeType) -> tuple[Any, ...]:
     """What a function's code does and is called, wherever it was compiled: file and lines
-    aside, and CO_NESTED (a shipped codec's functions are defined inside the function
-    running its source; the flag informs ``inspect``, the interpreter never reads it)."""
+    aside."""
     consts = tuple(_code_shape(c) if isinstance(c, types.CodeType) else (type(c), c) for c in code.co_consts)
     return (
         code.co_code,
@@ -59,7 +66,7 @@ def _code_shape(code: types.CodeType) -> tuple[Any, ...]:
         code.co_name,
         code.co_qualname,
         code.co_argcount,
-        code.co_flags & ~inspect.CO_NESTED,
+        code.co_flags,
     )
 
 
@@ -81,8 +88,11 @@ def test_each_shipped_codec_defines_what_its_source_defines(
         assert found is not None
         text, constants = compile_module.generated(cls, kind)
         assert schema_cache.resolve(cls.__schema__, found[1]) == constants
+        assert found[0].co_filename == str(
+            pathlib.Path(shipped.FOLDER, shipped.package_name(kind), _generate.module_name(cls) + ".py")
+        )
         ours: dict[str, Any] = {}
-        shipped.run(found[0], ours)
+        exec(found[0], ours)
         theirs: dict[str, Any] = {}
         exec(compile_module._code(text, compile_module.code_filename(kind, cls)), theirs)
         assert sorted(_functions(ours)) == sorted(_functions(theirs))
@@ -102,7 +112,8 @@ def test_a_codec_asked_for_with_other_thresholds_or_another_kind_is_not_shipped(
 
 def test_a_shipped_codec_is_not_generated_until_its_source_is_asked_for() -> None:
     compiled = compile_module._compiled(TensorProto, "encode")
-    assert compiled.function.__code__.co_filename == os.path.join(shipped.FOLDER, shipped.file_name("encode"))
+    assert compiled.source is None
+    assert compiled.function.__code__.co_filename == os.path.join(shipped.FOLDER, "encode", "TensorProto.py")
     text = compile_module.source(TensorProto, "encode")
     assert text == compile_module.generated(TensorProto, "encode")[0]
     lazy = compile_module.source(GraphProto, "decode+lazy")
@@ -112,7 +123,7 @@ def test_a_shipped_codec_is_not_generated_until_its_source_is_asked_for() -> Non
 
 
 def test_a_package_without_a_kinds_module_generates_that_kind(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = f"wirecodec._codecs.{shipped.module_name('str')}"
+    module = f"wirecodec._codecs.{shipped.package_name('str')}"
     monkeypatch.setitem(sys.modules, module, None)  # as if trimmed from the package: ImportError
     shipped._table.cache_clear()
     try:
@@ -190,7 +201,7 @@ _TRIMMED = """
 import sys
 from wirecodec.protobuf import shipped
 for kind in shipped.KINDS:
-    sys.modules["wirecodec._codecs." + shipped.module_name(kind)] = None
+    sys.modules["wirecodec._codecs." + shipped.package_name(kind)] = None
 from wirecodec.protobuf.gen import decode as gen_decode
 made = []
 source = gen_decode.DecoderSource.source
