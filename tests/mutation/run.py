@@ -10,9 +10,10 @@ Each worker (``--jobs``, default 2) copies the tree once to its own temporary di
 the exact old text with the new text in its copy, runs the mutant's pytest selection
 there with ``PYTHONPATH`` at the copy (``-x``: the first failure is enough), and puts
 the file back (a mutant of a code generator or of schema_dsl runs its tests with the
-codecs generated, not the shipped ones, which it would not change: see _GENERATING). Failing tests mean *killed*; passing tests mean *survived*. Before any
-mutant runs, every old text must occur exactly once in its file and in no other file of
-the package (wirecodec/ and schema_dsl/: a guard written twice is a harness error, see
+codecs generated, not the shipped ones, which it would not change: see _GENERATING).
+Failing tests mean *killed*; passing tests mean *survived*. Before any mutant runs,
+every old text must occur exactly once in its file and in no other file of the package
+(wirecodec/ and schema_dsl/: a guard written twice is a harness error, see
 check_applies), or the harness stops with exit status 2. After the mutants, the tests
 that killed them run on a fresh unmutated copy (the baseline): each must pass there, or
 its kill meant nothing (exit status 2).

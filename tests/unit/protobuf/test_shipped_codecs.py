@@ -225,3 +225,31 @@ def test_a_package_without_shipped_codecs_generates_them() -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) >= 3  # ModelProto, GraphProto, NodeProto decoders were generated
+
+
+def test_the_switch_turns_shipped_codecs_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    name = schema_cache.declared_name(NodeProto, "encode", None)
+    assert name is not None
+    monkeypatch.setenv(shipped.ENV, "0")
+    shipped._table.cache_clear()
+    try:
+        assert shipped.entry("encode", name) is None
+    finally:
+        monkeypatch.undo()
+        shipped._table.cache_clear()
+    assert shipped.entry("encode", name) is not None
+
+
+def test_regenerating_writes_every_package_and_removes_what_is_no_longer_made(tmp_path: pathlib.Path) -> None:
+    stale = tmp_path / "decode" / "RemovedProto.py"
+    stale.parent.mkdir()
+    stale.write_text("# a message type since removed from the schema\n")
+    written = _generate.write(str(tmp_path))
+    assert [pathlib.Path(folder).name for folder, _ in written] == [
+        shipped.package_name(k) for k in shipped.KINDS
+    ]
+    assert not stale.exists()
+    for kind in ("decode", "str+lazy validator"):
+        folder = tmp_path / shipped.package_name(kind)
+        made = {path.name: path.read_text("utf-8") for path in folder.glob("*.py")}
+        assert made == _generate.files(kind)
