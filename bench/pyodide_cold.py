@@ -1,21 +1,23 @@
 """Cold start: the first ``wirecodec.load`` of a third-party model in a fresh process,
-native CPython against Pyodide (WebAssembly, under node; tests/pyodide/run.sh installs it).
+native CPython against Pyodide (WebAssembly, under node; tests/pyodide/run.sh installs it),
+for this tree and, with ``--before REF``, for the tree of a git revision (``git archive``
+into ``.ci/before-REF``) in the same rounds.
 
 Each run is a new process; the time is ``import wirecodec`` plus the first ``load`` and a
 full ``encode`` (so every codec the model needs is made), measured inside the process
 (Pyodide's own start-up, ~2-8 s, is not counted: it is the host's, not ours). In
-parentheses, the part spent compiling the library's own ``.py`` modules.
+parentheses, the part spent compiling ``.py`` modules (the library's, and the shipped
+codecs': wirecodec/_codecs).
 
-Rows: native with the library's ``.pyc`` files (as pip installs it), with the codec cache
-warm and with none (as where no cache can be written); Pyodide with no ``.pyc`` (as
-micropip installs a pure-Python wheel: every module compiled in every process) and with
-``.pyc`` made by Pyodide's CPython (as ``pyodide py-compile`` makes a wheel; kept in
-``.ci/pyodide/pyc``). Each twice: codecs generated in the process
-(``WIRECODEC_SHIPPED_CODECS=0``, as before they were shipped) and shipped in the package
-(wirecodec/_codecs, wirecodec.protobuf.shipped).
+Rows, each with no codec cache under the home directory (``WIRECODEC_CODE_CACHE=``, as
+where none can be written): native with ``.pyc`` files (as pip installs a wheel), native
+compiling from source (no ``.pyc``); Pyodide compiling from source (as micropip installs
+a pure-Python wheel) and with ``.pyc`` made by Pyodide's CPython (as ``pyodide
+py-compile`` makes a wheel; kept in ``.ci/pyodide/pyc``). Pyodide's ratio is to the
+native process with ``.pyc`` (issue 48: at most 4x).
 
-    python -m bench.pyodide_cold [MODEL_KEY] [--runs N]     (default: silero-vad, 3 runs)
-    python -m bench.pyodide_cold --ship    # Pyodide's shipped codecs: python -m wirecodec._codecs in it
+    python -m bench.pyodide_cold [MODEL_KEY] [--runs N] [--before REF] [--no-pyodide]
+        (default: silero-vad, 2.3 MB, 3 runs)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import statistics
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Final
 
 from bench.models_people_have import ensure
 
@@ -61,16 +64,6 @@ wirecodec.encode(model)
 print(f"{{time.perf_counter() - started:.4f}} {{compiling[0]:.4f}}")
 """
 
-_SHIP = """
-import runpy, sys
-sys.argv = ["wirecodec._codecs"]
-try:
-    runpy.run_module("wirecodec._codecs", run_name="__main__")
-except SystemExit as stop:
-    if stop.code:
-        raise
-"""
-
 _NODE = """
 const {{ loadPyodide }} = await import({module!r});
 const pyodide = await loadPyodide({{ indexURL: {index!r} }});
@@ -82,22 +75,21 @@ pyodide.runPython("import sys; sys.path.insert(0, '/src')");
 pyodide.runPython({code!r});
 """
 
-_GENERATED = {"WIRECODEC_SHIPPED_CODECS": "0"}
 Run = tuple[float, float]  # seconds, of which compiling modules
+_NO_CODE_CACHE: Final = {"WIRECODEC_CODE_CACHE": ""}
 
 
 def _timed(path: str, pyc: str, env: dict[str, str], write: bool = False) -> str:
     return _TIMED.format(path=path, pyc=pyc, no_write=not write, env=env)
 
 
-def native(path: pathlib.Path, cached: bool, env: dict[str, str], write: bool = False) -> Run:
-    """A fresh native process, reading the library's .pyc; ``cached``: with the codec cache
-    under the home directory (warm after the first run), else with none."""
+def native(tree: pathlib.Path, path: pathlib.Path, pyc: bool, write: bool = False) -> Run:
+    """A fresh native process of the library in ``tree``; ``pyc``: reading its .pyc (made
+    by the first, writing, run), else compiling every module from source."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    environ.update({"PYTHONPATH": str(ROOT), **env})
-    if not cached:
-        environ["WIRECODEC_CODE_CACHE"] = ""
-    code = _timed(str(path), str(NATIVE_PYC), env, write)
+    environ.update({"PYTHONPATH": str(tree), **_NO_CODE_CACHE})
+    folder = NATIVE_PYC / tree.name if pyc else NATIVE_PYC / "none"
+    code = _timed(str(path), str(folder), _NO_CODE_CACHE, write)
     out = subprocess.run(
         [sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True
     )
@@ -105,14 +97,15 @@ def native(path: pathlib.Path, cached: bool, env: dict[str, str], write: bool = 
     return float(total), float(modules)
 
 
-def _in_pyodide(code: str, model_dir: pathlib.Path) -> str:
-    PYODIDE_PYC.mkdir(parents=True, exist_ok=True)
+def _in_pyodide(tree: pathlib.Path, code: str, model_dir: pathlib.Path) -> str:
+    pyc_dir = PYODIDE_PYC / tree.name
+    pyc_dir.mkdir(parents=True, exist_ok=True)
     script = _NODE.format(
         module=(PYODIDE / "pyodide.mjs").as_uri(),
         index=str(PYODIDE) + "/",
-        src=str(ROOT),
+        src=str(tree),
         model_dir=str(model_dir),
-        pyc_dir=str(PYODIDE_PYC),
+        pyc_dir=str(pyc_dir),
         code=code,
     )
     out = subprocess.run(
@@ -121,11 +114,11 @@ def _in_pyodide(code: str, model_dir: pathlib.Path) -> str:
     return out.stdout
 
 
-def pyodide(path: pathlib.Path, pyc: bool, env: dict[str, str], write: bool = False) -> Run:
+def pyodide(tree: pathlib.Path, path: pathlib.Path, pyc: bool, write: bool = False) -> Run:
     """A fresh Pyodide process; ``pyc``: reading the library's .pyc made by Pyodide, else
     compiling every module from source."""
-    code = _timed(f"/model/{path.name}", "/pyc" if pyc else "/tmp/no-pyc", env, write)
-    total, modules = _in_pyodide(code, path.parent).split()[-2:]
+    code = _timed(f"/model/{path.name}", "/pyc" if pyc else "/tmp/no-pyc", _NO_CODE_CACHE, write)
+    total, modules = _in_pyodide(tree, code, path.parent).split()[-2:]
     return float(total), float(modules)
 
 
@@ -133,42 +126,59 @@ def _median(runs: list[Run]) -> Run:
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
+def _tree_of(ref: str) -> pathlib.Path:
+    """The library as of git revision ``ref``, exported (sources only) under .ci/."""
+    target = ROOT / ".ci" / f"before-{ref.replace('/', '-')}"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "wirecodec", "schema_dsl"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", nargs="?", default="silero-vad")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--ship", action="store_true", help="regenerate Pyodide's shipped codecs, and stop")
+    parser.add_argument("--before", metavar="REF", help="also measure the library of this git revision")
+    parser.add_argument("--no-pyodide", action="store_true", help="native rows only")
     args = parser.parse_args()
-    if args.ship:
-        print(_in_pyodide(_SHIP, ROOT).strip())
-        return 0
     path = ensure(CACHE, args.model)
     size = path.stat().st_size
-    for folder in (NATIVE_PYC, PYODIDE_PYC):  # .pyc of this very tree, made afresh
-        shutil.rmtree(folder, ignore_errors=True)
-    native(path, True, {}, write=True)  # writes the .pyc and fills the codec cache
-    pyodide(path, True, {}, write=True)
+    trees = {"this tree": ROOT}
+    if args.before:
+        trees = {f"before ({args.before})": _tree_of(args.before), "after (this tree)": ROOT}
+    with_pyodide = not args.no_pyodide and (PYODIDE / "pyodide.mjs").exists()
     measures: dict[tuple[str, str], Callable[[], Run]] = {}
-    for label, env in (("generated", _GENERATED), ("shipped", {})):
-        measures["native, codec cache warm", label] = functools.partial(native, path, True, env)
-        measures["native, no codec cache", label] = functools.partial(native, path, False, env)
-        measures["Pyodide, no .pyc", label] = functools.partial(pyodide, path, False, env)
-        measures["Pyodide, .pyc", label] = functools.partial(pyodide, path, True, env)
+    for label, tree in trees.items():
+        for folder in (NATIVE_PYC / tree.name, PYODIDE_PYC / tree.name):  # .pyc made afresh
+            shutil.rmtree(folder, ignore_errors=True)
+        native(tree, path, True, write=True)
+        measures[label, "native, .pyc"] = functools.partial(native, tree, path, True)
+        measures[label, "native, from source"] = functools.partial(native, tree, path, False)
+        if with_pyodide:
+            pyodide(tree, path, True, write=True)
+            measures[label, "Pyodide, .pyc"] = functools.partial(pyodide, tree, path, True)
+            measures[label, "Pyodide, from source"] = functools.partial(pyodide, tree, path, False)
     runs: dict[tuple[str, str], list[Run]] = {key: [] for key in measures}
     for _ in range(args.runs):  # round after round, so a busier minute weighs on every row alike
         for key, measure in measures.items():
             runs[key].append(measure())
     rows = {key: _median(found) for key, found in runs.items()}
     print(f"{args.model} ({size / 1e6:.1f} MB), median of {args.runs} rounds of fresh processes,")
-    print(f"native CPython {sys.version.split()[0]}: import + first load + encode")
-    print("(in parentheses: the part spent compiling the library's modules)")
-    for label, title in (("generated", "codecs generated in the process"), ("shipped", "codecs shipped")):
-        print(f"  {title}:")
-        warm = rows["native, codec cache warm", label][0]
-        for (where, which), (total, modules) in rows.items():
+    print(f"native CPython {sys.version.split()[0]}: import + first load + encode, no codec cache")
+    print("(in parentheses: the part spent compiling .py modules)")
+    for label in trees:
+        print(f"  {label}:")
+        base = rows[label, "native, .pyc"][0]
+        for (which, where), (total, modules) in rows.items():
             if which == label:
-                ratio = f"  {total / warm:.1f}x native warm" if where.startswith("Pyodide") else ""
-                print(f"    {where + ':':26} {total:.3f} s ({modules:.3f} s){ratio}")
+                ratio = f"  {total / base:.1f}x native .pyc" if where.startswith("Pyodide") else ""
+                print(f"    {where + ':':24} {total:.3f} s ({modules:.3f} s){ratio}")
+    if not with_pyodide:
+        print("(no Pyodide rows: bash tests/pyodide/run.sh installs it under .ci/pyodide)")
     return 0
 
 

@@ -260,14 +260,6 @@ _CORE: tuple[Mutant, ...] = (
         "load(f) of a file object positioned past its start maps the file from byte 0",
     ),
     Mutant(
-        "code-cache-key-without-stamp",
-        "wirecodec/protobuf/schema_cache.py",
-        "return None if text is None else hashlib.sha256(_stamp() + text.encode()).hexdigest()",
-        "return None if text is None else hashlib.sha256(text.encode()).hexdigest()",
-        ("tests/unit/protobuf/test_schema_cache.py",),
-        "the code cache's key drops the library's stamp: older generators' entries taken as current",
-    ),
-    Mutant(
         "check-tensor-from-model-entry",
         "wirecodec/files/zip/container.py",
         "if entry is None or entry.name == MODEL_ENTRY:",

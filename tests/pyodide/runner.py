@@ -24,7 +24,7 @@ PYTEST_MODULES = (
     "tests/unit/protobuf/test_malformed.py",
     "tests/unit/protobuf/test_pending_runs.py",
     "tests/unit/protobuf/test_rarely_read.py",
-    "tests/unit/protobuf/test_shipped_codecs.py",  # Pyodide's shipped code is its source compiled
+    "tests/unit/protobuf/test_shipped_codecs.py",  # the shipped codecs, compiled by Pyodide
 )
 
 _PYTEST_INI = """[pytest]

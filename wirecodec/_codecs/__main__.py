@@ -1,32 +1,20 @@
-"""Regenerate this interpreter's shipped codecs: ``python -m wirecodec._codecs``.
+"""Regenerate the shipped codecs: ``python -m wirecodec._codecs``.
 
-Writes ``wirecodec/_codecs/<cache tag>.bin`` (wirecodec.protobuf.shipped). Run it after
-changing a generator or the schema layer, with every interpreter whose file is shipped:
-the native one, and Pyodide's through ``python -m bench.pyodide_cold --ship``.
+Writes ``wirecodec/_codecs/onnx_<kind>.py`` (wirecodec._codecs._generate). Run it after
+changing a generator or the schema layer, and commit the diff it makes.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-from wirecodec._codecs import entries
-from wirecodec.protobuf import shipped
+from wirecodec._codecs._generate import write
 
 
 def main() -> int:
-    """Write this interpreter's file; print where and how big."""
-    target = shipped.path()
-    if target is None:
-        print("this interpreter keeps no bytecode: nothing to ship", file=sys.stderr)
-        return 1
-    data = shipped.blob(entries())
-    temp = target + ".tmp"
-    with open(temp, "wb") as file:
-        file.write(data)
-    os.chmod(temp, 0o644)  # Pyodide's umask is 0: a file any user may write would be shipped
-    os.replace(temp, target)
-    print(f"{target}: {len(data)} bytes, stamp {shipped.stamp()[:16]}")
+    """Write every module; print where and how big."""
+    for target, size in write():
+        print(f"{target}: {size} bytes")
     return 0
 
 

@@ -185,9 +185,9 @@ class _Compiled:
 
     namespace: dict[str, Any]
     function: Callable[..., Any]
-    source: str
+    source: str | None  # None: shipped, generated again only when asked (:func:`source`)
     validator: Callable[..., bool] | None = None
-    validator_source: str = field(default="")
+    validator_source: str | None = field(default=None)
 
 
 def _register(filename: str, text: str) -> None:
@@ -202,8 +202,8 @@ def _register(filename: str, text: str) -> None:
 # kept, marshalled, in a cache folder, under a hash of everything they depend on: the
 # interpreter's bytecode format, the file name and the generated source itself. Changed
 # generators or schemas make new source and so new entries; nothing is ever stale.
-# Codecs of the library's own schema skip even generating the source: their entries
-# are keyed by the library's files instead (wirecodec.protobuf.schema_cache).
+# Codecs of the library's own schema need none of it: they ship in the package as
+# generated source, which the import system compiles and caches (wirecodec.protobuf.shipped).
 
 CACHE_ENV: Final = "WIRECODEC_CODE_CACHE"
 # Entries kept; past this, the oldest (by modification time) go. A process using every
@@ -237,21 +237,24 @@ def cache_folder() -> pathlib.Path | None:
     return pathlib.Path(home) / ".cache" / "wirecodec" / "codecs"
 
 
-def _code(text: str, filename: str, store: bool = True) -> types.CodeType:
-    """The compiled ``text``: from the cache when it holds it, else compiled (and stored,
-    unless not to ``store``: its caller keeps it under a key of its own)."""
+def _code(text: str, filename: str) -> types.CodeType:
+    """The compiled ``text``: from the cache when it holds it, else compiled and stored.
+
+    Compiled as the import system compiles a module (no ``__future__`` flag of this
+    one), so a codec generated here has the code of its shipped module
+    (wirecodec.protobuf.shipped).
+    """
     folder = cache_folder()
     if folder is None:
-        return compile(text, filename, "exec")
+        return compile(text, filename, "exec", dont_inherit=True)
     key = hashlib.sha256(
         b"\0".join([importlib.util.MAGIC_NUMBER, filename.encode(), text.encode("utf-8", "surrogatepass")])
     ).hexdigest()
     path = folder / f"{sys.implementation.cache_tag}-{key}.code"
     code = _read_code(folder, path, filename)
     if code is None:
-        code = compile(text, filename, "exec")
-        if store:
-            _write_code(folder, path, marshal.dumps(code))
+        code = compile(text, filename, "exec", dont_inherit=True)
+        _write_code(folder, path, marshal.dumps(code))
     return code
 
 
@@ -284,31 +287,6 @@ def _read_code(folder: pathlib.Path, path: pathlib.Path, filename: str) -> types
     if not isinstance(code, types.CodeType) or code.co_filename != filename:
         return None
     return code
-
-
-def _schema_entry(
-    cls: type[Message], kind: str, thresholds: object
-) -> tuple[pathlib.Path, pathlib.Path] | None:
-    """Folder and path of the entry of a codec of the library's own schema (keyed without
-    its source, wirecodec.protobuf.schema_cache), or None (no cache, or another class)."""
-    folder = cache_folder()
-    found = None if folder is None else schema_cache.key(cls, kind, thresholds)
-    if folder is None or found is None:
-        return None
-    return folder, folder / f"{sys.implementation.cache_tag}-schema-{found}.code"
-
-
-def _read_entry(
-    folder: pathlib.Path, path: pathlib.Path, filename: str
-) -> tuple[types.CodeType, str, Any] | None:
-    """A schema entry's (code, source, constant tokens), or None if missing or not ours."""
-    entry = _read_payload(folder, path)
-    if not (isinstance(entry, tuple) and len(entry) == 3):
-        return None
-    code, text, constants = entry
-    if not isinstance(code, types.CodeType) or code.co_filename != filename or not isinstance(text, str):
-        return None
-    return code, text, constants
 
 
 def _write_code(folder: pathlib.Path, path: pathlib.Path, payload: bytes) -> None:
@@ -396,39 +374,27 @@ def _run_generated(
     thresholds: object,
     namespace: dict[str, Any],
     generate: Callable[[], tuple[str, dict[str, object]]],
-) -> str:
-    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source.
+) -> str | None:
+    """Run ``cls``'s codec of ``kind`` in ``namespace`` (its constants added); its source,
+    or None when it was not generated (:func:`source` generates it when asked).
 
-    A class of the library's own schema takes code, source and constants from the
-    codecs shipped in the package when they fit this interpreter and these generators
-    (wirecodec.protobuf.shipped), else from its cache entry keyed without the source
-    (wirecodec.protobuf.schema_cache), generating nothing; any other generates its
-    source, whose code the cache keys by it.
+    A class of the library's own schema runs the codec shipped in the package
+    (wirecodec.protobuf.shipped), generating nothing; any other class (or one the
+    package lacks) generates its source, whose compiled code the cache keys by it.
     """
     schema = cls.__schema__
-    filename = code_filename(kind, cls)
     name = schema_cache.declared_name(cls, kind, thresholds)
-    found = None if name is None else shipped.entry(name, filename)
-    if found is None:
-        entry_at = _schema_entry(cls, kind, thresholds)
-        found = None if entry_at is None else _read_entry(*entry_at, filename)
-    else:
-        entry_at = None  # the package has it: nothing to keep in the cache
-    resolved = None if found is None else schema_cache.resolve(schema, found[2])
-    if found is not None and resolved is not None:
-        code, text = found[0], found[1]
-    else:
-        text, constants = generate()
-        resolved = constants
-        tokens = None if entry_at is None else schema_cache.tokens(schema, constants)
-        # An entry keyed by this very source (written by another version of the library,
-        # or where the schema entry cannot be written) still saves compiling it.
-        code = _code(text, filename, store=entry_at is None or tokens is None)
-        if entry_at is not None and tokens is not None:
-            _write_code(*entry_at, marshal.dumps((code, text, tokens)))
-    namespace.update(resolved)
+    shipped_codec = None if name is None else shipped.entry(kind, name)
+    resolved = None if shipped_codec is None else schema_cache.resolve(schema, shipped_codec[1])
+    if shipped_codec is not None and resolved is not None:
+        namespace.update(resolved)
+        exec(shipped_codec[0], namespace)
+        return None
+    filename = code_filename(kind, cls)
+    text, constants = generate()
+    namespace.update(constants)
     _register(filename, text)
-    exec(code, namespace)
+    exec(_code(text, filename), namespace)
     return text
 
 
@@ -572,10 +538,17 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
     ``"decode+lazy"`` shows the lazy decoder followed by its validator.
     """
     compiled = _compiled(cls, which)
+    text = compiled.source
+    if text is None:
+        text = compiled.source = generated(compiled.namespace["_C"], which)[0]
     if which.endswith("+lazy"):
         _validator(cls, which)
-        return compiled.source + "\n\n" + compiled.validator_source
-    return compiled.source
+        validator_text = compiled.validator_source
+        if validator_text is None:
+            validator_text = generated(compiled.namespace["_C"], f"{which} validator")[0]
+            compiled.validator_source = validator_text
+        return text + "\n\n" + validator_text
+    return text
 
 
 @contextlib.contextmanager

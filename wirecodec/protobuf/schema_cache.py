@@ -1,24 +1,17 @@
-"""Cache keys for the codecs of schemas that ship inside the library, found without generating them.
+"""Names and constants of the codecs of the schema that ships inside the library.
 
-The code cache (wirecodec.protobuf.compile) keys an entry by the generated source, so
-each fresh process generated every codec's source again only to look its code up:
-about a third of a millisecond per message type, 3-5 ms of the first decode of a
-model. For a class declared in a module of ``schema_dsl`` (the ONNX schema), all
-that source depends on is the class and kind, the lazy thresholds, and the library's
-own files: the generators (``wirecodec/protobuf``) and the schema layer
-(``schema_dsl``). Such an entry is keyed by those, the files by name, size and
-modification time (the rule CPython uses for its ``.pyc`` files), and holds the code,
-its source (for tracebacks and :func:`wirecodec.protobuf.compile.source`) and the
-generated constants as *tokens* naming what they are, resolved again against the
-class. Any other class (declared by a user, in a test, at run time) keeps the key by
-source.
+A codec of a class declared in a module of ``schema_dsl`` (the ONNX schema) is shipped
+as generated source (wirecodec.protobuf.shipped) and found by a name made of its module,
+class, kind and lazy thresholds (:func:`declared_name`); any other class (declared by a
+user, in a test, at run time) has none and generates its codecs. The constants
+generated source takes (a field's container class, an enum's values, defaults) are
+shipped as *tokens* naming what they are (:func:`tokens`), resolved again against the
+class when the codec is used (:func:`resolve`).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import marshal
 import os
 import sys
@@ -29,30 +22,9 @@ from schema_dsl import Message
 from schema_dsl.containers import container_class
 from schema_dsl.layout import MessageSchema
 
-__all__ = ["declared_name", "key", "resolve", "tokens"]
+__all__ = ["declared_name", "resolve", "tokens"]
 
-_PROTOBUF: Final = os.path.dirname(os.path.abspath(__file__))
 _SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
-
-
-@functools.cache
-def _stamp() -> bytes:
-    """What the library's generators and schema layer are: each file's name, size and mtime.
-
-    Subfolders included: the generators live in ``protobuf/gen``, and a stamp of the
-    top folder alone would take a cache written by older generators as current.
-    """
-    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER)
-    for folder in (_PROTOBUF, _SCHEMA_DSL):
-        files = sorted(
-            (os.path.relpath(os.path.join(where, name), folder), os.stat(os.path.join(where, name)))
-            for where, _, names in os.walk(folder)
-            for name in names
-            if name.endswith((".py", ".pyi"))
-        )
-        for name, info in files:
-            digest.update(f"{folder}\0{name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    return digest.digest()
 
 
 @functools.cache
@@ -73,12 +45,6 @@ def declared_name(cls: type[Message], kind: str, thresholds: object) -> str | No
     if found is not cls:  # made at run time, or replaced: its declaration is not the file's
         return None
     return f"{cls.__module__}\0{cls.__qualname__}\0{kind}\0{thresholds!r}"
-
-
-def key(cls: type[Message], kind: str, thresholds: object) -> str | None:
-    """The cache key of ``cls``'s codec of ``kind``, or None for a class not declared in the library."""
-    text = declared_name(cls, kind, thresholds)
-    return None if text is None else hashlib.sha256(_stamp() + text.encode()).hexdigest()
 
 
 # Tokens: what each generated constant is, by its name's prefix (wirecodec.protobuf.gen.decode).

@@ -1,138 +1,87 @@
-"""Codecs of the library's own schema, made at build time and shipped inside the package.
+"""Codecs of the library's own schema, shipped inside the package as generated Python source.
 
-Where no code cache can be written or kept (Pyodide: every process starts with an empty
-in-memory file system), every process would generate and compile the codecs of the
-ONNX schema again, and compiling is most of that cost. ``wirecodec/_codecs/`` holds, per
-interpreter (``sys.implementation.cache_tag``: marshalled code is not portable across
-Python versions), one file with the compiled code, the source and the constant tokens
-(wirecodec.protobuf.schema_cache) of every codec the loaders use, made by
-``python -m wirecodec._codecs``.
+Every process would otherwise generate and compile the codecs of the ONNX schema again
+(and where no code cache can be kept, as in Pyodide, every process does). So, as protobuf
+ships ``_pb2.py`` modules, ``wirecodec/_codecs/`` holds a package per codec kind with, per
+ONNX message class, a module whose text is the source the generators make for it
+(wirecodec._codecs._generate, ``python -m wirecodec._codecs``). The import system compiles
+each and keeps its bytecode like any module's: in ``__pycache__``, or compiled into a
+wheel, for every interpreter.
 
-A file is used only when its interpreter's magic number and its *stamp* match: a hash
-of the contents of every file the generated source depends on (the generators, the
-constants they take from the runtime modules, and the schema layer). Anything else (an
-edited generator or schema, another Python) generates as if nothing were shipped, so
-shipped codecs can make a process faster, never different.
+A kind's table is imported on the first use of the kind, a codec's code on the first use
+of the codec (a model uses about half of the classes); a codec is found by its name
+(wirecodec.protobuf.schema_cache.declared_name), which includes the lazy thresholds, so
+one asked for with other thresholds is generated instead. That the modules are what the
+generators make now is checked by a test that regenerates them (as a ``_pb2.py`` is
+checked against its ``.proto``), not at run time: a shipped module is used as it is.
 ``$WIRECODEC_SHIPPED_CODECS=0`` turns them off (to see the generators at work).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
+import importlib
 import importlib.util
-import marshal
 import os
-import sys
 import types
-import zlib
 from typing import Any, Final
 
-import schema_dsl
-
-__all__ = ["ENV", "FOLDER", "KINDS", "blob", "entry", "path", "read", "stamp"]
+__all__ = ["ENV", "FOLDER", "KINDS", "entry", "package_name"]
 
 ENV: Final = "WIRECODEC_SHIPPED_CODECS"
-_PROTOBUF: Final = os.path.dirname(os.path.abspath(__file__))
-FOLDER: Final = os.path.join(os.path.dirname(_PROTOBUF), "_codecs")
-_SCHEMA_DSL: Final = os.path.dirname(os.path.abspath(schema_dsl.__file__))
+FOLDER: Final = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_codecs")
+_PACKAGE: Final = "wirecodec._codecs"
 
 # The codec kinds (wirecodec.protobuf.compile) the loaders and writers use (a lazy decode
 # of a class that can meet records keeps them: wirecodec.protobuf.records; the others
-# decode with "decode+lazy"); the "lazy-all" kinds exist for tests and fuzzing only. A
-# lazy kind's validator is shipped as the kind followed by " validator".
-KINDS: Final = ("encode", "decode", "str", "decode+lazy", "decode+lazy+records", "str+lazy")
-
-# What generated source depends on: the generators, the runtime modules whose constants
-# they write into it (wirecodec/protobuf/gen imports), and the schema layer.
-_STAMPED: Final = (
-    (_PROTOBUF, ("gen/decode.py", "gen/encode.py", "gen/source.py", "gen/validate.py")),
-    (_PROTOBUF, ("lazy.py", "memo.py", "origin.py", "records.py", "wire.py")),
+# decode with "decode+lazy"), each lazy one followed by its validators; the "lazy-all"
+# kinds exist for tests and fuzzing only.
+KINDS: Final = (
+    "encode",
+    "decode",
+    "str",
+    "decode+lazy",
+    "decode+lazy validator",
+    "decode+lazy+records",
+    "decode+lazy+records validator",
+    "str+lazy",
+    "str+lazy validator",
 )
 
 
-def _stamped_files() -> list[tuple[str, str]]:
-    files = [(f"protobuf/{name}", os.path.join(folder, name)) for folder, names in _STAMPED for name in names]
-    with os.scandir(_SCHEMA_DSL) as found:
-        names = sorted(entry.name for entry in found if entry.name.endswith(".py"))
-    files += [(f"schema_dsl/{name}", os.path.join(_SCHEMA_DSL, name)) for name in names]
-    return files
+def package_name(kind: str) -> str:
+    """The package (under ``wirecodec._codecs``) holding the codecs of ``kind``."""
+    return kind.replace("+", "_").replace(" ", "_")
 
 
 @functools.cache
-def stamp() -> str:
-    """A hash of the contents of every file the generated codecs depend on."""
-    digest = hashlib.sha256()
-    for name, file_path in _stamped_files():
-        with open(file_path, "rb") as file:
-            data = file.read()
-        digest.update(f"{name}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
-
-
-def path(cache_tag: str | None = None) -> str | None:
-    """The shipped file of the interpreter ``cache_tag`` (default: this one), or None if it has none."""
-    tag = sys.implementation.cache_tag if cache_tag is None else cache_tag
-    return None if tag is None else os.path.join(FOLDER, f"{tag}.bin")
-
-
-def blob(entries: dict[str, tuple[types.CodeType, str, Any]]) -> bytes:
-    """The shipped file of this interpreter holding ``entries`` (by :func:`entry` name)."""
-    packed = {name: zlib.compress(marshal.dumps(value), 9) for name, value in sorted(entries.items())}
-    return marshal.dumps({"magic": importlib.util.MAGIC_NUMBER, "stamp": stamp(), "entries": packed})
-
-
-def read(file_path: str) -> dict[str, Any] | None:
-    """A shipped file's contents (``magic``, ``stamp``, ``entries``), or None if unreadable."""
-    try:
-        with open(file_path, "rb") as file:
-            found = marshal.loads(file.read())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    if not (isinstance(found, dict) and isinstance(found.get("entries"), dict)):
-        return None
-    return found
-
-
-@functools.cache
-def _usable() -> dict[str, bytes]:
-    """This interpreter's shipped entries, or none when off, absent or out of date."""
-    if os.environ.get(ENV, "1") == "0":
-        return {}
-    file_path = path()
-    found = None if file_path is None else read(file_path)
-    if found is None or found.get("magic") != importlib.util.MAGIC_NUMBER:
+def _table(kind: str) -> dict[str, Any]:
+    """The shipped codecs of ``kind`` by name; empty when off or not shipped."""
+    if kind not in KINDS or os.environ.get(ENV, "1") == "0":
         return {}
     try:
-        current = stamp()
-    except OSError:  # the library's files cannot be read (imported from a zip file): generate
+        package = importlib.import_module(f"{_PACKAGE}.{package_name(kind)}")
+    except ImportError:  # a package trimmed of its codecs still works: it generates them
         return {}
-    if found.get("stamp") != current:
-        return {}
-    entries: dict[str, bytes] = found["entries"]
-    return entries
+    table = getattr(package, "CODECS", None)
+    return table if isinstance(table, dict) else {}
 
 
-def unpack(packed: bytes) -> tuple[types.CodeType, str, Any] | None:
-    """One packed entry as (code, source, constant tokens), or None if damaged."""
+def entry(kind: str, name: str) -> tuple[types.CodeType, Any] | None:
+    """The shipped codec ``name`` of ``kind`` as (the code of its module, its constant
+    tokens: wirecodec.protobuf.schema_cache.tokens), or None.
+
+    The code comes from the import system's loader, which compiles the module's source
+    or reads its bytecode (``__pycache__``, a wheel's ``.pyc``) as for any module; the
+    module itself is not imported: its code runs in the codec's namespace.
+    """
+    found = _table(kind).get(name)
+    if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], str)):
+        return None
     try:
-        value = marshal.loads(zlib.decompress(packed))
-    except (zlib.error, ValueError, EOFError, TypeError):
+        spec = importlib.util.find_spec(f"{_PACKAGE}.{package_name(kind)}.{found[0]}")
+        get_code = getattr(None if spec is None else spec.loader, "get_code", None)
+        code = None if spec is None or get_code is None else get_code(spec.name)
+    except (ImportError, OSError, SyntaxError, ValueError, EOFError):
         return None
-    if not (isinstance(value, tuple) and len(value) == 3):
-        return None
-    code, text, tokens = value
-    if not isinstance(code, types.CodeType) or not isinstance(text, str):
-        return None
-    return code, text, tokens
-
-
-def entry(name: str, filename: str) -> tuple[types.CodeType, str, Any] | None:
-    """The shipped (code, source, constant tokens) of the codec ``name``
-    (wirecodec.protobuf.schema_cache.declared_name) compiled as ``filename``, or None."""
-    packed = _usable().get(name)
-    found = None if packed is None else unpack(packed)
-    if found is None or found[0].co_filename != filename:
-        return None
-    return found
+    return (code, found[1]) if isinstance(code, types.CodeType) else None

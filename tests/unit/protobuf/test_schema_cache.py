@@ -1,15 +1,13 @@
-"""The library's own schema's codecs come from the code cache without generating their source
-(wirecodec.protobuf.schema_cache); any other class keeps the key by source."""
+"""The library's own schema's codecs are named by their declaration and their constants
+shipped as tokens (wirecodec.protobuf.schema_cache); any other class generates its codecs,
+whose compiled code the code cache keys by their source."""
 
 from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
-
-import pytest
 
 from schema_dsl import STRING, Message, optional
 from schema_dsl.onnx import NodeProto, TensorProto
@@ -20,22 +18,11 @@ from wirecodec.protobuf.shipped import ENV as SHIPPED_ENV
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 # Decodes a model, reads it, prints what it read and the generated source of two codecs.
-# With "forbid", generating any source raises: everything must come from the cache.
+# With "no-compile", compiling any source raises: the code must come from the cache.
 _SCRIPT = """
 import sys
 
-import pytest
-from wirecodec.protobuf.gen import decode as gen_decode
-from wirecodec.protobuf.gen import encode as gen_encode
-from wirecodec.protobuf.gen import validate as gen_validate
-if sys.argv[1] == "forbid":
-    def refuse(self):
-        raise AssertionError("generated although the cache holds the codec")
-    for gen in (gen_decode.DecoderSource, gen_encode.EncoderSource, gen_validate.ValidatorSource):
-        gen.source = refuse
-from wirecodec.protobuf import compile as compile_module, schema_cache
-if sys.argv[1] == "source-keys":  # as a library whose schema entries are not there
-    schema_cache.key = lambda *args: None
+from wirecodec.protobuf import compile as compile_module
 if sys.argv[1] == "no-compile":  # as under python -B: nothing written, nothing compiled
     sys.dont_write_bytecode = True
     def refuse(*args, **kwargs):
@@ -73,44 +60,35 @@ def _run(cache: pathlib.Path, mode: str) -> str:
     return done.stdout
 
 
-def test_a_second_process_generates_no_source(tmp_path: pathlib.Path) -> None:
+def test_without_shipped_codecs_a_second_process_compiles_nothing(tmp_path: pathlib.Path) -> None:
+    # The source is generated again, and finds its code in the cache by it.
     cache = tmp_path / "codecs"
     first = _run(cache, "generate")
     entries = sorted(path.name for path in cache.iterdir())
-    assert entries and all("-schema-" in name for name in entries)
-    assert _run(cache, "forbid") == first  # same values, same source shown
-    assert sorted(path.name for path in cache.iterdir()) == entries
-
-
-def test_without_its_schema_entry_a_codec_is_still_found_by_its_source(tmp_path: pathlib.Path) -> None:
-    # A cache written by a library that kept only entries keyed by source, read by a
-    # process that may write nothing: the source is generated, but not compiled again.
-    cache = tmp_path / "codecs"
-    first = _run(cache, "source-keys")
-    assert not any("-schema-" in path.name for path in cache.iterdir())
+    assert entries and not any("-schema-" in name for name in entries)  # no key but the source
     assert _run(cache, "no-compile") == first
-    assert not any("-schema-" in path.name for path in cache.iterdir())
+    assert sorted(path.name for path in cache.iterdir()) == entries
 
 
 class Local(Message):
     name: str = optional(1, STRING)
 
 
-def test_only_classes_declared_in_the_library_get_a_schema_key() -> None:
-    assert schema_cache.key(NodeProto, "decode+lazy", None) is not None
-    assert schema_cache.key(Local, "decode+lazy", None) is None
+def test_only_classes_declared_in_the_library_have_a_name() -> None:
+    assert schema_cache.declared_name(NodeProto, "decode+lazy", None) is not None
+    assert schema_cache.declared_name(Local, "decode+lazy", None) is None
     made = type("NodeProto", (Message,), {"__module__": "schema_dsl.onnx", "__annotations__": {}})
-    assert schema_cache.key(made, "decode+lazy", None) is None  # not what the module declares
+    assert schema_cache.declared_name(made, "decode+lazy", None) is None  # not what the module declares
 
 
-def test_keys_differ_by_class_kind_and_thresholds() -> None:
-    keys = {
-        schema_cache.key(NodeProto, "decode+lazy", 1),
-        schema_cache.key(NodeProto, "decode+lazy", 2),
-        schema_cache.key(NodeProto, "str+lazy", 1),
-        schema_cache.key(TensorProto, "decode+lazy", 1),
+def test_names_differ_by_class_kind_and_thresholds() -> None:
+    names = {
+        schema_cache.declared_name(NodeProto, "decode+lazy", 1),
+        schema_cache.declared_name(NodeProto, "decode+lazy", 2),
+        schema_cache.declared_name(NodeProto, "str+lazy", 1),
+        schema_cache.declared_name(TensorProto, "decode+lazy", 1),
     }
-    assert len(keys) == 4
+    assert len(names) == 4
 
 
 def test_tokens_name_the_schema_and_resolve_only_against_it() -> None:
@@ -123,26 +101,3 @@ def test_tokens_name_the_schema_and_resolve_only_against_it() -> None:
     assert schema_cache.resolve(schema, tokens) == constants
     assert schema_cache.resolve(NodeProto.__schema__, tokens) is None  # NodeProto has no float_data
     assert schema_cache.tokens(schema, {"_X": object()}) is None  # neither named nor marshallable
-
-
-def test_a_change_to_the_generators_changes_every_key(
-    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # An entry written by older generators must not be taken as current: the key holds
-    # the library's stamp (each generator file's name, size and mtime, gen/ included).
-    # A copy of wirecodec/protobuf stands in for the library: the real files stay as they are.
-    folder = tmp_path / "protobuf"
-    shutil.copytree(schema_cache._PROTOBUF, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(schema_cache, "_PROTOBUF", str(folder))
-    schema_cache._stamp.cache_clear()
-    try:
-        before = schema_cache.key(NodeProto, "decode+lazy", None)
-        for changed in ("runtime.py", "gen/decode.py", "gen/validate.py"):
-            with (folder / changed).open("a") as source:
-                source.write("# a newer version\n")
-            schema_cache._stamp.cache_clear()
-            after = schema_cache.key(NodeProto, "decode+lazy", None)
-            assert after is not None and after != before, changed
-            before = after
-    finally:
-        schema_cache._stamp.cache_clear()  # the next test sees the real library's stamp again
