@@ -8,7 +8,6 @@ import enum
 import inspect
 import keyword
 import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from schema_dsl.fields import MAX_FIELD_NUMBER, RESERVED_NUMBERS, FieldSpec, Kind, SchemaError
@@ -55,11 +54,10 @@ class MessageType(type):
         name: str,
         bases: tuple[type, ...],
         namespace: dict[str, Any],
-        detached: bool = False,
         **kwargs: Any,
     ) -> MessageType:
-        if detached or not any(isinstance(base, MessageType) for base in bases):
-            return super().__new__(mcs, name, bases, namespace, **kwargs)  # the base, or a detached variant
+        if not any(isinstance(base, MessageType) for base in bases):
+            return super().__new__(mcs, name, bases, namespace, **kwargs)  # the base, Message
         if "__slots__" in namespace:
             raise SchemaError(f"{namespace.get('__qualname__', name)}: a message's slots are its fields")
         specs = {key: value for key, value in namespace.items() if isinstance(value, FieldSpec)}
@@ -86,7 +84,7 @@ class MessageType(type):
         return cls
 
     def __init__(cls, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args)  # type.__init__ takes no keywords (``detached`` is __new__'s)
+        super().__init__(*args)  # type.__init__ takes no keywords
 
 
 def _declare(cls: type[Message], holder: type[Message], declared: dict[str, FieldSpec]) -> None:
@@ -123,13 +121,6 @@ def _declare(cls: type[Message], holder: type[Message], declared: dict[str, Fiel
     schema.fresh = fresh_maker(holder, schema.defaults)
     holder.__schema__ = schema
     cls.__schema__ = schema
-    # Same layout and behaviour; being of this class marks a child not yet attached.
-    schema.detached = types.new_class(
-        cls.__name__,
-        (cls,),
-        {"detached": True},
-        lambda ns: ns.update(__slots__=(), __qualname__=cls.__qualname__, __module__=cls.__module__),
-    )
 
 
 def _expose_enum_values(cls: type, field_names: set[str]) -> None:

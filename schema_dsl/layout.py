@@ -130,7 +130,6 @@ class MessageSchema:
         "converters",
         "declared",
         "defaults",
-        "detached",
         "field_bits",
         "fields",
         "fresh",
@@ -148,7 +147,6 @@ class MessageSchema:
         # name -> (converter, other members of its oneof), filled on first assignment
         # (message types resolve late)
         self.converters: dict[str, tuple[Converter, tuple[str, ...]]] = {}
-        self.detached: type[Message] = cls
         self.full_name = full_name
         self.declared = fields
         self.fresh: Callable[[], Any] = holder  # replaced by fresh_maker once declared

@@ -132,9 +132,9 @@ class Message(metaclass=MessageType):
         declared = cls.__schema__.cls
         if cls is declared:
             return blank(cls)
-        # The class of an unset field's detached child (``type(model.graph)``) makes an
-        # ordinary message, as protobuf's does. Python skips __init__ for an object that
-        # is not an instance of ``cls``, so it is called here.
+        # Another class of the schema's (its holder) makes a message of the declared class.
+        # Python skips __init__ for an object that is not an instance of ``cls``, so it is
+        # called here.
         message = blank(declared)
         Message.__init__(message, *args, **kwargs)
         return message
@@ -235,7 +235,7 @@ class Message(metaclass=MessageType):
     @classmethod
     def FromString(cls: type[_M], data: Any) -> _M:
         """A new message parsed from ``data`` (its view fields, such as ``raw_data``, look into ``data``)."""
-        declared = cls.__schema__.cls  # also when ``cls`` is a detached child's class
+        declared = cls.__schema__.cls
         message = the_codec().decode(declared, _serialized(data))
         assert isinstance(message, declared)
         return cast(_M, message)

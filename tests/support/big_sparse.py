@@ -39,7 +39,7 @@ class BigModel:
 def write_big_model(path: pathlib.Path, *, count: int = 64, each: int = 32 * MIB) -> BigModel:
     """Write the model (``count`` x ``each`` bytes of weights: 2 GiB by default) to ``path``."""
     zeros = mmap.mmap(-1, each)  # never written: no page of it is ever touched
-    view = memoryview(zeros)
+    view = memoryview(zeros).toreadonly()  # kept as it is: a writable buffer would be copied
     inits, nodes = [], []
     for i in range(count):
         tensor = TensorProto(name=f"w{i}", data_type=TensorProto.FLOAT, dims=[each // 4])

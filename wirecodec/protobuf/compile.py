@@ -337,7 +337,6 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     schema = cls.__schema__
     namespace = dict(_HELPERS)
     namespace["_C"] = cls
-    namespace["_D"] = schema.detached
     namespace["_H"] = schema.holder
 
     if kind.endswith("+records"):
@@ -448,8 +447,7 @@ def _compiled(cls: type[Message], kind: str) -> _Compiled:
         cls.__schema__.codecs[kind] = found
         return found
     # A schema's classes share its codecs, generated for the declared class: their
-    # checks of nested fields name it. (The first message of a type to be encoded may
-    # be a detached child, the read of an unset field.)
+    # checks of nested fields name it.
     cls = cls.__schema__.cls
     with _LOCK:
         found = cls.__schema__.codecs.get(kind)

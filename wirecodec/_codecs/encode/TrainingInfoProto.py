@@ -3,7 +3,7 @@
 # ruff: noqa
 # mypy: ignore-errors
 def encode_TrainingInfoProto(o, out):
-    if type(o) is not _C and type(o) is not _D:
+    if type(o) is not _C:
         _wrong_type(o, _C)
     sp = o._span
     if sp is not None:

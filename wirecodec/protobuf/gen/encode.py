@@ -177,7 +177,7 @@ else:""",
         w(
             1,
             """
-if type(o) is not _C and type(o) is not _D:
+if type(o) is not _C:
     _wrong_type(o, _C)
 sp = o._span
 if sp is not None:
