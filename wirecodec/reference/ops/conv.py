@@ -1,0 +1,3 @@
+"""conv operators."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""math operators."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""ml operators."""
+
+from __future__ import annotations

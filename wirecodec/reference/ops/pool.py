@@ -1,0 +1,3 @@
+"""pool operators."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""quantize operators."""
+
+from __future__ import annotations

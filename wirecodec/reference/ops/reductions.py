@@ -1,0 +1,3 @@
+"""reductions operators."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""sequences operators."""
+
+from __future__ import annotations

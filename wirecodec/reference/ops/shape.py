@@ -1,0 +1,3 @@
+"""shape operators."""
+
+from __future__ import annotations

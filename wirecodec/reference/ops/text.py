@@ -1,0 +1,3 @@
+"""text operators."""
+
+from __future__ import annotations
