@@ -1,3 +1,286 @@
-"""nn operators."""
+"""Neural-network layers: normalisations, dropout, losses, attention, rotary embedding."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wirecodec.reference._registry import op
+from wirecodec.reference.ops.math import softmax
+
+Ctx = Any
+
+
+def _channel(v: Any, rank: int) -> Any:
+    return v.reshape((1, -1) + (1,) * (rank - 2))
+
+
+@op("BatchNormalization")
+def _batch_norm(ctx: Ctx, x: Any, scale: Any, bias: Any, mean: Any, var: Any) -> Any:
+    eps = ctx.attrs.get("epsilon", 1e-5)
+    training = ctx.attrs.get("training_mode", 0) and ctx.version >= 14
+    if training:
+        axes = (0,) + tuple(range(2, x.ndim))
+        batch_mean = x.mean(axis=axes)
+        batch_var = x.var(axis=axes)
+        momentum = ctx.attrs.get("momentum", 0.9)
+        y = (x - _channel(batch_mean, x.ndim)) / np.sqrt(_channel(batch_var, x.ndim) + eps)
+        y = y * _channel(scale, x.ndim) + _channel(bias, x.ndim)
+        run_mean = mean * momentum + batch_mean * (1 - momentum)
+        run_var = var * momentum + batch_var * (1 - momentum)
+        return y.astype(x.dtype), run_mean.astype(mean.dtype), run_var.astype(var.dtype)
+    y = (x - _channel(mean, x.ndim)) / np.sqrt(_channel(var, x.ndim) + eps)
+    return (y * _channel(scale, x.ndim) + _channel(bias, x.ndim)).astype(x.dtype)
+
+
+@op("InstanceNormalization")
+def _instance_norm(ctx: Ctx, x: Any, scale: Any, bias: Any) -> Any:
+    eps = ctx.attrs.get("epsilon", 1e-5)
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps) * _channel(scale, x.ndim) + _channel(bias, x.ndim)
+    return y.astype(x.dtype)
+
+
+@op("LayerNormalization", 17)
+def _layer_norm(ctx: Ctx, x: Any, scale: Any, bias: Any = None) -> Any:
+    axis = ctx.attrs.get("axis", -1)
+    eps = ctx.attrs.get("epsilon", 1e-5)
+    if axis < 0:
+        axis += x.ndim
+    axes = tuple(range(axis, x.ndim))
+    stash = np.float32 if ctx.attrs.get("stash_type", 1) == 1 else x.dtype
+    xf = x.astype(stash)
+    mean = xf.mean(axis=axes, keepdims=True)
+    var = ((xf - mean) ** 2).mean(axis=axes, keepdims=True)
+    inv = 1 / np.sqrt(var + eps)
+    y = (xf - mean) * inv * scale
+    if bias is not None:
+        y = y + bias
+    return y.astype(x.dtype), mean.astype(stash), inv.astype(stash)
+
+
+@op("RMSNormalization", 23)
+def _rms_norm(ctx: Ctx, x: Any, scale: Any) -> Any:
+    axis = ctx.attrs.get("axis", -1)
+    eps = ctx.attrs.get("epsilon", 1e-5)
+    if axis < 0:
+        axis += x.ndim
+    axes = tuple(range(axis, x.ndim))
+    xf = x.astype(np.float32) if ctx.attrs.get("stash_type", 1) == 1 else x
+    rms = np.sqrt((xf**2).mean(axis=axes, keepdims=True) + eps)
+    return (xf / rms * scale).astype(x.dtype)
+
+
+@op("GroupNormalization", 18)
+def _group_norm(ctx: Ctx, x: Any, scale: Any, bias: Any) -> Any:
+    groups = ctx.attrs["num_groups"]
+    eps = ctx.attrs.get("epsilon", 1e-5)
+    n, c = x.shape[:2]
+    g = x.reshape((n, groups, -1)).astype(np.float32)
+    mean = g.mean(axis=2, keepdims=True)
+    var = g.var(axis=2, keepdims=True)
+    y = ((g - mean) / np.sqrt(var + eps)).reshape(x.shape)
+    if ctx.version >= 21 or scale.shape[0] == c:
+        y = y * _channel(scale, x.ndim) + _channel(bias, x.ndim)
+    else:  # opset 18: one scale and bias per group
+        per = c // groups
+        y = y * _channel(np.repeat(scale, per), x.ndim) + _channel(np.repeat(bias, per), x.ndim)
+    return y.astype(x.dtype)
+
+
+@op("LpNormalization")
+def _lp_norm(ctx: Ctx, x: Any) -> Any:
+    axis = ctx.attrs.get("axis", -1)
+    p = ctx.attrs.get("p", 2)
+    norm = np.sum(np.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
+    return (x / norm).astype(x.dtype)
+
+
+@op("LRN")
+def _lrn(ctx: Ctx, x: Any) -> Any:
+    size = ctx.attrs["size"]
+    alpha, beta, bias = ctx.attrs.get("alpha", 1e-4), ctx.attrs.get("beta", 0.75), ctx.attrs.get("bias", 1.0)
+    sq = x.astype(np.float64) ** 2
+    c = x.shape[1]
+    total = np.zeros_like(sq)
+    lo_off, hi_off = (size - 1) // 2, size // 2 + (size - 1) % 2 * 0
+    hi_off = int(np.ceil((size - 1) / 2))
+    for i in range(c):
+        lo, hi = max(0, i - (size - 1) // 2), min(c - 1, i + hi_off)
+        total[:, i] = sq[:, lo : hi + 1].sum(axis=1)
+    del lo_off
+    return (x / (bias + alpha / size * total) ** beta).astype(x.dtype)
+
+
+@op("MeanVarianceNormalization", 9)
+def _mvn(ctx: Ctx, x: Any) -> Any:
+    axes = tuple(ctx.attrs.get("axes", [0, 2, 3]))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return ((x - mean) / np.sqrt(var + 1e-9)).astype(x.dtype)
+
+
+@op("Dropout")
+def _dropout(ctx: Ctx, x: Any, ratio: Any = None, training: Any = None) -> Any:
+    train = training is not None and bool(training)
+    if ctx.version < 12:
+        train = not ctx.attrs.get("is_test", 1) if ctx.version < 7 else False
+    if not train:
+        return x, np.ones(x.shape, dtype=bool)
+    r = 0.5 if ratio is None else float(ratio)
+    seed = ctx.attrs.get("seed")
+    rng = np.random.default_rng(seed)
+    mask = rng.uniform(0, 1, x.shape) >= r
+    scale = 1 / (1 - r) if r < 1 else 0
+    return (x * mask * scale).astype(x.dtype), mask
+
+
+@op("GlobalAveragePool")
+def _global_avg(ctx: Ctx, x: Any) -> Any:
+    return x.mean(axis=tuple(range(2, x.ndim)), keepdims=True).astype(x.dtype)
+
+
+@op("GlobalMaxPool")
+def _global_max(ctx: Ctx, x: Any) -> Any:
+    return x.max(axis=tuple(range(2, x.ndim)), keepdims=True).astype(x.dtype)
+
+
+@op("GlobalLpPool", 2)
+def _global_lp(ctx: Ctx, x: Any) -> Any:
+    p = ctx.attrs.get("p", 2)
+    return (np.sum(np.abs(x) ** p, axis=tuple(range(2, x.ndim)), keepdims=True) ** (1 / p)).astype(x.dtype)
+
+
+def _nll(log_prob: Any, target: Any, weight: Any, ignore: Any, reduction: str) -> Any:
+    n, c = log_prob.shape[:2]
+    t = target.astype(np.int64)
+    valid = np.ones(t.shape, dtype=bool) if ignore is None else t != ignore
+    safe = np.where(valid, t, 0)
+    picked = np.take_along_axis(log_prob, np.expand_dims(safe, 1), axis=1).squeeze(1)
+    w = np.ones(t.shape, dtype=log_prob.dtype) if weight is None else weight[safe]
+    w = np.where(valid, w, 0).astype(log_prob.dtype)
+    loss = -picked * w
+    if reduction == "none":
+        return loss.astype(log_prob.dtype)
+    if reduction == "sum":
+        return np.array(loss.sum(), dtype=log_prob.dtype)
+    total = w.sum()
+    return np.array(loss.sum() / total if total else 0.0, dtype=log_prob.dtype)
+
+
+@op("NegativeLogLikelihoodLoss", 12)
+def _nll_loss(ctx: Ctx, x: Any, target: Any, weight: Any = None) -> Any:
+    return _nll(x, target, weight, ctx.attrs.get("ignore_index"), ctx.attrs.get("reduction", "mean"))
+
+
+@op("SoftmaxCrossEntropyLoss", 12)
+def _sce_loss(ctx: Ctx, scores: Any, labels: Any, weight: Any = None) -> Any:
+    m = scores.max(axis=1, keepdims=True)
+    z = scores - m
+    log_prob = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    loss = _nll(log_prob, labels, weight, ctx.attrs.get("ignore_index"), ctx.attrs.get("reduction", "mean"))
+    if len(ctx.node.output) > 1:
+        return loss, log_prob.astype(scores.dtype)
+    return loss
+
+
+@op("Attention", 23)
+def _attention(
+    ctx: Ctx,
+    q: Any,
+    k: Any,
+    v: Any,
+    mask: Any = None,
+    past_key: Any = None,
+    past_value: Any = None,
+    nonpad_kv_seqlen: Any = None,
+) -> Any:
+    a = ctx.attrs
+    three_d = q.ndim == 3
+    if three_d:
+        qh, kvh = a["q_num_heads"], a["kv_num_heads"]
+        b, s = q.shape[:2]
+        q = q.reshape(b, s, qh, -1).transpose(0, 2, 1, 3)
+        k = k.reshape(b, k.shape[1], kvh, -1).transpose(0, 2, 1, 3)
+        v = v.reshape(b, v.shape[1], kvh, -1).transpose(0, 2, 1, 3)
+    if past_key is not None:
+        k = np.concatenate([past_key, k], axis=2)
+    if past_value is not None:
+        v = np.concatenate([past_value, v], axis=2)
+    present_k, present_v = k, v
+    qh, kvh = q.shape[1], k.shape[1]
+    if qh != kvh:
+        k = np.repeat(k, qh // kvh, axis=1)
+        v = np.repeat(v, qh // kvh, axis=1)
+    scale = a.get("scale")
+    if scale is None:
+        scale = 1 / np.sqrt(q.shape[-1])
+    qk = np.matmul(q, np.swapaxes(k, -1, -2)) * np.asarray(scale, dtype=q.dtype)
+    qk_out = qk
+    s_q, s_kv = qk.shape[-2], qk.shape[-1]
+    bias = np.zeros((s_q, s_kv), dtype=q.dtype)
+    if a.get("is_causal", 0):
+        past = s_kv - s_q
+        keep = np.tril(np.ones((s_q, s_kv), dtype=bool), k=past)
+        bias = np.where(keep, bias, -np.inf).astype(q.dtype)
+    if mask is not None:
+        if mask.shape[-1] < s_kv:
+            pad = [(0, 0)] * (mask.ndim - 1) + [(0, s_kv - mask.shape[-1])]
+            mask = np.pad(mask, pad, constant_values=(False if mask.dtype == bool else -np.inf))
+        if mask.dtype == bool:
+            bias = bias + np.where(mask, 0, -np.inf).astype(q.dtype)
+        else:
+            bias = bias + mask.astype(q.dtype)
+    if nonpad_kv_seqlen is not None:
+        valid = np.arange(s_kv)[None, :] < nonpad_kv_seqlen[:, None]
+        bias = bias + np.where(valid, 0, -np.inf).astype(q.dtype)[:, None, None, :]
+    scores = qk + bias
+    after_mask = scores
+    softcap = a.get("softcap", 0.0)
+    if softcap:
+        scores = softcap * np.tanh(scores / softcap)
+    after_cap = scores
+    with np.errstate(all="ignore"):
+        probs = softmax(scores.astype(np.float32) if a.get("softmax_precision") else scores, -1).astype(q.dtype)
+    probs = np.nan_to_num(probs, nan=0.0) if np.isnan(probs).any() else probs
+    y = np.matmul(probs, v).astype(q.dtype)
+    mode = a.get("qk_matmul_output_mode", 0)
+    qk_out = {0: qk_out, 1: after_mask, 2: after_cap, 3: probs}.get(mode, qk_out)
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+    return y, present_k, present_v, qk_out.astype(q.dtype)
+
+
+@op("RotaryEmbedding", 23)
+def _rotary(ctx: Ctx, x: Any, cos: Any, sin: Any, position_ids: Any = None) -> Any:
+    a = ctx.attrs
+    four_d = x.ndim == 4
+    if four_d:
+        xs = x.transpose(0, 2, 1, 3)
+    else:
+        heads = a.get("num_heads", 0)
+        xs = x.reshape(x.shape[0], x.shape[1], heads, -1)
+    head = xs.shape[-1]
+    rot = a.get("rotary_embedding_dim", 0) or head
+    if position_ids is not None:
+        cos = cos[position_ids]
+        sin = sin[position_ids]
+    cos = cos[..., : rot // 2][:, :, None, :]
+    sin = sin[..., : rot // 2][:, :, None, :]
+    x_rot, x_pass = xs[..., :rot], xs[..., rot:]
+    if a.get("interleaved", 0):
+        x1, x2 = x_rot[..., 0::2], x_rot[..., 1::2]
+    else:
+        x1, x2 = x_rot[..., : rot // 2], x_rot[..., rot // 2 :]
+    real = cos * x1 - sin * x2
+    imag = sin * x1 + cos * x2
+    if a.get("interleaved", 0):
+        rotated = np.stack([real, imag], axis=-1).reshape(x_rot.shape)
+    else:
+        rotated = np.concatenate([real, imag], axis=-1)
+    out = np.concatenate([rotated, x_pass], axis=-1)
+    out = out.transpose(0, 2, 1, 3) if four_d else out.reshape(x.shape)
+    return out.astype(x.dtype)
