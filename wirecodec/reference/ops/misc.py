@@ -41,7 +41,9 @@ def cast(x: Any, dtype: Any, saturate: bool = True) -> Any:
     if dtype == object:
         return _to_string(x)
     if x.dtype == object:
-        values = np.array([_parse(v) for v in x.reshape(-1)], dtype=np.float64 if dtype.kind in "fV" else object)
+        values = np.array(
+            [_parse(v) for v in x.reshape(-1)], dtype=np.float64 if dtype.kind in "fV" else object
+        )
         return values.astype(dtype).reshape(x.shape)
     name = dtype.name
     if name in _FLOAT8_MAX:

@@ -21,7 +21,7 @@ def _batch_norm(ctx: Ctx, x: Any, scale: Any, bias: Any, mean: Any, var: Any) ->
     eps = ctx.attrs.get("epsilon", 1e-5)
     training = ctx.attrs.get("training_mode", 0) and ctx.version >= 14
     if training:
-        axes = (0,) + tuple(range(2, x.ndim))
+        axes = (0, *tuple(range(2, x.ndim)))
         batch_mean = x.mean(axis=axes)
         batch_var = x.var(axis=axes)
         momentum = ctx.attrs.get("momentum", 0.9)
@@ -96,7 +96,8 @@ def _lp_norm(ctx: Ctx, x: Any) -> Any:
     axis = ctx.attrs.get("axis", -1)
     p = ctx.attrs.get("p", 2)
     norm = np.sum(np.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
-    return (x / norm).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        return np.where(norm == 0, 0, x / norm).astype(x.dtype)
 
 
 @op("LRN")
@@ -132,7 +133,7 @@ def _dropout(ctx: Ctx, x: Any, ratio: Any = None, training: Any = None) -> Any:
         return x, np.ones(x.shape, dtype=bool)
     r = 0.5 if ratio is None else float(ratio)
     seed = ctx.attrs.get("seed")
-    rng = np.random.default_rng(seed)
+    rng = np.random.RandomState(seed)
     mask = rng.uniform(0, 1, x.shape) >= r
     scale = 1 / (1 - r) if r < 1 else 0
     return (x * mask * scale).astype(x.dtype), mask
@@ -155,7 +156,7 @@ def _global_lp(ctx: Ctx, x: Any) -> Any:
 
 
 def _nll(log_prob: Any, target: Any, weight: Any, ignore: Any, reduction: str) -> Any:
-    n, c = log_prob.shape[:2]
+    _n, _c = log_prob.shape[:2]
     t = target.astype(np.int64)
     valid = np.ones(t.shape, dtype=bool) if ignore is None else t != ignore
     safe = np.where(valid, t, 0)
@@ -185,6 +186,13 @@ def _sce_loss(ctx: Ctx, scores: Any, labels: Any, weight: Any = None) -> Any:
     if len(ctx.node.output) > 1:
         return loss, log_prob.astype(scores.dtype)
     return loss
+
+
+def _mm(a: Any, b: Any) -> Any:
+    """Matrix product in ``a``'s type; types numpy cannot multiply go through float32."""
+    if a.dtype.kind not in "fiu" or (a.dtype.itemsize < 4 and a.dtype.kind == "f" and a.dtype != np.float16):
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    return np.matmul(a, b).astype(a.dtype)
 
 
 @op("Attention", 23)
@@ -218,37 +226,65 @@ def _attention(
     scale = a.get("scale")
     if scale is None:
         scale = 1 / np.sqrt(q.shape[-1])
-    qk = np.matmul(q, np.swapaxes(k, -1, -2)) * np.asarray(scale, dtype=q.dtype)
-    qk_out = qk
-    s_q, s_kv = qk.shape[-2], qk.shape[-1]
-    bias = np.zeros((s_q, s_kv), dtype=q.dtype)
-    if a.get("is_causal", 0):
-        past = s_kv - s_q
-        keep = np.tril(np.ones((s_q, s_kv), dtype=bool), k=past)
-        bias = np.where(keep, bias, -np.inf).astype(q.dtype)
-    if mask is not None:
-        if mask.shape[-1] < s_kv:
-            pad = [(0, 0)] * (mask.ndim - 1) + [(0, s_kv - mask.shape[-1])]
-            mask = np.pad(mask, pad, constant_values=(False if mask.dtype == bool else -np.inf))
-        if mask.dtype == bool:
-            bias = bias + np.where(mask, 0, -np.inf).astype(q.dtype)
-        else:
-            bias = bias + mask.astype(q.dtype)
-    if nonpad_kv_seqlen is not None:
-        valid = np.arange(s_kv)[None, :] < nonpad_kv_seqlen[:, None]
-        bias = bias + np.where(valid, 0, -np.inf).astype(q.dtype)[:, None, None, :]
-    scores = qk + bias
-    after_mask = scores
+    # the scale splits between Q and K (as the operator's function body does)
+    root = q.dtype.type(np.sqrt(scale))
+    qk = _mm(q * root, np.swapaxes(k * root, -1, -2))
     softcap = a.get("softcap", 0.0)
-    if softcap:
-        scores = softcap * np.tanh(scores / softcap)
-    after_cap = scores
+    if softcap and softcap > 0:
+        qk = np.tanh(qk / softcap) * softcap
+    s_q, s_kv = qk.shape[-2], qk.shape[-1]
+    zero, minus_inf = q.dtype.type(0), q.dtype.type(-np.inf)
+    if mask is not None and mask.shape[-1] < s_kv:
+        pad = [(0, 0)] * (mask.ndim - 1) + [(0, s_kv - mask.shape[-1])]
+        mask = np.pad(mask, pad, constant_values=(False if mask.dtype == bool else -np.inf))
+    additive = None
+    if mask is not None:
+        additive = np.where(mask, zero, minus_inf) if mask.dtype == bool else mask.astype(q.dtype)
+    if past_key is not None:
+        offset: Any = past_key.shape[2]
+    elif nonpad_kv_seqlen is not None:
+        offset = nonpad_kv_seqlen.reshape(-1) - s_q
+    else:
+        offset = 0
+    rows = np.arange(s_q)[:, None]
+    cols = np.arange(s_kv)[None, :]
+
+    def frontier(allowed_of: Any) -> Any:
+        if np.ndim(offset):
+            allowed = np.stack([allowed_of(rows + int(o)) for o in offset])[:, None]
+        else:
+            allowed = allowed_of(rows + offset)
+        return np.where(allowed, zero, minus_inf)
+
+    bias: Any = np.zeros((s_q, s_kv), dtype=q.dtype)
+    if a.get("is_causal", 0):
+        base = bias if additive is None else additive
+        bias = base + frontier(lambda p: cols <= p)
+    elif additive is not None:
+        bias = bias + additive
+    left, right = a.get("left_window_size", -1), a.get("right_window_size", -1)
+    if left >= 0 or right >= 0:
+        bias = bias + frontier(
+            lambda p: (
+                ((p - cols <= left) if left >= 0 else True) & ((cols - p <= right) if right >= 0 else True)
+            )
+        )
+    if nonpad_kv_seqlen is not None:
+        valid = cols < nonpad_kv_seqlen.reshape(-1, 1)
+        bias = bias + np.where(valid, zero, minus_inf)[:, None, None, :]
+    scores = qk + bias
+    precision = a.get("softmax_precision")
+    if precision is not None:
+        from wirecodec.tensors import numpy_dtype
+
+        scores = scores.astype(numpy_dtype(precision))
     with np.errstate(all="ignore"):
-        probs = softmax(scores.astype(np.float32) if a.get("softmax_precision") else scores, -1).astype(q.dtype)
-    probs = np.nan_to_num(probs, nan=0.0) if np.isnan(probs).any() else probs
-    y = np.matmul(probs, v).astype(q.dtype)
+        probs = softmax(scores, -1)
+    masked_rows = np.isneginf(np.max(bias, axis=-1, keepdims=True))
+    probs = np.where(masked_rows, probs.dtype.type(0), probs)
     mode = a.get("qk_matmul_output_mode", 0)
-    qk_out = {0: qk_out, 1: after_mask, 2: after_cap, 3: probs}.get(mode, qk_out)
+    qk_out = probs if mode == 3 else qk + bias if mode == 2 else qk
+    y = _mm(probs.astype(q.dtype), v)
     if three_d:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     return y, present_k, present_v, qk_out.astype(q.dtype)

@@ -127,9 +127,11 @@ def _unsqueeze(ctx: Ctx, x: Any, axes: Any = None) -> Any:
 
 @op("Expand", 8)
 def _expand(ctx: Ctx, x: Any, shape: Any) -> Any:
-    return x * np.ones([int(s) for s in shape], dtype=x.dtype) if x.dtype != object else np.broadcast_to(
-        x, np.broadcast_shapes(x.shape, tuple(int(s) for s in shape))
-    ).copy()
+    return (
+        x * np.ones([int(s) for s in shape], dtype=x.dtype)
+        if x.dtype != object
+        else np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(int(s) for s in shape))).copy()
+    )
 
 
 @op("Tile")
@@ -185,13 +187,17 @@ def _gather_nd(ctx: Ctx, x: Any, indices: Any) -> Any:
     indices = indices.astype(np.int64)
     batch_shape = x.shape[:batch]
     n = int(np.prod(batch_shape)) if batch else 1
-    xs = x.reshape((n,) + x.shape[batch:])
-    idx = indices.reshape((n,) + indices.shape[batch:])
+    xs = x.reshape((n, *x.shape[batch:]))
+    idx = indices.reshape((n, *indices.shape[batch:]))
     depth = idx.shape[-1]
     out = []
     for b in range(n):
         flat = idx[b].reshape(-1, depth)
-        out.append(np.stack([xs[b][tuple(i)] for i in flat]) if len(flat) else np.empty((0,) + xs[b].shape[depth:], x.dtype))
+        out.append(
+            np.stack([xs[b][tuple(i)] for i in flat])
+            if len(flat)
+            else np.empty((0, *xs[b].shape[depth:]), x.dtype)
+        )
     result = np.stack(out)
     return result.reshape(indices.shape[:-1] + x.shape[batch + depth :])
 
@@ -233,7 +239,7 @@ def _scatter_nd(ctx: Ctx, x: Any, indices: Any, updates: Any) -> Any:
     out = x.copy()
     depth = indices.shape[-1]
     flat = indices.reshape(-1, depth)
-    ups = updates.reshape((-1,) + x.shape[depth:])
+    ups = updates.reshape((-1, *x.shape[depth:]))
     for i, index in enumerate(flat):
         _reduce_into(out, tuple(int(v) for v in index), ups[i], reduction)
     return out
@@ -353,7 +359,9 @@ def _reverse_sequence(ctx: Ctx, x: Any, lengths: Any) -> Any:
 @op("Unique", 11)
 def _unique(ctx: Ctx, x: Any) -> Any:
     axis = ctx.attrs.get("axis")
-    values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    values, first, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, axis=axis
+    )
     if not ctx.attrs.get("sorted", 1):
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
@@ -398,7 +406,9 @@ def _pad(ctx: Ctx, x: Any, pads: Any = None, value: Any = None, axes: Any = None
 
 @op("Pad", 1)
 def _pad1(ctx: Ctx, x: Any) -> Any:
-    return _do_pad(ctx, x, ctx.attrs.get("pads", ctx.attrs.get("paddings")), ctx.attrs.get("value", 0.0), None)
+    return _do_pad(
+        ctx, x, ctx.attrs.get("pads", ctx.attrs.get("paddings")), ctx.attrs.get("value", 0.0), None
+    )
 
 
 def _do_pad(ctx: Ctx, x: Any, pads: list[int], value: Any, axes: Any) -> Any:
