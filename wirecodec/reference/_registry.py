@@ -32,6 +32,7 @@ _FAMILIES = (
     "random",
     "text",
     "misc",
+    "resize",
 )
 _loaded = False
 

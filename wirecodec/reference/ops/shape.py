@@ -109,7 +109,7 @@ def _transpose(ctx: Ctx, x: Any) -> Any:
 def _axes(ctx: Ctx, axes: Any) -> list[int] | None:
     if axes is None:
         axes = ctx.attrs.get("axes")
-    return None if axes is None else [int(a) for a in axes]
+    return None if axes is None else [int(a) for a in np.atleast_1d(np.asarray(axes))]
 
 
 @op("Squeeze")
@@ -255,7 +255,8 @@ def _constant_of_shape(ctx: Ctx, shape: Any) -> Any:
 
 @op("Range", 11)
 def _range(ctx: Ctx, start: Any, limit: Any, delta: Any) -> Any:
-    return np.arange(start, limit, delta).astype(start.dtype)
+    first, last, step = (np.asarray(v).reshape(-1)[0] for v in (start, limit, delta))
+    return np.arange(first, last, step).astype(start.dtype)
 
 
 @op("EyeLike", 9)
