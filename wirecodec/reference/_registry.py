@@ -33,6 +33,7 @@ _FAMILIES = (
     "text",
     "misc",
     "resize",
+    "rnn",
 )
 _loaded = False
 
