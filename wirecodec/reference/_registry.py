@@ -34,6 +34,7 @@ _FAMILIES = (
     "misc",
     "resize",
     "rnn",
+    "sampling",
 )
 _loaded = False
 
