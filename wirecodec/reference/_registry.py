@@ -35,6 +35,8 @@ _FAMILIES = (
     "resize",
     "rnn",
     "sampling",
+    "signal",
+    "training",
 )
 _loaded = False
 

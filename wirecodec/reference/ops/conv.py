@@ -139,3 +139,21 @@ def _conv_transpose(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
     if b is not None:
         y = y + b.reshape((1, -1) + (1,) * nd)
     return y.astype(x.dtype)
+
+
+@op("CausalConvWithState", 27)
+def _causal_conv_with_state(ctx: Ctx, x: Any, w: Any, b: Any = None, past: Any = None) -> Any:
+    """Depthwise causal convolution over time ([B, C, L]) continuing from a carried state."""
+    k = w.shape[-1]
+    batch, channels, _ = x.shape
+    if past is None:
+        past = np.zeros((batch, channels, k - 1), dtype=x.dtype)
+    full = np.concatenate([past, x], axis=2).astype(np.float32)
+    patches = np.lib.stride_tricks.sliding_window_view(full, k, axis=2)  # [B, C, L, K]
+    y = np.einsum("bclk,ck->bcl", patches, w[:, 0, :].astype(np.float32))
+    if b is not None:
+        y = y + b.astype(np.float32).reshape(1, -1, 1)
+    if ctx.attrs.get("activation", "none") in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    present = full[:, :, full.shape[2] - (k - 1) :] if k > 1 else full[:, :, :0]
+    return y.astype(x.dtype), present.astype(x.dtype)

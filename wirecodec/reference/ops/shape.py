@@ -441,3 +441,21 @@ def _einsum(ctx: Ctx, *xs: Any) -> Any:
     if dtype.kind not in "biufc":
         xs = tuple(x.astype(np.float32) for x in xs)
     return np.asarray(np.einsum(ctx.attrs["equation"], *xs)).astype(dtype)
+
+
+@op("TensorScatter", 24)
+def _tensor_scatter(ctx: Ctx, cache: Any, update: Any, write_indices: Any = None) -> Any:
+    axis = ctx.attrs.get("axis", -2)
+    if axis < 0:
+        axis += cache.ndim
+    out = cache.copy()
+    length, room = update.shape[axis], cache.shape[axis]
+    circular = ctx.attrs.get("mode", "linear") == "circular"
+    for b in range(cache.shape[0]):
+        start = 0 if write_indices is None else int(write_indices[b])
+        positions = np.arange(start, start + length)
+        if circular:
+            positions = positions % room
+        target = np.moveaxis(out[b], axis - 1, 0)
+        target[positions] = np.moveaxis(update[b], axis - 1, 0)
+    return out
