@@ -112,3 +112,100 @@ def _col2im(ctx: Ctx, x: Any, image_shape: Any, block_shape: Any) -> Any:
         y[index] += cols[(slice(None), slice(None), *k)]
     crop = (slice(None), slice(None)) + tuple(slice(pads[i], pads[i] + image[i]) for i in range(nd))
     return y[crop]
+
+
+def _bilinear_corners(img: Any, y: float, x: float) -> list[tuple[float, Any]] | None:
+    """(weight, value) of the four neighbours of (y, x), or None outside the image."""
+    height, width = img.shape[-2:]
+    if y < -1.0 or y > height or x < -1.0 or x > width:
+        return None
+    y, x = max(y, 0.0), max(x, 0.0)
+    y_low, x_low = int(y), int(x)
+    if y_low >= height - 1:
+        y_low = y_high = height - 1
+        y = float(y_low)
+    else:
+        y_high = y_low + 1
+    if x_low >= width - 1:
+        x_low = x_high = width - 1
+        x = float(x_low)
+    else:
+        x_high = x_low + 1
+    ly, lx = y - y_low, x - x_low
+    hy, hx = 1 - ly, 1 - lx
+    return [
+        (hy * hx, img[..., y_low, x_low]),
+        (hy * lx, img[..., y_low, x_high]),
+        (ly * hx, img[..., y_high, x_low]),
+        (ly * lx, img[..., y_high, x_high]),
+    ]
+
+
+@op("RoiAlign", 10)
+def _roi_align(ctx: Ctx, x: Any, rois: Any, batch_indices: Any) -> Any:
+    a = ctx.attrs
+    oh, ow = a.get("output_height", 1), a.get("output_width", 1)
+    ratio = a.get("sampling_ratio", 0)
+    scale = a.get("spatial_scale", 1.0)
+    half_pixel = ctx.version >= 16 and a.get("coordinate_transformation_mode", "half_pixel") == "half_pixel"
+    use_max = a.get("mode", "avg") == "max"
+    offset = 0.5 if half_pixel else 0.0
+    out = np.zeros((rois.shape[0], x.shape[1], oh, ow), dtype=np.float64)
+    for r, roi in enumerate(rois.astype(np.float64)):
+        img = x[int(batch_indices[r])].astype(np.float64)
+        x0, y0 = roi[0] * scale - offset, roi[1] * scale - offset
+        w, h = roi[2] * scale - offset - x0, roi[3] * scale - offset - y0
+        if not half_pixel:
+            w, h = max(w, 1.0), max(h, 1.0)
+        bin_h, bin_w = h / oh, w / ow
+        grid_h = ratio if ratio > 0 else int(np.ceil(h / oh))
+        grid_w = ratio if ratio > 0 else int(np.ceil(w / ow))
+        count = max(grid_h * grid_w, 1)
+        for ph in range(oh):
+            for pw in range(ow):
+                acc = np.zeros(x.shape[1])
+                best = np.full(x.shape[1], -np.inf)
+                seen = False
+                for iy in range(grid_h):
+                    yy = y0 + ph * bin_h + (iy + 0.5) * bin_h / grid_h
+                    for ix in range(grid_w):
+                        xx = x0 + pw * bin_w + (ix + 0.5) * bin_w / grid_w
+                        corners = _bilinear_corners(img, yy, xx)
+                        if corners is None:
+                            if use_max:
+                                best = np.maximum(best, 0.0)
+                                seen = True
+                            continue
+                        if use_max:
+                            for weight, value in corners:
+                                best = np.maximum(best, weight * value)
+                            seen = True
+                        else:
+                            acc += sum(weight * value for weight, value in corners)
+                out[r, :, ph, pw] = (best if seen else 0.0) if use_max else acc / count
+    return out.astype(x.dtype)
+
+
+@op("MelWeightMatrix", 17)
+def _mel(ctx: Ctx, bins: Any, dft_length: Any, rate: Any, low: Any, high: Any) -> Any:
+    from wirecodec.tensors import numpy_dtype
+
+    n_mel, n_dft, sr = int(bins), int(dft_length), int(rate)
+    spectrogram_bins = n_dft // 2 + 1
+    low_mel = 2595 * np.log10(1 + float(low) / 700)
+    high_mel = 2595 * np.log10(1 + float(high) / 700)
+    points = np.arange(n_mel + 2) * (high_mel - low_mel) / (n_mel + 1) + low_mel
+    hertz = 700 * (np.power(10, points / 2595) - 1)
+    edges = (((n_dft + 1) * hertz) // sr).astype(np.int64)
+    out = np.zeros((spectrogram_bins, n_mel))
+    for i in range(n_mel):
+        lower, center, upper = edges[i], edges[i + 1], edges[i + 2]
+        if center == lower:
+            out[center, i] = 1
+        else:
+            for j in range(lower, center + 1):
+                out[j, i] = (j - lower) / (center - lower)
+        if upper > center:
+            for j in range(center, upper):
+                out[j, i] = (upper - j) / (upper - center)
+    return out.astype(numpy_dtype(ctx.attrs.get("output_datatype", 1)))
