@@ -39,8 +39,7 @@ def main() -> int:
     BASELINE.write_text(
         f"# backend node tests onnx {onnx.__version__}'s ReferenceEvaluator passes "
         f"({len(passed)} of {len(all_cases)}); regenerate: "
-        "python -m tests.differential.reference_backend.baseline\n"
-        + "".join(f"{n}\n" for n in passed)
+        "python -m tests.differential.reference_backend.baseline\n" + "".join(f"{n}\n" for n in passed)
     )
     print(f"{len(passed)} of {len(all_cases)}")
     return 0

@@ -29,7 +29,7 @@ def _loop(ctx: Ctx, trip: Any = None, cond: Any = None, *state: Any) -> Any:
     i = 0
     while keep and (limit is None or i < limit):
         out = ctx.run_graph("body", np.array(i, dtype=np.int64), np.array(keep, dtype=bool), *values)
-        keep = bool(np.asarray(out[0]).reshape(-1)[0]) if cond is not None or True else True
+        keep = bool(np.asarray(out[0]).reshape(-1)[0])
         values = list(out[1 : 1 + n_state])
         for j, v in enumerate(out[1 + n_state :]):
             scans[j].append(v)

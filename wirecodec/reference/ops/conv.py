@@ -43,7 +43,10 @@ def windows(x: Any, kernel: tuple[int, ...], strides: list[int], dilations: list
     extent = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True))
     view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=tuple(range(2, 2 + nd)))
     index = (
-        (slice(None), slice(None), *tuple(slice(0, o * s, s) for o, s in zip(out, strides, strict=True)), *tuple(slice(None, None, d) for d in dilations))
+        slice(None),
+        slice(None),
+        *tuple(slice(0, o * s, s) for o, s in zip(out, strides, strict=True)),
+        *tuple(slice(None, None, d) for d in dilations),
     )
     return view[index]
 
@@ -78,7 +81,7 @@ op("Conv")(_conv)
 @op("ConvInteger", 10)
 def _conv_integer(ctx: Ctx, x: Any, w: Any, x_zero: Any = None, w_zero: Any = None) -> Any:
     xi = x.astype(np.int32) - (0 if x_zero is None else np.asarray(x_zero).astype(np.int32))
-    wz = 0 if w_zero is None else np.asarray(w_zero).astype(np.int32)
+    wz: Any = 0 if w_zero is None else np.asarray(w_zero).astype(np.int32)
     if np.ndim(wz) == 1:
         wz = wz.reshape((-1,) + (1,) * (w.ndim - 1))
     wi = w.astype(np.int32) - wz
@@ -127,7 +130,18 @@ def _conv_transpose(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
         wg = w[g * cg : (g + 1) * cg]
         for k in np.ndindex(*kernel):
             contrib = np.einsum(f"yz{letters},zx->yx{letters}", xg, wg[(slice(None), slice(None), *k)])
-            index = (slice(None), slice(g * mg, (g + 1) * mg), *tuple(slice(k[i] * dilations[i], k[i] * dilations[i] + strides[i] * (spatial[i] - 1) + 1, strides[i]) for i in range(nd)))
+            index = (
+                slice(None),
+                slice(g * mg, (g + 1) * mg),
+                *tuple(
+                    slice(
+                        k[i] * dilations[i],
+                        k[i] * dilations[i] + strides[i] * (spatial[i] - 1) + 1,
+                        strides[i],
+                    )
+                    for i in range(nd)
+                ),
+            )
             y[index] += contrib
     crop = (slice(None), slice(None), *tuple(slice(begin[i], full[i] - end[i]) for i in range(nd)))
     y = y[crop]

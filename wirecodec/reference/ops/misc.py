@@ -38,7 +38,7 @@ def _float_text(v: Any) -> str:
 
 def cast(x: Any, dtype: Any, saturate: bool = True) -> Any:
     """``x`` as ``dtype`` with ONNX's Cast rules (strings, saturation of small floats)."""
-    if dtype == object:
+    if dtype.kind == "O":
         return _to_string(x)
     if x.dtype == object:
         values = np.array(

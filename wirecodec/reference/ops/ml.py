@@ -30,7 +30,7 @@ def _label_encoder(ctx: Ctx, x: Any) -> Any:
     values, dtype = _pick(a, "values")
     if "default_tensor" in a:
         default = a["default_tensor"].reshape(-1)[0]
-    elif dtype == object:
+    elif dtype.kind == "O":
         default = a.get("default_string", "_Unused")
     elif dtype.kind in "iu":
         default = a.get("default_int64", -1)
@@ -117,9 +117,13 @@ def _tree_ensemble(ctx: Ctx, x: Any) -> Any:
                     go_true = bool(missing_true[node])
                 else:
                     go_true = _branch(int(modes[node]), value, splits[node], members.get(node, set()))
-                node, is_leaf = (true_ids[node], bool(true_leaf[node])) if go_true else (
-                    false_ids[node],
-                    bool(false_leaf[node]),
+                node, is_leaf = (
+                    (true_ids[node], bool(true_leaf[node]))
+                    if go_true
+                    else (
+                        false_ids[node],
+                        bool(false_leaf[node]),
+                    )
                 )
             per_tree.append(node)
         scores = [[] for _ in range(n_targets)]  # type: list[list[float]]

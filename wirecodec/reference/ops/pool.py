@@ -88,7 +88,7 @@ def _max_pool(ctx: Ctx, x: Any) -> Any:
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = _padded(x, begin, end, extra, low)
     patches = windows(xp, kernel, strides, dilations, out)
-    flat = patches.reshape((*patches.shape[:2 + nd], -1))
+    flat = patches.reshape((*patches.shape[: 2 + nd], -1))
     y = flat.max(axis=-1)
     if len(ctx.node.output) < 2 or not ctx.node.output[1]:
         return y.astype(x.dtype)

@@ -18,7 +18,7 @@ _RANGES = {"int4": (-8, 7), "uint4": (0, 15), "int2": (-2, 1), "uint2": (0, 3)}
 def _broadcast(param: Any, x: Any, axis: int, block: int) -> Any:
     """A scale or zero point shaped to broadcast against ``x`` (per tensor, axis or block)."""
     param = np.asarray(param)
-    if param.ndim == 0 or param.size == 1 and param.ndim <= 1 and block == 0:
+    if param.ndim == 0 or (param.size == 1 and param.ndim <= 1 and block == 0):
         return param.reshape(())
     if axis < 0:
         axis += x.ndim
@@ -106,15 +106,28 @@ def _qlinear_matmul(
 
 @op("QLinearConv", 10)
 def _qlinear_conv(
-    ctx: Ctx, x: Any, x_scale: Any, x_zp: Any, w: Any, w_scale: Any, w_zp: Any, y_scale: Any, y_zp: Any, b: Any = None
+    ctx: Ctx,
+    x: Any,
+    x_scale: Any,
+    x_zp: Any,
+    w: Any,
+    w_scale: Any,
+    w_zp: Any,
+    y_scale: Any,
+    y_zp: Any,
+    b: Any = None,
 ) -> Any:
     from wirecodec.reference.ops.conv import _conv
 
     xv = _dequant(x, x_scale, x_zp)
     wv = _dequant(w, w_scale, w_zp, axis=0)
-    bias = None if b is None else b.astype(np.float64) * x_scale.astype(np.float64) * np.asarray(
-        w_scale, dtype=np.float64
-    ).reshape(-1)
+    bias = (
+        None
+        if b is None
+        else b.astype(np.float64)
+        * x_scale.astype(np.float64)
+        * np.asarray(w_scale, dtype=np.float64).reshape(-1)
+    )
     real = _conv(ctx, xv, wv, bias)
     values = np.rint(real / y_scale.astype(np.float64)) + y_zp.astype(np.float64)
     return _to_type(values, y_zp.dtype, True)

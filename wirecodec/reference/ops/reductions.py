@@ -49,7 +49,7 @@ def _empty_min(x: Any, axes: Any, keep: bool) -> Any:
 
 def _empty(x: Any, axes: Any, keep: bool, fill: Any) -> Any:
     shape = np.sum(np.zeros(x.shape), axis=axes, keepdims=keep).shape
-    return np.full(shape, fill, dtype=x.dtype if x.dtype.kind == "f" else x.dtype)
+    return np.full(shape, fill, dtype=x.dtype)
 
 
 def _logsumexp(x: Any, axes: Any, keep: bool) -> Any:

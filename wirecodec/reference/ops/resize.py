@@ -117,12 +117,12 @@ def _resize(ctx: Ctx, x: Any, roi: Any, scales: Any, sizes: Any) -> Any:
             ratios = [w / n for w, n in zip(want, in_shape, strict=True)]
             r = min(ratios) if policy == "not_larger" else max(ratios)
             factors = [r] * len(axes)
-            out = [int(math.floor(r * n + 0.5)) for n in in_shape]
+            out = [math.floor(r * n + 0.5) for n in in_shape]
     else:
         factors = [float(s) for s in scales]
         if len(factors) == rank and len(axes) != rank:
             factors = [factors[ax] for ax in axes]
-        out = [int(math.floor(n * f)) for n, f in zip(in_shape, factors, strict=True)]
+        out = [math.floor(n * f) for n, f in zip(in_shape, factors, strict=True)]
     roi_pairs = [(0.0, 1.0)] * len(axes)
     if roi is not None and np.size(roi):
         r = [float(v) for v in np.asarray(roi).reshape(-1)]

@@ -42,7 +42,7 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
         elif padding == "reflection":
             p = _reflect(p, 0, size - 1) if align else _reflect(p, -0.5, size - 0.5)
         coords.append(p)
-    out = np.zeros((n, c) + grid.shape[1:-1], dtype=np.float64)
+    out = np.zeros((n, c, *grid.shape[1:-1]), dtype=np.float64)
 
     def fetch(b: int, idx: list[Any]) -> Any:
         valid = np.ones(idx[0].shape, dtype=bool)
@@ -55,8 +55,10 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
             elif padding == "border":
                 fixed.append(np.clip(j, 0, size - 1))
             else:
-                r = _reflect(j.astype(np.float64), 0, size - 1) if align else _reflect(
-                    j.astype(np.float64), -0.5, size - 0.5
+                r = (
+                    _reflect(j.astype(np.float64), 0, size - 1)
+                    if align
+                    else _reflect(j.astype(np.float64), -0.5, size - 0.5)
                 )
                 fixed.append(np.clip(np.rint(r).astype(np.int64), 0, size - 1))
         values = x[b][(slice(None), *fixed)].astype(np.float64)
@@ -69,7 +71,7 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
             continue
         if mode == "linear":
             base = [np.floor(p).astype(np.int64) for p in pts]
-            offsets = [(0, 1)] * d
+            offsets: list[tuple[int, ...]] = [(0, 1)] * d
 
             def weight(i: int, o: int, base: list[Any] = base, pts: list[Any] = pts) -> Any:
                 frac = pts[i] - base[i]
@@ -103,14 +105,19 @@ def _col2im(ctx: Ctx, x: Any, image_shape: Any, block_shape: Any) -> Any:
     c = x.shape[1] // kernel
     padded = [image[i] + pads[i] + pads[i + nd] for i in range(nd)]
     out_count = [(padded[i] - ((block[i] - 1) * dil[i] + 1)) // strides[i] + 1 for i in range(nd)]
-    cols = x.reshape((n, c) + tuple(block) + tuple(out_count))
-    y = np.zeros((n, c) + tuple(padded), dtype=x.dtype)
+    cols = x.reshape((n, c, *tuple(block), *tuple(out_count)))
+    y = np.zeros((n, c, *tuple(padded)), dtype=x.dtype)
     for k in np.ndindex(*block):
-        index = (slice(None), slice(None)) + tuple(
-            slice(k[i] * dil[i], k[i] * dil[i] + strides[i] * (out_count[i] - 1) + 1, strides[i]) for i in range(nd)
+        index = (
+            slice(None),
+            slice(None),
+            *tuple(
+                slice(k[i] * dil[i], k[i] * dil[i] + strides[i] * (out_count[i] - 1) + 1, strides[i])
+                for i in range(nd)
+            ),
         )
         y[index] += cols[(slice(None), slice(None), *k)]
-    crop = (slice(None), slice(None)) + tuple(slice(pads[i], pads[i] + image[i]) for i in range(nd))
+    crop = (slice(None), slice(None), *tuple(slice(pads[i], pads[i] + image[i]) for i in range(nd)))
     return y[crop]
 
 

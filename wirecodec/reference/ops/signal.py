@@ -82,11 +82,24 @@ def _iou(a: Any, b: Any) -> float:
 
 @op("NonMaxSuppression", 10)
 def _nms(
-    ctx: Ctx, boxes: Any, scores: Any, max_boxes: Any = None, iou_threshold: Any = None, score_threshold: Any = None
+    ctx: Ctx,
+    boxes: Any,
+    scores: Any,
+    max_boxes: Any = None,
+    iou_threshold: Any = None,
+    score_threshold: Any = None,
 ) -> Any:
     limit = 0 if max_boxes is None or not np.size(max_boxes) else int(np.asarray(max_boxes).reshape(-1)[0])
-    iou_max = 0.0 if iou_threshold is None or not np.size(iou_threshold) else float(np.asarray(iou_threshold).reshape(-1)[0])
-    floor = None if score_threshold is None or not np.size(score_threshold) else float(np.asarray(score_threshold).reshape(-1)[0])
+    iou_max = (
+        0.0
+        if iou_threshold is None or not np.size(iou_threshold)
+        else float(np.asarray(iou_threshold).reshape(-1)[0])
+    )
+    floor = (
+        None
+        if score_threshold is None or not np.size(score_threshold)
+        else float(np.asarray(score_threshold).reshape(-1)[0])
+    )
     center = ctx.attrs.get("center_point_box", 0)
     selected: list[list[int]] = []
     for b in range(boxes.shape[0]):

@@ -42,7 +42,7 @@ def _split(ctx: Ctx, x: Any) -> Any:
     for i, p in enumerate(parts):
         y[i, : len(p)] = p
     counts = np.array([len(p) for p in parts], dtype=np.int64).reshape(x.shape)
-    return y.reshape(x.shape + (width,)), counts
+    return y.reshape((*x.shape, width)), counts
 
 
 @op("StringNormalizer", 10)
@@ -74,7 +74,7 @@ def _tfidf(ctx: Ctx, x: Any) -> Any:
     a = ctx.attrs
     lo, hi, skip = a["min_gram_length"], a["max_gram_length"], a["max_skip_count"]
     pool: list[Any] = list(a.get("pool_int64s") or a.get("pool_strings") or [])
-    counts = list(a["ngram_counts"]) + [len(pool)]
+    counts = [*list(a["ngram_counts"]), len(pool)]
     indexes = list(a["ngram_indexes"])
     table: dict[tuple[Any, ...], int] = {}
     for n in range(1, len(counts)):
