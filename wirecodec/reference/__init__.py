@@ -4,7 +4,8 @@
 >>> from wirecodec import helper
 >>> from wirecodec.reference import ReferenceEvaluator
 >>> node = helper.make_node("Relu", ["X"], ["Y"])
->>> graph = helper.make_graph([node], "g", [], [])
+>>> x, y = (helper.make_tensor_value_info(n, 1, [2]) for n in "XY")
+>>> graph = helper.make_graph([node], "g", [x], [y])
 >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
 >>> ReferenceEvaluator(model).run(None, {"X": np.array([-1.0, 2.0], dtype=np.float32)})
 [array([0., 2.], dtype=float32)]
