@@ -213,3 +213,18 @@ def test_same_results_as_onnx_reference_on_an_onnx_model() -> None:
     x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
     mine = ReferenceEvaluator(theirs).run(None, {"X": x})[0]
     np.testing.assert_allclose(mine, OnnxEvaluator(theirs).run(None, {"X": x})[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize(("start", "end", "step"), [(4, -10, -1), (3, -100, -2), (-1, -6, -1), (10, 0, -1)])
+def test_slice_with_negative_steps_as_numpy(start: int, end: int, step: int) -> None:
+    from wirecodec.numpy_helper import from_array
+
+    consts = [
+        helper.make_node("Constant", [], [n], value=from_array(np.array([v], dtype=np.int64)))
+        for n, v in (("s", start), ("e", end), ("k", step))
+    ]
+    node = helper.make_node("Slice", ["X", "s", "e", "", "k"], ["Y"])
+    x = np.arange(5, dtype=np.float32)
+    got = ReferenceEvaluator(_model([*consts, node], ["X"], ["Y"])).run(None, {"X": x})[0]
+    expected = x[start : (None if end < -len(x) else end) : step]
+    assert got.tolist() == expected.tolist()

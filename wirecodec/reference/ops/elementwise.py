@@ -93,7 +93,7 @@ def _attr_unary(name: str, fn: Callable[[Any, dict[str, Any]], Any]) -> None:
     op(name)(impl)
 
 
-_attr_unary("LeakyRelu", lambda x, a: np.where(x >= 0, x, x * a.get("alpha", 0.01)))
+_attr_unary("LeakyRelu", lambda x, a: np.where(x >= 0, x, x * a["alpha"]))  # default: the schema
 _attr_unary("Elu", lambda x, a: np.where(x >= 0, x, a.get("alpha", 1.0) * (np.exp(x) - 1)))
 _attr_unary(
     "Selu",
