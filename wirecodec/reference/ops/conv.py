@@ -171,3 +171,53 @@ def _causal_conv_with_state(ctx: Ctx, x: Any, w: Any, b: Any = None, past: Any =
         y = y / (1 + np.exp(-y))
     present = full[:, :, full.shape[2] - (k - 1) :] if k > 1 else full[:, :, :0]
     return y.astype(x.dtype), present.astype(x.dtype)
+
+
+def _bilinear_zero(img: Any, y: Any, x: Any) -> Any:
+    """Bilinear samples of ``img`` (C, H, W) at (y, x) arrays, zero outside: (C, *y.shape)."""
+    height, width = img.shape[1:]
+    y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    out = np.zeros((img.shape[0],) + y.shape, dtype=np.float64)
+    for dy in (0, 1):
+        for dx in (0, 1):
+            yy, xx = y0 + dy, x0 + dx
+            weight = (1 - np.abs(y - yy)) * (1 - np.abs(x - xx))
+            inside = (yy >= 0) & (yy < height) & (xx >= 0) & (xx < width)
+            values = img[:, np.clip(yy, 0, height - 1), np.clip(xx, 0, width - 1)]
+            out += np.where(inside, weight, 0.0) * values
+    return out
+
+
+@op("DeformConv", 19)
+def _deform_conv(ctx: Ctx, x: Any, w: Any, offset: Any, b: Any = None, mask: Any = None) -> Any:
+    a = ctx.attrs
+    kh, kw = a.get("kernel_shape") or w.shape[2:]
+    sh, sw = a.get("strides") or [1, 1]
+    dh, dw = a.get("dilations") or [1, 1]
+    pads = a.get("pads") or [0, 0, 0, 0]
+    group, offset_group = a.get("group", 1), a.get("offset_group", 1)
+    n, c = x.shape[:2]
+    oh, ow = offset.shape[2:]
+    k = kh * kw
+    c_per_offset = c // offset_group
+    base_y = (np.arange(oh) * sh - pads[0])[None, :, None] + (np.arange(kh) * dh).repeat(kw)[:, None, None]
+    base_x = (np.arange(ow) * sw - pads[1])[None, None, :] + np.tile(np.arange(kw) * dw, kh)[:, None, None]
+    cols = np.zeros((n, c, k, oh, ow))
+    for i in range(n):
+        for g in range(offset_group):
+            off = offset[i, g * 2 * k : (g + 1) * 2 * k].astype(np.float64).reshape(k, 2, oh, ow)
+            y = base_y + off[:, 0]
+            xx = base_x + off[:, 1]
+            sampled = _bilinear_zero(x[i, g * c_per_offset : (g + 1) * c_per_offset].astype(np.float64), y, xx)
+            if mask is not None:
+                sampled = sampled * mask[i, g * k : (g + 1) * k].astype(np.float64)[None]
+            cols[i, g * c_per_offset : (g + 1) * c_per_offset] = sampled
+    cg, mg = c // group, w.shape[0] // group
+    parts = [
+        np.einsum("nckhw,mck->nmhw", cols[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg].reshape(mg, cg, k))
+        for g in range(group)
+    ]
+    y_out = np.concatenate(parts, axis=1)
+    if b is not None:
+        y_out = y_out + b.reshape(1, -1, 1, 1)
+    return y_out.astype(x.dtype)
