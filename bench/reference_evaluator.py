@@ -53,7 +53,9 @@ def _best(fn: Any, case: Any, repeat: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", default="")
     parser.add_argument("--top", type=int, default=10)

@@ -177,7 +177,7 @@ def _bilinear_zero(img: Any, y: Any, x: Any) -> Any:
     """Bilinear samples of ``img`` (C, H, W) at (y, x) arrays, zero outside: (C, *y.shape)."""
     height, width = img.shape[1:]
     y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
-    out = np.zeros((img.shape[0],) + y.shape, dtype=np.float64)
+    out = np.zeros((img.shape[0], *y.shape), dtype=np.float64)
     for dy in (0, 1):
         for dx in (0, 1):
             yy, xx = y0 + dy, x0 + dx
@@ -208,13 +208,17 @@ def _deform_conv(ctx: Ctx, x: Any, w: Any, offset: Any, b: Any = None, mask: Any
             off = offset[i, g * 2 * k : (g + 1) * 2 * k].astype(np.float64).reshape(k, 2, oh, ow)
             y = base_y + off[:, 0]
             xx = base_x + off[:, 1]
-            sampled = _bilinear_zero(x[i, g * c_per_offset : (g + 1) * c_per_offset].astype(np.float64), y, xx)
+            sampled = _bilinear_zero(
+                x[i, g * c_per_offset : (g + 1) * c_per_offset].astype(np.float64), y, xx
+            )
             if mask is not None:
                 sampled = sampled * mask[i, g * k : (g + 1) * k].astype(np.float64)[None]
             cols[i, g * c_per_offset : (g + 1) * c_per_offset] = sampled
     cg, mg = c // group, w.shape[0] // group
     parts = [
-        np.einsum("nckhw,mck->nmhw", cols[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg].reshape(mg, cg, k))
+        np.einsum(
+            "nckhw,mck->nmhw", cols[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg].reshape(mg, cg, k)
+        )
         for g in range(group)
     ]
     y_out = np.concatenate(parts, axis=1)

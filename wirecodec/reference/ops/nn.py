@@ -320,3 +320,75 @@ def _rotary(ctx: Ctx, x: Any, cos: Any, sin: Any, position_ids: Any = None) -> A
     out = np.concatenate([rotated, x_pass], axis=-1)
     out = out.transpose(0, 2, 1, 3) if four_d else out.reshape(x.shape)
     return out.astype(x.dtype)
+
+
+def _heads(x: Any, heads: int) -> Any:
+    """(B, T, H*D) -> (B, H, T, D) in float32."""
+    b, t, hd = x.shape
+    return x.reshape(b, t, heads, hd // heads).transpose(0, 2, 1, 3).astype(np.float32)
+
+
+@op("LinearAttention", 27)
+def _linear_attention(
+    ctx: Ctx, q: Any, k: Any, v: Any, past: Any = None, decay: Any = None, beta: Any = None
+) -> Any:
+    """A recurrent state S (B, H_kv, d_k, d_v): optionally decayed by exp(decay), optionally
+    delta-corrected (v <- beta * (v - S^T k)), written with k v^T, read by q with the scale."""
+    a = ctx.attrs
+    rule = a.get("update_rule", "gated_delta")
+    qh, kvh = a["q_num_heads"], a["kv_num_heads"]
+    b, t, _ = q.shape
+    q4, k4, v4 = _heads(q, qh), _heads(k, kvh), _heads(v, kvh)
+    d_k, d_v = q4.shape[-1], v4.shape[-1]
+    state = np.zeros((b, kvh, d_k, d_v), np.float32) if past is None else past.astype(np.float32)
+    gates = None
+    if rule in ("gated", "gated_delta"):
+        if decay.shape[-1] == kvh:
+            gates = decay.reshape(b, t, kvh, 1).transpose(0, 2, 1, 3).astype(np.float32)
+        else:
+            gates = _heads(decay, kvh)
+    betas = None
+    if rule in ("delta", "gated_delta"):
+        betas = beta.reshape(b, t, beta.shape[-1], 1).transpose(0, 2, 1, 3).astype(np.float32)
+    scale = a.get("scale") or 1.0 / np.sqrt(d_k)
+    out = np.zeros((b, qh, t, d_v), np.float32)
+    for i in range(t):
+        kt, vt = k4[:, :, i], v4[:, :, i]
+        if gates is not None:
+            state = state * np.exp(gates[:, :, i])[..., None]
+        if betas is not None:
+            vt = betas[:, :, i] * (vt - np.einsum("bhdm,bhd->bhm", state, kt))
+        state = state + kt[..., :, None] * vt[..., None, :]
+        read = state if qh == kvh else np.repeat(state, qh // kvh, axis=1)
+        out[:, :, i] = np.float32(scale) * np.einsum("bhd,bhdm->bhm", q4[:, :, i], read)
+    y = out.transpose(0, 2, 1, 3).reshape(b, t, qh * d_v).astype(q.dtype)
+    return y, state.astype(q.dtype if past is None else past.dtype)
+
+
+@op("FlexAttention", 1, "ai.onnx.preview")
+def _flex_attention(ctx: Ctx, q: Any, k: Any, v: Any) -> Any:
+    """Attention whose scores and probabilities pass through the ``score_mod`` and
+    ``prob_mod`` subgraphs; the softmax runs in float32 for 16-bit inputs."""
+    a = ctx.attrs
+    qh, kvh = q.shape[1], k.shape[1]
+    if qh != kvh:
+        k, v = np.repeat(k, qh // kvh, axis=1), np.repeat(v, qh // kvh, axis=1)
+    scale = a.get("scale")
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])
+    root = np.array(np.sqrt(np.float32(scale)), dtype=q.dtype)
+    scores = np.matmul(q * root, np.swapaxes(k * root, -1, -2))
+    precision = a.get("softmax_precision")
+    if precision is not None:
+        from wirecodec.tensors import numpy_dtype
+
+        dtype = numpy_dtype(precision)
+    else:
+        dtype = np.dtype(np.float32) if q.dtype.itemsize < 4 else q.dtype
+    scores = scores.astype(dtype)
+    if "score_mod" in a:
+        scores = np.asarray(ctx.run_graph("score_mod", scores)[0], dtype=dtype)
+    probs = softmax(scores, -1)
+    if "prob_mod" in a:
+        probs = np.asarray(ctx.run_graph("prob_mod", probs)[0], dtype=dtype)
+    return np.matmul(probs, v.astype(dtype)).astype(v.dtype)
