@@ -122,12 +122,18 @@ def _max_unpool(ctx: Ctx, x: Any, indices: Any, output_shape: Any = None) -> Any
     kernel = ctx.attrs["kernel_shape"]
     strides = ctx.attrs.get("strides") or [1] * nd
     pads = ctx.attrs.get("pads") or [0] * (2 * nd)
-    if output_shape is None:
-        shape = list(x.shape[:2]) + [
-            (x.shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + nd] for i in range(nd)
-        ]
-    else:
-        shape = [int(s) for s in output_shape]
+    # the indices count positions in the shape the pooling would invert by default;
+    # an explicit output_shape places that result at its start
+    shape = [
+        *x.shape[:2],
+        *((x.shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + nd] for i in range(nd)),
+    ]
     y = np.zeros(int(np.prod(shape)), dtype=x.dtype)
     y[indices.reshape(-1)] = x.reshape(-1)
-    return y.reshape(shape)
+    y = y.reshape(shape)
+    if output_shape is None:
+        return y
+    out = np.zeros([int(s) for s in output_shape], dtype=x.dtype)
+    common = tuple(slice(0, min(a, b)) for a, b in zip(out.shape, y.shape, strict=True))
+    out[common] = y[common]
+    return out

@@ -201,7 +201,7 @@ def _mel(ctx: Ctx, bins: Any, dft_length: Any, rate: Any, low: Any, high: Any) -
     spectrogram_bins = n_dft // 2 + 1
     low_mel = 2595 * np.log10(1 + float(low) / 700)
     high_mel = 2595 * np.log10(1 + float(high) / 700)
-    points = np.arange(n_mel + 2) * (high_mel - low_mel) / (n_mel + 1) + low_mel
+    points = np.arange(n_mel + 2) * (high_mel - low_mel) / (n_mel + 2) + low_mel
     hertz = 700 * (np.power(10, points / 2595) - 1)
     edges = (((n_dft + 1) * hertz) // sr).astype(np.int64)
     out = np.zeros((spectrogram_bins, n_mel))
