@@ -85,10 +85,15 @@ def _isinf(ctx: Ctx, x: Any) -> Any:
     )
 
 
+def _wide(x: Any) -> Any:
+    """16-bit floats computed in float32 (rounded once, at the end)."""
+    return x.astype(np.float32) if x.dtype.kind in "fV" and x.dtype.itemsize < 4 else x
+
+
 def _attr_unary(name: str, fn: Callable[[Any, dict[str, Any]], Any]) -> None:
     def impl(ctx: Ctx, x: Any) -> Any:
         with np.errstate(all="ignore"):
-            return _same(x, fn(x, ctx.attrs))
+            return _same(x, fn(_wide(x), ctx.attrs))
 
     op(name)(impl)
 

@@ -50,8 +50,10 @@ def _quantize(ctx: Ctx, x: Any, scale: Any, zero_point: Any = None) -> Any:
         dtype = numpy_dtype(ctx.attrs["output_dtype"])
     else:
         dtype = np.dtype(np.uint8)
-    s = _broadcast(scale, x, axis, block).astype(np.float64)
-    values = x.astype(np.float64) / s
+    # the division in the input's precision (float32 at least), as the operator's body does
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    s = _broadcast(scale, x, axis, block).astype(work)
+    values = (x.astype(work) / s).astype(np.float64)
     if dtype.kind in "iu" or dtype.name in _RANGES:
         values = np.rint(values)
         if zero_point is not None:
