@@ -9,6 +9,7 @@ naming the node by its path.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -466,6 +467,15 @@ def _names_read(graph: Any) -> set[str]:
 def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
     if schema is None:
         return []
+    return _checks_of(schema.domain, schema.name, schema.since_version, count)
+
+
+@functools.cache
+def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset[str] | None]:
+    """Per input: the tensor types the schema allows (None: not checked)."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(name, since, domain)
     constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
     checks: list[frozenset[str] | None] = []
     formals = list(schema.inputs)

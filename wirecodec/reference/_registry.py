@@ -10,6 +10,7 @@ evaluator built, never at ``import wirecodec``).
 from __future__ import annotations
 
 import bisect
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -63,8 +64,10 @@ def load_all() -> None:
     _loaded = True
 
 
+@functools.cache
 def lookup(domain: str, name: str, version: int) -> Impl | None:
-    """The implementation in effect at opset ``version``, or None."""
+    """The implementation in effect at opset ``version``, or None (the table is complete once
+    :func:`load_all` ran, before any lookup)."""
     versions = _TABLE.get((domain, name))
     if not versions:
         return None

@@ -216,3 +216,20 @@ def _mel(ctx: Ctx, bins: Any, dft_length: Any, rate: Any, low: Any, high: Any) -
             for j in range(center, upper):
                 out[j, i] = (upper - j) / (upper - center)
     return out.astype(numpy_dtype(ctx.attrs.get("output_datatype", 1)))
+
+
+@op("AffineGrid", 20)
+def _affine_grid(ctx: Ctx, theta: Any, size: Any) -> Any:
+    """Sampling grids (N, *spatial, d): each base point (x, y[, z], 1) through theta."""
+    dims = [int(s) for s in size][2:]
+    align = ctx.attrs.get("align_corners", 0)
+    axes = []
+    for s in dims:
+        if align:
+            axes.append(np.linspace(-1.0, 1.0, s) if s > 1 else np.zeros(1))
+        else:
+            axes.append((2 * np.arange(s) + 1) / s - 1)
+    mesh = np.meshgrid(*axes, indexing="ij")  # spatial order (D,) H, W
+    base = np.stack([*reversed(mesh), np.ones(mesh[0].shape)], axis=-1)  # x first
+    grid = np.einsum("...k,njk->n...j", base, theta.astype(np.float64))
+    return grid.astype(theta.dtype)
