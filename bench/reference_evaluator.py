@@ -24,7 +24,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from tests.differential.reference_backend import BASELINE, KNOWN_GAPS, cases, read_names
 
-
 _DECODED: dict[str, Any] = {}
 
 

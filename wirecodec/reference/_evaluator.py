@@ -476,6 +476,8 @@ def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset
     from wirecodec import defs
 
     schema = defs.get_schema(name, since, domain)
+    if schema is None:
+        return []
     constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
     checks: list[frozenset[str] | None] = []
     formals = list(schema.inputs)
