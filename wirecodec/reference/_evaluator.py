@@ -380,7 +380,7 @@ class ReferenceEvaluator:
         ctx = NodeContext(self, node, attrs, version, path, opsets)
         impl = _registry.lookup(domain, node.op_type, version)
         if impl is None and schema is not None and schema.has_function:
-            body = schema.function_body(version)
+            body = _schema_body(domain, node.op_type, version)
             if body is not None:
                 impl = self._function_impl(body, attrs, path, opsets, schema=schema)
         if impl is None:
@@ -468,6 +468,15 @@ def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
     if schema is None:
         return []
     return _checks_of(schema.domain, schema.name, schema.since_version, count)
+
+
+@functools.cache
+def _schema_body(domain: str, name: str, version: int) -> Any:
+    """The schema's function body in effect at ``version``, decoded once per process."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(name, version, domain)
+    return None if schema is None else schema.function_body(version)
 
 
 @functools.cache

@@ -115,3 +115,31 @@ def _nms(
                     kept.append(i)
             selected.extend([b, c, k] for k in kept)
     return np.array(selected, dtype=np.int64).reshape(-1, 3)
+
+
+def _window(ctx: Ctx, size: Any, coefficients: tuple[float, ...]) -> Any:
+    """A generalised cosine window: sum_k (-1)^k a_k cos(2 pi k n / N)."""
+    from wirecodec.tensors import numpy_dtype
+
+    length = int(np.asarray(size).reshape(-1)[0])
+    denominator = length if ctx.attrs.get("periodic", 1) else length - 1
+    n = np.arange(length, dtype=np.float64)
+    out = np.zeros(length)
+    for k, a in enumerate(coefficients):
+        out += (-1) ** k * a * np.cos(2 * np.pi * k * n / denominator) if denominator else a * (-1) ** k
+    return out.astype(numpy_dtype(ctx.attrs.get("output_datatype", 1)))
+
+
+@op("HannWindow", 17)
+def _hann(ctx: Ctx, size: Any) -> Any:
+    return _window(ctx, size, (0.5, 0.5))
+
+
+@op("HammingWindow", 17)
+def _hamming(ctx: Ctx, size: Any) -> Any:
+    return _window(ctx, size, (25 / 46, 21 / 46))
+
+
+@op("BlackmanWindow", 17)
+def _blackman(ctx: Ctx, size: Any) -> Any:
+    return _window(ctx, size, (0.42, 0.5, 0.08))
