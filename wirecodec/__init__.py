@@ -24,6 +24,7 @@ from wirecodec.errors import (
     ContainerError,
     DecodeError,
     EncodeError,
+    EvaluationError,
     ExternalDataError,
     GraphError,
     LimitError,
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
     from wirecodec.protobuf.gcpause import gc_paused
     from wirecodec.protobuf.json_format import from_json, to_json
     from wirecodec.protobuf.text_parser import from_text
+    from wirecodec.reference import ReferenceEvaluator
     from wirecodec.runtime_bridge import onnxruntime_session
     from wirecodec.tensors import (
         array_from_raw,
@@ -132,6 +134,7 @@ _LAZY = {
     "numpy_dtype": "wirecodec.tensors",
     "numpy_helper": "wirecodec.numpy_helper",
     "onnxruntime_session": "wirecodec.runtime_bridge",
+    "ReferenceEvaluator": "wirecodec.reference",
     "parser": "wirecodec.parser",
     "printer": "wirecodec.printer",
     "raw_size": "wirecodec.tensors",
@@ -175,6 +178,7 @@ __all__ = [
     "ContainerError",
     "DecodeError",
     "EncodeError",
+    "EvaluationError",
     "ExternalDataError",
     "GraphError",
     "LimitError",
@@ -184,6 +188,7 @@ __all__ = [
     "ParseError",
     "PathError",
     "RemoteError",
+    "ReferenceEvaluator",
     "RemoteOptions",
     "TensorDecodeError",
     "TensorEncodeError",

@@ -20,6 +20,7 @@ __all__ = [
     "ContainerError",
     "DecodeError",
     "EncodeError",
+    "EvaluationError",
     "ExternalDataError",
     "GraphError",
     "LimitError",
@@ -146,6 +147,20 @@ class RemoteError(WireCodecError, OSError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.url, self.start, self.end))
+
+
+class EvaluationError(WireCodecError, ValueError):
+    """The reference evaluator cannot run a node: unknown operator, a missing input, a type
+    or shape the operator does not take (``wirecodec.reference``).
+
+    ``path`` names the node (``graph.node[3]``, ``graph.node[2].attribute[0].g.node[1]``
+    inside a subgraph) and ``reason`` is the bare explanation.
+    """
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(f"{reason} (at {path})" if path else reason)
 
 
 class GraphError(WireCodecError, ValueError):

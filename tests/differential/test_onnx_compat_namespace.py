@@ -262,7 +262,7 @@ def test_saturate_cast_as_onnx() -> None:
 @pytest.mark.parametrize(
     ("module", "name"),
     [
-        ("reference", "ReferenceEvaluator"),
+        ("reference", "ops"),
         ("version_converter", "convert_version"),
         ("shape_inference", "infer_node_outputs"),
         ("defs", "register_schema"),

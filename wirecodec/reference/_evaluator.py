@@ -1,0 +1,530 @@
+"""The evaluator: a model (or graph, function, node) compiled once into steps, run many times.
+
+Compiling resolves every node to an implementation (a custom operator, a model-local
+function, an operator family's function, or the schema's function body), fills in the
+attribute defaults from the schema, and decodes constant tensors; ``run`` is then a
+tight loop over the steps. Every failure is an :class:`~wirecodec.errors.EvaluationError`
+naming the node by its path.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from wirecodec.errors import EvaluationError
+from wirecodec.reference import _registry
+from wirecodec.reference._values import (
+    GRAPH,
+    GRAPHS,
+    attribute_value,
+    default_value,
+    sparse_value,
+    tensor_value,
+    type_name,
+)
+
+_ONNX = ""
+
+
+def _domain(name: str) -> str:
+    return "" if name == "ai.onnx" else name
+
+
+class NodeContext:
+    """What an implementation sees of its node: attributes, opset version, subgraphs.
+
+    ``attrs`` maps each attribute name to its value (schema defaults included);
+    ``version`` is the opset version of the node's domain; ``run_graph(name, *inputs)``
+    runs the subgraph held in attribute ``name`` with the node's scope as outer scope.
+    """
+
+    __slots__ = ("_evaluator", "_graphs", "attrs", "env", "node", "op_type", "opsets", "path", "version")
+
+    def __init__(
+        self,
+        evaluator: ReferenceEvaluator,
+        node: Any,
+        attrs: dict[str, Any],
+        version: int,
+        path: str,
+        opsets: dict[str, int],
+    ) -> None:
+        self.attrs = attrs
+        self.version = version
+        self.op_type = node.op_type
+        self.path = path
+        self.node = node
+        self.env: dict[str, Any] = {}
+        self._graphs: dict[str, _Graph] = {}
+        self._evaluator = evaluator
+        self.opsets = opsets
+
+    def graph(self, name: str) -> _Graph:
+        """The compiled subgraph of attribute ``name``."""
+        compiled = self._graphs.get(name)
+        if compiled is None:
+            index = next(i for i, a in enumerate(self.node.attribute) if a.name == name)
+            compiled = self._evaluator._compile_graph(
+                self.attrs[name], f"{self.path}.attribute[{index}].g", self.opsets, {}
+            )
+            self._graphs[name] = compiled
+        return compiled
+
+    def run_graph(self, name: str, *inputs: Any) -> list[Any]:
+        """Run the subgraph of attribute ``name`` on ``inputs`` (outer scope: this node's)."""
+        compiled = self.graph(name)
+        env = {n: self.env[n] for n in compiled.free if n in self.env}
+        return compiled.run(env, inputs)
+
+
+class _Step:
+    __slots__ = ("checks", "ctx", "impl", "inputs", "op_type", "outputs", "path")
+
+    def __init__(
+        self,
+        impl: Callable[..., Any],
+        ctx: NodeContext,
+        inputs: list[str],
+        outputs: list[str],
+        checks: list[frozenset[str] | None],
+    ) -> None:
+        self.impl = impl
+        self.ctx = ctx
+        self.inputs = inputs
+        self.outputs = outputs
+        self.path = ctx.path
+        self.op_type = ctx.op_type
+        self.checks = checks
+
+
+class _Graph:
+    """A compiled graph: named inputs and outputs, constants, steps, names from outside."""
+
+    def __init__(
+        self,
+        inputs: list[str],
+        outputs: list[str],
+        constants: dict[str, Any],
+        steps: list[_Step],
+        free: set[str],
+        path: str,
+        verbose: int,
+    ) -> None:
+        self.inputs = inputs
+        self.outputs = outputs
+        self.constants = constants
+        self.steps = steps
+        self.free = free
+        self.path = path
+        self.verbose = verbose
+
+    def run(
+        self, env: dict[str, Any], inputs: Sequence[Any], feeds: Mapping[str, Any] | None = None
+    ) -> list[Any]:
+        env.update(self.constants)
+        for name, value in zip(self.inputs, inputs, strict=False):
+            if name:
+                env[name] = value
+        if feeds:
+            env.update(feeds)
+        verbose = self.verbose
+        for step in self.steps:
+            args: list[Any] = []
+            for index, name in enumerate(step.inputs):
+                if not name:
+                    args.append(None)
+                    continue
+                try:
+                    value = env[name]
+                except KeyError:
+                    raise EvaluationError(
+                        f"{step.op_type}: input {index} {name!r} is neither fed nor computed", step.path
+                    ) from None
+                allowed = step.checks[index] if index < len(step.checks) else None
+                if allowed is not None:
+                    kind = type_name(value)
+                    if kind is not None and kind not in allowed:
+                        raise EvaluationError(
+                            f"{step.op_type}: input {index} {name!r} is {kind}, which the operator "
+                            f"does not take (it takes {', '.join(sorted(allowed))})",
+                            step.path,
+                        )
+                args.append(value)
+            ctx = step.ctx
+            ctx.env = env
+            try:
+                result = step.impl(ctx, *args)
+            except EvaluationError:
+                raise
+            except Exception as exc:
+                raise EvaluationError(
+                    f"{step.op_type} failed: {type(exc).__name__}: {exc}", step.path
+                ) from exc
+            if not isinstance(result, tuple):
+                result = (result,)
+            for name, value in zip(step.outputs, result, strict=False):
+                if name:
+                    env[name] = value
+            if verbose > 1:
+                for name in step.outputs:
+                    if name:
+                        print(f"+ {step.op_type} {name}: {_describe(env[name])}")
+        out = []
+        for name in self.outputs:
+            try:
+                out.append(env[name])
+            except KeyError:
+                raise EvaluationError(f"output {name!r} is never computed", self.path) from None
+        return out
+
+
+def _describe(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"{value.dtype}:{tuple(shape)}"
+    return type(value).__name__
+
+
+def _own(proto: Any, kind: str) -> Any:
+    """``proto`` as a wirecodec message (an onnx/protobuf message is re-decoded from its bytes)."""
+    if type(proto).__module__.startswith("schema_dsl"):
+        return proto
+    import schema_dsl.onnx as messages
+    from wirecodec.protobuf.codec import decode
+
+    return decode(getattr(messages, kind), proto.SerializeToString())
+
+
+class ReferenceEvaluator:
+    """Runs an ONNX model with numpy, as ``onnx.reference.ReferenceEvaluator`` does.
+
+    ``proto`` is a path, bytes, a ``ModelProto`` (wirecodec's or onnx's), a
+    ``GraphProto``, a ``FunctionProto`` or a ``NodeProto``. ``new_ops`` lists
+    :class:`~wirecodec.reference.op_run.OpRun` subclasses for custom operators
+    (``op_domain`` and the class name say which). ``verbose > 1`` prints every result.
+
+    >>> from wirecodec import helper
+    >>> import numpy as np
+    >>> node = helper.make_node("Add", ["X", "Y"], ["Z"])
+    >>> graph = helper.make_graph([node], "g", [], [])
+    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    >>> ReferenceEvaluator(model).run(["Z"], {"X": np.array([1.0]), "Y": np.array([2.0])})
+    [array([3.])]
+    """
+
+    def __init__(
+        self,
+        proto: Any,
+        opsets: Mapping[str, int] | None = None,
+        functions: Iterable[Any] | None = None,
+        verbose: int = 0,
+        new_ops: Iterable[type] | None = None,
+        optimized: bool = True,
+        **_: Any,
+    ) -> None:
+        _registry.load_all()
+        self.verbose = verbose
+        self._new_ops: dict[tuple[str, str], type] = {}
+        for cls in new_ops or ():
+            domain = getattr(cls, "op_domain", "")
+            self._new_ops[(_domain(domain), cls.__name__)] = cls
+        self._functions: dict[tuple[str, str], Any] = {}
+        for fn in functions or ():
+            fn = _own(fn, "FunctionProto")
+            self._functions[(fn.domain, fn.name)] = fn
+        graph, opset_map, path = self._source(proto, opsets)
+        self.opsets = opset_map
+        self.proto_ = graph
+        self._graph = self._compile_graph(graph, path, opset_map, {}, top=True)
+
+    def _source(self, proto: Any, opsets: Mapping[str, int] | None) -> tuple[Any, dict[str, int], str]:
+        if isinstance(proto, (str, os.PathLike, bytes, bytearray, memoryview)):
+            from wirecodec.files.load import load
+
+            proto = load(proto if not isinstance(proto, str) else os.fspath(proto))
+        name = type(proto).__name__
+        opset_map = {_domain(k): v for k, v in (opsets or {}).items()}
+        if name == "ModelProto":
+            proto = _own(proto, "ModelProto")
+            for fn in proto.functions:
+                self._functions.setdefault((fn.domain, fn.name), fn)
+            for o in proto.opset_import:
+                opset_map.setdefault(_domain(o.domain), int(o.version))
+            opset_map.setdefault(_ONNX, _latest())
+            return proto.graph, opset_map, "graph"
+        if name == "GraphProto":
+            opset_map.setdefault(_ONNX, _latest())
+            return _own(proto, "GraphProto"), opset_map, "graph"
+        if name == "FunctionProto":
+            fn = _own(proto, "FunctionProto")
+            for o in fn.opset_import:
+                opset_map.setdefault(_domain(o.domain), int(o.version))
+            opset_map.setdefault(_ONNX, _latest())
+            return _FunctionGraph(fn), opset_map, "function"
+        if name == "NodeProto":
+            node = _own(proto, "NodeProto")
+            opset_map.setdefault(_ONNX, _latest())
+            return _NodeGraph(node), opset_map, "node"
+        raise EvaluationError(f"cannot evaluate a {name}: give a model, graph, function, node, path or bytes")
+
+    @property
+    def input_names(self) -> list[str]:
+        """The names the graph takes as inputs (initializers excluded)."""
+        return [n for n in self._graph.inputs if n not in self._graph.constants]
+
+    @property
+    def output_names(self) -> list[str]:
+        """The names of the graph's outputs."""
+        return list(self._graph.outputs)
+
+    def run(
+        self,
+        output_names: Sequence[str] | None,
+        feed_inputs: Mapping[str, Any],
+        attributes: Mapping[str, Any] | None = None,
+        intermediate: bool = False,
+    ) -> Any:
+        """Run the graph: the values of ``output_names`` (None: every output) in that order.
+
+        With ``intermediate=True`` every computed value is returned, by name.
+        """
+        graph = self._graph
+        for index, name in enumerate(graph.inputs):
+            if name not in feed_inputs and name not in graph.constants and name:
+                raise EvaluationError(f"input {name!r} is not fed", f"{graph.path}.input[{index}]")
+        env: dict[str, Any] = {}
+        wanted = list(graph.outputs) if output_names is None else list(output_names)
+        saved = graph.outputs
+        graph.outputs = wanted
+        try:
+            results = graph.run(env, [], feeds=feed_inputs)
+        finally:
+            graph.outputs = saved
+        if intermediate:
+            return env
+        return results
+
+    # -- compiling -----------------------------------------------------------
+
+    def _compile_graph(
+        self,
+        graph: Any,
+        path: str,
+        opsets: dict[str, int],
+        outer_attrs: dict[str, Any],
+        top: bool = False,
+    ) -> _Graph:
+        constants: dict[str, Any] = {}
+        for tensor in getattr(graph, "initializer", ()):
+            constants[tensor.name] = tensor_value(tensor)
+        for sparse in getattr(graph, "sparse_initializer", ()):
+            constants[sparse.values.name] = sparse_value(sparse)
+        inputs = [i.name if hasattr(i, "name") else i for i in graph.input]
+        outputs = [o.name if hasattr(o, "name") else o for o in graph.output]
+        steps: list[_Step] = []
+        defined = set(inputs) | set(constants)
+        free: set[str] = set()
+        for index, node in enumerate(graph.node):
+            step = self._compile_node(node, f"{path}.node[{index}]", opsets, outer_attrs)
+            steps.append(step)
+            for name in step.inputs:
+                if name and name not in defined:
+                    free.add(name)
+            for sub in step.ctx._graphs.values():
+                free |= sub.free - defined
+            for name in _subgraph_free(node, self, step.ctx):
+                if name not in defined:
+                    free.add(name)
+            defined.update(n for n in step.outputs if n)
+        for name in outputs:
+            if name not in defined:
+                free.add(name)
+        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose)
+
+    def _node_attrs(self, node: Any, outer_attrs: dict[str, Any], path: str) -> dict[str, Any]:
+        attrs: dict[str, Any] = {}
+        for attr in node.attribute:
+            if attr.ref_attr_name:
+                if attr.ref_attr_name in outer_attrs:
+                    attrs[attr.name] = outer_attrs[attr.ref_attr_name]
+                continue
+            attrs[attr.name] = attribute_value(attr)
+        return attrs
+
+    def _compile_node(
+        self, node: Any, path: str, opsets: dict[str, int], outer_attrs: dict[str, Any]
+    ) -> _Step:
+        domain = _domain(node.domain)
+        version = opsets.get(domain, 1 if domain else _latest())
+        attrs = self._node_attrs(node, outer_attrs, path)
+        inputs = list(node.input)
+        outputs = list(node.output)
+        custom = self._new_ops.get((domain, node.op_type))
+        if custom is not None:
+            ctx = NodeContext(self, node, attrs, version, path, opsets)
+            return _Step(_custom_impl(custom, node, attrs, self), ctx, inputs, outputs, [])
+        fn = self._functions.get((node.domain, node.op_type))
+        if fn is not None:
+            ctx = NodeContext(self, node, attrs, version, path, opsets)
+            return _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
+        from wirecodec import defs
+
+        schema = defs.get_schema(node.op_type, version, domain)
+        if schema is not None:
+            for name, attribute in schema.attributes.items():
+                if name not in attrs and attribute.default_value is not None:
+                    attrs[name] = default_value(attribute.default_value)
+        ctx = NodeContext(self, node, attrs, version, path, opsets)
+        impl = _registry.lookup(domain, node.op_type, version)
+        if impl is None and schema is not None and schema.has_function:
+            body = _schema_body(domain, node.op_type, version)
+            if body is not None:
+                impl = self._function_impl(body, attrs, path, opsets, schema=schema)
+        if impl is None:
+            where = f"domain {domain!r}" if domain else "ai.onnx"
+            raise EvaluationError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
+        return _Step(impl, ctx, inputs, outputs, _type_checks(schema, len(inputs)))
+
+    def _function_impl(
+        self,
+        fn: Any,
+        attrs: dict[str, Any],
+        path: str,
+        opsets: dict[str, int],
+        schema: Any = None,
+    ) -> Callable[..., Any]:
+        bound = dict(attrs)
+        for attr in getattr(fn, "attribute_proto", ()):
+            if attr.name not in bound:
+                bound[attr.name] = attribute_value(attr)
+        fn_opsets = dict(opsets)
+        for o in fn.opset_import:
+            fn_opsets[_domain(o.domain)] = int(o.version)
+        body = self._compile_graph(_FunctionGraph(fn), f"{path}.{fn.name}", fn_opsets, bound)
+        formal_inputs = list(fn.input)
+
+        def call(ctx: NodeContext, *args: Any) -> tuple[Any, ...]:
+            env: dict[str, Any] = {}
+            padded = list(args) + [None] * (len(formal_inputs) - len(args))
+            for name, value in zip(formal_inputs, padded, strict=False):
+                if value is not None:
+                    env[name] = value
+            for name in body.free:
+                if name in ctx.env and name not in env:
+                    env[name] = ctx.env[name]
+            return tuple(body.run(env, []))
+
+        return call
+
+
+class _FunctionGraph:
+    """A FunctionProto seen as a graph (names for inputs and outputs, no initializers)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.input = list(fn.input)
+        self.output = list(fn.output)
+        self.node = list(fn.node)
+        self.initializer: list[Any] = []
+
+
+class _NodeGraph:
+    """A single NodeProto seen as a graph."""
+
+    def __init__(self, node: Any) -> None:
+        self.input = [n for n in node.input if n]
+        self.output = list(node.output)
+        self.node = [node]
+        self.initializer: list[Any] = []
+
+
+def _subgraph_free(node: Any, evaluator: ReferenceEvaluator, ctx: NodeContext) -> set[str]:
+    """Names a node's subgraphs read from outside themselves (compiled on the way)."""
+    free: set[str] = set()
+    for attr in node.attribute:
+        if attr.type == GRAPH and not attr.ref_attr_name:
+            free |= ctx.graph(attr.name).free
+        elif attr.type == GRAPHS:
+            for g in attr.graphs:
+                free |= _names_read(g)
+    return free
+
+
+def _names_read(graph: Any) -> set[str]:
+    produced = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    read: set[str] = set()
+    for node in graph.node:
+        read.update(n for n in node.input if n and n not in produced)
+        for attr in node.attribute:
+            if attr.type == GRAPH:
+                read |= _names_read(attr.g) - produced
+        produced.update(node.output)
+    return read
+
+
+def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
+    if schema is None:
+        return []
+    return _checks_of(schema.domain, schema.name, schema.since_version, count)
+
+
+@functools.cache
+def _schema_body(domain: str, name: str, version: int) -> Any:
+    """The schema's function body in effect at ``version``, decoded once per process."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(name, version, domain)
+    return None if schema is None else schema.function_body(version)
+
+
+@functools.cache
+def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset[str] | None]:
+    """Per input: the tensor types the schema allows (None: not checked)."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(name, since, domain)
+    if schema is None:
+        return []
+    constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+    checks: list[frozenset[str] | None] = []
+    formals = list(schema.inputs)
+    for index in range(count):
+        if not formals:
+            checks.append(None)
+            continue
+        formal = formals[min(index, len(formals) - 1)]
+        if index >= len(formals) and formal.option != 2:  # not variadic: nothing to check
+            checks.append(None)
+            continue
+        allowed = constraints.get(formal.type_str, (formal.type_str,))
+        tensors = {a for a in allowed if a.startswith("tensor(")}
+        tensors |= {a[len("optional(") : -1] for a in allowed if a.startswith("optional(tensor(")}
+        if not tensors:
+            checks.append(None)
+        else:
+            checks.append(frozenset(tensors))
+    return checks
+
+
+def _custom_impl(
+    cls: type, node: Any, attrs: dict[str, Any], evaluator: ReferenceEvaluator
+) -> Callable[..., Any]:
+    instance = cls(node, {"verbose": evaluator.verbose, "log": None, "opsets": evaluator.opsets}, attrs)
+
+    def call(ctx: NodeContext, *args: Any) -> Any:
+        return instance.run(*args)
+
+    return call
+
+
+_LATEST: list[int] = []
+
+
+def _latest() -> int:
+    if not _LATEST:
+        from wirecodec import defs
+
+        _LATEST.append(defs.onnx_opset_version())
+    return _LATEST[0]

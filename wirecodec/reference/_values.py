@@ -1,0 +1,110 @@
+"""Proto values to numpy and back: tensors, sparse tensors, attributes, type names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wirecodec.tensors import to_array
+
+# AttributeProto.AttributeType numbers
+FLOAT, INT, STRING, TENSOR, GRAPH, FLOATS, INTS, STRINGS, TENSORS, GRAPHS = range(1, 11)
+SPARSE_TENSOR, SPARSE_TENSORS, TYPE_PROTO, TYPE_PROTOS = 11, 12, 13, 14
+
+
+def tensor_value(tensor: Any) -> Any:
+    """A TensorProto as a writable numpy array (strings as an object array of str/bytes)."""
+    array = to_array(tensor, copy=True)
+    if array.dtype == object:
+        array = np.vectorize(_text, otypes=[object])(array) if array.size else array
+    return array
+
+
+def _text(item: Any) -> Any:
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(item).decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(item)
+    return item
+
+
+def sparse_value(sparse: Any) -> Any:
+    """A SparseTensorProto as a dense numpy array."""
+    values = tensor_value(sparse.values)
+    indices = tensor_value(sparse.indices).astype(np.int64)
+    shape = tuple(int(d) for d in sparse.dims)
+    dense = np.zeros(shape, dtype=values.dtype)
+    if indices.ndim == 1:
+        dense.reshape(-1)[indices] = values
+    else:
+        dense[tuple(indices.T)] = values
+    return dense
+
+
+def attribute_value(attr: Any) -> Any:
+    """An AttributeProto's value as Python/numpy (strings decoded; graphs as GraphProto)."""
+    kind = attr.type
+    if kind == FLOAT:
+        return float(attr.f)
+    if kind == INT:
+        return int(attr.i)
+    if kind == STRING:
+        return _text(attr.s)
+    if kind == TENSOR:
+        return tensor_value(attr.t)
+    if kind == GRAPH:
+        return attr.g
+    if kind == FLOATS:
+        return [float(x) for x in attr.floats]
+    if kind == INTS:
+        return [int(x) for x in attr.ints]
+    if kind == STRINGS:
+        return [_text(x) for x in attr.strings]
+    if kind == TENSORS:
+        return [tensor_value(t) for t in attr.tensors]
+    if kind == GRAPHS:
+        return list(attr.graphs)
+    if kind == SPARSE_TENSOR:
+        return sparse_value(attr.sparse_tensor)
+    if kind == SPARSE_TENSORS:
+        return [sparse_value(t) for t in attr.sparse_tensors]
+    if kind == TYPE_PROTO:
+        return attr.tp
+    if kind == TYPE_PROTOS:
+        return list(attr.type_protos)
+    return None
+
+
+def default_value(value: Any) -> Any:
+    """A schema default (STRING as bytes) in the form attribute_value gives."""
+    if isinstance(value, bytes):
+        return _text(value)
+    if isinstance(value, list):
+        return [_text(v) if isinstance(v, bytes) else v for v in value]
+    return value
+
+
+_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "bool": "bool",
+    "object": "string",
+    "complex64": "complex64",
+    "complex128": "complex128",
+}
+
+
+def type_name(value: Any) -> str | None:
+    """The ONNX type string of a runtime value (``tensor(float)``), or None when unknown."""
+    if isinstance(value, np.ndarray):
+        name = value.dtype.name
+        if name in _TYPE_NAMES:
+            return f"tensor({_TYPE_NAMES[name]})"
+        if name.startswith(("int", "uint")):
+            return f"tensor({name})"
+        return f"tensor({name.replace('_', '')})"
+    return None

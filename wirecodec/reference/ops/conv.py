@@ -1,0 +1,227 @@
+"""Convolutions: Conv, ConvTranspose, ConvInteger, DeformConv-free im2col over N spatial axes."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import numpy as np
+
+from wirecodec.reference._registry import op
+
+Ctx = Any
+
+
+def pads_for(
+    ctx: Ctx, spatial: tuple[int, ...], kernel: tuple[int, ...], strides: list[int], dilations: list[int]
+) -> tuple[list[int], list[int]]:
+    """(begin pads, end pads) from ``pads`` or ``auto_pad``."""
+    nd = len(spatial)
+    auto = ctx.attrs.get("auto_pad", "NOTSET")
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        begin, end = [], []
+        for i in range(nd):
+            out = -(-spatial[i] // strides[i])
+            total = max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - spatial[i])
+            small = total // 2
+            if auto == "SAME_UPPER":
+                begin.append(small)
+                end.append(total - small)
+            else:
+                begin.append(total - small)
+                end.append(small)
+        return begin, end
+    if auto == "VALID":
+        return [0] * nd, [0] * nd
+    pads = ctx.attrs.get("pads") or [0] * (2 * nd)
+    return list(pads[:nd]), list(pads[nd:])
+
+
+def windows(x: Any, kernel: tuple[int, ...], strides: list[int], dilations: list[int], out: list[int]) -> Any:
+    """Patches of ``x`` (N, C, *spatial): shape (N, C, *out, *kernel)."""
+    nd = len(kernel)
+    extent = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True))
+    view = np.lib.stride_tricks.sliding_window_view(x, extent, axis=tuple(range(2, 2 + nd)))
+    index = (
+        slice(None),
+        slice(None),
+        *tuple(slice(0, o * s, s) for o, s in zip(out, strides, strict=True)),
+        *tuple(slice(None, None, d) for d in dilations),
+    )
+    return view[index]
+
+
+def _conv(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
+    nd = x.ndim - 2
+    kernel = tuple(ctx.attrs.get("kernel_shape") or w.shape[2:])
+    strides = ctx.attrs.get("strides") or [1] * nd
+    dilations = ctx.attrs.get("dilations") or [1] * nd
+    group = ctx.attrs.get("group", 1)
+    begin, end = pads_for(ctx, x.shape[2:], kernel, strides, dilations)
+    xp = np.pad(x, [(0, 0), (0, 0), *list(zip(begin, end, strict=True))])
+    out = [(xp.shape[2 + i] - ((kernel[i] - 1) * dilations[i] + 1)) // strides[i] + 1 for i in range(nd)]
+    patches = windows(xp, kernel, strides, dilations, out)
+    letters = string.ascii_lowercase
+    sp, ks = letters[:nd], letters[nd : 2 * nd]
+    equation = f"NC{sp}{ks},MC{ks}->NM{sp}".replace("N", "y").replace("C", "z").replace("M", "x")
+    cg, mg = x.shape[1] // group, w.shape[0] // group
+    parts = [
+        np.einsum(equation, patches[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg], optimize=True)
+        for g in range(group)
+    ]
+    y = parts[0] if group == 1 else np.concatenate(parts, axis=1)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nd)
+    return y.astype(x.dtype)
+
+
+op("Conv")(_conv)
+
+
+@op("ConvInteger", 10)
+def _conv_integer(ctx: Ctx, x: Any, w: Any, x_zero: Any = None, w_zero: Any = None) -> Any:
+    xi = x.astype(np.int32) - (0 if x_zero is None else np.asarray(x_zero).astype(np.int32))
+    wz: Any = 0 if w_zero is None else np.asarray(w_zero).astype(np.int32)
+    if np.ndim(wz) == 1:
+        wz = wz.reshape((-1,) + (1,) * (w.ndim - 1))
+    wi = w.astype(np.int32) - wz
+    return _conv(ctx, xi, wi).astype(np.int32)
+
+
+@op("ConvTranspose")
+def _conv_transpose(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
+    nd = x.ndim - 2
+    a = ctx.attrs
+    kernel = tuple(a.get("kernel_shape") or w.shape[2:])
+    strides = a.get("strides") or [1] * nd
+    dilations = a.get("dilations") or [1] * nd
+    group = a.get("group", 1)
+    out_pad = a.get("output_padding") or [0] * nd
+    spatial = x.shape[2:]
+    extent = [(kernel[i] - 1) * dilations[i] + 1 for i in range(nd)]
+    full = [strides[i] * (spatial[i] - 1) + extent[i] + out_pad[i] for i in range(nd)]
+    auto = a.get("auto_pad", "NOTSET")
+    output_shape = a.get("output_shape")
+    if output_shape is not None or auto in ("SAME_UPPER", "SAME_LOWER"):
+        if output_shape is None:
+            output_shape = [spatial[i] * strides[i] for i in range(nd)]
+        output_shape = list(output_shape)[-nd:]
+        begin, end = [], []
+        for i in range(nd):
+            total = max(0, full[i] - output_shape[i])
+            if auto == "SAME_UPPER":
+                begin.append(total // 2)
+                end.append(total - total // 2)
+            else:
+                begin.append(total - total // 2)
+                end.append(total // 2)
+    elif auto == "VALID":
+        begin, end = [0] * nd, [0] * nd
+    else:
+        pads = a.get("pads") or [0] * (2 * nd)
+        begin, end = list(pads[:nd]), list(pads[nd:])
+    n = x.shape[0]
+    cg = x.shape[1] // group
+    mg = w.shape[1]
+    y = np.zeros([n, mg * group, *full], dtype=np.float64)
+    letters = string.ascii_lowercase[:nd]
+    for g in range(group):
+        xg = x[:, g * cg : (g + 1) * cg]
+        wg = w[g * cg : (g + 1) * cg]
+        for k in np.ndindex(*kernel):
+            contrib = np.einsum(f"yz{letters},zx->yx{letters}", xg, wg[(slice(None), slice(None), *k)])
+            index = (
+                slice(None),
+                slice(g * mg, (g + 1) * mg),
+                *tuple(
+                    slice(
+                        k[i] * dilations[i],
+                        k[i] * dilations[i] + strides[i] * (spatial[i] - 1) + 1,
+                        strides[i],
+                    )
+                    for i in range(nd)
+                ),
+            )
+            y[index] += contrib
+    crop = (slice(None), slice(None), *tuple(slice(begin[i], full[i] - end[i]) for i in range(nd)))
+    y = y[crop]
+    if output_shape is not None and list(y.shape[2:]) != list(output_shape):
+        grow = [(0, 0), (0, 0)] + [
+            (0, max(0, int(o) - s)) for o, s in zip(output_shape, y.shape[2:], strict=True)
+        ]
+        y = np.pad(y, grow)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nd)
+    return y.astype(x.dtype)
+
+
+@op("CausalConvWithState", 27)
+def _causal_conv_with_state(ctx: Ctx, x: Any, w: Any, b: Any = None, past: Any = None) -> Any:
+    """Depthwise causal convolution over time ([B, C, L]) continuing from a carried state."""
+    k = w.shape[-1]
+    batch, channels, _ = x.shape
+    if past is None:
+        past = np.zeros((batch, channels, k - 1), dtype=x.dtype)
+    full = np.concatenate([past, x], axis=2).astype(np.float32)
+    patches = np.lib.stride_tricks.sliding_window_view(full, k, axis=2)  # [B, C, L, K]
+    y = np.einsum("bclk,ck->bcl", patches, w[:, 0, :].astype(np.float32))
+    if b is not None:
+        y = y + b.astype(np.float32).reshape(1, -1, 1)
+    if ctx.attrs.get("activation", "none") in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    present = full[:, :, full.shape[2] - (k - 1) :] if k > 1 else full[:, :, :0]
+    return y.astype(x.dtype), present.astype(x.dtype)
+
+
+def _bilinear_zero(img: Any, y: Any, x: Any) -> Any:
+    """Bilinear samples of ``img`` (C, H, W) at (y, x) arrays, zero outside: (C, *y.shape)."""
+    height, width = img.shape[1:]
+    y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    out = np.zeros((img.shape[0], *y.shape), dtype=np.float64)
+    for dy in (0, 1):
+        for dx in (0, 1):
+            yy, xx = y0 + dy, x0 + dx
+            weight = (1 - np.abs(y - yy)) * (1 - np.abs(x - xx))
+            inside = (yy >= 0) & (yy < height) & (xx >= 0) & (xx < width)
+            values = img[:, np.clip(yy, 0, height - 1), np.clip(xx, 0, width - 1)]
+            out += np.where(inside, weight, 0.0) * values
+    return out
+
+
+@op("DeformConv", 19)
+def _deform_conv(ctx: Ctx, x: Any, w: Any, offset: Any, b: Any = None, mask: Any = None) -> Any:
+    a = ctx.attrs
+    kh, kw = a.get("kernel_shape") or w.shape[2:]
+    sh, sw = a.get("strides") or [1, 1]
+    dh, dw = a.get("dilations") or [1, 1]
+    pads = a.get("pads") or [0, 0, 0, 0]
+    group, offset_group = a.get("group", 1), a.get("offset_group", 1)
+    n, c = x.shape[:2]
+    oh, ow = offset.shape[2:]
+    k = kh * kw
+    c_per_offset = c // offset_group
+    base_y = (np.arange(oh) * sh - pads[0])[None, :, None] + (np.arange(kh) * dh).repeat(kw)[:, None, None]
+    base_x = (np.arange(ow) * sw - pads[1])[None, None, :] + np.tile(np.arange(kw) * dw, kh)[:, None, None]
+    cols = np.zeros((n, c, k, oh, ow))
+    for i in range(n):
+        for g in range(offset_group):
+            off = offset[i, g * 2 * k : (g + 1) * 2 * k].astype(np.float64).reshape(k, 2, oh, ow)
+            y = base_y + off[:, 0]
+            xx = base_x + off[:, 1]
+            sampled = _bilinear_zero(
+                x[i, g * c_per_offset : (g + 1) * c_per_offset].astype(np.float64), y, xx
+            )
+            if mask is not None:
+                sampled = sampled * mask[i, g * k : (g + 1) * k].astype(np.float64)[None]
+            cols[i, g * c_per_offset : (g + 1) * c_per_offset] = sampled
+    cg, mg = c // group, w.shape[0] // group
+    parts = [
+        np.einsum(
+            "nckhw,mck->nmhw", cols[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg].reshape(mg, cg, k)
+        )
+        for g in range(group)
+    ]
+    y_out = np.concatenate(parts, axis=1)
+    if b is not None:
+        y_out = y_out + b.reshape(1, -1, 1, 1)
+    return y_out.astype(x.dtype)

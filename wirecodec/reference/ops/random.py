@@ -1,0 +1,3 @@
+"""random operators."""
+
+from __future__ import annotations
