@@ -1,0 +1,39 @@
+"""Issue 46: the survivors of round 4's fresh audit (those not of the records, which the
+lead's own module holds), each planted as the audit planted it, with the named test that
+now kills it (docs/testing.md lists them)."""
+
+from __future__ import annotations
+
+from tests.mutation.mutants import Mutant
+
+_OPS_VS_ONNX = "tests/differential/test_shape_inference_ops_vs_onnx.py"
+_OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
+_COMPAT = "tests/differential/test_onnx_compat_namespace.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "qlinear-conv-type-from-x",
+        "wirecodec/shape_inference/ops/conv_pool.py",
+        "    _conv(ctx, 0, 3, ctx.elem(7))",
+        "    _conv(ctx, 0, 3, ctx.elem(0))",
+        (f"{_OPS_VS_ONNX}::test_op_equal",),
+        "QLinearConv's output type taken from x (T1) instead of y_zero_point (T3)",
+    ),
+    Mutant(
+        "unknown-ops-of-other-builtin-domains-unreported",
+        "wirecodec/checker/schemas.py",
+        "        if node.domain in BUILTIN_DOMAINS:",
+        "        if node.domain in (_DEFAULT, _DEFAULT_ALIAS):",
+        (f"{_OPSET_EDGES}::test_the_opset_a_node_is_checked_at",),
+        "an unknown operator of 'ai.onnx.ml' (any built-in domain but the default) is not reported",
+    ),
+    Mutant(
+        "external-data-helper-threshold-without-overhead",
+        "wirecodec/onnx_compat/external_data_helper.py",
+        'if t.HasField("raw_data") and len(t.raw_data) + _BYTES_OVERHEAD >= size_threshold',
+        'if t.HasField("raw_data") and len(t.raw_data) >= size_threshold',
+        (f"{_COMPAT}::test_the_size_threshold_counts_as_onnx_counts",),
+        "convert_model_to_external_data compares raw_data's length with the threshold, without "
+        "the overhead onnx's sys.getsizeof counts",
+    ),
+)
