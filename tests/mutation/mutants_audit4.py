@@ -9,6 +9,8 @@ from tests.mutation.mutants import Mutant
 _OPS_VS_ONNX = "tests/differential/test_shape_inference_ops_vs_onnx.py"
 _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
 _COMPAT = "tests/differential/test_onnx_compat_namespace.py"
+_ST_HEADER = "tests/differential/test_safetensors_header_vs_package.py"
+_INTEGRITY = "tests/cli/test_integrity.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -35,5 +37,22 @@ MUTANTS: tuple[Mutant, ...] = (
         (f"{_COMPAT}::test_the_size_threshold_counts_as_onnx_counts",),
         "convert_model_to_external_data compares raw_data's length with the threshold, without "
         "the overhead onnx's sys.getsizeof counts",
+    ),
+    Mutant(
+        "safetensors-header-leading-whitespace-refused",
+        "wirecodec/files/safetensors/format.py",
+        'if not decoded.lstrip(" \\t\\r\\n").startswith("{"):',
+        'if not decoded.startswith("{"):',
+        (_ST_HEADER,),
+        "a safetensors header whose JSON starts with whitespace is refused (the package reads it)",
+    ),
+    Mutant(
+        "safetensors-reference-without-length-unchecked",
+        "wirecodec/cli/integrity.py",
+        "    length = ref.length\n    for entry in header.entries.values():",
+        "    length = ref.length\n    if length is None:\n        return None\n"
+        "    for entry in header.entries.values():",
+        (f"{_INTEGRITY}::test_a_reference_without_length_is_checked_against_the_header",),
+        "a safetensors reference without length is accepted unchecked (dtype and shape not compared)",
     ),
 )
