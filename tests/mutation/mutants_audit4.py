@@ -11,6 +11,9 @@ _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"
 _COMPAT = "tests/differential/test_onnx_compat_namespace.py"
 _ST_HEADER = "tests/differential/test_safetensors_header_vs_package.py"
 _INTEGRITY = "tests/cli/test_integrity.py"
+_PIPES = "tests/unit/files/test_pipes.py"
+_STREAM = "tests/unit/files/test_stream.py"
+_PASSED = "                passed.append((seen, lazy_tensor.raw_offset, lazy_tensor.raw_length))"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -54,5 +57,32 @@ MUTANTS: tuple[Mutant, ...] = (
         "    for entry in header.entries.values():",
         (f"{_INTEGRITY}::test_a_reference_without_length_is_checked_against_the_header",),
         "a safetensors reference without length is accepted unchecked (dtype and shape not compared)",
+    ),
+    Mutant(
+        "pipe-pass-by-index-skips-typed-data",
+        "wirecodec/files/opener.py",
+        _PASSED + "\n        seen += 1",
+        _PASSED + "\n            seen += 1",
+        (
+            f"{_PIPES}::test_payloads_passed_by_are_told_apart_from_tensors_with_typed_data",
+            f"{_PIPES}::test_convert_from_a_pipe_puts_each_spooled_payload_in_its_own_tensor",
+        ),
+        "the pass-by index counts only tensors with raw_data: a passed payload lands on the wrong tensor",
+    ),
+    Mutant(
+        "stream-repeated-raw-data-first-wins",
+        "wirecodec/files/stream/tensor.py",
+        "            found = (pos, length)",
+        "            found = found or (pos, length)",
+        (f"{_STREAM}::test_a_repeated_raw_data_keeps_the_last_as_protobuf_does",),
+        "a tensor's repeated raw_data keeps its first value when streamed (protobuf keeps the last)",
+    ),
+    Mutant(
+        "stream-large-tensor-repeated-raw-data-first-wins",
+        "wirecodec/files/stream/tensor.py",
+        "        raw = (inp.pos, payload_length)",
+        "        raw = raw or (inp.pos, payload_length)",
+        (f"{_STREAM}::test_a_repeated_raw_data_keeps_the_last_as_protobuf_does",),
+        "a large tensor's repeated raw_data keeps its first value when streamed (protobuf keeps the last)",
     ),
 )
