@@ -13,6 +13,7 @@ _ST_HEADER = "tests/differential/test_safetensors_header_vs_package.py"
 _INTEGRITY = "tests/cli/test_integrity.py"
 _PIPES = "tests/unit/files/test_pipes.py"
 _STREAM = "tests/unit/files/test_stream.py"
+_REMOTE = "tests/unit/files/test_remote_options.py"
 _PASSED = "                passed.append((seen, lazy_tensor.raw_offset, lazy_tensor.raw_length))"
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -84,5 +85,37 @@ MUTANTS: tuple[Mutant, ...] = (
         "        raw = raw or (inp.pos, payload_length)",
         (f"{_STREAM}::test_a_repeated_raw_data_keeps_the_last_as_protobuf_does",),
         "a large tensor's repeated raw_data keeps its first value when streamed (protobuf keeps the last)",
+    ),
+    Mutant(
+        "remote-query-string-dropped",
+        "wirecodec/files/remote/http_client.py",
+        '                path += "?" + target.query',
+        "                pass",
+        (_REMOTE,),
+        "a URL's query string is not sent (every presigned URL fails)",
+    ),
+    Mutant(
+        "remote-headers-not-sent",
+        "wirecodec/files/remote/http_client.py",
+        "            headers.update(self.options.headers)",
+        "            pass",
+        (_REMOTE,),
+        "RemoteOptions.headers (Authorization) are not sent",
+    ),
+    Mutant(
+        "remote-whole-below-ignored",
+        "wirecodec/files/remote/structure.py",
+        "    if source.whole is None and source.size <= options.whole_below:",
+        "    if source.whole is None and options.whole_below < 0:",
+        (_REMOTE,),
+        "RemoteOptions.whole_below is ignored: a small model is still read by ranges",
+    ),
+    Mutant(
+        "remote-whole-below-boundary",
+        "wirecodec/files/remote/structure.py",
+        "    if source.whole is None and source.size <= options.whole_below:",
+        "    if source.whole is None and source.size < options.whole_below:",
+        (_REMOTE,),
+        "a model of exactly whole_below bytes is read by ranges (the docs say 'at most')",
     ),
 )
