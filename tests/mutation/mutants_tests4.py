@@ -8,6 +8,7 @@ from tests.mutation.mutants import Mutant
 
 _OPS_VS_ONNX = "tests/differential/test_shape_inference_ops_vs_onnx.py"
 _COMPAT = "tests/differential/test_onnx_compat_namespace.py"
+_MUTATE = "tests/unit/fuzz/test_mutate.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -33,5 +34,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "        dims[a] = math.floor(scale * d) if isinstance(d, int) else None",
         (f"{_OPS_VS_ONNX}::test_op_equal",),
         "Resize under an aspect-ratio policy rounds the output dims down, not to the nearest",
+    ),
+    Mutant(
+        "mutate-depth-unbounded",
+        "wirecodec/fuzz/mutation.py",
+        "    if well_formed:\n        _cut_below(records, DEFAULT_MAX_DEPTH)",
+        "    if not well_formed:\n        _cut_below(records, DEFAULT_MAX_DEPTH)",
+        (f"{_MUTATE}::test_the_seeds_that_nested_too_deep_no_longer_do",),
+        "mutate(..., well_formed=True) returns models nested past the parsers' limit (seeds 24, 26)",
+    ),
+    Mutant(
+        "mutate-depth-cut-one-level-late",
+        "wirecodec/fuzz/mutation.py",
+        "        if depth >= limit:",
+        "        if depth > limit:",
+        (_MUTATE,),
+        "mutate's depth cut keeps sub-messages one level past the limit (101 deep: refused)",
     ),
 )
