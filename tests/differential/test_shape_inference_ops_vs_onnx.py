@@ -207,17 +207,37 @@ GRAPHS: dict[
         {"i": np.int64([1, 2]), "m": np.int64([1, 2]), "minus_one": np.int64([-1])},
         ["t", "y"],
     ),
-    "shape-slice-add-sub-div-reshape": (
+    "shape-sub-concat-reshape": (
         [
             ("Shape", ["x"], ["s"], {"start": 1}),
-            ("Add", ["s", "one"], ["a"], {}),
-            ("Sub", ["a", "one"], ["b"], {}),
-            ("Div", ["b", "two"], ["c"], {}),
+            ("Sub", ["s", "two_four"], ["d"], {}),
+            ("Concat", ["minus_one", "d"], ["t"], {"axis": 0}),
+            ("Reshape", ["x", "t"], ["y"], {}),
+        ],
+        [6, 4, 8],
+        {"two_four": np.int64([2, 4]), "minus_one": np.int64([-1])},
+        ["t", "y"],
+    ),
+    "shape-add-one-value-to-each-concat-reshape": (
+        [
+            ("Shape", ["x"], ["s"], {"start": 1}),
+            ("Add", ["s", "minus_two"], ["d"], {}),
+            ("Concat", ["minus_one", "d"], ["t"], {"axis": 0}),
+            ("Reshape", ["x", "t"], ["y"], {}),
+        ],
+        [6, 4, 8],
+        {"minus_two": np.int64([-2]), "minus_one": np.int64([-1])},
+        ["t", "y"],
+    ),
+    "shape-div-is-not-propagated": (
+        [
+            ("Shape", ["x"], ["s"], {"start": 1}),
+            ("Div", ["s", "two"], ["c"], {}),
             ("Concat", ["c", "minus_one"], ["t"], {"axis": 0}),
             ("Reshape", ["x", "t"], ["y"], {}),
         ],
         [6, 4, 8],
-        {"one": np.int64([1]), "two": np.int64([2]), "minus_one": np.int64([-1])},
+        {"two": np.int64([2]), "minus_one": np.int64([-1])},
         ["t", "y"],
     ),
     "symbolic-batch-shape-gather-concat-reshape": (

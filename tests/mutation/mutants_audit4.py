@@ -118,4 +118,39 @@ MUTANTS: tuple[Mutant, ...] = (
         (_REMOTE,),
         "a model of exactly whole_below bytes is read by ranges (the docs say 'at most')",
     ),
+    # The four kills that rested on tests/onnx_suite alone were not recorded with it;
+    # these four stand in the places it names (rules over constant inputs, data propagation),
+    # each killed in about a second by the cases with initializers.
+    Mutant(
+        "data-prop-sub-as-add",
+        "wirecodec/shape_inference/ops/data_prop.py",
+        '    if op == "Sub":\n        return a - b',
+        '    if op == "Sub":\n        return a + b',
+        (f"{_OPS_VS_ONNX}::test_data_propagation_equal",),
+        "data propagation adds where a Sub subtracts: a Reshape's target shape computed wrong",
+    ),
+    Mutant(
+        "data-prop-one-value-not-broadcast",
+        "wirecodec/shape_inference/ops/data_prop.py",
+        "    elif len(b) == 1 and len(a) != 1:\n        b = b * len(a)",
+        "    elif len(b) == 1 and len(a) != 1:\n        return None",
+        (f"{_OPS_VS_ONNX}::test_data_propagation_equal",),
+        "data propagation gives up on arithmetic with one value against several (no broadcast)",
+    ),
+    Mutant(
+        "resize-scales-rounded-up",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "            dims[a] = math.floor(d * scale) if isinstance(d, int) else None",
+        "            dims[a] = math.ceil(d * scale) if isinstance(d, int) else None",
+        (f"{_OPS_VS_ONNX}::test_op_equal",),
+        "Resize with constant scales rounds each output dim up (onnx floors)",
+    ),
+    Mutant(
+        "resize-sizes-axes-ignored",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "        for a, size in zip(axes, sizes, strict=False):",
+        "        for a, size in zip(range(rank), sizes, strict=False):",
+        (f"{_OPS_VS_ONNX}::test_op_equal",),
+        "Resize with constant sizes and axes puts the sizes on the first axes",
+    ),
 )
