@@ -1,6 +1,8 @@
 """Issue 46 (branch tests4): bugs one could plant in what this round wrote or fixed while
-writing the survivors' tests: the compat save's threshold, Resize's aspect-ratio policies,
-``mutate``'s depth bound, and the harness's verdict on skipped tests."""
+writing the survivors' tests: the compat save's threshold, Resize's aspect-ratio policies
+and ``mutate``'s depth bound. (The harness's own rules, a skipped killer and the onnx-suite
+selection, live in tests/ where no mutant may be planted: tests/unit/mutation/test_harness.py
+tests them.)"""
 
 from __future__ import annotations
 
