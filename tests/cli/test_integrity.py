@@ -132,3 +132,51 @@ def test_a_sound_safetensors_model_still_opens(
     ):
         code, out, err = _run(capsys, *argv)
         assert code == 0, (argv, out, err)
+
+
+def _without_length(model_path: pathlib.Path, name: str) -> None:
+    """Drop the ``length`` of tensor ``name``'s reference (onnx then reads to the end of the file)."""
+    from schema_dsl.onnx import ModelProto
+    from wirecodec import decode, encode
+
+    model = decode(ModelProto, model_path.read_bytes())
+    tensor = next(t for t in model.graph.initializer if t.name == name)
+    kept = [(e.key, e.value) for e in tensor.external_data if e.key != "length"]
+    assert len(kept) < len(tensor.external_data)
+    del tensor.external_data[:]
+    for key, value in kept:
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    model_path.write_bytes(encode(model))
+
+
+@pytest.mark.parametrize("lie", ["none", "dtype", "shape"])
+def test_a_reference_without_length_is_checked_against_the_header(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], lie: str
+) -> None:
+    # The last tensor of the file, referred to without a length: it reads to the end of the
+    # file, which is its entry exactly; its header entry must still agree with the model.
+    import json
+    import struct
+
+    model = odd_models.safetensors_model(tmp_path)
+    file = tmp_path / "st.safetensors"
+    data = file.read_bytes()
+    (length,) = struct.unpack_from("<Q", data)
+    header = json.loads(data[8 : 8 + length])
+    last = max((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"][0])
+    if lie == "dtype":
+        header[last]["dtype"] = "I32"  # the same size: only the header tells
+    elif lie == "shape":
+        header[last]["shape"] = [2, header[last]["shape"][0] // 2]
+    text = json.dumps(header, separators=(",", ":")).encode()
+    file.write_bytes(data[:8] + text.ljust(length, b" ") + data[8 + length :])
+    _without_length(model, last)
+    code, out, err = _run(capsys, "check", str(model))
+    if lie == "none":
+        assert code == 0, out + err
+        return
+    assert code == 1
+    assert "[safetensors-reference]" in out and repr(last) in out, out
+    code, out, err = _run(capsys, "inspect", str(model))
+    assert code == 1 and "ExternalDataError" in err and "st.safetensors" in err, err

@@ -64,6 +64,44 @@ CASES = [
         {"attribute-declared"},
     ),
     ("'ai.onnx' 13 imported, Gelu unknown there", _model("Gelu", [("ai.onnx", 13)]), True, {"op-registered"}),
+    # Every built-in domain, not only the default one, refuses an operator it does not know
+    # (issue 46: unknown operators of 'ai.onnx.ml' went unreported).
+    (
+        "'ai.onnx.ml' 3: an unknown operator",
+        _model("NoSuchOp", [("", 18), ("ai.onnx.ml", 3)], domain="ai.onnx.ml"),
+        True,
+        {"op-registered"},
+    ),
+    (
+        "'ai.onnx.ml' 3: a default-domain operator named there",
+        _model("Relu", [("", 18), ("ai.onnx.ml", 3)], domain="ai.onnx.ml"),
+        True,
+        {"op-registered"},
+    ),
+    (
+        "'ai.onnx.ml' 1: TreeEnsemble not yet there",
+        _model("TreeEnsemble", [("", 18), ("ai.onnx.ml", 1)], domain="ai.onnx.ml"),
+        True,
+        {"op-registered"},
+    ),
+    (
+        "'ai.onnx.training' 1: an unknown operator",
+        _model("NoSuchOp", [("", 18), ("ai.onnx.training", 1)], domain="ai.onnx.training"),
+        True,
+        {"op-registered"},
+    ),
+    (
+        "'ai.onnx.preview.training' 1: an unknown operator is skipped",
+        _model("NoSuchOp", [("", 18), ("ai.onnx.preview.training", 1)], domain="ai.onnx.preview.training"),
+        False,
+        set(),
+    ),
+    (
+        "a custom domain: an unknown operator is skipped",
+        _model("NoSuchOp", [("", 18), ("com.example", 1)], domain="com.example"),
+        False,
+        set(),
+    ),
 ]
 
 

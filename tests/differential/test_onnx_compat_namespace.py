@@ -74,6 +74,54 @@ def test_convert_then_write_gives_onnxs_model_and_files(
     assert wirecodec.encode(mine) == other.SerializeToString()
 
 
+def _sized_model(sizes: list[int]) -> ModelProto:
+    tensors = [
+        TensorProto(name=f"t{size}", data_type=TensorProto.UINT8, dims=[size], raw_data=bytes(size))
+        for size in sizes
+    ]
+    return helper.make_model(GraphProto(name="g", initializer=tensors))
+
+
+def _marked(model: Any) -> list[str]:
+    return [t.name for t in model.graph.initializer if t.data_location == TensorProto.EXTERNAL]
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 40, 1024])
+def test_the_size_threshold_counts_as_onnx_counts(threshold: int) -> None:
+    # onnx compares sys.getsizeof(raw_data) (the bytes object's overhead included) with the
+    # threshold, so a tensor a little under it in bytes is marked; ours must mark the same.
+    sizes = sorted({max(0, threshold + d) for d in (-40, -34, -33, -32, -1, 0, 1)} | {1, 2})
+    mine, other = _sized_model(sizes), theirs(_sized_model(sizes))
+    external_data_helper.convert_model_to_external_data(mine, location="d.bin", size_threshold=threshold)
+    onnx.external_data_helper.convert_model_to_external_data(
+        other, location="d.bin", size_threshold=threshold
+    )
+    assert _marked(mine) == _marked(other)
+    assert wirecodec.encode(mine) == other.SerializeToString()
+
+
+def test_save_model_with_a_threshold_moves_the_tensors_onnx_moves(tmp_path: pathlib.Path) -> None:
+    # save_model(save_as_external_data=True) goes through wirecodec.save, which counts a
+    # payload's bytes alone: the compat layer must hand it onnx's threshold, overhead taken off.
+    sizes = [1024 - 34, 1024 - 33, 1024 - 32, 1023, 1024]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    compat.save_model(
+        _sized_model(sizes), tmp_path / "a" / "m.onnx", save_as_external_data=True, location="d.bin"
+    )
+    onnx.save_model(
+        theirs(_sized_model(sizes)),
+        str(tmp_path / "b" / "m.onnx"),
+        save_as_external_data=True,
+        location="d.bin",
+    )
+    mine = onnx.load(str(tmp_path / "a" / "m.onnx"), load_external_data=False)
+    other = onnx.load(str(tmp_path / "b" / "m.onnx"), load_external_data=False)
+    assert _marked(mine) == _marked(other) == ["t991", "t992", "t1023", "t1024"]
+    onnx.load_external_data_for_model(mine, str(tmp_path / "a"))
+    assert [t.raw_data for t in mine.graph.initializer] == [bytes(size) for size in sizes]
+
+
 def test_save_after_convert_writes_the_marked_tensors_as_onnx(tmp_path: pathlib.Path) -> None:
     mine, other = weights_model(), theirs(weights_model())
     external_data_helper.convert_model_to_external_data(mine, location="d.bin")

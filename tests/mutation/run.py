@@ -16,7 +16,12 @@ every old text must occur exactly once in its file and in no other file of the p
 (wirecodec/ and schema_dsl/: a guard written twice is a harness error, see
 check_applies), or the harness stops with exit status 2. After the mutants, the tests
 that killed them run on a fresh unmutated copy (the baseline): each must pass there, or
-its kill meant nothing (exit status 2).
+its kill meant nothing (exit status 2); a killer that is *skipped* there did not run at
+all, so the mutant it killed is reported as not killed (``survived (killer skipped)``).
+onnx's own tests (``tests/onnx_suite/test_onnx_suite.py``, ~10 minutes) run last in every
+mutant's selection where onnx's sdist is cached (``.onnx_suite_cache/``, fetched by a run
+of the suite; ``--onnx-suite off`` leaves them out): with ``-x`` they run only for a
+mutant the named tests let survive. Without the cache the harness never fetches it.
 Exit status: 0 when every mutant was killed, 1 when one survived, 2 for a harness error.
 """
 
@@ -25,6 +30,8 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import contextlib
+import dataclasses
+import importlib.metadata
 import os
 import pathlib
 import queue
@@ -55,7 +62,12 @@ _IGNORED = shutil.ignore_patterns(
     "seeds",
     "build",
     "dist",
+    ".onnx_suite_cache",  # read where it is (ONNX_SUITE_CACHE), not copied per worker
 )
+
+ONNX_SUITE = "tests/onnx_suite/test_onnx_suite.py"
+"""onnx's own tests run on the onnx-shaped namespace: slow, and skipped without onnx's sdist."""
+_SUITE_CACHE_VARIABLE = "WIRECODEC_ONNX_SUITE_CACHE"  # read by tests/onnx_suite/sdist.py
 
 
 class HarnessError(Exception):
@@ -65,11 +77,57 @@ class HarnessError(Exception):
 @dataclass(frozen=True)
 class Result:
     mutant: Mutant
-    verdict: str  # "killed", "survived", or "killed (collection)" when the mutant broke an import
+    # "killed", "killed (collection)" when the mutant broke an import, "survived", or
+    # "survived (...)": every test skipped, or (after the baseline) its killer skipped unmutated
+    verdict: str
     seconds: float
     tests: tuple[str, ...]
     summary: str  # pytest's last line
     killers: tuple[str, ...] = ()  # the node ids that failed (with -x: the first one)
+
+
+def onnx_suite_cache(root: pathlib.Path = ROOT) -> pathlib.Path | None:
+    """The folder of onnx's tests for the installed onnx, if its sdist is cached under ``root``."""
+    try:
+        from tests.onnx_suite import sdist
+
+        version = sdist.installed_onnx_version()
+    except importlib.metadata.PackageNotFoundError:  # no onnx: nothing to run the suite against
+        return None
+    cache = pathlib.Path(os.environ.get(_SUITE_CACHE_VARIABLE) or root / ".onnx_suite_cache")
+    return cache if (cache / f"onnx-{version}-tests").is_dir() else None
+
+
+def selection(tests: Sequence[str], suite: pathlib.Path | None) -> tuple[str, ...]:
+    """A mutant's tests as run: the onnx-suite test last where its cache ``suite`` exists
+    (pytest -x runs it only if the others pass), and left out where it does not."""
+    named = tuple(t for t in tests if t.split("::")[0] != ONNX_SUITE)
+    return (*named, ONNX_SUITE) if suite is not None else named
+
+
+def outcomes_of(lines: Sequence[str]) -> dict[str, str]:
+    """Each node id's outcome from the plugin's lines: failed over skipped over passed."""
+    rank = {"passed": 0, "skipped": 1, "failed": 2}
+    found: dict[str, str] = {}
+    for line in lines:
+        outcome, _, nodeid = line.partition("\t")
+        if outcome in rank and rank[outcome] >= rank.get(found.get(nodeid, "passed"), 0):
+            found[nodeid] = outcome
+    return found
+
+
+def ran_and_passed(killer: str, outcomes: dict[str, str]) -> bool:
+    """Whether ``killer`` (a node id, or a path for a collection kill) ran and passed unmutated:
+    a skipped test did not run, and a path counts when one of its tests passed."""
+    if killer in outcomes:
+        return outcomes[killer] == "passed"
+    prefix = killer.rstrip("/")
+    inside = [
+        outcome
+        for nodeid, outcome in outcomes.items()
+        if nodeid.startswith((prefix + "::", prefix + "/")) or nodeid == prefix
+    ]
+    return "passed" in inside and "failed" not in inside
 
 
 PACKAGE = ("wirecodec", "schema_dsl")  # where a mutant's old text must occur exactly once
@@ -135,27 +193,37 @@ def _copy_tree(into: pathlib.Path) -> pathlib.Path:
 _GENERATING: Final = ("wirecodec/protobuf/gen/", "schema_dsl/")
 
 
-def _pytest(
+def run_pytest(
     copy: pathlib.Path,
     tests: Sequence[str],
     timeout: float,
     scratch: pathlib.Path,
+    *,
+    stop_first: bool = True,
     generate_codecs: bool = False,
-) -> tuple[int, str, tuple[str, ...]]:
-    """Run ``tests`` in ``copy``: pytest's exit status, its last line, and the failed node ids."""
+) -> tuple[int, str, tuple[str, ...], dict[str, str]]:
+    """Run ``tests`` in ``copy``: pytest's exit status, its last line, the failed node ids,
+    and each test's outcome (see :func:`outcomes_of`); ``stop_first``: pytest's ``-x``;
+    ``generate_codecs``: with the codecs generated by the copy's code, not the shipped ones."""
     failures = scratch / "failures.txt"
     failures.unlink(missing_ok=True)
+    outcomes = scratch / "outcomes.txt"
+    outcomes.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
     if generate_codecs:
         env["WIRECODEC_SHIPPED_CODECS"] = "0"  # wirecodec.protobuf.shipped.ENV
     env["WIRECODEC_MUTATION_FAILURES"] = str(failures)
+    env["WIRECODEC_MUTATION_OUTCOMES"] = str(outcomes)
+    suite = onnx_suite_cache()
+    if suite is not None:
+        env[_SUITE_CACHE_VARIABLE] = str(suite)
     # Each run its own basetemp: concurrent runs never share (or clean up) each other's.
     command = [
         sys.executable,
         "-m",
         "pytest",
         "-q",
-        "-x",
+        *(["-x"] if stop_first else []),
         "-p",
         "no:cacheprovider",
         "-p",
@@ -166,7 +234,8 @@ def _pytest(
     done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     failed = tuple(dict.fromkeys(failures.read_text().splitlines())) if failures.exists() else ()
-    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:], failed
+    seen = outcomes_of(outcomes.read_text().splitlines()) if outcomes.exists() else {}
+    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:], failed, seen
 
 
 def _imports_the_copy(copy: pathlib.Path) -> None:
@@ -211,12 +280,14 @@ def run_one(mutant: Mutant, tests: Sequence[str], timeout: float, copies: Copies
         try:
             started = time.perf_counter()
             generate = mutant.file.startswith(_GENERATING)
-            code, summary, failed = _pytest(copy, tests, timeout, copy.parent, generate)
+            code, summary, failed, seen = run_pytest(
+                copy, tests, timeout, copy.parent, generate_codecs=generate
+            )
             seconds = time.perf_counter() - started
         finally:
             restore(mutant, copy, original)
     if code == 0:
-        verdict = "survived"
+        verdict = "survived" if "passed" in seen.values() else "survived (every test skipped)"
     elif code == 1:
         verdict = "killed"
     elif code == 2:
@@ -242,11 +313,12 @@ def _share_out(tests: Sequence[str], jobs: int) -> list[list[str]]:
     return groups
 
 
-def baseline(tests: Sequence[str], timeout: float, jobs: int = 1) -> str:
+def baseline(tests: Sequence[str], timeout: float, jobs: int = 1) -> tuple[str, dict[str, str]]:
     """Run ``tests`` on an unmutated copy (in ``jobs`` pytest processes at once); they must pass.
 
     The harness gives it the tests that killed the mutants: a kill means something only
-    if the same test passes without the mutant.
+    if the same test passes without the mutant. Returns pytest's last lines and each
+    test's outcome: a killer skipped here did not run, and the caller does not count its kill.
     """
     with tempfile.TemporaryDirectory(prefix="wirecodec-baseline-") as scratch:
         copy = _copy_tree(pathlib.Path(scratch))
@@ -257,15 +329,39 @@ def baseline(tests: Sequence[str], timeout: float, jobs: int = 1) -> str:
             folder.mkdir()
         with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
             runs = [
-                pool.submit(_pytest, copy, group, timeout, folder)
+                pool.submit(run_pytest, copy, group, timeout, folder)
                 for group, folder in zip(groups, folders, strict=True)
             ]
             outcomes = [(run.result(), group) for run, group in zip(runs, groups, strict=True)]
-    for (code, summary, failed), group in outcomes:
+    seen: dict[str, str] = {}
+    for (code, summary, failed, found), group in outcomes:
         if code != 0:
             named = " ".join(failed) or " ".join(group)
             raise HarnessError(f"a test that killed a mutant fails without any mutant: {named} ({summary})")
-    return "; ".join(summary for (_, summary, _), _ in outcomes)
+        seen.update(found)
+    return "; ".join(summary for (_, summary, _, _), _ in outcomes), seen
+
+
+def _killers(r: Result) -> tuple[str, ...]:
+    """The tests whose failure killed ``r``'s mutant (a collection kill: its whole selection,
+    but for onnx's own tests, ten minutes, where another test is named)."""
+    if r.verdict == "killed" and r.killers:
+        return r.killers
+    named = tuple(t for t in r.tests if t != ONNX_SUITE)
+    return named or r.tests
+
+
+def discount_skipped(results: Sequence[Result], seen: dict[str, str]) -> list[Result]:
+    """``results`` with each kill that no killer confirmed (ran and passed unmutated, see
+    :func:`ran_and_passed`) turned into ``survived (killer skipped)``."""
+    out = []
+    for r in results:
+        if not r.verdict.startswith("survived") and not any(
+            ran_and_passed(test, seen) for test in _killers(r)
+        ):
+            r = dataclasses.replace(r, verdict="survived (killer skipped)")
+        out.append(r)
+    return out
 
 
 def table(results: Sequence[Result]) -> str:
@@ -288,6 +384,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per pytest run")
+    parser.add_argument(
+        "--onnx-suite",
+        choices=("auto", "off"),
+        default="auto",
+        help="auto: onnx's own tests run last in every selection where onnx's sdist is cached",
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -314,11 +416,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{m.name:<38} {m.file}: {m.what}")
             return 0
         jobs = max(1, min(args.jobs, len(chosen)))
+        suite = onnx_suite_cache() if args.onnx_suite == "auto" else None
+        print(
+            f"onnx's own tests: {'run last in each selection (' + str(suite) + ')' if suite else 'not run'}",
+            flush=True,
+        )
         with tempfile.TemporaryDirectory(prefix="wirecodec-mutants-") as scratch:
             copies = Copies(jobs, pathlib.Path(scratch))
             with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
                 runs = [
-                    pool.submit(run_one, mutant, args.tests or mutant.tests, args.timeout, copies)
+                    pool.submit(
+                        run_one, mutant, selection(args.tests or mutant.tests, suite), args.timeout, copies
+                    )
                     for mutant in chosen
                 ]
                 for run in concurrent.futures.as_completed(runs):
@@ -327,18 +436,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results = [run.result() for run in runs]  # the table keeps the mutants' order
         if not args.no_baseline:
             # The tests that killed, without any mutant (a collection kill: its whole selection).
-            killers = {
-                test
-                for r in results
-                if r.verdict != "survived"
-                for test in (r.killers if r.verdict == "killed" and r.killers else r.tests)
-            }
+            killers = {test for r in results if not r.verdict.startswith("survived") for test in _killers(r)}
             if killers:
-                print(f"baseline: {baseline(sorted(killers), args.timeout, jobs)}", flush=True)
+                summary, seen = baseline(sorted(killers), args.timeout, jobs)
+                print(f"baseline: {summary}", flush=True)
+                results = discount_skipped(results, seen)
     except HarnessError as exc:
         print(f"mutation harness: {exc}", file=sys.stderr)
         return 2
-    survived = [r for r in results if r.verdict == "survived"]
+    survived = [r for r in results if r.verdict.startswith("survived")]
     print(f"\n{len(results)} mutants: {len(results) - len(survived)} killed, {len(survived)} survived\n")
     print(table(results))
     return 1 if survived else 0

@@ -17,7 +17,8 @@ import tempfile
 import urllib.request
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-CACHE = REPO / ".onnx_suite_cache"  # gitignored
+# gitignored; the mutation harness points its copies of the tree at the original's cache
+CACHE = pathlib.Path(os.environ.get("WIRECODEC_ONNX_SUITE_CACHE") or REPO / ".onnx_suite_cache")
 INDEX = os.environ.get("WIRECODEC_ONNX_SUITE_INDEX", "https://pypi.org/simple")
 # Where the sdist keeps its Python tests (newest layout first).
 TEST_FOLDERS = ("tests/python", "onnx/test")

@@ -11,10 +11,10 @@ from schema_dsl import Message
 from schema_dsl.onnx import ModelProto
 from wirecodec.errors import WireCodecError
 from wirecodec.fuzz.onnx_moves import ONNX_MOVES
-from wirecodec.protobuf.codec import decode, encode
+from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
 from wirecodec.protobuf.rewrite.apply import choose, spoil
 from wirecodec.protobuf.rewrite.moves import MOVES, delete
-from wirecodec.protobuf.rewrite.records import MAX_DEPTH, Record, emit, parse
+from wirecodec.protobuf.rewrite.records import MAX_DEPTH, Group, Nested, Record, emit, parse
 
 __all__ = ["MOVE_NAMES", "mutate"]
 
@@ -44,9 +44,11 @@ def mutate(
     the ONNX-aware ones of :mod:`wirecodec.fuzz.onnx_moves`. Enum values stay among the
     declared ones unless ``valid_enums`` is False. The result is well-formed on the wire
     unless ``well_formed`` is False (then half the results also carry one malformed record
-    of :data:`wirecodec.fuzz.INVALID`). With ``max_size``, records are deleted until the
-    result fits, when that is possible. The same arguments give the same bytes, and the
-    result can be rewritten (:func:`wirecodec.fuzz.rewrite`) like any model.
+    of :data:`wirecodec.fuzz.INVALID`); well-formed, it also nests no deeper than the
+    parsers' limit (protobuf's and wirecodec's ``max_depth``, 100): a move that nested
+    deeper (a clone into itself, ``deep_nesting``) is cut at the limit. With ``max_size``,
+    records are deleted until the result fits, when that is possible. The same arguments
+    give the same bytes, and the result can be rewritten (:func:`wirecodec.fuzz.rewrite`) like any model.
 
     >>> from wirecodec.fuzz import mutate
     >>> from schema_dsl.onnx import ModelProto
@@ -73,12 +75,26 @@ def mutate(
             for _attempt in range(4):  # a move may find nothing to change in this model
                 if MOVES[rng.choice(wire_moves)](records, message, rng, valid_enums):
                     break
+    if well_formed:
+        _cut_below(records, DEFAULT_MAX_DEPTH)
     out = emit(records)
     if max_size is not None and len(out) > max_size:
         out = _shrink(records, message, rng, max_size)
     if not well_formed and rng.random() < 0.5:
         out = spoil(out, message, seed=rng.getrandbits(32))
     return out
+
+
+def _cut_below(records: list[Record], limit: int) -> None:
+    """Delete every sub-message (and unknown group) nested more than ``limit`` levels below
+    the top message, which protobuf and wirecodec refuse at ``max_depth=limit``."""
+    stack: list[tuple[list[Record], int]] = [(records, 0)]
+    while stack:
+        level, depth = stack.pop()
+        if depth >= limit:
+            level[:] = [r for r in level if not isinstance(r, (Nested, Group))]
+            continue
+        stack.extend((r.records, depth + 1) for r in level if isinstance(r, Nested))
 
 
 def _onnx_move(records: list[Record], message: type[Message], name: str, rng: random.Random) -> list[Record]:

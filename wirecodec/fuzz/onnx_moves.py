@@ -126,7 +126,8 @@ def odd_external_data(model: ModelProto, rng: random.Random) -> bool:
 
 def deep_nesting(model: ModelProto, rng: random.Random) -> bool:
     """A node holding an ``If`` nested in its own ``then_branch`` many times (up to 40 times:
-    past protobuf's recursion limit of 100 messages, three levels a nesting, from 33 on)."""
+    past protobuf's recursion limit of 100 messages, three levels a nesting, from 33 on;
+    ``mutate`` cuts the chain at the limit unless called with ``well_formed=False``)."""
     if not model.HasField("graph"):
         return False
     depth = rng.choice((3, 10, 30, 33, 34, 40))

@@ -352,6 +352,9 @@ def save_model(
         # Marked by convert_model_to_external_data and still holding their bytes: onnx
         # writes them to their files beside the model (and empties them) whatever the format.
         external_data_helper.write_external_data_tensors(model, path.parent)
+    # onnx moves a tensor when sys.getsizeof(raw_data), the bytes object's overhead
+    # included, reaches the threshold; wirecodec.save counts the payload's bytes alone.
+    moved_from = max(0, size_threshold - external_data_helper._BYTES_OVERHEAD)
     if not _binary(chosen):
         if save_as_external_data:
             external_data_helper.convert_model_to_external_data(
@@ -366,7 +369,7 @@ def save_model(
             f,
             external_data=save_as_external_data,
             location=location,
-            size_threshold=size_threshold,
+            size_threshold=moved_from,
             all_tensors_to_one_file=all_tensors_to_one_file,
             convert_attribute=convert_attribute,
         )
@@ -392,7 +395,7 @@ def save_model(
                 staged,
                 external_data=True,
                 location=location,
-                size_threshold=size_threshold,
+                size_threshold=moved_from,
                 all_tensors_to_one_file=all_tensors_to_one_file,
                 convert_attribute=convert_attribute,
             )
@@ -441,4 +444,3 @@ def __getattr__(name: str) -> object:
 
         return numpy_helper
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

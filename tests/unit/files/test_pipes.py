@@ -114,3 +114,38 @@ def test_a_bytes_io_is_not_a_pipe() -> None:
     # Seekable: read as bytes, whatever its size (every payload kept).
     data = _model({"big": PIPE_KEEP + 1}, total=PIPE_WHOLE + 1)
     assert _raw(wirecodec.load(io.BytesIO(data)), "big") == bytes(_tensor("big", PIPE_KEEP + 1).raw_data)
+
+
+def _typed_first_model(total: int) -> bytes:
+    """A typed-data tensor ('typed': float_data, no raw_data), then two payloads passed by
+    ('a', 'b'), a small kept one ('c'), padded to ``total`` bytes."""
+    data = _model({"a": PIPE_KEEP + 1, "b": 2 * PIPE_KEEP, "c": 100}, total=total)
+    model = wirecodec.decode(ModelProto, data)
+    typed = TensorProto(name="typed", data_type=TensorProto.FLOAT, dims=[3], float_data=[1.0, 2.0, 3.0])
+    model.graph.initializer.insert(0, typed)
+    model.graph.initializer.insert(2, TensorProto(name="empty", data_type=TensorProto.FLOAT, dims=[0]))
+    return wirecodec.encode(model)
+
+
+def test_payloads_passed_by_are_told_apart_from_tensors_with_typed_data() -> None:
+    # The index of a passed payload counts every initializer, whether it has raw_data or not.
+    data = _typed_first_model(PIPE_WHOLE + 1)
+    with _pipe(data) as pipe:
+        model = wirecodec.load(pipe)
+    by_name = {t.name: t for t in model.graph.initializer}
+    assert list(by_name["typed"].float_data) == [1.0, 2.0, 3.0]
+    assert not by_name["typed"].HasField("raw_data") and not by_name["empty"].HasField("raw_data")
+    for name in ("a", "b"):
+        assert by_name[name].HasField("raw_data")
+        with pytest.raises(PayloadPassedError, match=f"tensor '{name}'"):
+            _ = by_name[name].raw_data
+    assert _raw(model, "c") == bytes(_tensor("c", 100).raw_data)
+
+
+def test_convert_from_a_pipe_puts_each_spooled_payload_in_its_own_tensor(tmp_path: pathlib.Path) -> None:
+    data = _typed_first_model(PIPE_WHOLE + 4096)
+    (tmp_path / "out").mkdir()
+    with _pipe(data) as pipe:
+        wirecodec.convert(pipe, tmp_path / "out" / "m.onnx", to="single")
+    model = wirecodec.load(tmp_path / "out" / "m.onnx")
+    assert wirecodec.encode(model) == data

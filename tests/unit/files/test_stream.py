@@ -578,3 +578,51 @@ def test_release_hands_back_mapped_pages_only(
     with mmap.mmap(-1, 4096) as anonymous, memoryview(anonymous) as view:
         payloads.release(view)  # writable: its pages may be all there is
     assert calls == [(4096, 4096)]
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _twice_raw_model(first: bytes, last: bytes) -> bytes:
+    """A model of one initializer whose encoding holds ``raw_data`` twice: ``first``, then
+    (after the other fields) ``last``, which protobuf keeps (the last value of a scalar wins)."""
+    tensor = bytes([0x4A]) + _varint(len(first)) + first  # field 9 (raw_data), length-delimited
+    tensor += encode(TensorProto(name="t", data_type=TensorProto.UINT8, dims=[len(last)], raw_data=last))
+    graph = bytes([0x2A]) + _varint(len(tensor)) + tensor  # GraphProto.initializer (5)
+    return encode(ModelProto(ir_version=10)) + bytes([0x3A]) + _varint(len(graph)) + graph
+
+
+@pytest.mark.parametrize(
+    ("first_size", "last_size"),
+    [(10, 20), (20, 10), (10, (1 << 20) + 10), ((1 << 20) + 10, 10)],
+    ids=["small", "shorter-last", "large-last", "large-first"],
+)
+@pytest.mark.parametrize("source", ["bytes", "path", "pipe"])
+def test_a_repeated_raw_data_keeps_the_last_as_protobuf_does(
+    tmp_path: pathlib.Path, source: str, first_size: int, last_size: int
+) -> None:
+    first, last = b"\x01" * first_size, bytes(i % 251 for i in range(last_size))
+    data = _twice_raw_model(first, last)
+    onnx = pytest.importorskip("onnx", reason="protobuf (through onnx) is the judge")
+    assert onnx.ModelProto.FromString(data).graph.initializer[0].raw_data == last
+    assert bytes(decode(ModelProto, data).graph.initializer[0].raw_data) == last
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data)
+    opened: Any = {"bytes": data, "path": path, "pipe": io.BufferedReader(Trickle(data, 1 << 16))}[source]
+    with stream(opened) as events:
+        tensors = [e.tensor for e in events if isinstance(e, Initializer)]
+        assert len(tensors) == 1
+        assert tensors[0].raw_length == last_size
+        assert bytes(tensors[0].read()) == last
+        if tensors[0].raw_offset is not None and source != "pipe":
+            start = tensors[0].raw_offset
+            assert data[start : start + last_size] == last
+    with stream(io.BufferedReader(Trickle(data, 1 << 16)), skip_payloads=True) as events:
+        skipped = [e.tensor for e in events if isinstance(e, Initializer)]
+        assert skipped[0].raw_length == last_size

@@ -498,8 +498,9 @@ def resize(ctx: NodeContext) -> None:
     axes = [axis_in(a, rank) for a in chosen] if chosen else list(range(rank))
     dims: list[Dim] = list(t.shape)
     if sizes is not None:
-        if ctx.attr_str("keep_aspect_ratio_policy", "stretch") != "stretch":
-            ctx.set_tensor(0, t.elem, _unknown(rank))
+        policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            _keep_aspect_ratio(ctx, t.elem, dims, axes, sizes, policy == "not_larger")
             return
         for a, size in zip(axes, sizes, strict=False):
             dims[a] = size
@@ -513,6 +514,24 @@ def resize(ctx: NodeContext) -> None:
     else:
         dims = [None] * rank
     ctx.set_tensor(0, t.elem, tuple(dims))
+
+
+def _keep_aspect_ratio(
+    ctx: NodeContext, elem: int, dims: list[Dim], axes: list[int], sizes: list[int], not_larger: bool
+) -> None:
+    """Resize's ``sizes`` under ``keep_aspect_ratio_policy`` ``not_larger`` / ``not_smaller``
+    (the operator's doc): one scale for every axis, the smallest / largest ``sizes[i] / in[d]``,
+    and ``out[d] = round_int(scale * in[d])``, halfway cases rounded up."""
+    known = [dims[a] for a in axes]
+    if len(sizes) != len(axes) or not all(isinstance(d, int) and d > 0 for d in known):
+        ctx.set_tensor(0, elem, _unknown(len(dims)))
+        return
+    ratios = [size / d for size, d in zip(sizes, known, strict=True) if isinstance(d, int)]
+    scale = min(ratios) if not_larger else max(ratios)
+    for a in axes:
+        d = dims[a]
+        dims[a] = math.floor(scale * d + 0.5) if isinstance(d, int) else None
+    ctx.set_tensor(0, elem, tuple(dims))
 
 
 @rule("CenterCropPad")

@@ -1,6 +1,6 @@
-"""Issue 35, items 10 and 15: run refuses a --dim no input has, sets any axis with --shape,
-keeps onnxruntime's log down, reports latency, and does not print an infinite relative
-difference where the reference holds zeros."""
+"""run's inputs and its report (issue 35, items 10 and 15): run refuses a --dim no input
+has, sets any axis with --shape, keeps onnxruntime's log down, reports latency, and does
+not print an infinite relative difference where the reference holds zeros."""
 
 from __future__ import annotations
 
