@@ -80,6 +80,15 @@ _osa = object.__setattr__
 _rebuild = rebuild
 
 
+class _Descriptor:
+    """``DESCRIPTOR``: protobuf's descriptor of the class, as data (schema_dsl.descriptors)."""
+
+    def __get__(self, obj: object, owner: type[Message]) -> Any:
+        from schema_dsl.descriptors import descriptor_of
+
+        return descriptor_of(owner)
+
+
 class Message(metaclass=MessageType):
     """Base of every declared message.
 
@@ -95,6 +104,7 @@ class Message(metaclass=MessageType):
     # Weak references: a view's children find their element (schema_dsl.views).
     __slots__ = (*(name for name, _ in BLANK_INTERNALS), "__weakref__")
     __schema__: ClassVar[MessageSchema]
+    DESCRIPTOR: ClassVar[Any] = _Descriptor()
     _span: int | None  # source bytes that are this message's encoding (schema_dsl.contract)
     _has: int  # a bit per stored field (MessageSchema.bit)
     _x: Extras | None  # what few messages need (Extras)
