@@ -45,6 +45,7 @@ Differences from onnx:
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import tempfile
@@ -432,6 +433,24 @@ save = save_model
 load_from_string = load_model_from_string
 
 
+# onnx's modules that few programs use, imported on first use (as attributes, and by
+# ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
+_ON_FIRST_USE: Final = frozenset(
+    {
+        "_mapping",
+        "mapping",
+        "onnx_pb",
+        "onnx_ml_pb2",
+        "onnx_data_pb",
+        "onnx_data_pb2",
+        "onnx_operators_pb",
+        "onnx_operators_pb2",
+        "onnx_operators_ml_pb2",
+        "onnx_cpp2py_export",
+    }
+)
+
+
 def __getattr__(name: str) -> object:
     # numpy_helper imports numpy: loaded on first use, so that onnx's load, save and
     # checker work where numpy is not installed (Pyodide: docs/platforms.md), as the
@@ -440,5 +459,6 @@ def __getattr__(name: str) -> object:
         from wirecodec import numpy_helper
 
         return numpy_helper
+    if name in _ON_FIRST_USE:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

@@ -1,0 +1,143 @@
+"""onnx names that libraries import, on wirecodec.onnx_compat against the real onnx."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import wirecodec.onnx_compat as compat
+from tests.onnx_suite.run import SHIM
+from wirecodec.onnx_compat import NotProvidedError, defs
+
+onnx = pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
+pytest.importorskip("ml_dtypes", reason="onnx's _mapping needs ml_dtypes")
+
+PB_MODULES = [
+    "onnx_pb",
+    "onnx_ml_pb2",
+    "onnx_data_pb",
+    "onnx_data_pb2",
+    "onnx_operators_pb",
+    "onnx_operators_ml_pb2",
+]
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("name", PB_MODULES)
+def test_generated_module_aliases_have_onnxs_public_names(name: str) -> None:
+    theirs = importlib.import_module(f"onnx.{name}")
+    ours = getattr(compat, name)
+    public = sorted(n for n in dir(theirs) if not n.startswith("_") and n != "DESCRIPTOR")
+    assert public
+    for attribute in public:
+        mine, real = getattr(ours, attribute), getattr(theirs, attribute)
+        if isinstance(real, int):
+            assert mine == real, attribute
+        elif attribute == "onnx_dot_onnx__ml__pb2":
+            assert mine is compat.onnx_ml_pb2
+        else:
+            assert mine.DESCRIPTOR.full_name == real.DESCRIPTOR.full_name, attribute
+    with pytest.raises(NotProvidedError, match="DESCRIPTOR"):
+        ours.DESCRIPTOR  # noqa: B018
+    with pytest.raises(AttributeError):
+        ours.NoSuchName  # noqa: B018
+
+
+def test_operators_pb2_is_the_operators_module() -> None:
+    assert compat.onnx_operators_pb2.OperatorSetProto is compat.OperatorSetProto
+
+
+def test_tensor_type_map_is_onnxs() -> None:
+    import onnx._mapping
+
+    assert compat._mapping.TENSOR_TYPE_MAP == onnx._mapping.TENSOR_TYPE_MAP
+    assert list(compat._mapping.TensorDtypeMap._fields) == list(onnx._mapping.TensorDtypeMap._fields)
+
+
+def test_legacy_mapping_tables_follow_the_type_map() -> None:
+    import onnx._mapping
+
+    table = onnx._mapping.TENSOR_TYPE_MAP
+    mapping = compat.mapping
+    assert {k: v.np_dtype for k, v in table.items()} == mapping.TENSOR_TYPE_TO_NP_TYPE
+    assert {k: v.storage_dtype for k, v in table.items()} == mapping.TENSOR_TYPE_TO_STORAGE_TENSOR_TYPE
+    for dtype, code in mapping.NP_TYPE_TO_TENSOR_TYPE.items():
+        assert onnx.helper.np_dtype_to_tensor_dtype(dtype) == code
+    for code, field in mapping.STORAGE_TENSOR_TYPE_TO_FIELD.items():
+        assert onnx.helper.tensor_dtype_to_field(code) == field
+
+
+def test_schema_version_map_and_cpp_module_paths_are_onnxs() -> None:
+    import onnx.onnx_cpp2py_export.defs as theirs
+    import wirecodec.onnx_compat.onnx_cpp2py_export.defs as ours
+
+    assert ours is defs
+    assert ours.schema_version_map() == theirs.schema_version_map()
+    import wirecodec.onnx_compat.onnx_cpp2py_export.checker as checker
+    import wirecodec.onnx_compat.onnx_cpp2py_export.shape_inference as shape_inference
+
+    assert checker is compat.checker and shape_inference is compat.shape_inference
+
+
+def test_opschema_nested_names_and_support_level_are_onnxs() -> None:
+    for name in (
+        "AttrType",
+        "SupportType",
+        "FormalParameterOption",
+        "DifferentiationCategory",
+        "NodeDeterminism",
+    ):
+        ours, theirs = getattr(defs.OpSchema, name), getattr(onnx.defs.OpSchema, name)
+        assert {m.name: int(m) for m in ours} == {n: v.value for n, v in theirs.__members__.items()}, name
+    real = {
+        (s.domain, s.name, s.since_version): int(s.support_level)
+        for s in onnx.defs.get_all_schemas_with_history()
+    }
+    mine = {
+        (s.domain, s.name, s.since_version): int(s.support_level) for s in defs.get_all_schemas_with_history()
+    }
+    assert mine == real
+    schema = defs.get_schema("Relu")
+    assert schema is defs.get_schema("Relu") and isinstance(schema, defs.OpSchema)
+    assert schema.support_level == schema.SupportType.COMMON
+    assert [p.name for p in schema.inputs] == [p.name for p in onnx.defs.get_schema("Relu").inputs]
+    assert isinstance(schema.inputs[0], defs.OpSchema.FormalParameter)
+    assert defs.OpSchema.TypeConstraintParam is type(schema.type_constraints[0])
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from onnx import onnx_pb as onnx_proto; print(onnx_proto.TensorProto.DataType.Name(1))",
+        "import onnx.onnx_ml_pb2 as m; print(m.ModelProto.DESCRIPTOR.fields_by_name['graph'].message_type)"
+        ".name",
+        "import onnx.onnx_cpp2py_export.defs as C; print(sorted(C.schema_version_map()))",
+        "from onnx.onnx_data_pb2 import SequenceProto as S; "
+        "print(S.DataType.DESCRIPTOR.values_by_number[1].name)",
+        "from onnx._mapping import TENSOR_TYPE_MAP; print(TENSOR_TYPE_MAP[16].name)",
+        "import onnx.defs; s = onnx.defs.get_schema('Upsample', 1); "
+        "print(s.support_level == s.SupportType.EXPERIMENTAL)",
+        "from onnx.defs import OpSchema as S; "
+        "print(int(S.AttrType.GRAPHS), int(S.FormalParameterOption.Variadic))",
+    ],
+)
+def test_import_statements_print_what_they_print_on_onnx(statement: str, tmp_path: object) -> None:
+    import pathlib
+
+    folder = pathlib.Path(str(tmp_path)) / "onnx"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(SHIM.read_text(encoding="utf-8"), encoding="utf-8")
+    real = subprocess.run([sys.executable, "-c", statement], capture_output=True, text=True, check=True)
+    env_path = f"{folder.parent}{__import__('os').pathsep}{pathlib.Path(__file__).resolve().parents[2]}"
+    ours = subprocess.run(
+        [sys.executable, "-c", statement],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**__import__("os").environ, "PYTHONPATH": env_path},
+    )
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == real.stdout
