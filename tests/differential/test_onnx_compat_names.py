@@ -112,8 +112,8 @@ def test_opschema_nested_names_and_support_level_are_onnxs() -> None:
     "statement",
     [
         "from onnx import onnx_pb as onnx_proto; print(onnx_proto.TensorProto.DataType.Name(1))",
-        "import onnx.onnx_ml_pb2 as m; print(m.ModelProto.DESCRIPTOR.fields_by_name['graph'].message_type)"
-        ".name",
+        "import onnx.onnx_ml_pb2 as m; "
+        "print(m.ModelProto.DESCRIPTOR.fields_by_name['graph'].message_type.name)",
         "import onnx.onnx_cpp2py_export.defs as C; print(sorted(C.schema_version_map()))",
         "from onnx.onnx_data_pb2 import SequenceProto as S; "
         "print(S.DataType.DESCRIPTOR.values_by_number[1].name)",
