@@ -48,7 +48,6 @@ from __future__ import annotations
 import importlib
 import os
 import pathlib
-import tempfile
 from typing import IO, Final, TypeVar
 
 from schema_dsl.onnx import (
@@ -105,6 +104,7 @@ from wirecodec.onnx_compat import (
     version_converter,
 )
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
+from wirecodec.onnx_compat._external_save import save_with_onnx_layout
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
 
@@ -346,9 +346,14 @@ def save_model(
     model = decode(ModelProto, proto) if isinstance(proto, (bytes, bytearray, memoryview)) else proto
     model = as_message(model, ModelProto, "save_model: proto")
     path = _path_of(f)
-    if path is not None and any(
-        external_data_helper.uses_external_data(t) and t.HasField("raw_data")
-        for t in external_data_helper._get_all_tensors(model)
+    binary_external = save_as_external_data and _binary(chosen)
+    if (
+        path is not None
+        and not binary_external
+        and any(
+            external_data_helper.uses_external_data(t) and t.HasField("raw_data")
+            for t in external_data_helper._get_all_tensors(model)
+        )
     ):
         # Marked by convert_model_to_external_data and still holding their bytes: onnx
         # writes them to their files beside the model (and empties them) whatever the format.
@@ -361,48 +366,38 @@ def save_model(
             if path is not None:
                 external_data_helper.write_external_data_tensors(model, path.parent)
         _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
-    elif isinstance(f, (str, os.PathLike)):
-        _save(
-            model,
-            f,
-            external_data=save_as_external_data,
-            location=location,
-            size_threshold=size_threshold,
-            all_tensors_to_one_file=all_tensors_to_one_file,
-            convert_attribute=convert_attribute,
-        )
     elif not save_as_external_data:
-        encode_into(model, f)
+        if isinstance(f, (str, os.PathLike)):
+            _save(model, f)
+        else:
+            encode_into(model, f)
     else:
-        path = _path_of(f)
         if path is None:
             raise ExternalDataError(
                 "save_model: save_as_external_data needs a path, or a file object whose name is one "
                 f"(the data files go beside the model); got a {type(f).__name__} without a name"
             )
-        # wirecodec.save writes data files beside a model file: stage the model in a scratch
-        # directory next to the target, move the data files out, copy the model into ``f``.
-        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".wirecodec-") as scratch:
-            staged = pathlib.Path(scratch) / path.name
-            location = f"{path.name}.data" if location is None else location
-            folder = (pathlib.Path(scratch) / location).parent.resolve()
-            if folder.is_relative_to(pathlib.Path(scratch).resolve()):
-                folder.mkdir(parents=True, exist_ok=True)  # mirrors the subfolder beside the model
-            _save(
-                model,
-                staged,
-                external_data=True,
-                location=location,
-                size_threshold=size_threshold,
-                all_tensors_to_one_file=all_tensors_to_one_file,
-                convert_attribute=convert_attribute,
-            )
-            for produced in sorted(pathlib.Path(scratch).rglob("*")):
-                if produced.is_file() and produced != staged:
-                    destination = path.parent / produced.relative_to(scratch)
-                    destination.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(produced, destination)
-            f.write(staged.read_bytes())
+        target = pathlib.Path(os.path.abspath(path))
+
+        def write_model(saved: ModelProto, files: AtomicFiles) -> None:
+            if isinstance(f, (str, os.PathLike)):
+                with files.open(target) as out:
+                    encode_into(saved, out)
+            else:
+                encode_into(saved, f)
+
+        # onnx's layout (which tensors, names, offsets), the model left as it was.
+        save_with_onnx_layout(
+            model,
+            target,
+            write_model,
+            convert=True,
+            all_tensors_to_one_file=all_tensors_to_one_file,
+            location=location,
+            default_location=f"{target.name}.data",  # onnx: a random name
+            size_threshold=size_threshold,
+            convert_attribute=convert_attribute,
+        )
 
 
 def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> None:
