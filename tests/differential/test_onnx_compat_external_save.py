@@ -166,3 +166,12 @@ def test_into_a_named_file_object_as_onnx(tmp_path: pathlib.Path) -> None:
 def test_an_unnamed_file_object_is_still_refused() -> None:
     with pytest.raises(wirecodec.ExternalDataError, match="needs a path"):
         compat.save_model(layered_model(), io.BytesIO(), save_as_external_data=True)
+
+
+def test_a_data_file_that_is_a_symlink_is_refused_as_onnx_refuses_it(tmp_path: pathlib.Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"kept")
+    (tmp_path / "w.bin").symlink_to(secret)
+    with pytest.raises(compat.checker.ValidationError, match="symbolic link"):
+        compat.save_model(layered_model(), tmp_path / "m.onnx", save_as_external_data=True, location="w.bin")
+    assert secret.read_bytes() == b"kept" and not (tmp_path / "m.onnx").exists()

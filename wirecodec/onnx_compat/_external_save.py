@@ -155,6 +155,10 @@ def _write_parts(out: Any, parts: list[tuple[int, Any]]) -> None:
 def _paths(base_dir: pathlib.Path, layout: OnnxLayout) -> Iterator[tuple[pathlib.Path, DataFile]]:
     for data in layout.files:
         target = base_dir / data.location
+        if target.is_symlink():  # onnx refuses to write through one (it could lead anywhere)
+            raise ExternalDataValidationError(
+                f"refusing to write external data to {data.location!r}: it is a symbolic link", data.location
+            )
         if not target.parent.exists() and target.parent.resolve().is_relative_to(base_dir.resolve()):
             target.parent.mkdir(parents=True, exist_ok=True)  # as onnx creates the subfolder
         try:
