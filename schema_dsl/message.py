@@ -338,6 +338,8 @@ class Message(metaclass=MessageType):
     # -- comparison and display -------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
+        if other is self:  # as upb: no field lists built (list.index(node) compares each node)
+            return True
         if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             return NotImplemented
         mine, theirs = self.ListFields(), other.ListFields()

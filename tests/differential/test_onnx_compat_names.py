@@ -141,3 +141,23 @@ def test_import_statements_print_what_they_print_on_onnx(statement: str, tmp_pat
     )
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == real.stdout
+
+
+@pytest.mark.quick
+def test_a_message_equals_itself_without_its_fields_being_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from schema_dsl.message import Message
+
+    node = compat.NodeProto(op_type="Relu", input=["x"], output=["y"])
+    other = compat.NodeProto(op_type="Relu", input=["x"], output=["y"])
+
+    def no_field_lists(self: Message) -> list[object]:
+        raise AssertionError("ListFields called")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Message, "ListFields", no_field_lists)
+        assert node == node  # the identity shortcut: no field is read
+        assert node.__ne__(node) is False
+    assert node == other
+    nan = float("nan")
+    for ours, theirs in ((compat.TensorProto(float_data=[nan]), onnx.TensorProto(float_data=[nan])),):
+        assert (ours == ours) == (theirs == theirs)

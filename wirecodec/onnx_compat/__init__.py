@@ -48,6 +48,7 @@ from __future__ import annotations
 import importlib
 import os
 import pathlib
+import sys
 from typing import IO, Final, TypeVar
 
 from schema_dsl.onnx import (
@@ -103,6 +104,7 @@ from wirecodec.onnx_compat import (
     shape_inference,
     version_converter,
 )
+from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._external_save import save_with_onnx_layout
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
@@ -430,20 +432,15 @@ load_from_string = load_model_from_string
 
 # onnx's modules that few programs use, imported on first use (as attributes, and by
 # ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
-_ON_FIRST_USE: Final = frozenset(
-    {
-        "_mapping",
-        "mapping",
-        "onnx_pb",
-        "onnx_ml_pb2",
-        "onnx_data_pb",
-        "onnx_data_pb2",
-        "onnx_operators_pb",
-        "onnx_operators_pb2",
-        "onnx_operators_ml_pb2",
-        "onnx_cpp2py_export",
-    }
-)
+_ON_FIRST_USE: Final = frozenset({"_mapping", "mapping", "onnx_cpp2py_export"})
+
+# onnx's generated modules under their names (``import onnx.onnx_pb``, ``from onnx import
+# onnx_ml_pb2``): each is the module of its .proto file in ``protos``, known to the import
+# system by onnx's name too.
+for _alias, _home in _protos.ALIASES.items():
+    globals()[_alias] = sys.modules.setdefault(
+        f"{__name__}.{_alias}", importlib.import_module(f"{_protos.__name__}.{_home}")
+    )
 
 
 def __getattr__(name: str) -> object:

@@ -1,11 +1,11 @@
-"""``onnx.onnx_ml_pb2`` (and ``onnx.onnx_pb``): the messages and enums of ``onnx-ml.proto``.
+"""``onnx.onnx_ml_pb2`` (and ``onnx.onnx_pb``, the same module): the messages and enums of ``onnx-ml.proto``.
 
 The classes are :mod:`schema_dsl.onnx`'s; the module-level constants are the values of
 the top-level enums, as protobuf's generated module has them. Its file ``DESCRIPTOR`` (a
 ``google.protobuf`` FileDescriptor) raises :class:`~wirecodec.onnx_compat.NotProvidedError`;
 each class's ``DESCRIPTOR`` is data (:mod:`schema_dsl.descriptors`).
 
->>> from wirecodec.onnx_compat import onnx_pb
+>>> from wirecodec.onnx_compat import onnx_pb  # the same module as onnx_ml_pb2
 >>> onnx_pb.TensorProto.DataType.Name(onnx_pb.TensorProto.FLOAT), onnx_pb.IR_VERSION
 ('FLOAT', 14)
 """
