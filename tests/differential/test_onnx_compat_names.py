@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,8 @@ def test_tensor_type_map_is_onnxs() -> None:
     import onnx._mapping
 
     assert compat._mapping.TENSOR_TYPE_MAP == onnx._mapping.TENSOR_TYPE_MAP
+    for code, entry in compat._mapping.TENSOR_TYPE_MAP.items():  # plain ints, as onnx's (their repr shows)
+        assert type(code) is int and type(entry.storage_dtype) is int
     assert list(compat._mapping.TensorDtypeMap._fields) == list(onnx._mapping.TensorDtypeMap._fields)
 
 
@@ -161,3 +164,55 @@ def test_a_message_equals_itself_without_its_fields_being_compared(monkeypatch: 
     nan = float("nan")
     for ours, theirs in ((compat.TensorProto(float_data=[nan]), onnx.TensorProto(float_data=[nan])),):
         assert (ours == ours) == (theirs == theirs)
+
+
+def _node_cases() -> list[tuple[str, Any, dict[str, Any], dict[str, Any]]]:
+    import numpy as np
+
+    from wirecodec import helper, numpy_helper
+
+    x = helper.make_tensor_type_proto(compat.TensorProto.FLOAT, [2, 3])
+    row = helper.make_tensor_type_proto(compat.TensorProto.FLOAT, [3])
+    symbolic = helper.make_tensor_type_proto(compat.TensorProto.FLOAT, ["N", 3])
+    pair = helper.make_tensor_type_proto(compat.TensorProto.INT64, [2])
+    one = helper.make_tensor_type_proto(compat.TensorProto.INT64, [1])
+    shape = numpy_helper.from_array(np.array([3, 2], np.int64), "s")
+    k = numpy_helper.from_array(np.array([2], np.int64), "k")
+    return [
+        ("Relu", helper.make_node("Relu", ["x"], ["y"]), {"x": x}, {}),
+        ("Add", helper.make_node("Add", ["x", "b"], ["z"]), {"x": symbolic, "b": row}, {}),
+        ("Reshape", helper.make_node("Reshape", ["x", "s"], ["r"]), {"x": x, "s": pair}, {"s": shape}),
+        ("Reshape", helper.make_node("Reshape", ["x", "s"], ["r"]), {"x": x, "s": pair}, {}),
+        ("TopK", helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1), {"x": x, "k": one}, {"k": k}),
+        ("Cast", helper.make_node("Cast", ["x"], ["c"], to=compat.TensorProto.INT32), {"x": symbolic}, {}),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_infer_node_outputs_is_onnxs(case: int) -> None:
+    import wirecodec
+    from wirecodec.onnx_compat import shape_inference
+
+    op, node, types, data = _node_cases()[case]
+    ours = shape_inference.infer_node_outputs(defs.get_schema(op), node, types, data)
+    theirs = onnx.shape_inference.infer_node_outputs(
+        onnx.defs.get_schema(op),
+        onnx.NodeProto.FromString(wirecodec.encode(node)),
+        {name: onnx.TypeProto.FromString(wirecodec.encode(t)) for name, t in types.items()},
+        {name: onnx.TensorProto.FromString(wirecodec.encode(t)) for name, t in data.items()},
+    )
+    assert {n: wirecodec.encode(t) for n, t in ours.items()} == {
+        n: t.SerializeToString() for n, t in theirs.items()
+    }
+
+
+def test_infer_node_outputs_needs_every_input_type_as_onnx() -> None:
+    from wirecodec import helper
+    from wirecodec.onnx_compat import shape_inference
+
+    with pytest.raises(KeyError):
+        shape_inference.infer_node_outputs(
+            defs.get_schema("Add"), helper.make_node("Add", ["a", "b"], ["c"]), {}
+        )
+    with pytest.raises(NotProvidedError, match="infer_function_output_types"):
+        shape_inference.infer_function_output_types  # noqa: B018

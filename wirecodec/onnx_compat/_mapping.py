@@ -32,7 +32,7 @@ class TensorDtypeMap(NamedTuple):
 
 TENSOR_TYPE_MAP: dict[int, TensorDtypeMap] = {
     code: TensorDtypeMap(
-        result_dtype(info), tensor_dtype_to_storage_tensor_dtype(code), tensor_dtype_to_string(code)
+        result_dtype(info), int(tensor_dtype_to_storage_tensor_dtype(code)), tensor_dtype_to_string(code)
     )
     for code, info in INFOS.items()
 }
