@@ -30,6 +30,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "onnxmltools_sklearn": ("onnxmltools", "skl2onnx", "sklearn"),
     "float16_convert": ("onnxconverter_common",),
     "onnxslim_slim": ("onnxslim",),
+    "onnx_ir_roundtrip": ("onnx_ir",),
 }
 
 
