@@ -1,4 +1,4 @@
-"""onnx-ir: a model read into onnx-ir's IR, edited (a node renamed, a tensor's value doubled) and written back."""
+"""onnx-ir: a model read into onnx-ir's IR, a node renamed and a weight doubled, written back."""
 
 import sys
 
