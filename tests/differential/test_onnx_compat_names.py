@@ -216,3 +216,49 @@ def test_infer_node_outputs_needs_every_input_type_as_onnx() -> None:
         )
     with pytest.raises(NotProvidedError, match="infer_function_output_types"):
         shape_inference.infer_function_output_types  # noqa: B018
+
+
+def _dims_model() -> Any:
+    from wirecodec import helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])],
+        "g",
+        [
+            helper.make_tensor_value_info("a", compat.TensorProto.FLOAT, ["b", 3, "w"]),
+            helper.make_tensor_value_info("b", compat.TensorProto.FLOAT, [None, 3, 4]),
+        ],
+        [helper.make_tensor_value_info("y", compat.TensorProto.FLOAT, ["b", 3, 4])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize(
+    ("input_dims", "output_dims"),
+    [
+        ({"a": [2, 3, 4], "b": [2, 3, 4]}, {"y": [2, 3, 4]}),
+        ({"a": ["batch", 3, -1], "b": [-1, 3, 4]}, {"y": [-1, -1, 4]}),
+        ({"a": [2, 5, 4], "b": [2, 3, 4]}, {"y": [2, 3, 4]}),  # contradicts the 3 there
+        ({"a": [2, 3, 4], "b": [-1, 3, 4]}, {"y": [2, 3, 4.0]}),  # not an int or str
+        ({"a": [2, 3, 4], "b": [2, 3, 4]}, {}),  # an output not listed
+    ],
+)
+def test_update_model_dims_is_onnxs(
+    input_dims: dict[str, list[Any]], output_dims: dict[str, list[Any]]
+) -> None:
+    from onnx.tools import update_model_dims as theirs
+
+    import wirecodec
+    from wirecodec.onnx_compat.tools import update_model_dims as ours
+
+    mine, other = _dims_model(), onnx.load_from_string(wirecodec.encode(_dims_model()))
+    try:
+        expected: Any = theirs.update_inputs_outputs_dims(other, input_dims, output_dims).SerializeToString()
+    except Exception as error:
+        expected = type(error)
+    try:
+        got: Any = wirecodec.encode(ours.update_inputs_outputs_dims(mine, input_dims, output_dims))
+    except Exception as error:
+        got = type(error)
+    assert got == expected
+    assert compat.tools.update_model_dims is ours
