@@ -262,3 +262,33 @@ def test_update_model_dims_is_onnxs(
         got = type(error)
     assert got == expected
     assert compat.tools.update_model_dims is ours
+
+
+def test_backend_base_is_onnxs() -> None:
+    import onnx.backend.base as theirs
+
+    import wirecodec
+    from wirecodec import helper
+    from wirecodec.onnx_compat.backend import base as ours
+
+    for spec in ("CPU", "CUDA", "CUDA:3"):
+        assert (ours.Device(spec).type, ours.Device(spec).device_id) == (
+            theirs.Device(spec).type,
+            theirs.Device(spec).device_id,
+        )
+    with pytest.raises(AttributeError):
+        ours.Device("TPU")
+    names = ["a", "b", "class"]  # "class" is renamed, as onnx's rename=True does
+    mine, real = ours.namedtupledict("Row", names)(1, 2, 3), theirs.namedtupledict("Row", names)(1, 2, 3)
+    assert (mine["a"], mine[1], mine._fields) == (real["a"], real[1], real._fields)
+    model = _dims_model()
+    assert ours.Backend.is_compatible(model) is theirs.Backend.is_compatible(onnx.load_from_string(b""))
+    assert ours.Backend.prepare(model) is None and ours.BackendRep().run([]) == (None,)
+    node = helper.make_node("Relu", ["x"], ["y"])
+    assert ours.Backend.run_node(node, [], opset_version=14) is None
+    bad = helper.make_node("Relu", ["x"], ["y"], alpha=1.0)  # Relu has no alpha
+    with pytest.raises(compat.checker.ValidationError):
+        ours.Backend.run_node(bad, [])
+    with pytest.raises(onnx.checker.ValidationError):
+        theirs.Backend.run_node(onnx.NodeProto.FromString(wirecodec.encode(bad)), [])
+    assert compat.backend.base is ours and ours.Backend.supports_device("CUDA")
