@@ -3,10 +3,13 @@
 The package mirrors onnx's module layout: the message classes and constants at the top,
 ``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
 ``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
-``compose`` and ``utils``. ``defs``, ``shape_inference``, ``reference`` and
+``compose``, ``utils``, ``defs`` and ``shape_inference``; the names libraries built on
+onnx import (the generated modules ``onnx_pb``, ``onnx_ml_pb2``, ...; ``mapping`` and
+``_mapping``; ``onnx_cpp2py_export.*``; ``tools``; ``backend``). ``reference`` and
 ``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
-``NotImplementedError``) naming the feature. onnx's own test suite, run against this
-namespace (``python -m tests.onnx_suite``), is the measure of how far it goes
+``NotImplementedError``) naming the feature, as do the parts of the others not provided.
+onnx's own test suite, run against this namespace (``python -m tests.onnx_suite``), and
+the libraries of ``tests/clients`` are the measure of how far it goes
 (``docs/coming-from-onnx.md``).
 
 ``load_model``, ``save_model``, ``load_tensor``, ``save_tensor`` and the ``*_from_string``
@@ -27,9 +30,11 @@ Differences from onnx:
   chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
 * Saving to a path is atomic (a temporary file renamed into place), and with
   ``save_as_external_data=True`` the binary format's data files are written the same
-  way; ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
-  model passed in is not modified (onnx rewrites its tensors into external references;
-  so do the text formats here, as in onnx).
+  way, in onnx's layout byte for byte (the same tensors, file names and offsets);
+  ``location`` defaults to ``<model file name>.data`` (onnx: a random name), a data file
+  left by an earlier save is replaced (onnx appends to it), and the model passed in is
+  not modified (onnx rewrites its tensors into external references; so do the text
+  formats here, as in onnx).
   Tensors already marked external by ``convert_model_to_external_data`` are written to
   their files first, as onnx writes them.
 * A binary model loaded from a path or a real file is memory-mapped: tensor data stays
@@ -338,10 +343,12 @@ def save_model(
 ) -> None:
     """Write a model (or its serialized bytes) to a path or into a binary file object.
 
-    With ``save_as_external_data=True``, tensors of at least ``size_threshold`` bytes go
-    to ``location`` (default ``<model file name>.data``) beside the model, or one file
-    per tensor with ``all_tensors_to_one_file=False``; ``convert_attribute=True`` moves
-    attribute tensors too.
+    With ``save_as_external_data=True``, the files are onnx's: initializers holding
+    ``raw_data`` of at least ``size_threshold`` bytes (counted as onnx counts:
+    ``sys.getsizeof``) go back to back to ``location`` (default ``<model file name>.data``)
+    beside the model, or one file per tensor named after it with
+    ``all_tensors_to_one_file=False``; ``convert_attribute=True`` moves attribute tensors
+    too. ``wirecodec.save`` is the way with wirecodec's layout (aligned, typed data too).
     """
     _check_target(f, "save_model")
     chosen = _format_of(format, _path_of(f))
