@@ -8,6 +8,7 @@ from tests.mutation.mutants import Mutant
 _DESCRIPTORS = "tests/differential/test_onnx_compat_descriptors.py"
 _NAMES = "tests/differential/test_onnx_compat_names.py"
 _SAVE = "tests/differential/test_onnx_compat_external_save.py"
+_INLINER = "tests/differential/test_onnx_compat_inliner.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -81,5 +82,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "if target.is_symlink() and not target.exists():",
         (f"{_SAVE}::test_a_data_file_that_is_a_symlink_is_refused_as_onnx_refuses_it",),
         "only a dangling symlink is refused; one to a real file is written over",
+    ),
+    Mutant(
+        "inliner-subgraph-shares-scope",
+        "wirecodec/onnx_compat/inliner.py",
+        "scope = dict(renames)",
+        "scope = renames",
+        (_INLINER,),
+        "names a subgraph defines leak into the enclosing scope (a sibling branch reuses them)",
+    ),
+    Mutant(
+        "inliner-unset-ref-kept",
+        "wirecodec/onnx_compat/inliner.py",
+        "source = given.get(attribute.ref_attr_name)",
+        "source = given.get(attribute.ref_attr_name) or attribute",
+        (_INLINER,),
+        "an attribute reference the call does not set is kept, unresolved (onnx drops it)",
     ),
 )
