@@ -292,3 +292,64 @@ def test_backend_base_is_onnxs() -> None:
     with pytest.raises(onnx.checker.ValidationError):
         theirs.Backend.run_node(onnx.NodeProto.FromString(wirecodec.encode(bad)), [])
     assert compat.backend.base is ours and ours.Backend.supports_device("CUDA")
+
+
+def _large_graph(helper: Any, make_tensor: Any) -> Any:
+    tensors = [make_tensor("#W", "W", 1, (4, 4)), make_tensor("#b:1", "b", 1, (4,))]
+    branch = helper.make_graph(
+        [helper.make_node("Add", ["X", "b"], ["r"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("r", 1, [4, 4])],
+    )
+    return helper.make_graph(
+        [
+            helper.make_node("MatMul", ["X", "W"], ["H"]),
+            helper.make_node("If", ["c"], ["Y"], then_branch=branch, else_branch=branch),
+        ],
+        "g",
+        [helper.make_tensor_value_info("X", 1, [4, 4]), helper.make_tensor_value_info("c", 9, [])],
+        [helper.make_tensor_value_info("Y", 1, [4, 4])],
+        tensors,
+    )
+
+
+@pytest.mark.parametrize("one_file", [False, True])
+def test_model_container_saves_and_loads_as_onnx(tmp_path: Any, one_file: bool) -> None:
+    import numpy as np
+    import onnx.model_container as theirs
+
+    from wirecodec import helper
+    from wirecodec.onnx_compat import model_container as ours
+
+    arrays = {"#W": np.arange(16, dtype=np.float32).reshape(4, 4), "#b:1": np.ones(4, dtype=np.float32)}
+    mine = ours.make_large_model(
+        _large_graph(helper, ours.make_large_tensor_proto),
+        dict(arrays),
+        opset_imports=[helper.make_opsetid("", 18)],
+    )
+    real = theirs.make_large_model(
+        _large_graph(onnx.helper, theirs.make_large_tensor_proto),
+        dict(arrays),
+        opset_imports=[onnx.helper.make_opsetid("", 18)],
+    )
+    for side, container in (("ours", mine), ("theirs", real)):
+        (tmp_path / side).mkdir()
+        container.save(str(tmp_path / side / "m.onnx"), all_tensors_to_one_file=one_file)
+    files = {
+        side: {p.name: p.read_bytes() for p in (tmp_path / side).iterdir()} for side in ("ours", "theirs")
+    }
+    assert files["ours"] == files["theirs"]
+    again, their_again = ours.ModelContainer(), theirs.ModelContainer()
+    again.load(str(tmp_path / "theirs" / "m.onnx"))
+    their_again.load(str(tmp_path / "theirs" / "m.onnx"))
+    assert sorted(again.large_initializers) == sorted(their_again.large_initializers)
+    for key, array in their_again.large_initializers.items():
+        np.testing.assert_array_equal(again[key], array)
+    import wirecodec
+
+    assert wirecodec.encode(again.model_proto) == their_again.model_proto.SerializeToString()
+    with pytest.raises(ValueError, match="must start with '#'"):
+        ours.ModelContainer().set_large_initializers({"W": arrays["#W"]})
+    with pytest.raises(RuntimeError, match="empty"):
+        ours.ModelContainer().model_proto  # noqa: B018

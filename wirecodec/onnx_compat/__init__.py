@@ -439,7 +439,9 @@ load_from_string = load_model_from_string
 
 # onnx's modules that few programs use, imported on first use (as attributes, and by
 # ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
-_ON_FIRST_USE: Final = frozenset({"_mapping", "backend", "inliner", "mapping", "onnx_cpp2py_export", "tools"})
+_ON_FIRST_USE: Final = frozenset(
+    {"_mapping", "backend", "inliner", "mapping", "model_container", "onnx_cpp2py_export", "tools"}
+)
 
 # onnx's generated modules under their names (``import onnx.onnx_pb``, ``from onnx import
 # onnx_ml_pb2``): each is the module of its .proto file in ``protos``, known to the import
