@@ -6,6 +6,7 @@ import pytest
 
 import wirecodec
 from wirecodec.onnx_compat import NotProvidedError, inliner, parser
+from wirecodec.onnx_compat import checker as compat_checker
 
 onnx = pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
 onnx_inliner = pytest.importorskip("onnx.inliner", reason="onnx's inliner is the reference")
@@ -138,3 +139,18 @@ def test_the_model_given_is_left_as_it_was() -> None:
 def test_version_conversion_is_not_provided() -> None:
     with pytest.raises(NotProvidedError, match="convert_version"):
         inliner.inline_local_functions(parser.parse_model(SQUARE), convert_version=True)
+
+
+def test_a_function_calling_itself_is_refused_as_onnx_refuses_it() -> None:
+    text = """
+    <ir_version: 8, opset_import: [ "" : 17, "local" : 1 ]>
+    agraph (float[N] X) => (float[N] Y) { Y = local.foo (X) }
+    <opset_import: [ "" : 17, "local" : 1 ], domain: "local">
+    foo (x) => (y) { y = local.bar (x) }
+    <opset_import: [ "" : 17, "local" : 1 ], domain: "local">
+    bar (x) => (y) { y = local.foo (x) }
+    """
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx_inliner.inline_local_functions(onnx.parser.parse_model(text))
+    with pytest.raises(compat_checker.ValidationError, match=r"local\.foo -> local\.bar -> local\.foo"):
+        inliner.inline_local_functions(parser.parse_model(text))

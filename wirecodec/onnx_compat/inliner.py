@@ -6,7 +6,9 @@ actual names, every other name in the body (subgraphs included) becomes
 name of the model with ``_<k>`` (``k`` counting such clashes), as onnx names them;
 attribute references take the call's attribute, else are dropped (onnx does not use the
 function's defaults). A subgraph is a scope of its own. Calls inside an expanded body,
-and in subgraphs, are expanded in turn. The functions inlined leave ``model.functions``.
+and in subgraphs, are expanded in turn; a function that calls itself (directly or not) is
+a ``CheckError`` (onnx's ``checker.ValidationError``). The functions inlined leave
+``model.functions``.
 
 >>> from wirecodec.onnx_compat import parser
 >>> model = parser.parse_model('''
@@ -28,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from schema_dsl.onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto
+from wirecodec.checker.violation import Violation
+from wirecodec.errors import CheckError
 from wirecodec.onnx_compat._unsupported import not_provided
 
 __all__ = ["inline_local_functions", "inline_selected_functions"]
@@ -63,6 +67,7 @@ class _Inliner:
         self.used = set(_names_in(model.graph))
         self.calls = 0
         self.clashes = 0
+        self.active: list[tuple[str, str, str]] = []  # the functions being expanded, outermost first
 
     def unique(self, base: str) -> str:
         candidate = base
@@ -86,8 +91,16 @@ class _Inliner:
                     self.graph(sub)
                 out.append(node)
             else:
+                key = (function.domain, function.name, function.overload)
+                if key in self.active:  # a function calling itself, directly or not, never ends
+                    chain = " -> ".join(f"{d}.{n}" for d, n, _ in (*self.active, key))
+                    raise CheckError(
+                        [Violation(f"functions[{function.domain}.{function.name}]", "function-cycle", chain)]
+                    )
                 self.calls += 1
+                self.active.append(key)
                 out.extend(self.nodes(self.expand(node, function, self.calls)))
+                self.active.pop()
         return out
 
     def expand(self, call: NodeProto, function: FunctionProto, n: int) -> list[NodeProto]:
