@@ -31,6 +31,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "float16_convert": ("onnxconverter_common",),
     "onnxslim_slim": ("onnxslim",),
     "onnx_ir_roundtrip": ("onnx_ir",),
+    "ort_symbolic_shapes": ("onnxruntime", "sympy"),
 }
 
 
