@@ -32,6 +32,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "onnxslim_slim": ("onnxslim",),
     "onnx_ir_roundtrip": ("onnx_ir",),
     "ort_symbolic_shapes": ("onnxruntime", "sympy"),
+    "graphsurgeon_edit": ("onnx_graphsurgeon",),
 }
 
 
