@@ -73,12 +73,6 @@ __all__ = [
     "stored_value",
 ]
 
-_M = TypeVar("_M", bound="Message")
-_odel = object.__delattr__
-_osa = object.__setattr__
-# Pickles made before the split name their rebuilding function here.
-_rebuild = rebuild
-
 
 class _Descriptor:
     """``DESCRIPTOR``: protobuf's descriptor of the class, as data (schema_dsl.descriptors)."""
@@ -87,6 +81,13 @@ class _Descriptor:
         from schema_dsl.descriptors import descriptor_of
 
         return descriptor_of(owner)
+
+
+_M = TypeVar("_M", bound="Message")
+_odel = object.__delattr__
+_osa = object.__setattr__
+# Pickles made before the split name their rebuilding function here.
+_rebuild = rebuild
 
 
 class Message(metaclass=MessageType):
