@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 __all__ = ["ProtoEnum"]
 
@@ -28,6 +28,7 @@ class ProtoEnum(enum.IntEnum):
 
     if TYPE_CHECKING:  # set after the class: in the body it would become a member
         ValueType: TypeAlias = int
+        DESCRIPTOR: Any
 
     @classmethod
     def Name(cls, number: int) -> str:
@@ -80,5 +81,15 @@ class ProtoEnum(enum.IntEnum):
         return [(name, int(m)) for name, m in cls.__members__.items()]
 
 
+class _Descriptor:
+    """``DESCRIPTOR``: protobuf's descriptor of the enum, as data (schema_dsl.descriptors)."""
+
+    def __get__(self, obj: object, owner: type[ProtoEnum]) -> Any:
+        from schema_dsl.descriptors import enum_descriptor_of
+
+        return enum_descriptor_of(owner)
+
+
 if not TYPE_CHECKING:
     ProtoEnum.ValueType = int
+    ProtoEnum.DESCRIPTOR = _Descriptor()

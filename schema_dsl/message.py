@@ -74,6 +74,16 @@ __all__ = [
     "stored_value",
 ]
 
+
+class _Descriptor:
+    """``DESCRIPTOR``: protobuf's descriptor of the class, as data (schema_dsl.descriptors)."""
+
+    def __get__(self, obj: object, owner: type[Message]) -> Any:
+        from schema_dsl.descriptors import descriptor_of
+
+        return descriptor_of(owner)
+
+
 _M = TypeVar("_M", bound="Message")
 _odel = object.__delattr__
 _osa = object.__setattr__
@@ -107,6 +117,7 @@ class Message(metaclass=MessageType):
     # Weak references: a view's children find their element (schema_dsl.views).
     __slots__ = (*(name for name, _ in BLANK_INTERNALS), "__weakref__")
     __schema__: ClassVar[MessageSchema]
+    DESCRIPTOR: ClassVar[Any] = _Descriptor()
     _span: int | None  # source bytes that are this message's encoding (schema_dsl.contract)
     _has: int  # a bit per stored field (MessageSchema.bit)
     _x: Extras | None  # what few messages need (Extras)
@@ -340,6 +351,8 @@ class Message(metaclass=MessageType):
     # -- comparison and display -------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
+        if other is self:  # as upb: no field lists built (list.index(node) compares each node)
+            return True
         if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             return NotImplemented
         mine, theirs = self.ListFields(), other.ListFields()

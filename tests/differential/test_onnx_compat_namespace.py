@@ -312,7 +312,7 @@ def test_saturate_cast_as_onnx() -> None:
     [
         ("reference", "ops"),
         ("version_converter", "convert_version"),
-        ("shape_inference", "infer_node_outputs"),
+        ("shape_inference", "infer_function_output_types"),
         ("defs", "register_schema"),
     ],
 )

@@ -3,10 +3,13 @@
 The package mirrors onnx's module layout: the message classes and constants at the top,
 ``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
 ``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
-``compose`` and ``utils``. ``defs``, ``shape_inference``, ``reference`` and
+``compose``, ``utils``, ``defs`` and ``shape_inference``; the names libraries built on
+onnx import (the generated modules ``onnx_pb``, ``onnx_ml_pb2``, ...; ``mapping`` and
+``_mapping``; ``onnx_cpp2py_export.*``; ``tools``; ``backend``). ``reference`` and
 ``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
-``NotImplementedError``) naming the feature. onnx's own test suite, run against this
-namespace (``python -m tests.onnx_suite``), is the measure of how far it goes
+``NotImplementedError``) naming the feature, as do the parts of the others not provided.
+onnx's own test suite, run against this namespace (``python -m tests.onnx_suite``), and
+the libraries of ``tests/clients`` are the measure of how far it goes
 (``docs/coming-from-onnx.md``).
 
 ``load_model``, ``save_model``, ``load_tensor``, ``save_tensor`` and the ``*_from_string``
@@ -27,9 +30,11 @@ Differences from onnx:
   chooses it (``.json``, ``.textproto``, ``.onnxtxt``, ...), as in onnx.
 * Saving to a path is atomic (a temporary file renamed into place), and with
   ``save_as_external_data=True`` the binary format's data files are written the same
-  way; ``location`` defaults to ``<model file name>.data`` (onnx: a random name) and the
-  model passed in is not modified (onnx rewrites its tensors into external references;
-  so do the text formats here, as in onnx).
+  way, in onnx's layout byte for byte (the same tensors, file names and offsets);
+  ``location`` defaults to ``<model file name>.data`` (onnx: a random name), a data file
+  left by an earlier save is replaced (onnx appends to it), and the model passed in is
+  not modified (onnx rewrites its tensors into external references; so do the text
+  formats here, as in onnx).
   Tensors already marked external by ``convert_model_to_external_data`` are written to
   their files first, as onnx writes them.
 * A binary model loaded from a path or a real file is memory-mapped: tensor data stays
@@ -45,9 +50,10 @@ Differences from onnx:
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
-import tempfile
+import sys
 from typing import IO, Final, TypeVar
 
 from schema_dsl.onnx import (
@@ -103,7 +109,9 @@ from wirecodec.onnx_compat import (
     shape_inference,
     version_converter,
 )
+from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
+from wirecodec.onnx_compat._external_save import save_with_onnx_layout
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
 
@@ -335,26 +343,30 @@ def save_model(
 ) -> None:
     """Write a model (or its serialized bytes) to a path or into a binary file object.
 
-    With ``save_as_external_data=True``, tensors of at least ``size_threshold`` bytes go
-    to ``location`` (default ``<model file name>.data``) beside the model, or one file
-    per tensor with ``all_tensors_to_one_file=False``; ``convert_attribute=True`` moves
-    attribute tensors too.
+    With ``save_as_external_data=True``, the files are onnx's: initializers holding
+    ``raw_data`` of at least ``size_threshold`` bytes (counted as onnx counts:
+    ``sys.getsizeof``) go back to back to ``location`` (default ``<model file name>.data``)
+    beside the model, or one file per tensor named after it with
+    ``all_tensors_to_one_file=False``; ``convert_attribute=True`` moves attribute tensors
+    too. ``wirecodec.save`` is the way with wirecodec's layout (aligned, typed data too).
     """
     _check_target(f, "save_model")
     chosen = _format_of(format, _path_of(f))
     model = decode(ModelProto, proto) if isinstance(proto, (bytes, bytearray, memoryview)) else proto
     model = as_message(model, ModelProto, "save_model: proto")
     path = _path_of(f)
-    if path is not None and any(
-        external_data_helper.uses_external_data(t) and t.HasField("raw_data")
-        for t in external_data_helper._get_all_tensors(model)
+    binary_external = save_as_external_data and _binary(chosen)
+    if (
+        path is not None
+        and not binary_external
+        and any(
+            external_data_helper.uses_external_data(t) and t.HasField("raw_data")
+            for t in external_data_helper._get_all_tensors(model)
+        )
     ):
         # Marked by convert_model_to_external_data and still holding their bytes: onnx
         # writes them to their files beside the model (and empties them) whatever the format.
         external_data_helper.write_external_data_tensors(model, path.parent)
-    # onnx moves a tensor when sys.getsizeof(raw_data), the bytes object's overhead
-    # included, reaches the threshold; wirecodec.save counts the payload's bytes alone.
-    moved_from = max(0, size_threshold - external_data_helper._BYTES_OVERHEAD)
     if not _binary(chosen):
         if save_as_external_data:
             external_data_helper.convert_model_to_external_data(
@@ -363,48 +375,38 @@ def save_model(
             if path is not None:
                 external_data_helper.write_external_data_tensors(model, path.parent)
         _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
-    elif isinstance(f, (str, os.PathLike)):
-        _save(
-            model,
-            f,
-            external_data=save_as_external_data,
-            location=location,
-            size_threshold=moved_from,
-            all_tensors_to_one_file=all_tensors_to_one_file,
-            convert_attribute=convert_attribute,
-        )
     elif not save_as_external_data:
-        encode_into(model, f)
+        if isinstance(f, (str, os.PathLike)):
+            _save(model, f)
+        else:
+            encode_into(model, f)
     else:
-        path = _path_of(f)
         if path is None:
             raise ExternalDataError(
                 "save_model: save_as_external_data needs a path, or a file object whose name is one "
                 f"(the data files go beside the model); got a {type(f).__name__} without a name"
             )
-        # wirecodec.save writes data files beside a model file: stage the model in a scratch
-        # directory next to the target, move the data files out, copy the model into ``f``.
-        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".wirecodec-") as scratch:
-            staged = pathlib.Path(scratch) / path.name
-            location = f"{path.name}.data" if location is None else location
-            folder = (pathlib.Path(scratch) / location).parent.resolve()
-            if folder.is_relative_to(pathlib.Path(scratch).resolve()):
-                folder.mkdir(parents=True, exist_ok=True)  # mirrors the subfolder beside the model
-            _save(
-                model,
-                staged,
-                external_data=True,
-                location=location,
-                size_threshold=moved_from,
-                all_tensors_to_one_file=all_tensors_to_one_file,
-                convert_attribute=convert_attribute,
-            )
-            for produced in sorted(pathlib.Path(scratch).rglob("*")):
-                if produced.is_file() and produced != staged:
-                    destination = path.parent / produced.relative_to(scratch)
-                    destination.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(produced, destination)
-            f.write(staged.read_bytes())
+        target = pathlib.Path(os.path.abspath(path))
+
+        def write_model(saved: ModelProto, files: AtomicFiles) -> None:
+            if isinstance(f, (str, os.PathLike)):
+                with files.open(target) as out:
+                    encode_into(saved, out)
+            else:
+                encode_into(saved, f)
+
+        # onnx's layout (which tensors, names, offsets), the model left as it was.
+        save_with_onnx_layout(
+            model,
+            target,
+            write_model,
+            convert=True,
+            all_tensors_to_one_file=all_tensors_to_one_file,
+            location=location,
+            default_location=f"{target.name}.data",  # onnx: a random name
+            size_threshold=size_threshold,
+            convert_attribute=convert_attribute,
+        )
 
 
 def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> None:
@@ -435,6 +437,21 @@ save = save_model
 load_from_string = load_model_from_string
 
 
+# onnx's modules that few programs use, imported on first use (as attributes, and by
+# ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
+_ON_FIRST_USE: Final = frozenset(
+    {"_mapping", "backend", "inliner", "mapping", "model_container", "onnx_cpp2py_export", "tools"}
+)
+
+# onnx's generated modules under their names (``import onnx.onnx_pb``, ``from onnx import
+# onnx_ml_pb2``): each is the module of its .proto file in ``protos``, known to the import
+# system by onnx's name too.
+for _alias, _home in _protos.ALIASES.items():
+    globals()[_alias] = sys.modules.setdefault(
+        f"{__name__}.{_alias}", importlib.import_module(f"{_protos.__name__}.{_home}")
+    )
+
+
 def __getattr__(name: str) -> object:
     # numpy_helper imports numpy: loaded on first use, so that onnx's load, save and
     # checker work where numpy is not installed (Pyodide: docs/platforms.md), as the
@@ -443,4 +460,6 @@ def __getattr__(name: str) -> object:
         from wirecodec import numpy_helper
 
         return numpy_helper
+    if name in _ON_FIRST_USE:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,112 @@
+"""Run a client task twice, on onnx and with ``import onnx`` answered by wirecodec.onnx_compat.
+
+A task is a script in ``tests/clients/tasks/`` that does one thing a user of a library
+does and writes its result (a model's bytes) to the path it is given. It runs in a fresh
+interpreter each time: once as installed (onnx), once with the renaming shim of
+``tests/onnx_suite/shim_onnx.py`` first on ``sys.path``, so that every ``import onnx``
+(the library's and the task's) is ``wirecodec.onnx_compat``. The two results must be the
+same bytes. ``python -m tests.clients.run [TASK ...]`` prints each task's outcome and times.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+TASKS = HERE / "tasks"
+SHIM = REPO / "tests" / "onnx_suite" / "shim_onnx.py"
+
+# task -> the distributions it needs (pinned in pyproject's ``test`` extra)
+REQUIRES: dict[str, tuple[str, ...]] = {
+    "skl2onnx_estimators": ("skl2onnx", "sklearn"),
+    "onnxmltools_sklearn": ("onnxmltools", "skl2onnx", "sklearn"),
+    "float16_convert": ("onnxconverter_common",),
+    "onnxslim_slim": ("onnxslim",),
+    "onnx_ir_roundtrip": ("onnx_ir",),
+    "ort_symbolic_shapes": ("onnxruntime", "sympy"),
+    "graphsurgeon_edit": ("onnx_graphsurgeon",),
+}
+
+
+@dataclasses.dataclass
+class Side:
+    """One run of a task: its result bytes (None if it failed), its error output, its time."""
+
+    result: bytes | None
+    stderr: str
+    seconds: float
+
+
+def tasks() -> list[str]:
+    return sorted(p.stem for p in TASKS.glob("*.py"))
+
+
+def run_side(task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300) -> Side:
+    """Run ``task`` in a subprocess, on onnx or (``shim``) on wirecodec."""
+    paths = [str(REPO)]
+    if shim:
+        package = scratch / "shim" / "onnx"
+        package.mkdir(parents=True, exist_ok=True)
+        shutil.copy(SHIM, package / "__init__.py")
+        paths.insert(0, str(package.parent))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    env.setdefault("WIRECODEC_CODE_CACHE", str(scratch / "codecs"))
+    output = scratch / ("wirecodec.out" if shim else "onnx.out")
+    output.unlink(missing_ok=True)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(TASKS / f"{task}.py"), str(output)],
+        env=env,
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    ok = done.returncode == 0 and output.is_file()
+    return Side(output.read_bytes() if ok else None, done.stderr, seconds)
+
+
+def run_task(task: str) -> tuple[Side, Side]:
+    """The task on onnx, then on wirecodec."""
+    with tempfile.TemporaryDirectory(prefix=f"client-{task}-") as name:
+        scratch = pathlib.Path(name)
+        return run_side(task, False, scratch), run_side(task, True, scratch)
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or tasks()
+    equal = 0
+    total_onnx = total_ours = 0.0
+    for task in chosen:
+        theirs, ours = run_task(task)
+        total_onnx += theirs.seconds
+        total_ours += ours.seconds
+        if theirs.result is None:
+            verdict = "onnx side failed"
+        elif ours.result is None:
+            verdict = "wirecodec side failed: " + (ours.stderr.strip().splitlines() or ["?"])[-1]
+        elif ours.result == theirs.result:
+            verdict = f"equal ({len(ours.result)} bytes)"
+            equal += 1
+        else:
+            verdict = f"DIFFERENT ({len(theirs.result)} vs {len(ours.result)} bytes)"
+        print(f"{task:28} onnx {theirs.seconds:6.2f}s  wirecodec {ours.seconds:6.2f}s  {verdict}")
+    print(f"{equal} of {len(chosen)} equal; time {total_ours:.1f}s vs {total_onnx:.1f}s on onnx")
+    return 0 if equal == len(chosen) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,33 @@
+"""Each client task gives the same bytes on wirecodec (through the shim) as on onnx.
+
+Skipped, with the reason, where onnx or a task's library is not installed (they are
+pinned in pyproject's ``test`` extra). About 40 s on 2 cores: each task is two fresh
+interpreters importing scikit-learn or the library.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from tests.clients.run import REQUIRES, run_task, tasks
+
+pytest.importorskip("onnx", reason="the onnx package is the reference (test extra)")
+
+
+def test_every_task_declares_what_it_needs() -> None:
+    assert sorted(REQUIRES) == tasks()
+
+
+@pytest.mark.parametrize("task", tasks())
+def test_task_gives_onnxs_bytes(task: str) -> None:
+    for module in REQUIRES[task]:
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed (test extra)")
+    theirs, ours = run_task(task)
+    assert theirs.result is not None, f"the task fails on onnx itself:\n{theirs.stderr}"
+    assert ours.result is not None, f"the task fails on wirecodec:\n{ours.stderr}"
+    assert ours.result == theirs.result, (
+        f"{task}: {len(ours.result)} bytes differ from onnx's {len(theirs.result)}"
+    )
