@@ -264,3 +264,11 @@ def test_an_unset_sub_message_is_of_its_class() -> None:
     assert not model.HasField("graph")
     graph.node.add(name="n")  # the first write attaches it, as protobuf's
     assert model.HasField("graph") and model.graph is graph
+    other = ModelProto()
+    other_graph = other.graph
+    other_graph.name = "g"  # a field write attaches it too
+    assert other.HasField("graph") and other.graph.name == "g"
+    value_type = other.graph.input.add().type
+    shape = value_type.tensor_type.shape  # two unset levels below a present element
+    shape.dim.add(dim_value=3)
+    assert value_type.HasField("tensor_type") and value_type.tensor_type.shape.dim[0].dim_value == 3

@@ -313,3 +313,28 @@ def test_saving_with_external_data_moves_the_tensors_of_records(tmp_path: pathli
     assert moved == [onnx.TensorProto.EXTERNAL] * 3
     again = onnx.load(str(tmp_path / "m.onnx"))
     assert [onnx.numpy_helper.to_array(n.attribute[0].t).sum() for n in again.graph.node] == [2047 * 1024] * 3
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited field (field numbers under 16)."""
+    size, length = len(payload), b""
+    while size >= 128:
+        length += bytes([size & 127 | 128])
+        size >>= 7
+    return bytes([number << 3 | 2]) + length + bytes([size]) + payload
+
+
+def test_a_oneof_set_twice_in_an_element_reads_as_protobuf_reads_it() -> None:
+    # A Dimension holding dim_value and then dim_param (protobuf keeps the last member):
+    # bytes no serializer writes, which a record must not keep with both members set.
+    dim = b"\x08\x03" + _field(2, b"B")
+    shape = _field(1, dim)
+    tensor_type = b"\x08\x01" + _field(2, shape)
+    value = _field(1, b"v") + _field(2, _field(1, tensor_type))
+    data = _field(7, b"".join(_field(13, value) for _ in range(40)))  # graph.value_info
+    mine, theirs = _records(data), onnx.load_model_from_string(data)
+    mine_dim = mine.graph.value_info[5].type.tensor_type.shape.dim[0]
+    their_dim = theirs.graph.value_info[5].type.tensor_type.shape.dim[0]
+    assert mine_dim.WhichOneof("value") == their_dim.WhichOneof("value") == "dim_param"
+    assert (mine_dim.dim_value, mine_dim.dim_param) == (their_dim.dim_value, their_dim.dim_param)
+    assert wirecodec.encode(mine) == theirs.SerializeToString()
