@@ -272,3 +272,17 @@ def test_an_unset_sub_message_is_of_its_class() -> None:
     shape = value_type.tensor_type.shape  # two unset levels below a present element
     shape.dim.add(dim_value=3)
     assert value_type.HasField("tensor_type") and value_type.tensor_type.shape.dim[0].dim_value == 3
+
+
+def test_records_are_a_per_call_choice_that_reads_the_same() -> None:
+    from schema_dsl.views import RecordContainer
+
+    data = _BYTES.get(SIZES[-1]) or _graph_bytes(SIZES[-1])
+    kept = wirecodec.decode(ModelProto, data)
+    built = wirecodec.decode(ModelProto, data, records=False)
+    assert isinstance(kept.graph.node, RecordContainer)
+    assert not isinstance(built.graph.node, RecordContainer)
+    for model in (kept, built):
+        CHANGE["sort"](model.graph)
+        CHANGE["CopyFrom"](model.graph)
+    assert _encoded(kept) == _encoded(built)

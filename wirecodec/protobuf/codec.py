@@ -65,7 +65,9 @@ def as_buffer(data: Any) -> tuple[Any, memoryview, Flavor]:
     return view, view, "str"
 
 
-def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy: bool = True) -> M:
+def decode(
+    cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy: bool = True, records: bool = True
+) -> M:
     """Decode ``data`` (any bytes-like object) as a ``cls`` message.
 
     Fields declared as views (``view=True``) are memoryviews into ``data``, which stays
@@ -78,13 +80,25 @@ def decode(cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy:
     sub-message fields (under 32 bytes, past the first four of a field) become Python
     objects only when their field is first read. A writable buffer (``bytearray``) is
     always decoded eagerly, since its bytes could change before they were read.
+
+    With ``records=True`` (the default) and a lazy decode, a graph with a field of more than
+    1,024 elements keeps them as records the collector does not visit, read through one
+    live view each (docs/performance.md, *Records and views*); ``records=False`` builds every
+    element as a message. What a program reads and writes is the same either way.
     """
     # No locals: a traceback through this frame must not keep the buffer exported.
-    return decode_split(cls, *as_buffer(data), max_depth=max_depth, lazy=lazy)
+    return decode_split(cls, *as_buffer(data), max_depth=max_depth, lazy=lazy, records=records)
 
 
 def decode_split(
-    cls: type[M], buf: Any, view: memoryview, flavor: Flavor, *, max_depth: int, lazy: bool = False
+    cls: type[M],
+    buf: Any,
+    view: memoryview,
+    flavor: Flavor,
+    *,
+    max_depth: int,
+    lazy: bool = False,
+    records: bool = True,
 ) -> M:
     """Decode reading headers and strings from ``buf`` and slicing ``bytes`` fields from ``view``.
 
@@ -95,7 +109,7 @@ def decode_split(
     """
     if not 0 <= max_depth < CHECKED:
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
-    fn = decoder(cls, flavor, lazy=lazy and view.readonly)
+    fn = decoder(cls, flavor, lazy=lazy and view.readonly, keep_records=records)
     origin = origin_for(buf, view)
     memo = None
     failure: DecodeError

@@ -508,17 +508,20 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     return compiled.validator
 
 
-def decoder(cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False) -> Decoder:
+def decoder(
+    cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False, keep_records: bool = True
+) -> Decoder:
     """The compiled decoder of ``cls`` for buffers of the given flavour.
 
     A ``lazy`` decoder keeps small elements of repeated sub-message fields as validated
     offsets into the buffer (wirecodec.protobuf.lazy); use it only on buffers that will
-    not change.
+    not change. With ``keep_records`` it keeps the elements of long graphs as records
+    (wirecodec.protobuf.records).
     """
     kind: str = flavor
     if lazy:
         kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
-        if kind == "decode+lazy" and records.enabled() and records.reaches_records(cls):
+        if kind == "decode+lazy" and keep_records and records.enabled() and records.reaches_records(cls):
             kind += "+records"
     fn: Decoder = _compiled(cls, kind).function
     return fn
