@@ -238,8 +238,10 @@ def _write_external(
                 continue
         else:
             continue
-        if from_file is not None or (
-            move_inline and site.path in movable and len(payload) >= options.size_threshold
+        # A tensor from a data file that does not resolve here keeps a data file where the
+        # layout is kept (move_inline=False); otherwise the threshold decides, as for any.
+        if (from_file is not None and not move_inline) or (
+            (from_file is not None or site.path in movable) and len(payload) >= options.size_threshold
         ):
             to_move.append((site.path, tensor, payload))
         elif uses_external_data(tensor):
