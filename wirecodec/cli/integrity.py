@@ -25,6 +25,7 @@ from wirecodec.files._base.references import ExternalRef, parse_ref
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Opened
 from wirecodec.files.safetensors.format import ONNX_TYPES, Header, read_header
+from wirecodec.files.safetensors.format import Entry as SafetensorsEntry
 from wirecodec.files.zip.data import ZipData
 from wirecodec.files.zip.records import Entry
 from wirecodec.tensors.dtypes import INFOS
@@ -131,27 +132,39 @@ def _after_path(exc: BaseException, file: pathlib.Path) -> str:
 
 
 def _mismatch(header: Header, ref: ExternalRef, tensor: TensorProto) -> str | None:
-    """Why ``tensor``'s reference does not read one of the header's entries as it is, or None."""
+    """Why ``tensor``'s reference does not read one of the header's entries as it is, or None.
+
+    Several entries may start at one offset: a zero-size tensor (Resize's empty ``roi``)
+    takes no bytes, so the entry after it starts where it does. The reference reads one of
+    them when its length, element type and shape fit; the first that fits answers."""
     label = f"tensor {tensor.name!r}" if tensor.name else "an unnamed tensor"
     length = ref.length
-    for entry in header.entries.values():
-        if header.offset(entry) != ref.offset:
-            continue
-        if length is not None and length != entry.nbytes:
-            return (
-                f"{label} reads {length} bytes at offset {ref.offset}, but the header's {entry.name!r} "
-                f"there holds {entry.nbytes}"
-            )
-        code = ONNX_TYPES[entry.dtype][0]
-        if code != tensor.data_type:
-            info = INFOS.get(tensor.data_type)
-            ours = info.name if info is not None else f"data_type {tensor.data_type}"
-            return f"{label} is {ours}, but the header says {entry.name!r} is {entry.dtype}"
-        if entry.shape != tuple(tensor.dims):
-            shape = list(entry.shape)
-            return f"{label} has dims {list(tensor.dims)}, but the header says {entry.name!r} has {shape}"
-        return None
-    return f"{label} reads from offset {ref.offset}, where no tensor of the header starts"
+    here = [entry for entry in header.entries.values() if header.offset(entry) == ref.offset]
+    if not here:
+        return f"{label} reads from offset {ref.offset}, where no tensor of the header starts"
+    # The entry of the tensor's own name first: the one a mismatch is told against.
+    here.sort(key=lambda entry: entry.name != tensor.name)
+    fitting = [entry for entry in here if length is None or length == entry.nbytes]
+    if not fitting:
+        entry = here[0]
+        return (
+            f"{label} reads {length} bytes at offset {ref.offset}, but the header's {entry.name!r} "
+            f"there holds {entry.nbytes}"
+        )
+    problems = [_entry_mismatch(entry, tensor, label) for entry in fitting]
+    return None if None in problems else problems[0]
+
+
+def _entry_mismatch(entry: SafetensorsEntry, tensor: TensorProto, label: str) -> str | None:
+    code = ONNX_TYPES[entry.dtype][0]
+    if code != tensor.data_type:
+        info = INFOS.get(tensor.data_type)
+        ours = info.name if info is not None else f"data_type {tensor.data_type}"
+        return f"{label} is {ours}, but the header says {entry.name!r} is {entry.dtype}"
+    if entry.shape != tuple(tensor.dims):
+        shape = list(entry.shape)
+        return f"{label} has dims {list(tensor.dims)}, but the header says {entry.name!r} has {shape}"
+    return None
 
 
 def refuse_lying_safetensors(opened: Opened) -> None:

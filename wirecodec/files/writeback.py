@@ -117,8 +117,20 @@ def write_back(
     path = pathlib.Path(target)
     if layout == "external":
         return _write_external(model, path, options, source, keep=keep, move_inline=move_inline)
-    if layout == "safetensors" and options.location is not None:
-        _refuse_in_use(model, source, path.parent, options.location)
+    in_use = (
+        layout == "safetensors"
+        and options.location is not None
+        and _reads_from(model, source, path.parent / options.location)
+    )
+    if in_use:
+        if not keep:
+            raise ExternalDataError(
+                f"refusing to write {options.location!r}: the model's weights are read from it, "
+                "and another model may point into it (name another location)"
+            )
+        # The weights are in that safetensors file already (a model converted in place):
+        # it is kept as it is, and only the model is written.
+        return _write_external(model, path, options, source, keep=True, move_inline=False)
     if source is not None:
         model = _resolved(model, source)
     if layout == "zip":
@@ -148,10 +160,10 @@ def _resolved(model: ModelProto, source: TensorData) -> ModelProto:
     return changed
 
 
-def _refuse_in_use(model: ModelProto, source: TensorData | None, folder: pathlib.Path, location: str) -> None:
-    """A safetensors file is written whole: never over the file the model's weights come from
-    (another model may point into it, and this one would lose its bytes on a crash)."""
-    destination = os.path.realpath(folder / location)
+def _reads_from(model: ModelProto, source: TensorData | None, file: pathlib.Path) -> bool:
+    """Whether a tensor of ``model`` refers to ``file``, or holds a view of it. A safetensors
+    file is written whole: never over the file the weights come from."""
+    destination = os.path.realpath(file)
     unchanged: dict[FileOrigin, bool] = {}
     for site in tensor_sites(model):
         tensor = site.message
@@ -163,10 +175,8 @@ def _refuse_in_use(model: ModelProto, source: TensorData | None, folder: pathlib
             view = _file_view(tensor, unchanged)
             real = view[0].path if view is not None else None
         if real == destination:
-            raise ExternalDataError(
-                f"refusing to write {location!r}: the model's weights are read from it, and another "
-                "model may point into it (name another location)"
-            )
+            return True
+    return False
 
 
 def _inline(tensor: TensorProto, payload: Any) -> TensorProto:
