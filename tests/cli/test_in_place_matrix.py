@@ -1,4 +1,4 @@
-"""The in-place matrix (issue 47): every writer × every layout, written back onto its own
+"""The in-place matrix (issue 47): every writer x every layout, written back onto its own
 input, with a second model ``b.onnx`` sharing the first one's data file.
 
 For each cell: no file that was there is lost, ``b.onnx`` is byte for byte what it was and
@@ -36,9 +36,10 @@ DATA_FILE = {
 }
 
 
-def _model() -> Any:
+def _model(scales_in_a_constant: bool = False) -> Any:
     """Conv, Relu, Resize with an empty roi, a Constant: big and small initializers, a
-    zero-size one, an attribute tensor."""
+    zero-size one, an attribute tensor. (onnxruntime reads Resize's scales only from the
+    model itself: ``scales_in_a_constant`` makes it a Constant's value, which stays inline.)"""
     weights = numpy_helper.from_array((np.arange(16 * 27, dtype=np.float32) / 100).reshape(16, 3, 3, 3), "W")
     bias = numpy_helper.from_array(np.arange(16, dtype=np.float32), "B")
     roi = numpy_helper.from_array(np.zeros((0,), dtype=np.float32), "roi")
@@ -51,12 +52,15 @@ def _model() -> Any:
         helper.make_node("Constant", [], ["k"], value=added),
         helper.make_node("Add", ["z", "k"], ["y"]),
     ]
+    initializers = [weights, roi, bias, scales]  # bias starts where the empty roi does
+    if scales_in_a_constant:
+        nodes.insert(0, helper.make_node("Constant", [], ["scales"], value=initializers.pop()))
     graph = helper.make_graph(
         nodes,
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 8, 8])],
-        [weights, bias, roi, scales],
+        initializers,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=9)
 
@@ -87,7 +91,11 @@ def _arrays(path: pathlib.Path) -> dict[str, list[Any]]:
     if zipfile.is_zipfile(path):  # onnx cannot read a container: wirecodec's arrays then
         model = wirecodec.load(path)
         found = {t.name: wirecodec.to_array(t) for t in model.graph.initializer}
-        found |= {f"{n.output[0]}@": wirecodec.to_array(n.attribute[0].t) for n in model.graph.node if n.op_type == "Constant"}
+        found |= {
+            f"{n.output[0]}@": wirecodec.to_array(n.attribute[0].t)
+            for n in model.graph.node
+            if n.op_type == "Constant"
+        }
     else:
         loaded = onnx.load(str(path))
         found = {t.name: numpy_helper.to_array(t) for t in loaded.graph.initializer}
@@ -169,7 +177,8 @@ def test_writing_in_place_loses_nothing(
         # The layout is kept: the data stays where it is, unread, and only the model is written.
         assert set(now) == set(files), f"new files {sorted(set(now) - set(files))}"
         stored = onnx.load(str(path), load_external_data=False).graph.initializer
-        assert {e.value for t in stored for e in t.external_data if e.key == "location"} == {DATA_FILE[layout]}
+        locations = {e.value for t in stored for e in t.external_data if e.key == "location"}
+        assert locations == {DATA_FILE[layout]}
 
 
 @pytest.mark.quick
@@ -185,7 +194,9 @@ def test_saving_a_loaded_model_in_place_rewrites_the_model_only(tmp_path: pathli
     assert _arrays(tmp_path / "b.onnx") == before == _arrays(path)
 
 
-@pytest.mark.parametrize("writer", ["edit -o IN", "infer-shapes IN IN", "infer_shapes_path", "wirecodec.save"])
+@pytest.mark.parametrize(
+    "writer", ["edit -o IN", "infer-shapes IN IN", "infer_shapes_path", "wirecodec.save"]
+)
 def test_written_to_another_directory_the_data_is_copied_beside_it(
     writer: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -210,3 +221,33 @@ def test_written_to_another_directory_the_data_is_copied_beside_it(
     assert {p.name: _digest(p) for p in tmp_path.iterdir() if p.is_file()} == files
     assert sorted(p.name for p in out.parent.iterdir()) == ["m.onnx", "m.onnx.data"]
     assert _arrays(out) == before
+
+
+# -- zero-size tensors through every layout (issue 47, item 6) -----------------------------------
+
+
+@pytest.mark.parametrize("to", ["safetensors", "external", "zip", "single"])
+def test_an_empty_tensor_goes_through_every_layout_and_back(
+    to: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``convert --to L --all-tensors`` of a model holding Resize's empty roi writes what
+    ``check --full``, ``run`` and ``convert`` of wirecodec read back, and onnx too."""
+    source = tmp_path / "m.onnx"
+    onnx.save_model(_model(scales_in_a_constant=True), str(source))
+    before = _arrays(source)
+    out = tmp_path / ("m.onnxz" if to == "zip" else "out.onnx")
+    extra = ["--all-tensors"] if to in ("safetensors", "external") else []
+    assert main(["convert", str(source), str(out), "--to", to, *extra]) == 0
+    if to in ("safetensors", "external"):
+        stored = onnx.load(str(out), load_external_data=False).graph.initializer
+        roi = next(t for t in stored if t.name == "roi")
+        assert roi.data_location == TensorProto.EXTERNAL  # the empty tensor did move out
+    assert main(["check", "--full", str(out)]) == 0, capsys.readouterr()
+    back = tmp_path / "back.onnx"
+    assert main(["convert", str(out), str(back), "--to", "single"]) == 0
+    assert _arrays(back) == before
+    if to != "zip":
+        assert _arrays(out) == before  # onnx reads it as well
+    pytest.importorskip("onnxruntime", reason="run needs onnxruntime (test extra)")
+    capsys.readouterr()
+    assert main(["run", str(out)]) == 0, capsys.readouterr()
