@@ -810,14 +810,6 @@ _CORE: tuple[Mutant, ...] = (
         (f"{_VIEWS}::test_builders_compiled_in_one_decode_are_not_taken_for_anothers_fragments",),
         "a builder compiled in one decode is taken for another's fragment of equal atoms",
     ),
-    Mutant(
-        "external-write-views-not-held",
-        "wirecodec/files/external/write.py",
-        "@holding_views()  # tensors found in one walk are looked up by id in the next\ndef plan(",
-        "def plan(",
-        (f"{_VIEWS}::test_saving_with_external_data_moves_the_tensors_of_records",),
-        "saving with external data finds a record's tensor in one walk and misses it in the next",
-    ),
 )
 
 
