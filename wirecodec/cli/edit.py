@@ -99,7 +99,13 @@ def _dim(what: str, number: bool) -> Callable[[str], tuple[str, int, str | int]]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write (may be MODEL)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="where to write (may be MODEL: its external data then stays as it is)",
+    )
     parser.add_argument("--set-producer", metavar="NAME[:VERSION]", help="producer_name and producer_version")
     for role in ("input", "output"):
         parser.add_argument(

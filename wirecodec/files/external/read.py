@@ -28,6 +28,7 @@ from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "parse_ref", "resolve"]
 
+
 def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
     return _resolve_in(base_dir.resolve(), location, tensor)
