@@ -698,7 +698,7 @@ _CORE: tuple[Mutant, ...] = (
     # -- issue 37: the CLI's integrity checks (landed on main during the session) --------------
     Mutant(
         "crc-restarts-every-chunk",
-        "wirecodec/cli/integrity.py",
+        "wirecodec/files/integrity.py",
         "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], crc)",
         "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], 0)",
         ("tests/cli/test_integrity_big_entries.py",),
@@ -706,7 +706,7 @@ _CORE: tuple[Mutant, ...] = (
     ),
     Mutant(
         "safetensors-shape-unchecked",
-        "wirecodec/cli/integrity.py",
+        "wirecodec/files/integrity.py",
         "        if entry.shape != tuple(tensor.dims):\n",
         "        if False:\n",
         ("tests/cli/test_integrity.py::test_every_lying_header_is_refused_in_one_line",),

@@ -1,6 +1,6 @@
 """Mutants of the one write-back (issue 47): wirecodec/files/writeback.py, the map origins
 it asks (files/_base/mapping.py, files/external/read.py) and the safetensors reference
-check that zero-size entries tripped (cli/integrity.py). Written from the code, each a
+check that zero-size entries tripped (files/integrity.py). Written from the code, each a
 plausible slip, each with the tests that must notice it."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "safetensors-first-entry-at-offset",
-        "wirecodec/cli/integrity.py",
+        "wirecodec/files/integrity.py",
         "    here.sort(key=lambda entry: entry.name != tensor.name)\n"
         "    fitting = [entry for entry in here if length is None or length == entry.nbytes]\n",
         "    fitting = [entry for entry in here[:1] if length is None or length == entry.nbytes]\n",

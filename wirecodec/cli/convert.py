@@ -31,9 +31,9 @@ from typing import IO
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.cli.inspect import model_tensors
-from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files.convert import convert
+from wirecodec.files.integrity import refuse_bad_crc
 
 HELP = "convert a model between single-file, external-data and zip layouts"
 

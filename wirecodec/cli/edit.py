@@ -40,10 +40,10 @@ from wirecodec.cli.common import CliError, UsageError, add_model_argument, descr
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
-from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.references import parse_ref
 from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.integrity import refuse_bad_crc
 from wirecodec.files.load import load
 from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.protobuf.walk import walk
