@@ -707,8 +707,8 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "safetensors-shape-unchecked",
         "wirecodec/files/integrity.py",
-        "        if entry.shape != tuple(tensor.dims):\n",
-        "        if False:\n",
+        "    if entry.shape != tuple(tensor.dims):\n",
+        "    if False:\n",
         ("tests/cli/test_integrity.py::test_every_lying_header_is_refused_in_one_line",),
         "a tensor whose dims differ from its safetensors header entry's shape is not reported",
     ),

@@ -79,4 +79,15 @@ MUTANTS: tuple[Mutant, ...] = (
         (f"{_MATRIX}::test_an_empty_tensor_goes_through_every_layout_and_back",),
         "a reference is checked against the first entry at its offset: an empty tensor's hides the next",
     ),
+    Mutant(
+        "check-full-skips-container-crcs",
+        "wirecodec/checker/__init__.py",
+        "for p in problems(opened, full=full)]",
+        "for p in problems(opened, full=False)]",
+        (
+            "tests/unit/files/test_integrity_in_library.py::"
+            "test_check_full_refuses_a_flipped_weight_byte_as_the_cli_does",
+        ),
+        "wirecodec.check(path, full=True) accepts an .onnxz whose weight entry has a flipped byte",
+    ),
 )
