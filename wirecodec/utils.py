@@ -29,8 +29,7 @@ from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import Extractor, extract
 from wirecodec.errors import GraphError
 from wirecodec.files.load import load
-from wirecodec.files.save import save
-from wirecodec.files.zip.container import save_zip
+from wirecodec.files.writeback import write_back
 
 __all__ = ["Extractor", "extract", "extract_model", "save_like_onnx"]
 
@@ -46,18 +45,21 @@ def save_like_onnx(
     ``path`` ending in ``.onnxz`` makes a zip container. Otherwise ``external_data=None``
     follows onnx: one file, unless the model is over 2 GiB, when tensors of 1 KiB or
     more go to ``<file name>.data`` beside it; ``True`` always writes that data file,
-    ``False`` always one file (wirecodec reads single files of any size).
+    ``False`` always one file (wirecodec reads single files of any size). Where data goes
+    is :mod:`wirecodec.files.writeback`'s rule, as for :func:`wirecodec.save`: a tensor
+    still in a data file that resolves from ``path`` keeps pointing into it, and no file
+    is written over or deleted (``<file name>.data`` taken: a fresh ``.N.data``).
     """
     target = pathlib.Path(path)
     if target.suffix == ".onnxz":
-        save_zip(model, target)
+        write_back(model, target, "zip")
         return
     if external_data is None:
         external_data = model.ByteSize() > MAXIMUM_PROTOBUF
-    if external_data:
-        save(model, target, external_data=True, location=target.name + ".data")
-    else:
-        save(model, target)
+    # The one write-back (wirecodec.files.writeback): tensors still in a data file that
+    # resolves from ``path`` stay there, unread; new data goes to <name>.data (or a fresh
+    # <name>.N.data when that is taken); nothing is deleted.
+    write_back(model, target, "external" if external_data else "single")
 
 
 def extract_model(

@@ -690,7 +690,7 @@ _CORE: tuple[Mutant, ...] = (
     # -- issue 37: the CLI's integrity checks (landed on main during the session) --------------
     Mutant(
         "crc-restarts-every-chunk",
-        "wirecodec/cli/integrity.py",
+        "wirecodec/files/integrity.py",
         "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], crc)",
         "crc = zlib.crc32(data.buffer[start : min(start + _CHUNK, entry.data_end)], 0)",
         ("tests/cli/test_integrity_big_entries.py",),
@@ -698,9 +698,9 @@ _CORE: tuple[Mutant, ...] = (
     ),
     Mutant(
         "safetensors-shape-unchecked",
-        "wirecodec/cli/integrity.py",
-        "        if entry.shape != tuple(tensor.dims):\n",
-        "        if False:\n",
+        "wirecodec/files/integrity.py",
+        "    if entry.shape != tuple(tensor.dims):\n",
+        "    if False:\n",
         ("tests/cli/test_integrity.py::test_every_lying_header_is_refused_in_one_line",),
         "a tensor whose dims differ from its safetensors header entry's shape is not reported",
     ),

@@ -21,7 +21,6 @@ from schema_dsl.onnx import ModelProto
 from wirecodec.checker import examine
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import add_model_argument, open_model, print_json
-from wirecodec.cli.integrity import crc_problems, safetensors_problems
 
 HELP = "check a model against the ONNX IR rules and operator schemas"
 
@@ -69,9 +68,7 @@ def _note(operators: dict[str, int], ir_only: bool, skipped: dict[str, int]) -> 
 def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False, check_safetensors=False)
     examined = examine(opened, full=args.full, ir_only=args.ir_only)  # one walk of the model
-    found = list(examined.violations)
-    problems = safetensors_problems(opened) + (crc_problems(opened) if args.full else [])
-    found += [Violation(p.path, p.rule, p.message) for p in problems]
+    found = list(examined.violations)  # the files layer's integrity problems among them
     if args.full and not found:
         found += _strict_inference(opened.model)
     skipped = examined.skipped_domains

@@ -5,6 +5,12 @@ Says what it wrote: the output, how many tensors moved out to data files and whe
 and what stayed in the model (tensors under --size-threshold, and Constant nodes' values
 unless --convert-attribute). SRC may be a URL.
 
+Where data goes: to another file, convert writes a copy that stands alone, with new
+data files beside DST (DST.data, or a fresh DST.N.data when that name is taken: no
+existing file is written over). In place (DST is SRC), tensors already in a data file
+stay there, unread, and only the model is rewritten. No file is deleted: a data file
+the new model no longer uses stays (another model may point into it).
+
 Memory stays small whatever the size of the weights: the source is streamed and its
 tensor bytes are copied file to file. Progress (bytes, rate, time left) is shown on
 standard error when it is a terminal.
@@ -25,9 +31,9 @@ from typing import IO
 from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.cli.inspect import model_tensors
-from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files.convert import convert
+from wirecodec.files.integrity import refuse_bad_crc
 
 HELP = "convert a model between single-file, external-data and zip layouts"
 
@@ -56,7 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the layout to write: single (one .onnx), external (weights in DST.data), zip (an "
         ".onnxz container), safetensors (weights in DST's .safetensors, which PyTorch reads too)",
     )
-    parser.add_argument("--location", help="external data file name, relative to DST (default: DST.data)")
+    parser.add_argument(
+        "--location",
+        help="external data file name, relative to DST (default: DST.data, or DST.N.data when taken)",
+    )
     parser.add_argument(
         "--size-threshold",
         type=byte_count,

@@ -14,11 +14,12 @@ version number only: no operator is converted (onnx's version_converter does tha
 need; stable: nodes already in order stay). --clear-value-info removes the recorded
 shapes of intermediate values, which a changed dimension leaves stale (edit says so).
 
-Every option may be given several times. The model is written with ``wirecodec.save``
-(atomically: OUT is replaced only when complete), so OUT may be MODEL. A model with
-external data is written with external data in a new file next to OUT (``OUT.data``);
-a data file the edited model no longer uses is named, never deleted. A .onnxz
-container (or an OUT ending in .onnxz) is written as a container.
+Every option may be given several times. The model is written atomically (OUT is
+replaced only when complete), so OUT may be MODEL, and keeps its layout: written beside
+MODEL, its external data files stay as they are, never read, and only OUT is written;
+written to another directory, the external tensors are copied to OUT.data there. No
+file is deleted: a data file the edited model no longer uses is named, never deleted.
+A .onnxz container (or an OUT ending in .onnxz) is written as a container.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
@@ -39,13 +40,12 @@ from wirecodec.cli.common import CliError, UsageError, add_model_argument, descr
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
-from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.references import parse_ref
 from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.integrity import refuse_bad_crc
 from wirecodec.files.load import load
-from wirecodec.files.save import save
-from wirecodec.files.zip.container import save_zip
+from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.protobuf.walk import walk
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]
@@ -99,7 +99,13 @@ def _dim(what: str, number: bool) -> Callable[[str], tuple[str, int, str | int]]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_argument(parser)
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write (may be MODEL)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="where to write (may be MODEL: its external data then stays as it is)",
+    )
     parser.add_argument("--set-producer", metavar="NAME[:VERSION]", help="producer_name and producer_version")
     for role in ("input", "output"):
         parser.add_argument(
@@ -352,27 +358,24 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False)
     model = opened.model
-    external = opened.layout == "external"
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
-    old_files = _data_files(model) if external else set()
+    old_files = _data_files(model) if opened.layout == "external" else set()
     try:
-        # Mapped views of the data files or entries; saving copies them. The old files (and
-        # the model, which stays mapped) are replaced only after that.
-        refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
-        opened.resolve_external()
+        refuse_bad_crc(opened)  # a container's entries are copied whole: a corrupt one must not pass on
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
     done = apply(model, args)
     try:
-        if to_zip:
-            save_zip(model, args.output)
-        else:
-            save(model, args.output, external_data=external)
+        # The one write-back: references that still resolve from OUT are kept, unread; the
+        # model (mapped) is replaced only once the new file is complete.
+        written = write_back(
+            model, args.output, "zip" if to_zip else opened.layout, source=opened.data, move_inline=False
+        )
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.output, exc)) from None
     for line in done:
         print(line)
-    print(f"wrote {args.output}" + (" (with external data)" if external and not to_zip else ""))
+    print(f"wrote {args.output}" + where_data_went(written))
     if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
         # Never deleted here: the user may keep other models that point into them.
         unused = old_files - _data_files(load(args.output, load_external_data=False))

@@ -1,7 +1,9 @@
 """Infer the types and shapes of every value of a model, and save it with them.
 
-The model keeps its layout: external data files stay as they are (the weights are never
-read; the references are copied), a .onnxz container is written as one. Unknown axes get
+The model keeps its layout: written beside MODEL (OUT may be MODEL), its external data
+files stay as they are, never read, and only OUT is written; written to another
+directory, the external tensors are copied to OUT.data there. No file is deleted.
+A .onnxz container (or an OUT ending in .onnxz) is written as one. Unknown axes get
 fresh symbols (unk__0, ...) as onnx names them.
 
     wirecodec infer-shapes model.onnx inferred.onnx
@@ -14,8 +16,7 @@ import argparse
 
 from wirecodec.cli.common import CliError, describe_error, open_model
 from wirecodec.errors import WireCodecError
-from wirecodec.files.save import save
-from wirecodec.files.zip.container import save_zip
+from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.shape_inference import infer_shapes
 
 HELP = "infer the types and shapes of every value and save the model with them"
@@ -25,7 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "model", metavar="IN", help="the model: .onnx, .onnxz, a URL, or - for standard input"
     )
-    parser.add_argument("output", metavar="OUT", help="where to write the model with its inferred types")
+    parser.add_argument(
+        "output",
+        metavar="OUT",
+        help="where to write the model with its inferred types (may be IN: external data then "
+        "stays as it is and only OUT is written)",
+    )
     parser.add_argument("--strict", action="store_true", help="fail on the first node whose inference fails")
     parser.add_argument(
         "--data-prop", action="store_true", help="compute small integer tensors (shapes) to size more axes"
@@ -34,22 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     opened = open_model(args.model, load_external_data=False)
-    external = opened.layout == "external"
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
     try:
         inferred = infer_shapes(opened.model, strict_mode=args.strict, data_prop=args.data_prop)
-        # Saving copies the weights from mapped views of their files or entries.
-        opened.model = inferred
-        opened.resolve_external()
-        if to_zip:
-            save_zip(inferred, args.output)
-        else:
-            save(inferred, args.output, external_data=external)
+        # The one write-back: references that still resolve from OUT are kept, unread.
+        written = write_back(
+            inferred, args.output, "zip" if to_zip else opened.layout, source=opened.data, move_inline=False
+        )
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
     typed = len(inferred.graph.value_info)
-    print(
-        f"wrote {args.output}: {typed} intermediate values typed"
-        + (" (with external data)" if external else "")
-    )
+    print(f"wrote {args.output}: {typed} intermediate values typed" + where_data_went(written))
     return 0

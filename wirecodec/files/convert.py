@@ -32,8 +32,8 @@ from typing import Literal
 from schema_dsl.onnx import ModelProto
 from wirecodec.files._base.options import SaveOptions
 from wirecodec.files.opener import Opened, Source, open_model
-from wirecodec.files.save import with_stand_ins, write_model
-from wirecodec.files.zip.container import save_zip
+from wirecodec.files.save import with_stand_ins
+from wirecodec.files.writeback import write_back
 from wirecodec.protobuf.payloads import report_progress
 
 __all__ = ["Layout", "convert", "convert_to_safetensors", "load_mapped"]
@@ -96,6 +96,13 @@ def convert(
     (``align`` default 64). The source may be any of the three; each tensor's bytes are
     copied from the source file to the destination by the kernel where it can.
 
+    Where the data goes (:mod:`wirecodec.files.writeback`): to another file, convert
+    writes a copy that stands alone, new data files beside ``dst`` (``<dst>.data``, or a
+    fresh ``<dst>.N.data`` when that name is taken: no existing file is written over).
+    In place (``dst`` is ``src``), tensors already in an external data file stay there
+    unread and only the model file is rewritten. Nothing is deleted: a data file the new
+    model no longer uses stays.
+
     ``progress(done, total)`` is called as bytes are written (``total`` is the size of
     the source files, an estimate of the output's). Writes are atomic, like
     :func:`wirecodec.save`'s. ``src`` is anything :func:`wirecodec.files.opener.open_model`
@@ -119,16 +126,18 @@ def convert(
     spool = pathlib.Path(dst).resolve().parent
     opened = src if isinstance(src, Opened) else open_model(src, streamed=True, spool_dir=spool)
     total = _source_bytes(opened) if progress is not None else 0  # before references are resolved
-    opened.resolve_external()
     model = opened.model
+    # In place, tensors already in a data file stay there (only the model is rewritten);
+    # to another file, convert writes a copy that stands alone (docs/loading.md).
+    keep = opened.path is not None and _same_file(opened.path, pathlib.Path(dst))
     if to == "safetensors":
-        # Imported here: the safetensors writer is needed by this layout alone.
-        from wirecodec.files.safetensors.save import SUFFIX, save_safetensors
-
         target = pathlib.Path(dst)
-        default = (target.stem if target.suffix else target.name) + SUFFIX
-        save_safetensors(model, target, options.but(location=location or default), progress=progress)
+        default = (target.stem if target.suffix else target.name) + ".safetensors"
+        options = options.but(location=location or default)
+        write_back(model, dst, to, options, source=opened.data, keep=keep, progress=progress)
         return
+    if to == "zip" and align is None:
+        options = options.but(align=64)
     done = 0
 
     def advance(nbytes: int) -> None:
@@ -138,12 +147,16 @@ def convert(
             progress(done, max(total, done))
 
     with report_progress(advance):
-        if to == "zip":
-            save_zip(model, dst, align=64 if align is None else align)
-        else:
-            if to == "single" and opened.remote is not None:
-                model = with_stand_ins(model)  # each fetched tensor written, then dropped
-            write_model(model, dst, options, external=to == "external")
+        if to == "single" and opened.remote is not None:
+            model = with_stand_ins(model)  # each fetched tensor written, then dropped
+        write_back(model, dst, to, options, source=opened.data, keep=keep)
+
+
+def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def convert_to_safetensors(

@@ -10,28 +10,22 @@
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import os
-import pathlib
-import re
-from typing import IO, Any
 
 from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, TensorProto
 from schema_dsl.views import holding_views
-from wirecodec.errors import ExternalDataError, WireCodecError
+from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.walk import iter_tensors, substitute
-from wirecodec.files.external import write as _external_write
-from wirecodec.files.load import load
+from wirecodec.files.writeback import write_back
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.lazy import waiting_bytes
-from wirecodec.protobuf.payloads import advance, stand_in, write_payload
-from wirecodec.protobuf.stream_encode import BIG, plan
+from wirecodec.protobuf.payloads import stand_in
+from wirecodec.protobuf.stream_encode import BIG
 
-__all__ = ["SaveOptions", "save", "save_tensor", "with_stand_ins", "write_model"]
+__all__ = ["SaveOptions", "save", "save_tensor", "with_stand_ins"]
 
 
 def save(
@@ -49,12 +43,18 @@ def save(
 ) -> None:
     """Write ``model`` to ``path`` atomically; optionally move tensor data to external files.
 
-    With ``external_data=True``, every initializer (and with ``convert_attribute=True``
-    every attribute tensor) holding at least ``size_threshold`` bytes moves to
-    ``location`` (default ``<model file name>.data``; if a file of that name exists, a
-    fresh ``<model file name>.N.data``, and the previous version's default-named data is
-    removed once the new model is in place), each at an offset aligned to
-    ``align`` bytes (64 for tensors smaller than that) so it can be mapped;
+    With ``external_data=True`` the model keeps its layout (the one rule of
+    :mod:`wirecodec.files.writeback`): a tensor whose bytes are still in an external data
+    file (a model from :func:`wirecodec.load`, or one loaded without its data) stays a
+    reference to that file, unread, when the file resolves from ``path`` (the same
+    directory, or below it), and is copied to the new data file when it does not. Every
+    other initializer (and with ``convert_attribute=True`` every attribute tensor) holding
+    at least ``size_threshold`` bytes moves to ``location`` (default
+    ``<model file name>.data``; if a file of that name exists, a fresh
+    ``<model file name>.N.data``: an existing file is never written over, and nothing is
+    deleted, so a data file the new model no longer uses stays for you to remove), each
+    at an offset aligned to ``align`` bytes (64 for tensors smaller than that) so it can
+    be mapped;
     ``max_shard_size`` splits the data into ``<location>.0``, ``.1``, … without
     splitting a tensor; ``all_tensors_to_one_file=False`` writes one file per tensor,
     named after it. The caller's model is not modified.
@@ -97,11 +97,9 @@ def save(
                 "external_data='<name>.safetensors' names the file: location and "
                 "all_tensors_to_one_file do not apply"
             )
-        from wirecodec.files.safetensors.save import save_safetensors  # only this path needs it
-
-        save_safetensors(model, path, options.but(location=external_data))
+        write_back(model, path, "safetensors", options.but(location=external_data))
         return
-    write_model(model, path, options, external=bool(external_data))
+    write_back(model, path, "external" if external_data else "single", options)
 
 
 @holding_views()  # tensors found in one walk are looked up by id in the next
@@ -123,113 +121,6 @@ def with_stand_ins(model: ModelProto) -> ModelProto:
     changed = substitute(model, replacements)
     assert isinstance(changed, ModelProto)
     return changed
-
-
-def write_model(
-    model: ModelProto, path: str | os.PathLike[str], options: SaveOptions, *, external: bool
-) -> None:
-    """:func:`save` with its options gathered (what ``convert`` calls): the model, and with
-    ``external`` its tensors moved to data files as ``options`` say."""
-    target = pathlib.Path(path)
-    to_write: ModelProto = model
-    files: list[_external_write.DataFile] = []
-    replaced: set[str] = set()
-    if external:
-        to_write, files, replaced = _plan_external(model, target, options)
-    # Every destination is checked before anything is written.
-    destinations = [_external_write.data_path(target.parent, f.location) for f in files]
-    for data_file, destination in zip(files, destinations, strict=True):
-        if os.path.normpath(destination) == os.path.normpath(target):
-            raise ExternalDataError(
-                f"refusing external data location {data_file.location!r}: it is the model file itself"
-            )
-    # Measured before any file is opened: a value that cannot be encoded fails here.
-    encoding = plan(to_write)
-    with AtomicFiles(durable=options.durable) as group:
-        for data_file, destination in zip(files, destinations, strict=True):
-            with group.open(destination) as out:
-                _write_parts(out, data_file.parts)
-        with group.open(target) as out:
-            encoding.write(out)
-        # Data files first, the model last: a model never names data that is not there.
-        group.commit()
-    # The previous version's default-named data, unless the model just written still
-    # refers to it (tensors that stayed external keep their references).
-    if replaced:
-        for name in replaced - _locations(to_write):
-            with contextlib.suppress(OSError):
-                (target.parent / name).unlink()
-
-
-def _plan_external(
-    model: ModelProto, target: pathlib.Path, options: SaveOptions
-) -> tuple[ModelProto, list[_external_write.DataFile], set[str]]:
-    """The model to write, its data files, and the previous default-named data it replaces."""
-    replaced: set[str] = set()
-    # The files the model now at ``target`` uses: needed to pick what a default-location
-    # save cleans up, and which names per-tensor files may reuse. Reading it costs a load.
-    needs_on_disk = options.location is None or not options.all_tensors_to_one_file
-    on_disk = _referenced_files(target) if needs_on_disk else set()
-    if options.location is None:
-        # Never rewrite, in place, the data the model on disk now points at: a crash between
-        # the renames would pair the old model with new data. New data gets a fresh name.
-        replaced = {name for name in on_disk if _is_default_name(target, name)}
-        options = options.but(location=_fresh_location(target))
-    taken = () if options.all_tensors_to_one_file else _unrelated_files(target, on_disk)
-    planned = _external_write.plan(model, target, options, taken=taken)
-    return planned.model, planned.files, replaced
-
-
-def _locations(model: ModelProto) -> set[str]:
-    return {
-        entry.value
-        for tensor in iter_tensors(model)
-        for entry in tensor.external_data
-        if entry.key == "location"
-    }
-
-
-def _referenced_files(target: pathlib.Path) -> set[str]:
-    """The data files that the model now at ``target`` (if any) refers to."""
-    try:
-        current = load(target, load_external_data=False, lazy=False)
-    except (OSError, WireCodecError):
-        return set()
-    return _locations(current)
-
-
-def _is_default_name(target: pathlib.Path, name: str) -> bool:
-    """Named by our default scheme: ``<model>.data``, ``<model>.N.data``, and their shards."""
-    return re.fullmatch(re.escape(target.name) + r"(\.\d+)?\.data(\.\d+)?", name) is not None
-
-
-def _unrelated_files(target: pathlib.Path, ours: set[str]) -> set[str]:
-    """Names in the model's directory that per-tensor files must not take (lower-cased)."""
-    try:
-        present = {entry.name.lower() for entry in target.parent.iterdir()}
-    except OSError:
-        return set()
-    return present - {name.lower() for name in ours}
-
-
-def _fresh_location(target: pathlib.Path) -> str:
-    """``<model>.data``, or ``<model>.N.data`` when that name (or its shards) is taken."""
-    n = 0
-    while True:
-        name = f"{target.name}.data" if n == 0 else f"{target.name}.{n}.data"
-        if not any(target.parent.glob(glob.escape(name) + "*")):
-            return name
-        n += 1
-
-
-def _write_parts(out: IO[bytes], parts: list[tuple[int, Any]]) -> None:
-    position = 0
-    for offset, payload in parts:
-        if offset > position:
-            out.write(bytes(offset - position))
-            advance(offset - position)
-        write_payload(out, payload)  # file to file, or page by page: never all resident
-        position = offset + len(payload)
 
 
 def save_tensor(tensor: TensorProto, path: str | os.PathLike[str]) -> None:

@@ -64,19 +64,18 @@ def infer_shapes_path(
 ) -> None:
     """Infer the model at ``model_path`` and write it to ``output_path`` (default: in place).
 
-    The model's layout is kept: external data stays where it is (never read, the references
-    are written as they were), and a ``.onnxz`` container is written as one.
+    The model's layout is kept (:mod:`wirecodec.files.writeback`): external data stays
+    where it is, never read, the references written as they were, when ``output_path``
+    is in the model's directory (in place, only the model file is rewritten); written to
+    another directory, the external tensors are copied to ``<output>.data`` beside it.
+    Inline tensors stay inline; a ``.onnxz`` container is written as one. Nothing is
+    deleted.
     """
     from wirecodec.files.opener import open_model
-    from wirecodec.files.save import save
-    from wirecodec.files.zip.container import save_zip
+    from wirecodec.files.writeback import write_back
 
     target = os.fspath(output_path or model_path)
     opened = open_model(os.fspath(model_path))
-    opened.model = infer_shapes(opened.model, check_type, strict_mode, data_prop)
-    # The weights are mapped views of their files or entries; saving copies them.
-    opened.resolve_external()
-    if opened.layout == "zip" or target.endswith(".onnxz"):
-        save_zip(opened.model, target)
-    else:
-        save(opened.model, target, external_data=opened.layout == "external")
+    inferred = infer_shapes(opened.model, check_type, strict_mode, data_prop)
+    layout = "zip" if opened.layout == "zip" or target.endswith(".onnxz") else opened.layout
+    write_back(inferred, target, layout, source=opened.data, move_inline=False)

@@ -96,9 +96,12 @@ def test_converting_in_place(single: pathlib.Path) -> None:
     convert(single, single, to="external")
     assert single.with_name("model.onnx.data").exists()
     assert _weights(single) == before
-    # Re-shard in place: the new data gets a fresh name, the old file goes once unused.
+    # In place, tensors already in a data file stay there, unread: only the model is rewritten.
+    data = single.with_name("model.onnx.data")
+    stamp = data.stat().st_mtime_ns, data.stat().st_ino
     convert(single, single, to="external", align=64)
-    assert sorted(p.name for p in single.parent.iterdir()) == ["model.onnx", "model.onnx.1.data"]
+    assert sorted(p.name for p in single.parent.iterdir()) == ["model.onnx", "model.onnx.data"]
+    assert (data.stat().st_mtime_ns, data.stat().st_ino) == stamp
     assert _weights(single) == before
     convert(single, single, to="single")
     assert _weights(single) == before

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import wirecodec
-import wirecodec.files.save as save_module
+import wirecodec.files.writeback as writeback_module
 from schema_dsl.onnx import GraphProto, ModelProto
 from wirecodec.files._base.atomic import AtomicFiles
 
@@ -200,7 +200,7 @@ def test_an_error_mid_write_keeps_the_previous_files(
     wirecodec.save(_model(1), target, external_data=external)
     before = _snapshot(tmp_path)
 
-    real_plan = save_module.plan
+    real_plan = writeback_module.plan_encoding
 
     class HalfWritten:
         """Writes the first half of the real encoding, then fails (as a full disk would)."""
@@ -212,7 +212,7 @@ def test_an_error_mid_write_keeps_the_previous_files(
             file.write(b"\x0a" * (self.real.size // 2))
             raise OSError(errno.ENOSPC, "No space left on device (injected)")
 
-    monkeypatch.setattr(save_module, "plan", HalfWritten)
+    monkeypatch.setattr(writeback_module, "plan_encoding", HalfWritten)
     with pytest.raises(OSError, match="injected"):
         wirecodec.save(_model(2), target, external_data=external, durable=durable)
     # With external data the data file's temporary was complete when the model's failed:

@@ -118,13 +118,20 @@ def test_resaving_a_model_loaded_without_its_data_keeps_that_data(tmp_path: path
     assert wirecodec.to_array(again.graph.initializer[0]).tolist() == list(range(1024))
 
 
-def test_only_our_default_names_are_cleaned_up(tmp_path: pathlib.Path) -> None:
+def test_saving_again_writes_over_no_data_file_and_deletes_none(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "m.onnx"
     save(_weights_model(), path, external_data=True, size_threshold=0, location="m.onnx.weights.data")
     save(_weights_model(), path, external_data=True, size_threshold=0)
-    assert (tmp_path / "m.onnx.weights.data").exists()  # named by the user: never ours to delete
-    save(_weights_model(), path, external_data=True, size_threshold=0)  # m.onnx.data -> m.onnx.1.data
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "m.onnx.1.data", "m.onnx.weights.data"]
+    assert (tmp_path / "m.onnx.weights.data").exists()  # another model may still use it
+    first = (tmp_path / "m.onnx.data").read_bytes()
+    save(_weights_model(), path, external_data=True, size_threshold=0)  # m.onnx.data is taken
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "m.onnx",
+        "m.onnx.1.data",
+        "m.onnx.data",
+        "m.onnx.weights.data",
+    ]
+    assert (tmp_path / "m.onnx.data").read_bytes() == first
     assert wirecodec.to_array(load(path).graph.initializer[0]).tolist() == list(range(1024))
 
 

@@ -13,6 +13,7 @@ numbers and unknown keys.
 
 from __future__ import annotations
 
+import mmap
 import os
 import pathlib
 import stat
@@ -20,12 +21,13 @@ import stat
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.mapping import map_read_only
+from wirecodec.files._base.mapping import map_read_only, remember_file
 from wirecodec.files._base.references import ExternalRef, label_of, parse_ref
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "parse_ref", "resolve"]
+
 
 def resolve(base_dir: pathlib.Path, location: str, tensor: TensorProto) -> pathlib.Path:
     """The data file for ``location``, proven to be a regular file inside ``base_dir``."""
@@ -87,19 +89,26 @@ class ExternalDataStore:
         return path
 
     def _whole(self, path: pathlib.Path) -> memoryview:
-        data = self._files.get(path)
-        if data is None:
-            with path.open("rb") as file:
-                size = os.fstat(file.fileno()).st_size
-                if size == 0:
-                    data = memoryview(b"")  # mmap refuses empty files
-                elif self.for_copying:
-                    data = memoryview(SourceMap.adopt(os.dup(file.fileno()), str(path)))
-                elif self.lazy:
-                    data = memoryview(map_read_only(file.fileno(), size, str(path)))
-                else:
-                    data = memoryview(file.read())
-            self._files[path] = data
+        found = self._files.get(path)
+        if found is not None:
+            return found
+        with path.open("rb") as file:
+            info = os.fstat(file.fileno())
+            size = info.st_size
+            mapped: mmap.mmap | None = None
+            if size == 0:
+                data = memoryview(b"")  # mmap refuses empty files
+            elif self.for_copying:
+                mapped = SourceMap.adopt(os.dup(file.fileno()), str(path))
+            elif self.lazy:
+                mapped = map_read_only(file.fileno(), size, str(path))
+            else:
+                data = memoryview(file.read())
+            if mapped is not None:
+                # A save that lands where this file resolves refers to it again (writeback).
+                remember_file(mapped, path, info)
+                data = memoryview(mapped)
+        self._files[path] = data
         return data
 
     def view(self, tensor: TensorProto) -> memoryview:
