@@ -42,8 +42,6 @@ that changes the field it walks behaves as it would on onnx.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import itertools
 import operator
@@ -56,7 +54,7 @@ from schema_dsl.containers import RepeatedContainer, container_class
 from schema_dsl.fields import FieldSpec
 from schema_dsl.layout import Extras, Family
 
-__all__ = ["RecordContainer", "holding_views", "pin", "record_container_class"]
+__all__ = ["RecordContainer", "pin", "record_container_class"]
 
 # The plain list methods, typed loosely: the mixin's ``self`` is a list only once mixed in.
 _lget: Final[Callable[..., Any]] = list.__getitem__
@@ -200,17 +198,10 @@ class RecordContainer:
             element = entry[1]()
             if element is not None:
                 return element
-        held = _HELD.get()
-        if held is not None:
-            kept = held.get(key)
-            if kept is not None:
-                return kept[1]
         x = _new(Family)
         element = self._build(item, 0, 0, self._src, x, self._table)[0]
         x.home = (self, item, element, at)
         live[key] = (item, _ref(element, _partial(_forget, live, key)))
-        if held is not None:
-            held[key] = (item, element)
         return element
 
     def __getitem__(self, index: Any) -> Any:
@@ -314,27 +305,6 @@ class RecordContainer:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
-
-
-_HELD: Final[contextvars.ContextVar[dict[int, tuple[Any, Any]] | None]] = contextvars.ContextVar(
-    "wirecodec_views_held", default=None
-)
-
-
-@contextlib.contextmanager
-def holding_views() -> Iterator[None]:
-    """Within the block (this thread or task), a read of an element returns the view built
-    by the first read of it: code that finds objects in one walk and looks them up by
-    ``id`` in another (writers swapping tensors for references to where their bytes
-    went) sees the same objects. The views live until the block ends."""
-    if _HELD.get() is not None:
-        yield
-        return
-    token = _HELD.set({})
-    try:
-        yield
-    finally:
-        _HELD.reset(token)
 
 
 def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:

@@ -14,11 +14,10 @@ import os
 
 from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
-from wirecodec.files._base.walk import iter_tensors, substitute
+from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
 from wirecodec.files.writeback import write_back
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 from wirecodec.protobuf.lazy import waiting_bytes
@@ -102,12 +101,11 @@ def save(
     write_back(model, path, "external" if external_data else "single", options)
 
 
-@holding_views()  # tensors found in one walk are looked up by id in the next
 def with_stand_ins(model: ModelProto) -> ModelProto:
     """``model`` with each tensor whose ``raw_data`` waits to be fetched (a model by URL)
     replaced by a copy holding a stand-in (:func:`~wirecodec.protobuf.payloads.stand_in`):
     written as a single file, each such tensor is fetched as it is written and not kept."""
-    replacements: dict[int, TensorProto] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
     for tensor in iter_tensors(model):
         waiting = waiting_bytes(tensor, "raw_data")
         # Smaller payloads are batched with the structure, not written on their own: those are
@@ -115,7 +113,7 @@ def with_stand_ins(model: ModelProto) -> ModelProto:
         if waiting is not None and waiting.nbytes >= BIG:
             copy = shallow_copy(tensor, leave_out=frozenset({"raw_data"}))
             copy.raw_data = stand_in(waiting)
-            replacements[id(tensor)] = copy
+            replacements[tensor] = copy
     if not replacements:
         return model
     changed = substitute(model, replacements)

@@ -21,9 +21,8 @@ from typing import Any
 
 from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.walk import substitute
+from wirecodec.files._base.walk import ByIdentity, substitute
 from wirecodec.files.external.write import data_path
 from wirecodec.onnx_compat import external_data_helper as helper
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
@@ -105,41 +104,41 @@ def onnx_layout(
 
     ``default_location`` names the one data file when ``location`` is None (onnx: a random name).
     """
-    with holding_views():  # the tensors of one walk are found by id in the next
-        tensors = list(helper._get_all_tensors(model))
-        marks = (
-            _marked(
-                model, all_tensors_to_one_file, location, size_threshold, convert_attribute, default_location
-            )
-            if convert
-            else {}
+    # Every tensor held while the walks below look it up by identity (wirecodec.files._base.walk).
+    tensors = list(helper._get_all_tensors(model))
+    marks = (
+        _marked(
+            model, all_tensors_to_one_file, location, size_threshold, convert_attribute, default_location
         )
-        files: dict[str, DataFile] = {}
-        replacements: dict[int, TensorProto] = {}
-        for tensor in tensors:
-            where = marks.get(id(tensor))
-            wanted: int | None = None
-            if where is None:
-                if not (helper.uses_external_data(tensor) and tensor.HasField("raw_data")):
-                    continue
-                info = helper.ExternalDataInfo(tensor)
-                where, wanted = info.location, info.offset
-            data = files.setdefault(where, DataFile(where))
-            if wanted is not None and not 0 <= wanted - data.size <= helper._MAX_PADDING:
-                raise ExternalDataValidationError(
-                    f"External data offset ({wanted}) for tensor {tensor.name!r} must be between the "
-                    f"current file size ({data.size}) and {data.size + helper._MAX_PADDING}.",
-                    tensor.name,
-                )
-            offset = data.size if wanted is None else wanted
-            payload = tensor.raw_data
-            data.parts.append((offset, payload))
-            data.size = offset + len(payload)
-            moved = shallow_copy(tensor, leave_out=_LEFT_OUT)
-            moved.data_location = TensorProto.EXTERNAL
-            moved.external_data = _entries(where, offset, len(payload))
-            replacements[id(tensor)] = moved
-        new_model = substitute(model, replacements)
+        if convert
+        else {}
+    )
+    files: dict[str, DataFile] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
+    for tensor in tensors:
+        where = marks.get(id(tensor))
+        wanted: int | None = None
+        if where is None:
+            if not (helper.uses_external_data(tensor) and tensor.HasField("raw_data")):
+                continue
+            info = helper.ExternalDataInfo(tensor)
+            where, wanted = info.location, info.offset
+        data = files.setdefault(where, DataFile(where))
+        if wanted is not None and not 0 <= wanted - data.size <= helper._MAX_PADDING:
+            raise ExternalDataValidationError(
+                f"External data offset ({wanted}) for tensor {tensor.name!r} must be between the "
+                f"current file size ({data.size}) and {data.size + helper._MAX_PADDING}.",
+                tensor.name,
+            )
+        offset = data.size if wanted is None else wanted
+        payload = tensor.raw_data
+        data.parts.append((offset, payload))
+        data.size = offset + len(payload)
+        moved = shallow_copy(tensor, leave_out=_LEFT_OUT)
+        moved.data_location = TensorProto.EXTERNAL
+        moved.external_data = _entries(where, offset, len(payload))
+        replacements[tensor] = moved
+    new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return OnnxLayout(new_model, list(files.values()))
 

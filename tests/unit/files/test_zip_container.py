@@ -352,7 +352,7 @@ BIG_SCRIPT = textwrap.dedent(
 
     def tensor(name, array):
         kind = TensorProto.UINT8
-        return TensorProto(name=name, data_type=kind, dims=[len(array)], raw_data=memoryview(array))
+        return TensorProto(name=name, data_type=kind, dims=[len(array)], raw_data=memoryview(array).toreadonly())
 
     tensors = [tensor("huge", huge)] + [tensor(f"p{i}", pattern) for i in range(3)]
     save_zip(ModelProto(ir_version=10, graph=GraphProto(name="big", initializer=tensors)), path)

@@ -11,7 +11,7 @@ decoded without keeping them (wirecodec.protobuf.lazy).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from schema_dsl import Kind
 from schema_dsl.message import Message, shallow_copy
@@ -24,7 +24,31 @@ from schema_dsl.onnx import (
 )
 from wirecodec.protobuf.walk import Site, walk
 
-__all__ = ["ORDER", "iter_tensors", "substitute", "tensor_sites", "tensors"]
+__all__ = ["ORDER", "ByIdentity", "iter_tensors", "substitute", "tensor_sites", "tensors"]
+
+_V = TypeVar("_V")
+
+
+class ByIdentity(Generic[_V]):
+    """Values filed under the identity of a message found in one walk, to be looked up when
+    a later walk meets it again. Each message is held with its value, so its ``id`` is never
+    another's while the map lives, and a long graph's element read in the first walk stays
+    the element's one live view (schema_dsl.views): the second walk meets the same object."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[Message, _V]] = {}
+
+    def __setitem__(self, message: Message, value: _V) -> None:
+        self._items[id(message)] = (message, value)
+
+    def get(self, message: Message) -> _V | None:
+        found = self._items.get(id(message))
+        return None if found is None or found[0] is not message else found[1]
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 # The order tensors are met in (save lays external data out in it): a graph's initializers,
@@ -103,8 +127,8 @@ def iter_tensors(
     return tensors(message, peek=peek, needles=needles)
 
 
-def substitute(message: Message, replacements: dict[int, TensorProto]) -> Message:
-    """``message`` with the tensors in ``replacements`` (by ``id``) swapped in.
+def substitute(message: Message, replacements: ByIdentity[TensorProto]) -> Message:
+    """``message`` with the tensors in ``replacements`` swapped in.
 
     Only the messages on the way to a replaced tensor are copied (shallowly); the
     caller's model is never changed. Saving with external data and writing the zip
@@ -112,7 +136,7 @@ def substitute(message: Message, replacements: dict[int, TensorProto]) -> Messag
     """
     if not replacements:
         return message
-    found = replacements.get(id(message))
+    found = replacements.get(message)
     if found is not None:
         return found
     changed: dict[str, Any] = {}

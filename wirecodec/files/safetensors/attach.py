@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.references import as_reference, uses_external_data
-from wirecodec.files._base.walk import substitute
+from wirecodec.files._base.walk import ByIdentity, substitute
 from wirecodec.files.safetensors.format import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.protobuf.payloads import WINDOW, read_only_map, release
@@ -157,7 +156,6 @@ def _verify(tensor: TensorProto, name: str, found: _Found, maps: dict[pathlib.Pa
             )
 
 
-@holding_views()  # tensors found in one walk are looked up by id in the next
 def attach(
     model: ModelProto,
     weights: str | os.PathLike[str],
@@ -172,7 +170,7 @@ def attach(
     folder = pathlib.Path(model_dir) if model_dir is not None else pathlib.Path(weights).parent
     locations: dict[pathlib.Path, str] = {}
     result = Attached(model)
-    replacements: dict[int, TensorProto] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
     used: set[str] = set()
     maps: dict[pathlib.Path, mmap.mmap] = {}
     for tensor, name, initializer in named_tensors(model):
@@ -189,7 +187,7 @@ def attach(
         if location is None:
             location = locations[match.path] = _location(match.path, folder)
         offset = match.header.offset(match.entry)
-        replacements[id(tensor)] = as_reference(tensor, location, offset, match.entry.nbytes)
+        replacements[tensor] = as_reference(tensor, location, offset, match.entry.nbytes)
         result.attached.append(name)
         used.add(name)
     result.unused = sorted(set(found) - used)

@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import as_reference, uses_external_data
-from wirecodec.files._base.walk import substitute
+from wirecodec.files._base.walk import ByIdentity, substitute
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
@@ -140,11 +139,11 @@ def _shards(
 
 def _referring(model: ModelProto, shards: list[_Shard]) -> ModelProto:
     """The model with every moved tensor replaced by a copy that refers to its bytes."""
-    replacements: dict[int, TensorProto] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
     for shard in shards:
         start = len(shard.prefix)
         for item, entry in zip(shard.items, shard.entries, strict=True):
-            replacements[id(item.tensor)] = as_reference(
+            replacements[item.tensor] = as_reference(
                 item.tensor, shard.location, start + entry.begin, entry.nbytes
             )
     new_model = substitute(model, replacements)
@@ -164,7 +163,6 @@ def _index(shards: list[_Shard]) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-@holding_views()  # tensors found in one walk are looked up by id in the next
 def save_safetensors(
     model: ModelProto,
     path: str | os.PathLike[str],

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
-from wirecodec.files._base.walk import iter_tensors, substitute
+from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
 from wirecodec.protobuf.lazy import PendingBytes
 
@@ -99,7 +98,6 @@ def _distinct(tensors: Iterator[TensorProto]) -> Iterator[TensorProto]:
             yield tensor
 
 
-@holding_views()  # tensors found in one walk are looked up by id in the next
 def plan_entries(model: ModelProto) -> ZipPlan:
     """Every tensor with numeric data becomes an entry; strings and empty tensors stay inline.
 
@@ -107,7 +105,7 @@ def plan_entries(model: ModelProto) -> ZipPlan:
     The caller's model is not modified.
     """
     names = EntryNames()
-    replacements: dict[int, TensorProto] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
     payloads: list[tuple[str, memoryview | PendingBytes]] = []
     for tensor in _distinct(iter_tensors(model)):
         payload = _payload(tensor)
@@ -115,7 +113,7 @@ def plan_entries(model: ModelProto) -> ZipPlan:
             continue
         name = names.take(tensor.name)
         payloads.append((name, payload))
-        replacements[id(tensor)] = as_reference(tensor, name, 0, payload.nbytes)
+        replacements[tensor] = as_reference(tensor, name, 0, payload.nbytes)
     new_model = substitute(model, replacements)
     assert isinstance(new_model, ModelProto)
     return ZipPlan(new_model, payloads)

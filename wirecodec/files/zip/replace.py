@@ -33,10 +33,9 @@ import zlib
 from typing import IO, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from schema_dsl.views import holding_views
 from wirecodec.errors import ContainerError
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
-from wirecodec.files._base.walk import iter_tensors, substitute
+from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
 from wirecodec.files.zip.buffers import archive_file_of
 from wirecodec.files.zip.records import (
     CENTRAL_FIXED,
@@ -109,7 +108,6 @@ def _write_synced(file: IO[bytes], offset: int, data: bytes) -> None:
     os.fsync(file.fileno())
 
 
-@holding_views()  # tensors found in one walk are looked up by id in the next
 def _referencing(
     model: ModelProto, archive: Archive, mapped: mmap.mmap, file_id: tuple[int, int]
 ) -> ModelProto:
@@ -118,7 +116,7 @@ def _referencing(
     starts = [entry.data_offset for entry in kept]
     whole = memoryview(mapped)
     bases: dict[int, int] = {}  # id of a buffer -> its address
-    replacements: dict[int, TensorProto] = {}
+    replacements: ByIdentity[TensorProto] = ByIdentity()
     try:
         for tensor in iter_tensors(model):
             if uses_external_data(tensor):
@@ -136,7 +134,7 @@ def _referencing(
             # A copy (load_zip(lazy=False)) does not pin the file: compare its bytes.
             stored = whole[start : start + view.nbytes]
             if origin.mapped or stored == view.cast("B"):
-                replacements[id(tensor)] = as_reference(tensor, entry.name, offset, view.nbytes)
+                replacements[tensor] = as_reference(tensor, entry.name, offset, view.nbytes)
     finally:
         whole.release()  # lets the caller close the map
     new_model = substitute(model, replacements)
