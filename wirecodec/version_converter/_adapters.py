@@ -208,6 +208,7 @@ def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tu
     _set_attribute(node, name, values)
     del node.input[1]
     if scope.uses(source) == 0:
+        scope.forget(source)
         if producer is not None:
             del graph.node[producer]
             if producer < index:

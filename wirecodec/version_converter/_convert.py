@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from schema_dsl.onnx import ModelProto
 from wirecodec.errors import ConvertError
-from wirecodec.version_converter._graph import Scope, graph_attributes
+from wirecodec.version_converter._graph import Scope, drop_boundary_types, graph_attributes
 
 __all__ = ["convert_version"]
 
@@ -75,6 +75,7 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
         _convert_graph(top, (version, version + step), scopes)
         version += step
         result.opset_import[entry].version = version
+    drop_boundary_types(result.graph)
     return result
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto
 from wirecodec.errors import ConvertError
 
-__all__ = ["Scope", "graph_attributes"]
+__all__ = ["Scope", "drop_boundary_types", "graph_attributes"]
 
 _GRAPH = AttributeProto.GRAPH
 
@@ -70,6 +70,13 @@ class Scope:
             defined.update(node.output)
         return count + len(outer - defined)
 
+    def forget(self, name: str) -> None:
+        """Drop the inferred type of a value that is gone."""
+        for at, info in enumerate(self.graph.value_info):
+            if info.name == name:
+                del self.graph.value_info[at]
+                return
+
     def node_path(self, index: int) -> str:
         return f"{self.path}.node[{index}]"
 
@@ -108,3 +115,16 @@ def int64_constant(values: list[int], scalar: bool = False) -> TensorProto:
 def float_constant(value: float) -> TensorProto:
     """The ``value`` of a Constant node holding one float, as a scalar."""
     return TensorProto(data_type=TensorProto.FLOAT, float_data=[value])
+
+
+def drop_boundary_types(graph: GraphProto) -> None:
+    """Remove, in every subgraph, the value_info of the subgraph's own inputs and outputs
+    (their types are declared there already; onnx's converter writes them once)."""
+    for node in graph.node:
+        for _, sub in graph_attributes(node):
+            boundary = {info.name for info in (*sub.input, *sub.output)}
+            keep = [info for info in sub.value_info if info.name not in boundary]
+            if len(keep) != len(sub.value_info):
+                del sub.value_info[:]
+                sub.value_info.extend(keep)
+            drop_boundary_types(sub)
