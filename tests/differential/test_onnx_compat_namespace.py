@@ -263,7 +263,6 @@ def test_saturate_cast_as_onnx() -> None:
     ("module", "name"),
     [
         ("reference", "ReferenceEvaluator"),
-        ("version_converter", "convert_version"),
         ("shape_inference", "infer_node_outputs"),
         ("defs", "register_schema"),
     ],

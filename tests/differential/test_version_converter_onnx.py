@@ -79,7 +79,9 @@ def compare_corpus(items: list[CorpusItem]) -> Outcome:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    theirs: bytes | None = version_converter.convert_version(reference, target).SerializeToString()
+                    theirs: bytes | None = version_converter.convert_version(
+                        reference, target
+                    ).SerializeToString()
             except Exception:
                 theirs = None
             model = decode(ModelProto, item.data)
@@ -108,7 +110,9 @@ def compare_corpus(items: list[CorpusItem]) -> Outcome:
                     outcome.stale.append(where)
                 continue
             if key not in listed:
-                outcome.unlisted.append(f"{where}: {ours if isinstance(ours, ConvertError) else 'bytes differ'}")
+                outcome.unlisted.append(
+                    f"{where}: {ours if isinstance(ours, ConvertError) else 'bytes differ'}"
+                )
                 continue
             if isinstance(ours, ConvertError):
                 outcome.counts["onnx converts, we refuse (listed)"] += 1

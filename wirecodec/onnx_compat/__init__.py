@@ -3,8 +3,8 @@
 The package mirrors onnx's module layout: the message classes and constants at the top,
 ``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
 ``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
-``compose`` and ``utils``. ``defs``, ``shape_inference``, ``reference`` and
-``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
+``compose``, ``utils`` and ``version_converter``. ``defs``, ``shape_inference`` and
+``reference`` exist, and the onnx names they lack raise :class:`NotProvidedError` (a
 ``NotImplementedError``) naming the feature. onnx's own test suite, run against this
 namespace (``python -m tests.onnx_suite``), is the measure of how far it goes
 (``docs/coming-from-onnx.md``).

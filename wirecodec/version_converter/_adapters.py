@@ -49,7 +49,7 @@ def _set_attribute(node: NodeProto, name: str, value: object) -> None:
         made.type = AttributeProto.INTS
     else:
         raise TypeError(f"no attribute kind for {value!r}")
-    for index, attribute in enumerate(node.attribute):
+    for _index, attribute in enumerate(node.attribute):
         if attribute.name == name:
             attribute.Clear()
             attribute.CopyFrom(made)
@@ -143,7 +143,8 @@ def remove_unless(scope: Scope, index: int, step: tuple[int, int], args: tuple[o
     if attribute.i == args[1]:
         raise scope.fail(
             index,
-            f"{node.op_type} at opset {step[1]} has no {name}={args[1]} mode; keep the model at opset {step[0]}",
+            f"{node.op_type} at opset {step[1]} has no {name}={args[1]} mode; "
+            f"keep the model at opset {step[0]}",
         )
     _remove_attribute(node, name)
     return index
@@ -159,7 +160,9 @@ def attribute_to_input(scope: Scope, index: int, step: tuple[int, int], args: tu
     attribute = _attribute(node, name)
     if attribute is None:
         if required:
-            raise scope.fail(index, f"{node.op_type} has no attribute {name!r}, which opset {step[0]} requires")
+            raise scope.fail(
+                index, f"{node.op_type} has no attribute {name!r}, which opset {step[0]} requires"
+            )
         return index
     values = [int(v) for v in attribute.ints] if kind == "ints" else [int(attribute.i)]
     created, index = _insert_constant(scope, index, int64_constant(values))
@@ -198,7 +201,8 @@ def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tu
     if tensor is None:
         raise scope.fail(
             index,
-            f"{node.op_type} at opset {step[1]} takes {name!r} as an attribute, but input {source!r} is neither "
+            f"{node.op_type} at opset {step[1]} takes {name!r} as an attribute, "
+            f"but input {source!r} is neither "
             "a Constant node's output nor an initializer of this graph; fold it to a constant first",
         )
     try:
@@ -286,7 +290,8 @@ def softmax(scope: Scope, index: int, step: tuple[int, int], args: tuple[object,
         if axis != rank - 1:
             raise scope.fail(
                 index,
-                f"{node.op_type} over axes {axis}.. of a rank-{rank} input is no single-axis {node.op_type} of "
+                f"{node.op_type} over axes {axis}.. of a rank-{rank} input "
+                f"is no single-axis {node.op_type} of "
                 "opset 13: wirecodec does not rewrite it (Flatten, Reshape); keep the model at opset 12",
             )
         _set_attribute(node, "axis", -1)
@@ -343,7 +348,9 @@ def mod_28_27(scope: Scope, index: int, step: tuple[int, int], args: tuple[objec
                 index, "Mod with fmod=0 and an input of unknown type cannot go to opset 27; declare its type"
             )
         if elem_type in {getattr(TensorProto, name) for name in TYPE_SETS[str(args[0])]}:
-            raise scope.fail(index, "Mod with floating-point inputs and fmod=0 cannot go to opset 27; set fmod=1")
+            raise scope.fail(
+                index, "Mod with floating-point inputs and fmod=0 cannot go to opset 27; set fmod=1"
+            )
     return index
 
 

@@ -114,7 +114,8 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                     )
                 raise scope.fail(
                     index,
-                    f"{op} changed at opset {changed_at} and no adapter converts it from opset {start} to {end} "
+                    f"{op} changed at opset {changed_at} and no adapter converts it "
+                    f"from opset {start} to {end} "
                     f"(onnx has none either); replace the node, or keep the model's opset",
                 )
             name, args = entry

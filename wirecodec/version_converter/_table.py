@@ -40,12 +40,31 @@ TYPE_SETS: Final[dict[str, tuple[str, ...]]] = {
     "signed": ("INT8", "INT16", "INT32", "INT64"),
     "celu_27": ("FLOAT16", "BFLOAT16", "DOUBLE"),
     "mod_floats": (
-        "FLOAT16", "FLOAT", "DOUBLE", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-        "FLOAT8E5M2FNUZ", "FLOAT4E2M1", "FLOAT8E8M0",
+        "FLOAT16",
+        "FLOAT",
+        "DOUBLE",
+        "BFLOAT16",
+        "FLOAT8E4M3FN",
+        "FLOAT8E4M3FNUZ",
+        "FLOAT8E5M2",
+        "FLOAT8E5M2FNUZ",
+        "FLOAT4E2M1",
+        "FLOAT8E8M0",
     ),
     "optional_27": (
-        "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4",
-        "FLOAT4E2M1", "FLOAT8E8M0", "UINT2", "INT2", "FLOAT6E2M3", "FLOAT6E3M2",
+        "BFLOAT16",
+        "FLOAT8E4M3FN",
+        "FLOAT8E4M3FNUZ",
+        "FLOAT8E5M2",
+        "FLOAT8E5M2FNUZ",
+        "UINT4",
+        "INT4",
+        "FLOAT4E2M1",
+        "FLOAT8E8M0",
+        "UINT2",
+        "INT2",
+        "FLOAT6E2M3",
+        "FLOAT6E3M2",
     ),
     "float6": ("FLOAT6E2M3", "FLOAT6E3M2"),
 }
@@ -61,45 +80,63 @@ _SAME: Final[dict[tuple[int, int], str]] = {
     (9, 8): "BatchNormalization",
     (9, 10): "AveragePool MaxPool Dropout",
     (10, 9): "Dropout",
-    (10, 11): "ArgMax ArgMin AveragePool Concat Constant Compress Conv ConvTranspose DepthToSpace Equal Flatten "
-    "Gather Gemm Hardmax If LogSoftmax Loop LpPool MaxPool MaxUnpool NonMaxSuppression OneHot ReduceL1 ReduceL2 "
+    (10, 11): "ArgMax ArgMin AveragePool Concat Constant Compress Conv ConvTranspose DepthToSpace Equal "
+    "Flatten "
+    "Gather Gemm Hardmax If LogSoftmax Loop LpPool MaxPool MaxUnpool NonMaxSuppression OneHot ReduceL1 "
+    "ReduceL2 "
     "ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare Scan "
     "Softmax Slice Split Squeeze TopK Unsqueeze",
-    (11, 10): "ArgMax ArgMin AveragePool Concat Constant Conv ConvTranspose Flatten LogSoftmax MaxPool ReduceL1 "
-    "ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSquare "
+    (11, 10): "ArgMax ArgMin AveragePool Concat Constant Conv ConvTranspose Flatten LogSoftmax MaxPool "
+    "ReduceL1 "
+    "ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum "
+    "ReduceSumSquare "
     "Softmax Unsqueeze",
-    (11, 12): "ArgMax ArgMin BatchNormalization Constant Clip GatherND Min Max MaxPool Pow ReduceMax ReduceMin",
+    (11, 12): "ArgMax ArgMin BatchNormalization Constant Clip GatherND Min Max MaxPool Pow ReduceMax "
+    "ReduceMin",
     (12, 11): "BatchNormalization",
-    (12, 13): "Abs Add ArgMin ArgMax Cast Ceil Clip Concat Constant DepthToSpace DequantizeLinear Div Dropout "
-    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Hardmax Identity If IsNaN Less "
-    "Log Loop LRN NegativeLogLikelihoodLoss MatMul Max Mean MeanVarianceNormalization Min Mod Mul Neg NonZero Pow "
-    "Pad QuantizeLinear Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMean ReduceMax ReduceMin "
+    (12, 13): "Abs Add ArgMin ArgMax Cast Ceil Clip Concat Constant DepthToSpace DequantizeLinear Div "
+    "Dropout "
+    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Hardmax Identity If "
+    "IsNaN Less "
+    "Log Loop LRN NegativeLogLikelihoodLoss MatMul Max Mean MeanVarianceNormalization Min Mod Mul Neg "
+    "NonZero Pow "
+    "Pad QuantizeLinear Reciprocal ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMean ReduceMax "
+    "ReduceMin "
     "ReduceProd ReduceSumSquare Relu Reshape Resize ScatterElements ScatterND Shape Sigmoid Sign Size Slice "
     "SoftmaxCrossEntropyLoss SpaceToDepth Sqrt Sub Sum Tanh Tile Transpose",
     (13, 12): "Constant",
     (13, 14): "Add CumSum Div Identity Mul Relu Reshape Sub",
     (14, 15): "BatchNormalization Pow Shape",
-    (15, 16): "ScatterElements ScatterND Identity Loop If Where Scan LessOrEqual GreaterOrEqual LeakyRelu PRelu",
+    (15, 16): "ScatterElements ScatterND Identity Loop If Where Scan LessOrEqual GreaterOrEqual "
+    "LeakyRelu PRelu",
     (17, 18): "Pad Resize OptionalGetElement OptionalHasElement ScatterND ScatterElements",
     (18, 19): "Equal AveragePool Cast CastLike Constant DequantizeLinear Identity If Loop Pad QuantizeLinear "
     "Reshape Resize Scan Shape Size",
     (19, 18): "AveragePool Pad Resize",
     (19, 20): "ConstantOfShape IsInf IsNaN ReduceMax ReduceMin",
-    (20, 21): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QLinearMatMul "
+    (20, 21): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad "
+    "QLinearMatMul "
     "QuantizeLinear Reshape Scan Shape Size Squeeze Transpose Unsqueeze",
     (21, 22): "EyeLike RandomUniform RandomNormal RandomUniformLike RandomNormalLike Multinomial Bernoulli "
-    "ThresholdedRelu Selu Elu Mish HardSigmoid HardSwish Softsign Softplus Sin Cos Tan Asin Acos Atan Sinh Cosh "
-    "Asinh Acosh Atanh Round Det NegativeLogLikelihoodLoss AveragePool MaxPool MaxUnpool LpPool MaxRoiPool Conv "
-    "ConvTranspose DeformConv GlobalAveragePool GlobalMaxPool GlobalLpPool InstanceNormalization LpNormalization "
+    "ThresholdedRelu Selu Elu Mish HardSigmoid HardSwish Softsign Softplus Sin Cos Tan Asin Acos Atan "
+    "Sinh Cosh "
+    "Asinh Acosh Atanh Round Det NegativeLogLikelihoodLoss AveragePool MaxPool MaxUnpool LpPool "
+    "MaxRoiPool Conv "
+    "ConvTranspose DeformConv GlobalAveragePool GlobalMaxPool GlobalLpPool InstanceNormalization "
+    "LpNormalization "
     "Dropout RoiAlign RNN GRU LSTM GridSample",
-    (22, 23): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear "
+    (22, 23): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad "
+    "QuantizeLinear "
     "Reshape Scan Shape Size Squeeze Transpose Unsqueeze",
-    (23, 24): "Attention Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad "
+    (23, 24): "Attention Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If "
+    "Loop Pad "
     "QuantizeLinear Reshape Scan Shape Size Squeeze Transpose Unsqueeze TopK SplitToSequence",
-    (24, 25): "Attention Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Reshape Shape "
+    (24, 25): "Attention Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity "
+    "Reshape Shape "
     "Size If Loop Scan Pad Squeeze Transpose Unsqueeze QuantizeLinear",
     (26, 27): "Range",
-    (27, 28): "BitShift Celu Optional OptionalHasElement OptionalGetElement Einsum Mod DepthToSpace SpaceToDepth "
+    (27, 28): "BitShift Celu Optional OptionalHasElement OptionalGetElement Einsum Mod DepthToSpace "
+    "SpaceToDepth "
     "Compress OneHot ReverseSequence Unique Cast QuantizeLinear DequantizeLinear",
     (28, 27): "DepthToSpace ReduceLogSum ReduceLogSumExp",
 }
@@ -114,25 +151,34 @@ _RESTRICTED: Final[dict[tuple[int, int, str], str]] = {
     (12, 11, "ints"): "Clip Min Max",
     (12, 11, "int8"): "MaxPool ReduceMax ReduceMin",
     (16, 15, "bfloat16"): "Where Scan LessOrEqual GreaterOrEqual LeakyRelu PRelu",
-    (19, 18, "float8"): "Constant Cast CastLike DequantizeLinear QuantizeLinear Identity If Loop Reshape Scan Shape Size",
+    (19, 18, "float8"): "Constant Cast CastLike DequantizeLinear QuantizeLinear Identity If Loop Reshape "
+    "Scan Shape Size",
     (19, 18, "string"): "Equal",
     (20, 19, "float8"): "IsNaN",
     (20, 19, "isinf_10"): "IsInf",
     (20, 19, "bool"): "ReduceMax ReduceMin",
-    (21, 20, "int4"): "Cast CastLike Constant ConstantOfShape Identity If Loop Reshape Scan Shape Size Transpose",
+    (21, 20, "int4"): "Cast CastLike Constant ConstantOfShape Identity If Loop Reshape Scan Shape Size "
+    "Transpose",
     (21, 20, "float8_int4"): "Flatten Pad Squeeze Unsqueeze",
     (21, 20, "qdq_20"): "QLinearMatMul",
-    (22, 21, "bfloat16"): "EyeLike AveragePool MaxPool RandomUniform RandomNormal RandomNormalLike RandomUniformLike "
-    "Multinomial Bernoulli ThresholdedRelu Selu Elu Mish HardSigmoid HardSwish Softsign Softplus Sin Cos Tan Asin "
-    "Acos Atan Sinh Cosh Asinh Acosh Atanh Round Det NegativeLogLikelihoodLoss MaxUnpool LpPool MaxRoiPool Conv "
-    "ConvTranspose DeformConv GlobalAveragePool GlobalLpPool InstanceNormalization LpNormalization Dropout RoiAlign "
+    (22, 21, "bfloat16"): "EyeLike AveragePool MaxPool RandomUniform RandomNormal RandomNormalLike "
+    "RandomUniformLike "
+    "Multinomial Bernoulli ThresholdedRelu Selu Elu Mish HardSigmoid HardSwish Softsign Softplus Sin Cos "
+    "Tan Asin "
+    "Acos Atan Sinh Cosh Asinh Acosh Atanh Round Det NegativeLogLikelihoodLoss MaxUnpool LpPool "
+    "MaxRoiPool Conv "
+    "ConvTranspose DeformConv GlobalAveragePool GlobalLpPool InstanceNormalization LpNormalization "
+    "Dropout RoiAlign "
     "RNN GRU LSTM GridSample",
-    (23, 22, "float4"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad "
+    (23, 22, "float4"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If "
+    "Loop Pad "
     "QuantizeLinear Reshape Scan Shape Size Squeeze Transpose Unsqueeze",
-    (24, 23, "float8e8m0"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad "
+    (24, 23, "float8e8m0"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If "
+    "Loop Pad "
     "QuantizeLinear Reshape Scan Shape Size Squeeze Transpose Unsqueeze",
     (24, 23, "bfloat16"): "TopK SplitToSequence",
-    (25, 24, "int2"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Reshape Shape Size If "
+    (25, 24, "int2"): "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Reshape "
+    "Shape Size If "
     "Loop Scan Pad Squeeze Transpose Unsqueeze QuantizeLinear",
     (28, 27, "signed"): "BitShift",
     (28, 27, "celu_27"): "Celu",
@@ -141,10 +187,13 @@ _RESTRICTED: Final[dict[tuple[int, int, str], str]] = {
 }
 
 _CONSUMED_INPUTS_OPS: Final = (
-    "Add Mul Relu BatchNormalization Sum Dropout Abs Ceil Clip Div Elu Exp Floor HardSigmoid InstanceNormalization "
+    "Add Mul Relu BatchNormalization Sum Dropout Abs Ceil Clip Div Elu Exp Floor HardSigmoid "
+    "InstanceNormalization "
     "LeakyRelu Log Max Mean Min Neg PRelu Reciprocal Selu Sigmoid Sqrt Sub Tanh"
 )
-_REDUCE_18: Final = "ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSumSquare"
+_REDUCE_18: Final = (
+    "ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSumSquare"
+)
 
 # Adapters that change a node: (op, from, to) -> (adapter name, arguments).
 _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
@@ -153,24 +202,26 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Reshape", 5, 4, "input_to_attribute", ("shape",)),
     *((op, 5, 6, "remove", ("consumed_inputs", None)) for op in _CONSUMED_INPUTS_OPS.split()),
     ("BatchNormalization", 6, 5, "set", ("consumed_inputs", [0, 0])),
-    *((op, 6, 7, "broadcast_forward", ()) for op in "Add Div Mul Pow Sub".split()),
+    *((op, 6, 7, "broadcast_forward", ()) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
     ("Gemm", 6, 7, "unsupported", ("Gemm's broadcast rules",)),
     ("BatchNormalization", 6, 7, "remove_unless", ("is_test", 0)),
     ("Dropout", 6, 7, "remove_unless", ("is_test", 0)),
     ("Upsample", 6, 7, "unsupported", ("Upsample's scales",)),
-    *((op, 7, 6, "unsupported", ("broadcasting by shapes",)) for op in "Add Div Mul Pow Sub".split()),
+    *((op, 7, 6, "unsupported", ("broadcasting by shapes",)) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
     ("BatchNormalization", 7, 6, "set", ("is_test", 1)),
     ("Dropout", 7, 6, "set", ("is_test", 1)),
     ("Gemm", 7, 6, "unsupported", ("Gemm's broadcast rules",)),
     ("AveragePool", 7, 6, "remove", ("count_include_pad", 0)),
-    *((op, 8, 7, "unsupported", ("broadcasting by shapes",)) for op in "Max Min Mean".split()),
+    *((op, 8, 7, "unsupported", ("broadcasting by shapes",)) for op in ["Max", "Min", "Mean"]),
     ("Sum", 8, 7, "unsupported", ("broadcasting by shapes",)),
     ("MaxPool", 8, 7, "unsupported", ("MaxPool's storage_order and indices",)),
     ("BatchNormalization", 8, 9, "remove", ("spatial", 1)),
     ("Scan", 8, 9, "unsupported", ("Scan's batch axis",)),
     ("Upsample", 8, 9, "unsupported", ("Upsample's scales",)),
-    *((op, 9, 8, "unsupported", ("casts around the newer element types",)) for op in
-      "Flatten Constant MatMul Gemm PRelu Greater Less".split()),
+    *(
+        (op, 9, 8, "unsupported", ("casts around the newer element types",))
+        for op in ["Flatten", "Constant", "MatMul", "Gemm", "PRelu", "Greater", "Less"]
+    ),
     ("Cast", 9, 8, "unsupported", ("casts from and to strings",)),
     ("Scan", 9, 8, "unsupported", ("Scan's batch axis",)),
     ("Upsample", 9, 8, "unsupported", ("Upsample's scales",)),
@@ -184,17 +235,20 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Dropout", 11, 12, "dropout_11_12", ()),
     ("ArgMax", 12, 11, "remove", ("select_last_index", 0)),
     ("ArgMin", 12, 11, "remove", ("select_last_index", 0)),
-    *((op, 12, 13, "attribute_to_input", ("axes", "ints", False)) for op in "ReduceSum Squeeze Unsqueeze".split()),
+    *(
+        (op, 12, 13, "attribute_to_input", ("axes", "ints", False))
+        for op in ["ReduceSum", "Squeeze", "Unsqueeze"]
+    ),
     ("Split", 12, 13, "attribute_to_input", ("split", "ints", False)),
     ("Softmax", 12, 13, "softmax", ()),
     ("LogSoftmax", 12, 13, "softmax", ()),
-    *((op, 13, 12, "input_to_attribute", ("axes",)) for op in "ReduceSum Squeeze Unsqueeze".split()),
+    *((op, 13, 12, "input_to_attribute", ("axes",)) for op in ["ReduceSum", "Squeeze", "Unsqueeze"]),
     ("Split", 13, 12, "input_to_attribute", ("split",)),
     ("Softmax", 13, 12, "softmax", ()),
     ("LogSoftmax", 13, 12, "softmax", ()),
-    *((op, 13, 14, "set", ("layout", 0)) for op in "GRU LSTM RNN".split()),
+    *((op, 13, 14, "set", ("layout", 0)) for op in ["GRU", "LSTM", "RNN"]),
     ("BatchNormalization", 13, 14, "at_most_outputs", (3,)),
-    *((op, 14, 13, "remove", ("layout", 0)) for op in "GRU LSTM RNN".split()),
+    *((op, 14, 13, "remove", ("layout", 0)) for op in ["GRU", "LSTM", "RNN"]),
     ("RoiAlign", 15, 16, "set", ("coordinate_transformation_mode", b"output_half_pixel")),
     ("ScatterElements", 16, 15, "unsupported", ("ScatterElements' reduction",)),
     ("ScatterND", 16, 15, "unsupported", ("ScatterND's reduction",)),
