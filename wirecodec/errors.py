@@ -181,8 +181,11 @@ class CheckError(WireCodecError, ValueError):
         super().__init__("\n".join([head + ":", *(f"  {v}" for v in self.violations)]))
 
 
-class ConvertError(WireCodecError, ValueError):
+class ConvertError(WireCodecError, ValueError, RuntimeError):
     """A model cannot be converted to the asked opset version (``wirecodec.version_converter``).
+
+    Also a ``RuntimeError``: what onnx's converter raises when it refuses, so code written
+    against onnx catches it.
 
     ``path`` names the node (``graph.node[3]``, ``graph.node[0].attribute[1].g.node[2]``)
     or the field (``opset_import``) where the conversion stopped, ``reason`` says why and

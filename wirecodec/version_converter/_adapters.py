@@ -354,13 +354,209 @@ def mod_28_27(scope: Scope, index: int, step: tuple[int, int], args: tuple[objec
     return index
 
 
-def cast_28_27(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+def restrict_and_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """As :func:`restrict`, and the element type an attribute names (Cast's ``to``) too."""
     restrict(scope, index, step, args)
     node = scope.graph.node[index]
-    to = _attribute(node, "to")
+    held = _attribute(node, str(args[1]))
     names = {getattr(TensorProto, name): name for name in TYPE_SETS[str(args[0])]}
-    if to is not None and to.i in names:
-        raise scope.fail(index, f"Cast to {names[to.i]} does not exist at opset 27")
+    if held is not None and held.i in names:
+        raise scope.fail(
+            index,
+            f"{node.op_type} with {args[1]}={names[held.i]}: that type does not exist at opset {step[1]}",
+        )
+    return index
+
+
+def remove_values(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Refuse a string attribute holding one of the values the target version lacks."""
+    node = scope.graph.node[index]
+    held = _attribute(node, str(args[0]))
+    if held is not None and held.s in args[1:]:
+        raise scope.fail(
+            index,
+            f"{node.op_type} with {args[0]}={held.s.decode(errors='replace')} does not exist at opset "
+            f"{step[1]}; keep the model at opset {step[0]}",
+        )
+    return index
+
+
+def scatter_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Scatter becomes ScatterElements (a new node: its outputs keep their names)."""
+    node = scope.graph.node[index]
+    if len(node.input) < 3:
+        raise scope.fail(
+            index, f"Scatter has {len(node.input)} inputs; opset 10 needs data, indices and updates"
+        )
+    axis = _attribute(node, "axis")
+    made = NodeProto(op_type="ScatterElements", input=list(node.input[:3]), output=list(node.output))
+    made.attribute.append(
+        AttributeProto(name="axis", i=axis.i if axis is not None else 0, type=AttributeProto.INT)
+    )
+    _replace_node(scope, index, made)
+    return index
+
+
+def at_most_inputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    node = scope.graph.node[index]
+    limit = int(str(args[0]))
+    if len(node.input) > limit:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} has at most {limit} inputs; its input {args[1]} "
+            f"({node.input[limit]!r}) has no place there: keep the model at opset {step[0]}",
+        )
+    return index
+
+
+def remove_each(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`remove` for each (attribute, only value) pair."""
+    for pair in args:
+        assert isinstance(pair, tuple)
+        index = remove(scope, index, step, pair)
+    return index
+
+
+def _replace_node(scope: Scope, index: int, made: NodeProto) -> None:
+    """Put ``made`` in the place of node ``index``, naming its outputs as onnx's IR does:
+    an output the graph returns keeps its name (the IR numbers it twice); any other is a
+    new value ``_v_N``, which the nodes reading the old one read instead (its inferred
+    type renamed with it)."""
+    graph = scope.graph
+    returned = {info.name for info in graph.output}
+    for at, name in enumerate(made.output):
+        if not name:
+            continue
+        if name in returned:
+            scope.new_value_name()
+            scope.new_value_name()
+            continue
+        renamed = scope.new_value_name()
+        made.output[at] = renamed
+        for node in graph.node:
+            for slot, value in enumerate(node.input):
+                if value == name:
+                    node.input[slot] = renamed
+        for info in graph.value_info:
+            if info.name == name:
+                info.name = renamed
+    graph.node.insert(index, made)
+    del graph.node[index + 1]
+
+
+def upsample_9_10(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Upsample becomes Resize (same mode, same X and scales)."""
+    node = scope.graph.node[index]
+    if len(node.input) < 2:
+        raise scope.fail(index, "Upsample at opset 9 needs its scales input")
+    mode = _attribute(node, "mode")
+    made = NodeProto(op_type="Resize", input=list(node.input[:2]), output=list(node.output))
+    made.attribute.append(
+        AttributeProto(name="mode", s=mode.s if mode is not None else b"nearest", type=AttributeProto.STRING)
+    )
+    _replace_node(scope, index, made)
+    return index
+
+
+def resize_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Resize gains its roi input (a constant: 0s then 1s, twice the input's rank) before scales."""
+    node = scope.graph.node[index]
+    if len(node.input) < 2:
+        raise scope.fail(index, "Resize at opset 10 needs its scales input")
+    rank = _rank(scope, node.input[0])
+    roi = TensorProto(data_type=TensorProto.FLOAT, dims=[2 * rank], float_data=[0.0] * rank + [1.0] * rank)
+    scales = node.input[1]
+    node.input.append(scales)
+    created, index = _insert_constant(scope, index, roi)
+    scope.graph.node[index].input[1] = created
+    return index
+
+
+def scan_8_9(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Scan loses its batch axis: the (empty) sequence_lens input goes, ``directions`` is
+    renamed ``scan_input_directions``, and the declared shapes of its inputs and outputs
+    lose their first axis."""
+    node = scope.graph.node[index]
+    if not node.input:
+        raise scope.fail(index, "Scan at opset 8 needs its sequence_lens input (empty or not)")
+    if node.input[0]:
+        raise scope.fail(
+            index, "Scan at opset 9 has no sequence_lens: only a Scan whose first input is empty converts"
+        )
+    directions = _attribute(node, "directions")
+    if directions is not None:
+        values = [int(v) for v in directions.ints]
+        _remove_attribute(node, "directions")
+        _set_attribute(node, "scan_input_directions", values)
+    del node.input[0]
+    graph = scope.graph
+    for name in {*node.input, *node.output}:
+        for info in (*graph.input, *graph.value_info, *graph.output):
+            if info.name == name and info.type.HasField("tensor_type"):
+                shape = info.type.tensor_type.shape
+                if info.type.tensor_type.HasField("shape") and len(shape.dim):
+                    del shape.dim[0]
+    return index
+
+
+def axis_to_input(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """An ``axis`` attribute becomes a scalar constant input at position ``args[0]`` (its
+    default ``args[1]`` when absent), empty inputs filling the positions before it."""
+    position, default = int(str(args[0])), int(str(args[1]))
+    node = scope.graph.node[index]
+    axis = _attribute(node, "axis")
+    value = axis.i if axis is not None else default
+    while len(node.input) < position:
+        scope.new_value_name()  # an empty input is a value to onnx's IR too
+        node.input.append("")
+    created, index = _insert_constant(scope, index, int64_constant([value], scalar=True))
+    node = scope.graph.node[index]
+    node.input.append(created)
+    _remove_attribute(node, "axis")
+    return index
+
+
+def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """A scalar ``axis`` input at position ``args[0]`` becomes the attribute (``args[1]`` when absent)."""
+    position, default = int(str(args[0])), int(str(args[1]))
+    graph = scope.graph
+    node = graph.node[index]
+    if len(node.input) <= position or not node.input[position]:
+        _set_attribute(node, "axis", default)
+        return index
+    source = node.input[position]
+    producer = scope.producer(source)
+    tensor: TensorProto | None = None
+    if producer is not None and graph.node[producer].op_type == "Constant":
+        value = _attribute(graph.node[producer], "value")
+        tensor = value.t if value is not None else None
+    elif producer is None:
+        tensor = next((t for t in graph.initializer if t.name == source), None)
+    if tensor is None:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} takes its axis as an attribute, "
+            f"but input {source!r} is not a "
+            "constant of this graph; fold it to a constant first",
+        )
+    try:
+        values = _int64s(tensor)
+    except ValueError as exc:
+        raise scope.fail(index, f"{node.op_type}'s axis input {source!r}: {exc}") from None
+    if not values:
+        raise scope.fail(index, f"{node.op_type}'s axis input {source!r} is empty")
+    _set_attribute(node, "axis", values[0])
+    del node.input[position]
+    if scope.uses(source) == 0:
+        if producer is not None:
+            scope.forget(source)
+            del graph.node[producer]
+            index -= 1 if producer < index else 0
+        else:
+            for at, held in enumerate(graph.initializer):
+                if held.name == source:
+                    del graph.initializer[at]
+                    break
     return index
 
 
@@ -391,6 +587,15 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "broadcast_forward": broadcast_forward,
     "range_27_26": range_27_26,
     "mod_28_27": mod_28_27,
-    "cast_28_27": cast_28_27,
+    "restrict_and_attribute": restrict_and_attribute,
+    "remove_values": remove_values,
+    "scatter_10_11": scatter_10_11,
+    "axis_to_input": axis_to_input,
+    "scan_8_9": scan_8_9,
+    "at_most_inputs": at_most_inputs,
+    "remove_each": remove_each,
+    "upsample_9_10": upsample_9_10,
+    "resize_10_11": resize_10_11,
+    "axis_to_attribute": axis_to_attribute,
     "unsupported": unsupported,
 }

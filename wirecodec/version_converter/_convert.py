@@ -3,7 +3,7 @@ operator's schema changes at that step."""
 
 from __future__ import annotations
 
-from schema_dsl.onnx import ModelProto
+from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, ValueInfoProto
 from wirecodec.errors import ConvertError
 from wirecodec.version_converter._graph import Scope, drop_boundary_types, graph_attributes
 
@@ -67,16 +67,47 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
         if not isinstance(exc, WireCodecError):
             raise
         raise ConvertError(f"shape inference, which conversion runs first, failed: {exc}") from None
-    step = 1 if target_version > initial else -1
-    top = Scope(result.graph, "graph")
+    _walk(Scope(result.graph, "graph"), initial, target_version)
+    result.opset_import[entry].version = target_version
+    drop_boundary_types(result.graph)
+    for at, function in enumerate(result.functions):
+        _convert_function(function, f"functions[{at}]", target_version, (low, high))
+    return result
+
+
+def _walk(top: Scope, initial: int, target: int) -> None:
+    """Step ``top`` (and the bodies in it) one opset version at a time to ``target``."""
+    step = 1 if target > initial else -1
     scopes: dict[int, tuple[object, Scope]] = {}
     version = initial
-    while version != target_version:
+    while version != target:
         _convert_graph(top, (version, version + step), scopes)
         version += step
-        result.opset_import[entry].version = version
-    drop_boundary_types(result.graph)
-    return result
+
+
+def _convert_function(function: FunctionProto, path: str, target: int, known: tuple[int, int]) -> None:
+    """A model-local function's body, converted from its own default-domain version
+    (onnx's converter drops the functions; their calls would then have no body)."""
+    entry = next((i for i, o in enumerate(function.opset_import) if o.domain in _DEFAULT_DOMAINS), None)
+    if entry is None:
+        return
+    initial = function.opset_import[entry].version
+    if initial == target:
+        return
+    if not known[0] <= initial <= known[1]:
+        raise ConvertError(
+            f"the function imports ai.onnx opset {initial}, not a known version ({known[0]} to {known[1]})",
+            f"{path}.opset_import[{entry}]",
+        )
+    body = GraphProto(
+        input=[ValueInfoProto(name=name) for name in function.input],
+        output=[ValueInfoProto(name=name) for name in function.output],
+    )
+    body.node.extend(function.node)
+    _walk(Scope(body, path), initial, target)
+    del function.node[:]
+    function.node.extend(body.node)
+    function.opset_import[entry].version = target
 
 
 def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[object, Scope]]) -> None:

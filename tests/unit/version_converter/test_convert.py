@@ -105,7 +105,8 @@ def test_subgraphs_are_converted() -> None:
         (_model([helper.make_node("Abs", ["x"], ["y"])], 13), 12, "graph.node[0]", "no adapter"),
         (_model([helper.make_node("ArgMax", ["x"], ["y"], select_last_index=1)], 12), 11, "graph.node[0]",
          "select_last_index"),
-        (_model([helper.make_node("Upsample", ["x", "s"], ["y"])], 9), 10, "graph.node[0]", "not do yet"),
+        (_model([helper.make_node("Pad", ["x"], ["y"], pads=[0, 0, 0, 0])], 10), 11, "graph.node[0]",
+         "not do yet"),
         (_model([helper.make_node("Sin", ["x"], ["y"])], 22,
                 inputs=[helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [2])]), 21, "graph.node[0]",
          "BFLOAT16"),
@@ -123,6 +124,7 @@ def test_what_cannot_be_converted_says_where_and_what_to_do(
         convert_version(model, target)
     assert caught.value.path == path
     assert isinstance(caught.value, WireCodecError) and isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, RuntimeError)  # what onnx raises: code written for onnx catches it
     assert model.SerializeToString() == before
 
 
@@ -158,3 +160,100 @@ def test_the_onnx_names_work() -> None:
     converted = version_converter.convert_version(model, 13)
     assert [n.op_type for n in converted.graph.node] == ["Constant", "Split"]
     assert version_converter.ConvertError is ConvertError
+
+
+def test_model_local_functions_are_converted_from_their_own_version() -> None:
+    body = [helper.make_node("Unsqueeze", ["a"], ["b"], axes=[0])]
+    function = helper.make_function("local", "F", ["a"], ["b"], body, [helper.make_opsetid("", 12)])
+    graph = helper.make_graph(
+        [helper.make_node("F", ["x"], ["y"], domain="local")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    opsets = [helper.make_opsetid("", 12), helper.make_opsetid("local", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, functions=[function])
+    up = convert_version(model, 13)
+    converted = up.functions[0]
+    assert [n.op_type for n in converted.node] == ["Constant", "Unsqueeze"]
+    assert converted.node[1].input[1] == converted.node[0].output[0]
+    assert [(o.domain, o.version) for o in converted.opset_import] == [("", 13)]
+    check(up)
+    model.functions[0].node.append(helper.make_node("Gelu", ["b"], ["c"]))
+    model.functions[0].opset_import[0].version = 20
+    with pytest.raises(ConvertError) as caught:
+        convert_version(model, 19)
+    assert caught.value.path == "functions[0].node[1]"
+
+
+def test_dft_axis_goes_to_an_input_and_back() -> None:
+    model = _model([helper.make_node("DFT", ["x"], ["y"], axis=1)], 19,
+                   inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, 1])])  # fmt: skip
+    up = convert_version(model, 20)
+    assert [n.op_type for n in up.graph.node] == ["Constant", "DFT"]
+    assert list(up.graph.node[1].input) == ["x", "", up.graph.node[0].output[0]]
+    assert list(up.graph.node[0].attribute[0].t.dims) == []
+    down = convert_version(up, 19)
+    assert [n.op_type for n in down.graph.node] == ["DFT"]
+    assert _attrs(down.graph.node[0]) == {"axis": 1}
+
+
+def test_scatter_becomes_scatter_elements() -> None:
+    model = _model([helper.make_node("Scatter", ["x", "i", "u"], ["y"], axis=1)], 10,
+                   inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                           helper.make_tensor_value_info("i", TensorProto.INT64, [2, 1]),
+                           helper.make_tensor_value_info("u", TensorProto.FLOAT, [2, 1])])  # fmt: skip
+    node = convert_version(model, 11).graph.node[0]
+    assert (node.op_type, list(node.input), list(node.output)) == ("ScatterElements", ["x", "i", "u"], ["y"])
+    assert _attrs(node) == {"axis": 1}
+
+
+def test_upsample_becomes_resize_with_a_roi_input() -> None:
+    model = _model(
+        [helper.make_node("Upsample", ["x", "s"], ["u"], mode="nearest"),
+         helper.make_node("Relu", ["u"], ["y"])], 9,
+        inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2]),
+                helper.make_tensor_value_info("s", TensorProto.FLOAT, [4])],
+    )  # fmt: skip
+    nodes = convert_version(model, 11).graph.node
+    assert [n.op_type for n in nodes] == ["Constant", "Resize", "Relu"]
+    roi = nodes[0].attribute[0].t
+    assert list(roi.dims) == [8] and list(roi.float_data) == [0.0] * 4 + [1.0] * 4
+    assert list(nodes[1].input) == ["x", nodes[0].output[0], "s"]
+    assert nodes[2].input[0] == nodes[1].output[0]  # renamed as onnx's IR renames it
+
+
+def test_scan_loses_its_batch_axis() -> None:
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_in"], ["s_out"])], "body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [2])],
+    )  # fmt: skip
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["", "init", "xs"], ["y"], body=body, num_scan_inputs=1,
+                          directions=[0])], "g",
+        [helper.make_tensor_value_info("init", TensorProto.FLOAT, [1, 2]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, [1, 3, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+    converted = convert_version(model, 9)
+    node = converted.graph.node[0]
+    assert list(node.input) == ["init", "xs"]
+    assert "scan_input_directions" in _attrs(node) and "directions" not in _attrs(node)
+    assert [len(i.type.tensor_type.shape.dim) for i in converted.graph.input] == [1, 2]
+    node_with_lengths = model.graph.node[0]
+    node_with_lengths.input[0] = "init"
+    with pytest.raises(ConvertError, match="sequence_lens"):
+        convert_version(model, 9)
+
+
+def test_attention_window_must_be_off_to_go_down() -> None:
+    inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 2, 4, 8]) for n in "qkv"]
+    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], left_window_size=-1)
+    model = _model([node], 25, inputs=inputs)
+    assert "left_window_size" not in _attrs(convert_version(model, 24).graph.node[0])
+    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], left_window_size=3)
+    model = _model([node], 25, inputs=inputs)
+    with pytest.raises(ConvertError, match="left_window_size"):
+        convert_version(model, 24)
