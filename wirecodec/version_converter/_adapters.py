@@ -397,6 +397,33 @@ def scatter_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[o
     return index
 
 
+def restrict_then_remove(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`restrict` by type set ``args[0]``, then :func:`remove` of ``args[1]`` (kept: ``args[2]``)."""
+    index = restrict(scope, index, step, args[:1])
+    return remove(scope, index, step, args[1:])
+
+
+def rename_value(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """A string attribute's value renamed: ``args`` = (attribute, (old, new), ...)."""
+    node = scope.graph.node[index]
+    held = _attribute(node, str(args[0]))
+    if held is not None:
+        for pair in args[1:]:
+            assert isinstance(pair, tuple)
+            if held.s == pair[0]:
+                _set_attribute(node, str(args[0]), pair[1])
+                break
+    return index
+
+
+def attributes_to_inputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`attribute_to_input` for each (attribute, required) pair, in order."""
+    for pair in args:
+        assert isinstance(pair, tuple)
+        index = attribute_to_input(scope, index, step, (pair[0], "ints", pair[1]))
+    return index
+
+
 def at_most_inputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     node = scope.graph.node[index]
     limit = int(str(args[0]))
@@ -593,6 +620,9 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "axis_to_input": axis_to_input,
     "scan_8_9": scan_8_9,
     "at_most_inputs": at_most_inputs,
+    "restrict_then_remove": restrict_then_remove,
+    "rename_value": rename_value,
+    "attributes_to_inputs": attributes_to_inputs,
     "remove_each": remove_each,
     "upsample_9_10": upsample_9_10,
     "resize_10_11": resize_10_11,
