@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only for the annotation: wirecodec.checker imports this mod
 __all__ = [
     "CheckError",
     "ContainerError",
+    "ConvertError",
     "DecodeError",
     "EncodeError",
     "EvaluationError",
@@ -193,6 +194,26 @@ class CheckError(WireCodecError, ValueError):
         count = len(self.violations)
         head = f"the model breaks the ONNX IR specification in {count} place{'s' if count != 1 else ''}"
         super().__init__("\n".join([head + ":", *(f"  {v}" for v in self.violations)]))
+
+
+class ConvertError(WireCodecError, ValueError, RuntimeError):
+    """A model cannot be converted to the asked opset version (``wirecodec.version_converter``).
+
+    Also a ``RuntimeError``: what onnx's converter raises when it refuses, so code written
+    against onnx catches it.
+
+    ``path`` names the node (``graph.node[3]``, ``graph.node[0].attribute[1].g.node[2]``)
+    or the field (``opset_import``) where the conversion stopped, ``reason`` says why and
+    what to do; the input model is left as it was.
+    """
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(f"{path}: {reason}" if path else reason)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.path))
 
 
 class ParseError(WireCodecError, ValueError):

@@ -105,6 +105,7 @@ READING_VERBS: dict[str, list[str]] = {
     "run": ["--seed", "1", "--compare", "SINGLE"],  # exit 1 if the layout computes otherwise
     "draw": ["-o", "OUT.dot"],
     "infer-shapes": ["OUT"],
+    "convert-opset": ["OUT", "--to-opset", "18"],
     "fuzz": ["-n", "2", "-o", "OUT"],  # rewrite (the default action): OUT is a directory
 }
 

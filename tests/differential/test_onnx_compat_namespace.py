@@ -311,7 +311,6 @@ def test_saturate_cast_as_onnx() -> None:
     ("module", "name"),
     [
         ("reference", "ops"),
-        ("version_converter", "convert_version"),
         ("shape_inference", "infer_function_output_types"),
         ("defs", "register_schema"),
     ],

@@ -49,6 +49,7 @@ VERBS: dict[str, str] = {
     "run": "wirecodec.cli.run",
     "draw": "wirecodec.cli.draw",
     "infer-shapes": "wirecodec.cli.infer_shapes",
+    "convert-opset": "wirecodec.cli.convert_opset",
     "fuzz": "wirecodec.cli.fuzz",
 }
 

@@ -3,13 +3,13 @@
 The package mirrors onnx's module layout: the message classes and constants at the top,
 ``load``/``save`` and their relatives, and the modules ``helper``, ``numpy_helper``,
 ``checker``, ``external_data_helper``, ``serialization``, ``parser``, ``printer``,
-``compose``, ``utils``, ``defs`` and ``shape_inference``; the names libraries built on
-onnx import (the generated modules ``onnx_pb``, ``onnx_ml_pb2``, ...; ``mapping`` and
-``_mapping``; ``onnx_cpp2py_export.*``; ``tools``; ``backend``). ``reference`` and
-``version_converter`` exist, and their onnx names raise :class:`NotProvidedError` (a
-``NotImplementedError``) naming the feature, as do the parts of the others not provided.
-onnx's own test suite, run against this namespace (``python -m tests.onnx_suite``), and
-the libraries of ``tests/clients`` are the measure of how far it goes
+``compose``, ``utils``, ``defs``, ``shape_inference``, ``reference`` (the evaluator of
+wirecodec.reference) and ``version_converter`` (wirecodec.version_converter); the names
+libraries built on onnx import (the generated modules ``onnx_pb``, ``onnx_ml_pb2``, ...;
+``mapping`` and ``_mapping``; ``onnx_cpp2py_export.*``; ``tools``; ``backend``). The onnx
+names not provided raise :class:`NotProvidedError` (a ``NotImplementedError``) naming the
+feature. onnx's own test suite, run against this namespace (``python -m tests.onnx_suite``),
+and the libraries of ``tests/clients`` are the measure of how far it goes
 (``docs/coming-from-onnx.md``).
 
 ``load_model``, ``save_model``, ``load_tensor``, ``save_tensor`` and the ``*_from_string``

@@ -352,7 +352,8 @@ BIG_SCRIPT = textwrap.dedent(
 
     def tensor(name, array):
         kind = TensorProto.UINT8
-        return TensorProto(name=name, data_type=kind, dims=[len(array)], raw_data=memoryview(array).toreadonly())
+        view = memoryview(array).toreadonly()  # kept as it is (a writable buffer is copied)
+        return TensorProto(name=name, data_type=kind, dims=[len(array)], raw_data=view)
 
     tensors = [tensor("huge", huge)] + [tensor(f"p{i}", pattern) for i in range(3)]
     save_zip(ModelProto(ir_version=10, graph=GraphProto(name="big", initializer=tensors)), path)

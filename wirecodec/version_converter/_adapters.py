@@ -1,0 +1,631 @@
+"""The adapters: what changes in a node when its operator's version changes.
+
+Each adapter takes the graph's :class:`~._graph.Scope`, the node's index, the step and
+its table arguments; it edits the node in place (adding a Constant node before it when
+an attribute becomes an input) and returns the node's index afterwards. It raises
+:class:`~wirecodec.errors.ConvertError` naming the node when the node cannot be converted.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Final
+
+from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto
+from wirecodec.version_converter._graph import Scope, float_constant, int64_constant
+from wirecodec.version_converter._table import TYPE_SETS
+
+__all__ = ["ADAPTERS", "Adapter"]
+
+Adapter = Callable[[Scope, int, tuple[int, int], tuple[object, ...]], int]
+
+_LOWEST_FLOAT: Final = -3.4028234663852886e38  # numeric_limits<float>::lowest()
+
+
+def _attribute(node: NodeProto, name: str) -> AttributeProto | None:
+    for attribute in node.attribute:
+        if attribute.name == name:
+            return attribute
+    return None
+
+
+def _remove_attribute(node: NodeProto, name: str) -> None:
+    for index, attribute in enumerate(node.attribute):
+        if attribute.name == name:
+            del node.attribute[index]
+            return
+
+
+def _set_attribute(node: NodeProto, name: str, value: object) -> None:
+    """Replace the attribute in its place, or append it (as onnx's IR sets one)."""
+    made = AttributeProto(name=name)
+    if isinstance(value, bytes):
+        made.s, made.type = value, AttributeProto.STRING
+    elif isinstance(value, int):
+        made.i, made.type = value, AttributeProto.INT
+    elif isinstance(value, list):
+        made.ints.extend(int(v) for v in value)
+        made.type = AttributeProto.INTS
+    else:
+        raise TypeError(f"no attribute kind for {value!r}")
+    for _index, attribute in enumerate(node.attribute):
+        if attribute.name == name:
+            attribute.Clear()
+            attribute.CopyFrom(made)
+            return
+    node.attribute.append(made)
+
+
+def _insert_constant(scope: Scope, index: int, value: TensorProto) -> tuple[str, int]:
+    """A Constant node holding ``value`` inserted before node ``index``: its output's name
+    and the node's new index."""
+    name = scope.new_value_name()
+    constant = NodeProto(op_type="Constant", output=[name])
+    constant.attribute.append(AttributeProto(name="value", t=value, type=AttributeProto.TENSOR))
+    scope.graph.node.insert(index, constant)
+    return name, index + 1
+
+
+def _check_types(scope: Scope, index: int, values: list[str], type_set: str, step: tuple[int, int]) -> None:
+    refused = {getattr(TensorProto, name): name for name in TYPE_SETS[type_set]}
+    types = scope.element_types()
+    node = scope.graph.node[index]
+    for value in values:
+        elem_type = types.get(value, 0)
+        if elem_type in refused:
+            raise scope.fail(
+                index,
+                f"{node.op_type} at opset {step[1]} does not take {refused[elem_type]} (value {value!r}); "
+                f"cast it, or keep the model at opset {step[0]} or above",
+            )
+
+
+def same(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Nothing a model holds changes."""
+    return index
+
+
+def restrict(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """The target version takes fewer element types: refuse a node using one of them."""
+    node = scope.graph.node[index]
+    _check_types(scope, index, [*node.input, *node.output], str(args[0]), step)
+    return index
+
+
+def restrict_first_input(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """As :func:`restrict`, for the data input and the outputs only."""
+    node = scope.graph.node[index]
+    _check_types(scope, index, [*node.input[:1], *node.output], str(args[0]), step)
+    return index
+
+
+def set_if_absent(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    node = scope.graph.node[index]
+    if _attribute(node, str(args[0])) is None:
+        _set_attribute(node, str(args[0]), args[1])
+    return index
+
+
+def set_(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    _set_attribute(scope.graph.node[index], str(args[0]), args[1])
+    return index
+
+
+def remove(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Drop an attribute the target version does not have; refuse when it holds any other
+    value than ``args[1]`` (the only meaning the target version has)."""
+    node = scope.graph.node[index]
+    name, required = str(args[0]), args[1]
+    attribute = _attribute(node, name)
+    if attribute is None:
+        return index
+    if required is not None:
+        held: object = attribute.s if isinstance(required, bytes) else attribute.i
+        if held != required:
+            shown = required.decode() if isinstance(required, bytes) else required
+            raise scope.fail(
+                index,
+                f"{node.op_type} at opset {step[1]} has no attribute {name!r}: only {name}={shown} "
+                f"converts; keep the model at opset {step[0]} or above",
+            )
+    _remove_attribute(node, name)
+    return index
+
+
+def remove_unless(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Drop an attribute; refuse when it holds ``args[1]`` (a meaning the target version lacks)."""
+    node = scope.graph.node[index]
+    name = str(args[0])
+    attribute = _attribute(node, name)
+    if attribute is None:
+        return index
+    if attribute.i == args[1]:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} has no {name}={args[1]} mode; "
+            f"keep the model at opset {step[0]}",
+        )
+    _remove_attribute(node, name)
+    return index
+
+
+def attribute_to_input(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """An attribute becomes a constant input (a Constant node before the node).
+
+    ``args``: the attribute, its kind (``ints`` or ``i``) and whether it must be present.
+    """
+    node = scope.graph.node[index]
+    name, kind, required = str(args[0]), str(args[1]), bool(args[2])
+    attribute = _attribute(node, name)
+    if attribute is None:
+        if required:
+            raise scope.fail(
+                index, f"{node.op_type} has no attribute {name!r}, which opset {step[0]} requires"
+            )
+        return index
+    values = [int(v) for v in attribute.ints] if kind == "ints" else [int(attribute.i)]
+    created, index = _insert_constant(scope, index, int64_constant(values))
+    node = scope.graph.node[index]
+    node.input.append(created)
+    _remove_attribute(node, name)
+    return index
+
+
+def _int64s(tensor: TensorProto) -> list[int]:
+    if tensor.data_type != TensorProto.INT64:
+        raise ValueError(f"element type {tensor.data_type}, not INT64")
+    if tensor.HasField("raw_data"):
+        raw = bytes(tensor.raw_data)
+        return list(struct.unpack(f"<{len(raw) // 8}q", raw))
+    return [int(v) for v in tensor.int64_data]
+
+
+def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """A constant second input (a Constant node's output or an initializer) becomes an
+    attribute; the constant goes when nothing else reads it."""
+    graph = scope.graph
+    node = graph.node[index]
+    name = str(args[0])
+    if len(node.input) <= 1:
+        return index
+    source = node.input[1]
+    producer = scope.producer(source) if source else None
+    tensor: TensorProto | None = None
+    if producer is not None:
+        if graph.node[producer].op_type == "Constant":
+            value = _attribute(graph.node[producer], "value")
+            tensor = value.t if value is not None else None
+    else:
+        tensor = next((t for t in graph.initializer if source and t.name == source), None)
+    if tensor is None:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} takes {name!r} as an attribute, "
+            f"but input {source!r} is neither "
+            "a Constant node's output nor an initializer of this graph; fold it to a constant first",
+        )
+    try:
+        values = _int64s(tensor)
+    except ValueError as exc:
+        raise scope.fail(index, f"{node.op_type}'s {name!r} input {source!r}: {exc}") from None
+    _set_attribute(node, name, values)
+    del node.input[1]
+    if scope.uses(source) == 0:
+        scope.forget(source)
+        if producer is not None:
+            del graph.node[producer]
+            if producer < index:
+                index -= 1
+        else:
+            for at, tensor in enumerate(graph.initializer):
+                if tensor.name == source:
+                    del graph.initializer[at]
+                    break
+            for at, info in enumerate(graph.input):
+                if info.name == source:
+                    del graph.input[at]
+                    break
+    return index
+
+
+def clip_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Clip's min and max become inputs (a lowest-float min when only max is given)."""
+    node = scope.graph.node[index]
+    low, high = _attribute(node, "min"), _attribute(node, "max")
+    if low is not None:
+        created, index = _insert_constant(scope, index, float_constant(low.f))
+        node = scope.graph.node[index]
+        node.input.append(created)
+        _remove_attribute(node, "min")
+    if high is not None:
+        if low is None:
+            created, index = _insert_constant(scope, index, float_constant(_LOWEST_FLOAT))
+            scope.graph.node[index].input.append(created)
+        created, index = _insert_constant(scope, index, float_constant(high.f))
+        node = scope.graph.node[index]
+        node.input.append(created)
+        _remove_attribute(node, "max")
+    return index
+
+
+def dropout_11_12(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Dropout's ratio becomes an input (0.5 when absent)."""
+    node = scope.graph.node[index]
+    ratio = _attribute(node, "ratio")
+    value = ratio.f if ratio is not None else 0.5
+    _remove_attribute(node, "ratio")
+    created, index = _insert_constant(scope, index, float_constant(value))
+    scope.graph.node[index].input.append(created)
+    return index
+
+
+def split_17_18(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Split without a split input says how many outputs it makes."""
+    node = scope.graph.node[index]
+    if _attribute(node, "num_outputs") is None and len(node.input) != 2:
+        _set_attribute(node, "num_outputs", len(node.output))
+    return index
+
+
+def _rank(scope: Scope, name: str) -> int:
+    for info in (*scope.graph.input, *scope.graph.value_info, *scope.graph.output):
+        if info.name == name and info.type.HasField("tensor_type"):
+            return len(info.type.tensor_type.shape.dim)
+    return 0
+
+
+def softmax(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Softmax and LogSoftmax: opset 13 normalises along one axis, earlier ones over all
+    axes from ``axis`` on (coerced to 2-D). Only the last-axis case is the same operation."""
+    node = scope.graph.node[index]
+    if not node.input:
+        raise scope.fail(index, f"{node.op_type} has no input")
+    rank = _rank(scope, node.input[0])
+    held = _attribute(node, "axis")
+    if step == (12, 13):
+        axis = held.i if held is not None else 1
+        if axis < 0:
+            axis += rank
+        if axis != rank - 1:
+            raise scope.fail(
+                index,
+                f"{node.op_type} over axes {axis}.. of a rank-{rank} input "
+                f"is no single-axis {node.op_type} of "
+                "opset 13: wirecodec does not rewrite it (Flatten, Reshape); keep the model at opset 12",
+            )
+        _set_attribute(node, "axis", -1)
+        return index
+    axis = held.i if held is not None else -1
+    if axis == -1:
+        _set_attribute(node, "axis", rank - 1)
+    elif axis < 0:
+        _set_attribute(node, "axis", rank + axis)
+    return index
+
+
+def at_most_outputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    node = scope.graph.node[index]
+    limit = int(str(args[0]))
+    if len(node.output) > limit:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} has at most {limit} outputs (it has {len(node.output)}); "
+            "drop the saved mean and variance outputs first",
+        )
+    return index
+
+
+def broadcast_forward(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Opset 7 broadcasts as numpy: a ``broadcast`` flag goes; an ``axis`` cannot be kept."""
+    node = scope.graph.node[index]
+    flag = _attribute(node, "broadcast")
+    if flag is not None and flag.i == 1 and _attribute(node, "axis") is not None:
+        raise scope.fail(
+            index,
+            f"{node.op_type} broadcasts from an explicit axis, which opset 7 does not have; "
+            "wirecodec does not insert the Unsqueeze it needs",
+        )
+    _remove_attribute(node, "broadcast")
+    _remove_attribute(node, "axis")
+    return index
+
+
+def range_27_26(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    restrict(scope, index, step, args)
+    _remove_attribute(scope.graph.node[index], "stash_type")
+    return index
+
+
+def mod_28_27(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Opset 28's Mod takes floats with fmod=0; opset 27's does not."""
+    node = scope.graph.node[index]
+    fmod = _attribute(node, "fmod")
+    if fmod is None or fmod.i == 0:
+        elem_type = scope.element_types().get(node.input[0], 0) if node.input else 0
+        if elem_type == 0:
+            raise scope.fail(
+                index, "Mod with fmod=0 and an input of unknown type cannot go to opset 27; declare its type"
+            )
+        if elem_type in {getattr(TensorProto, name) for name in TYPE_SETS[str(args[0])]}:
+            raise scope.fail(
+                index, "Mod with floating-point inputs and fmod=0 cannot go to opset 27; set fmod=1"
+            )
+    return index
+
+
+def restrict_and_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """As :func:`restrict`, and the element type an attribute names (Cast's ``to``) too."""
+    restrict(scope, index, step, args)
+    node = scope.graph.node[index]
+    held = _attribute(node, str(args[1]))
+    names = {getattr(TensorProto, name): name for name in TYPE_SETS[str(args[0])]}
+    if held is not None and held.i in names:
+        raise scope.fail(
+            index,
+            f"{node.op_type} with {args[1]}={names[held.i]}: that type does not exist at opset {step[1]}",
+        )
+    return index
+
+
+def remove_values(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Refuse a string attribute holding one of the values the target version lacks."""
+    node = scope.graph.node[index]
+    held = _attribute(node, str(args[0]))
+    if held is not None and held.s in args[1:]:
+        raise scope.fail(
+            index,
+            f"{node.op_type} with {args[0]}={held.s.decode(errors='replace')} does not exist at opset "
+            f"{step[1]}; keep the model at opset {step[0]}",
+        )
+    return index
+
+
+def scatter_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Scatter becomes ScatterElements (a new node: its outputs keep their names)."""
+    node = scope.graph.node[index]
+    if len(node.input) < 3:
+        raise scope.fail(
+            index, f"Scatter has {len(node.input)} inputs; opset 10 needs data, indices and updates"
+        )
+    axis = _attribute(node, "axis")
+    made = NodeProto(op_type="ScatterElements", input=list(node.input[:3]), output=list(node.output))
+    made.attribute.append(
+        AttributeProto(name="axis", i=axis.i if axis is not None else 0, type=AttributeProto.INT)
+    )
+    _replace_node(scope, index, made)
+    return index
+
+
+def restrict_then_remove(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`restrict` by type set ``args[0]``, then :func:`remove` of ``args[1]`` (kept: ``args[2]``)."""
+    index = restrict(scope, index, step, args[:1])
+    return remove(scope, index, step, args[1:])
+
+
+def rename_value(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """A string attribute's value renamed: ``args`` = (attribute, (old, new), ...)."""
+    node = scope.graph.node[index]
+    held = _attribute(node, str(args[0]))
+    if held is not None:
+        for pair in args[1:]:
+            assert isinstance(pair, tuple)
+            if held.s == pair[0]:
+                _set_attribute(node, str(args[0]), pair[1])
+                break
+    return index
+
+
+def attributes_to_inputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`attribute_to_input` for each (attribute, required) pair, in order."""
+    for pair in args:
+        assert isinstance(pair, tuple)
+        index = attribute_to_input(scope, index, step, (pair[0], "ints", pair[1]))
+    return index
+
+
+def at_most_inputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    node = scope.graph.node[index]
+    limit = int(str(args[0]))
+    if len(node.input) > limit:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} has at most {limit} inputs; its input {args[1]} "
+            f"({node.input[limit]!r}) has no place there: keep the model at opset {step[0]}",
+        )
+    return index
+
+
+def remove_each(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """:func:`remove` for each (attribute, only value) pair."""
+    for pair in args:
+        assert isinstance(pair, tuple)
+        index = remove(scope, index, step, pair)
+    return index
+
+
+def _replace_node(scope: Scope, index: int, made: NodeProto) -> None:
+    """Put ``made`` in the place of node ``index``, naming its outputs as onnx's IR does:
+    an output the graph returns keeps its name (the IR numbers it twice); any other is a
+    new value ``_v_N``, which the nodes reading the old one read instead (its inferred
+    type renamed with it)."""
+    graph = scope.graph
+    returned = {info.name for info in graph.output}
+    for at, name in enumerate(made.output):
+        if not name:
+            continue
+        if name in returned:
+            scope.new_value_name()
+            scope.new_value_name()
+            continue
+        renamed = scope.new_value_name()
+        made.output[at] = renamed
+        for node in graph.node:
+            for slot, value in enumerate(node.input):
+                if value == name:
+                    node.input[slot] = renamed
+        for info in graph.value_info:
+            if info.name == name:
+                info.name = renamed
+    graph.node.insert(index, made)
+    del graph.node[index + 1]
+
+
+def upsample_9_10(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Upsample becomes Resize (same mode, same X and scales)."""
+    node = scope.graph.node[index]
+    if len(node.input) < 2:
+        raise scope.fail(index, "Upsample at opset 9 needs its scales input")
+    mode = _attribute(node, "mode")
+    made = NodeProto(op_type="Resize", input=list(node.input[:2]), output=list(node.output))
+    made.attribute.append(
+        AttributeProto(name="mode", s=mode.s if mode is not None else b"nearest", type=AttributeProto.STRING)
+    )
+    _replace_node(scope, index, made)
+    return index
+
+
+def resize_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Resize gains its roi input (a constant: 0s then 1s, twice the input's rank) before scales."""
+    node = scope.graph.node[index]
+    if len(node.input) < 2:
+        raise scope.fail(index, "Resize at opset 10 needs its scales input")
+    rank = _rank(scope, node.input[0])
+    roi = TensorProto(data_type=TensorProto.FLOAT, dims=[2 * rank], float_data=[0.0] * rank + [1.0] * rank)
+    scales = node.input[1]
+    node.input.append(scales)
+    created, index = _insert_constant(scope, index, roi)
+    scope.graph.node[index].input[1] = created
+    return index
+
+
+def scan_8_9(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Scan loses its batch axis: the (empty) sequence_lens input goes, ``directions`` is
+    renamed ``scan_input_directions``, and the declared shapes of its inputs and outputs
+    lose their first axis."""
+    node = scope.graph.node[index]
+    if not node.input:
+        raise scope.fail(index, "Scan at opset 8 needs its sequence_lens input (empty or not)")
+    if node.input[0]:
+        raise scope.fail(
+            index, "Scan at opset 9 has no sequence_lens: only a Scan whose first input is empty converts"
+        )
+    directions = _attribute(node, "directions")
+    if directions is not None:
+        values = [int(v) for v in directions.ints]
+        _remove_attribute(node, "directions")
+        _set_attribute(node, "scan_input_directions", values)
+    del node.input[0]
+    graph = scope.graph
+    for name in {*node.input, *node.output}:
+        for info in (*graph.input, *graph.value_info, *graph.output):
+            if info.name == name and info.type.HasField("tensor_type"):
+                shape = info.type.tensor_type.shape
+                if info.type.tensor_type.HasField("shape") and len(shape.dim):
+                    del shape.dim[0]
+    return index
+
+
+def axis_to_input(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """An ``axis`` attribute becomes a scalar constant input at position ``args[0]`` (its
+    default ``args[1]`` when absent), empty inputs filling the positions before it."""
+    position, default = int(str(args[0])), int(str(args[1]))
+    node = scope.graph.node[index]
+    axis = _attribute(node, "axis")
+    value = axis.i if axis is not None else default
+    while len(node.input) < position:
+        scope.new_value_name()  # an empty input is a value to onnx's IR too
+        node.input.append("")
+    created, index = _insert_constant(scope, index, int64_constant([value], scalar=True))
+    node = scope.graph.node[index]
+    node.input.append(created)
+    _remove_attribute(node, "axis")
+    return index
+
+
+def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """A scalar ``axis`` input at position ``args[0]`` becomes the attribute (``args[1]`` when absent)."""
+    position, default = int(str(args[0])), int(str(args[1]))
+    graph = scope.graph
+    node = graph.node[index]
+    if len(node.input) <= position or not node.input[position]:
+        _set_attribute(node, "axis", default)
+        return index
+    source = node.input[position]
+    producer = scope.producer(source)
+    tensor: TensorProto | None = None
+    if producer is not None and graph.node[producer].op_type == "Constant":
+        value = _attribute(graph.node[producer], "value")
+        tensor = value.t if value is not None else None
+    elif producer is None:
+        tensor = next((t for t in graph.initializer if t.name == source), None)
+    if tensor is None:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} takes its axis as an attribute, "
+            f"but input {source!r} is not a "
+            "constant of this graph; fold it to a constant first",
+        )
+    try:
+        values = _int64s(tensor)
+    except ValueError as exc:
+        raise scope.fail(index, f"{node.op_type}'s axis input {source!r}: {exc}") from None
+    if not values:
+        raise scope.fail(index, f"{node.op_type}'s axis input {source!r} is empty")
+    _set_attribute(node, "axis", values[0])
+    del node.input[position]
+    if scope.uses(source) == 0:
+        if producer is not None:
+            scope.forget(source)
+            del graph.node[producer]
+            index -= 1 if producer < index else 0
+        else:
+            for at, held in enumerate(graph.initializer):
+                if held.name == source:
+                    del graph.initializer[at]
+                    break
+    return index
+
+
+def unsupported(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    node = scope.graph.node[index]
+    raise scope.fail(
+        index,
+        f"converting {node.op_type} from opset {step[0]} to {step[1]} rewrites {args[0]}, which wirecodec's "
+        f"converter does not do yet; convert this model with onnx.version_converter, or keep opset {step[0]}",
+    )
+
+
+ADAPTERS: Final[dict[str, Adapter]] = {
+    "same": same,
+    "restrict": restrict,
+    "restrict_first_input": restrict_first_input,
+    "set_if_absent": set_if_absent,
+    "set": set_,
+    "remove": remove,
+    "remove_unless": remove_unless,
+    "attribute_to_input": attribute_to_input,
+    "input_to_attribute": input_to_attribute,
+    "clip_10_11": clip_10_11,
+    "dropout_11_12": dropout_11_12,
+    "split_17_18": split_17_18,
+    "softmax": softmax,
+    "at_most_outputs": at_most_outputs,
+    "broadcast_forward": broadcast_forward,
+    "range_27_26": range_27_26,
+    "mod_28_27": mod_28_27,
+    "restrict_and_attribute": restrict_and_attribute,
+    "remove_values": remove_values,
+    "scatter_10_11": scatter_10_11,
+    "axis_to_input": axis_to_input,
+    "scan_8_9": scan_8_9,
+    "at_most_inputs": at_most_inputs,
+    "restrict_then_remove": restrict_then_remove,
+    "rename_value": rename_value,
+    "attributes_to_inputs": attributes_to_inputs,
+    "remove_each": remove_each,
+    "upsample_9_10": upsample_9_10,
+    "resize_10_11": resize_10_11,
+    "axis_to_attribute": axis_to_attribute,
+    "unsupported": unsupported,
+}

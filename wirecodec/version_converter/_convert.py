@@ -1,0 +1,166 @@
+"""The walk: one opset step at a time, every node of every graph, an adapter where the
+operator's schema changes at that step."""
+
+from __future__ import annotations
+
+from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, ValueInfoProto
+from wirecodec.errors import ConvertError
+from wirecodec.version_converter._graph import Scope, drop_boundary_types, graph_attributes
+
+__all__ = ["convert_version"]
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+# Kept as it is: an experimental operator without schema (as onnx's converter keeps it).
+_KEPT = frozenset({"ConstantFill"})
+
+
+def convert_version(model: ModelProto, target_version: int) -> ModelProto:
+    """A copy of ``model`` with its default-domain (``ai.onnx``) opset changed to
+    ``target_version``, each node adapted where its operator changed between the two.
+
+    As onnx's ``version_converter.convert_version``: the result also holds the types
+    shape inference gives (onnx's converter infers them first), and a model it converts
+    comes out with the same bytes. Weights are not read: only an adapter that turns an
+    attribute into a constant input (or back) makes or reads a (small) tensor.
+
+    Raises :class:`~wirecodec.errors.ConvertError`, naming the node and what to do, when
+    an operator cannot be converted; ``model`` is never changed.
+
+    >>> from wirecodec import helper
+    >>> from schema_dsl.onnx import TensorProto
+    >>> graph = helper.make_graph([helper.make_node("Unsqueeze", ["x"], ["y"], axes=[0])], "g",
+    ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+    ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    >>> converted = convert_version(model, 13)
+    >>> [(n.op_type, list(n.input)) for n in converted.graph.node]
+    [('Constant', []), ('Unsqueeze', ['x', '_v_4'])]
+    """
+    from wirecodec import defs
+    from wirecodec.shape_inference import infer_shapes
+
+    if isinstance(target_version, bool) or not isinstance(target_version, int):
+        raise ConvertError(f"the target opset version must be an int, not {type(target_version).__name__}")
+    entry = next((i for i, o in enumerate(model.opset_import) if o.domain in _DEFAULT_DOMAINS), None)
+    if entry is None:
+        raise ConvertError(
+            "the model imports no default-domain (ai.onnx) opset, so it has no version to convert from; "
+            "add opset_import {domain: '', version: N}",
+            "opset_import",
+        )
+    initial = model.opset_import[entry].version
+    known = defs.domain_version_range("")
+    low, high = known if known is not None else (1, defs.onnx_opset_version())
+    for what, version in (("model's", initial), ("target", target_version)):
+        if not low <= version <= high:
+            raise ConvertError(
+                f"the {what} opset version {version} is not an ai.onnx version (known: {low} to {high})",
+                f"opset_import[{entry}]" if what == "model's" else "",
+            )
+    try:
+        result = infer_shapes(model)
+    except ConvertError:
+        raise
+    except Exception as exc:  # what shape inference refuses, onnx's converter refuses too
+        from wirecodec.errors import WireCodecError
+
+        if not isinstance(exc, WireCodecError):
+            raise
+        raise ConvertError(f"shape inference, which conversion runs first, failed: {exc}") from None
+    _walk(Scope(result.graph, "graph"), initial, target_version)
+    result.opset_import[entry].version = target_version
+    drop_boundary_types(result.graph)
+    for at, function in enumerate(result.functions):
+        _convert_function(function, f"functions[{at}]", target_version, (low, high))
+    return result
+
+
+def _walk(top: Scope, initial: int, target: int) -> None:
+    """Step ``top`` (and the bodies in it) one opset version at a time to ``target``."""
+    step = 1 if target > initial else -1
+    scopes: dict[int, tuple[object, Scope]] = {}
+    version = initial
+    while version != target:
+        _convert_graph(top, (version, version + step), scopes)
+        version += step
+
+
+def _convert_function(function: FunctionProto, path: str, target: int, known: tuple[int, int]) -> None:
+    """A model-local function's body, converted from its own default-domain version
+    (onnx's converter drops the functions; their calls would then have no body)."""
+    entry = next((i for i, o in enumerate(function.opset_import) if o.domain in _DEFAULT_DOMAINS), None)
+    if entry is None:
+        return
+    initial = function.opset_import[entry].version
+    if initial == target:
+        return
+    if not known[0] <= initial <= known[1]:
+        raise ConvertError(
+            f"the function imports ai.onnx opset {initial}, not a known version ({known[0]} to {known[1]})",
+            f"{path}.opset_import[{entry}]",
+        )
+    body = GraphProto(
+        input=[ValueInfoProto(name=name) for name in function.input],
+        output=[ValueInfoProto(name=name) for name in function.output],
+    )
+    body.node.extend(function.node)
+    _walk(Scope(body, path), initial, target)
+    del function.node[:]
+    function.node.extend(body.node)
+    function.opset_import[entry].version = target
+
+
+def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[object, Scope]]) -> None:
+    from wirecodec import defs
+    from wirecodec.defs._registry import registry
+    from wirecodec.version_converter._adapters import ADAPTERS
+    from wirecodec.version_converter._table import adapters
+
+    table = adapters()
+    start, end = step
+    changed_at = end if end > start else start
+    index = 0
+    graph = scope.graph
+    while index < len(graph.node):
+        node = graph.node[index]
+        op = node.op_type
+        if op in _KEPT or node.domain not in _DEFAULT_DOMAINS:
+            index += 1
+            continue
+        history = registry().versions(op, "")
+        if not history:
+            raise scope.fail(
+                index,
+                f"{op} is no ai.onnx operator (no schema), so it cannot be converted from opset {start} to "
+                f"{end}; give it its domain, or replace it",
+            )
+        if any(schema.since_version == changed_at for schema in history):
+            entry = table.get((op, start, end))
+            if entry is None:
+                if end < start and history[0].since_version == start:
+                    raise scope.fail(
+                        index,
+                        f"{op} came in opset {start}: it has no version at opset {end} or below; "
+                        f"keep the model at opset {start} or above",
+                    )
+                raise scope.fail(
+                    index,
+                    f"{op} changed at opset {changed_at} and no adapter converts it "
+                    f"from opset {start} to {end} "
+                    f"(onnx has none either); replace the node, or keep the model's opset",
+                )
+            name, args = entry
+            index = ADAPTERS[name](scope, index, step, args)
+            node = graph.node[index]
+        for at, sub in graph_attributes(node):
+            key = id(sub)
+            held = scopes.get(key)
+            if held is None or held[0] is not sub:
+                path = f"{scope.node_path(index)}.attribute[{at}].g"
+                held = (sub, Scope(sub, path, scope.element_types()))
+                scopes[key] = held
+            inner = held[1]
+            inner.path = f"{scope.node_path(index)}.attribute[{at}].g"
+            _convert_graph(inner, step, scopes)
+        index += 1
+    del defs  # imported for its registry's first load
