@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import mmap
 import struct
 from collections.abc import Iterator
 from typing import Any, ClassVar, TypeVar, cast
@@ -96,7 +95,11 @@ def _serialized(data: Any) -> Any:
     """``data`` if it can be serialized bytes as protobuf's parsers take them (``bytes``,
     ``bytearray``, ``memoryview``, a mapped file), else protobuf's TypeError: an array of
     numbers is not a message's bytes, even if it has a buffer."""
-    if isinstance(data, (bytes, bytearray, memoryview, mmap.mmap)):
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return data
+    import mmap  # only for this rarer case: ``import wirecodec`` loads no more than it needs
+
+    if isinstance(data, mmap.mmap):
         return data
     kind = type(data)
     where = "" if kind.__module__ == "builtins" else f"{kind.__module__}."

@@ -52,10 +52,10 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "safetensors-reference-without-length-unchecked",
-        "wirecodec/cli/integrity.py",
-        "    length = ref.length\n    for entry in header.entries.values():",
+        "wirecodec/files/integrity.py",
+        "    length = ref.length\n    here = [entry for entry in header.entries.values()",
         "    length = ref.length\n    if length is None:\n        return None\n"
-        "    for entry in header.entries.values():",
+        "    here = [entry for entry in header.entries.values()",
         (f"{_INTEGRITY}::test_a_reference_without_length_is_checked_against_the_header",),
         "a safetensors reference without length is accepted unchecked (dtype and shape not compared)",
     ),

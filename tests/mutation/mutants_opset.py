@@ -35,8 +35,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "opset-unused-constant-kept",
         "wirecodec/version_converter/_adapters.py",
-        "    if scope.uses(source) == 0:",
-        "    if scope.uses(source) < 0:",
+        "    del node.input[1]\n    if scope.uses(source) == 0:",
+        "    del node.input[1]\n    if scope.uses(source) < 0:",
         (_UNIT,),
         "an axes constant turned back into an attribute stays in the graph (node or initializer)",
     ),

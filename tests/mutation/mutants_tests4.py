@@ -14,14 +14,6 @@ _MUTATE = "tests/unit/fuzz/test_mutate.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
-        "compat-save-threshold-without-overhead",
-        "wirecodec/onnx_compat/__init__.py",
-        "    moved_from = max(0, size_threshold - external_data_helper._BYTES_OVERHEAD)",
-        "    moved_from = size_threshold",
-        (f"{_COMPAT}::test_save_model_with_a_threshold_moves_the_tensors_onnx_moves",),
-        "save_model(save_as_external_data=True) moves tensors by their bytes alone, not onnx's getsizeof",
-    ),
-    Mutant(
         "resize-aspect-policy-swapped",
         "wirecodec/shape_inference/ops/shape_ops.py",
         "    scale = min(ratios) if not_larger else max(ratios)",
