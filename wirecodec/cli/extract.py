@@ -69,13 +69,19 @@ def _summary(model: ModelProto, source: ModelProto) -> str:
 _SHOWN: Final = 3  # violations named in the one message; `wirecodec check` lists them all
 
 
-def check_summary(label: str, found: Sequence[Violation]) -> str:
-    """One line and a few: how many violations, the first of them, and what to do."""
+def check_summary(label: str, found: Sequence[Violation], *, written: bool = True) -> str:
+    """One line and a few: how many violations, the first of them, and what to do.
+
+    ``label`` names a model file the user has (extract's source); ``written=False`` when it
+    names a result never written (merge's): no command to run on it, no --no-check."""
     count = len(found)
     lines = [f"{label}: fails the IR check ({count} violation{'s' if count != 1 else ''}); the first:"]
     lines += [f"  {violation}" for violation in found[:_SHOWN]]
     if count > _SHOWN:
-        lines.append(f"  ... and {count - _SHOWN} more (wirecodec check {label} lists them all)")
+        listing = f" (wirecodec check {label} lists them all)" if written else ""
+        lines.append(f"  ... and {count - _SHOWN} more{listing}")
+    if not written:
+        return "\n".join(lines)
     hints = ["--no-check cuts it anyway"]
     if any(violation.rule == "topological-order" for violation in found):
         hints.insert(0, f"wirecodec edit {label} -o sorted.onnx --toposort puts the nodes in order")

@@ -98,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
             prefix1=args.prefix1,
             prefix2=args.prefix2,
             name=args.name,
+            every_scope=True,
         )
     except CheckError as exc:
-        raise CliError(check_summary(f"{first.label} + {second.label}", exc.violations)) from None
+        label = f"the merge of {first.label} and {second.label}"
+        raise CliError(check_summary(label, exc.violations, written=False)) from None
     except GraphError as exc:
         # compose says which names clash, all of them, in its words: say it short, with our flags.
         clash = _clash(first.model.graph, second.model.graph, pairs) if "both have the" in str(exc) else None
