@@ -379,8 +379,9 @@ def add_prefix_graph(
     _need(graph, GraphProto, "graph")
     g = graph if inplace else _copy(graph)
     if every_scope:
-        flags = (rename_edges, rename_inputs, rename_outputs, rename_initializers, rename_value_infos)
-        _prefix_every_scope(g, prefix, bool(rename_nodes), tuple(bool(flag) for flag in flags), name_map or {})
+        kinds = (rename_edges, rename_inputs, rename_outputs, rename_initializers, rename_value_infos)
+        flags = tuple(bool(kind) for kind in kinds)
+        _prefix_every_scope(g, prefix, bool(rename_nodes), flags, name_map or {})
         return g
     if name_map is None:
         name_map = {}
