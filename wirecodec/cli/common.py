@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import json
 import pathlib
+import re
 import sys
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, cast
@@ -163,10 +164,29 @@ def describe_error(label: str, exc: BaseException) -> str:
         return f"{label}: {type(exc).__name__}: {exc}"
     if isinstance(exc, OSError):
         name = exc.filename if exc.filename is not None else label
+        target = _written_as(name)
+        if target is not None:  # the temporary file a write goes through: name what was asked for
+            if isinstance(exc, FileNotFoundError) and not target.parent.is_dir():
+                return f"{target}: cannot write it: the folder {target.parent} does not exist"
+            return f"{target}: {exc.strerror or exc}"
         if isinstance(exc, IsADirectoryError):
             return f"{name}: is a directory, not a model file"
         return f"{name}: {exc.strerror or exc}"
     return f"{label}: {exc}"
+
+
+_TEMPORARY: Final = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]{6,}\.tmp")
+"""How the files layer names the temporary file a write goes through (``.NAME.XXXXXXXX.tmp``
+beside NAME, renamed into place when complete)."""
+
+
+def _written_as(name: object) -> pathlib.Path | None:
+    """The file a temporary file named ``name`` was to become, or None if it is no such file."""
+    if not isinstance(name, (str, pathlib.PurePath)):
+        return None
+    path = pathlib.Path(name)
+    found = _TEMPORARY.fullmatch(path.name)
+    return path.with_name(found["name"]) if found else None
 
 
 def read_stdin(stream: IO[bytes] | None = None) -> bytes:

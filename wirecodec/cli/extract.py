@@ -22,7 +22,7 @@ from typing import Final
 from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import extract
 from wirecodec.checker.violation import Violation
-from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
+from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, describe_error, open_model
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
@@ -114,6 +114,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
-        raise CliError(f"{args.out}: {exc}") from None
+        raise CliError(describe_error(args.out, exc)) from None
     print(f"wrote {args.out}: {_summary(cut, opened.model)}")
     return 0

@@ -21,7 +21,7 @@ import argparse
 from typing import Final
 
 from schema_dsl.onnx import GraphProto
-from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
+from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, describe_error, open_model
 from wirecodec.cli.extract import check_summary, names
 from wirecodec.compose import check_overlapping_names, dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         save_like_onnx(merged, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
-        raise CliError(f"{args.out}: {exc}") from None
+        raise CliError(describe_error(args.out, exc)) from None
     graph = merged.graph
     print(
         f"wrote {args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
