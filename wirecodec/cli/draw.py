@@ -22,7 +22,7 @@ import argparse
 import pathlib
 import sys
 
-from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.common import CliError, UsageError, open_model, print_json
 from wirecodec.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 from wirecodec.errors import GraphError
 from wirecodec.files._base.atomic import AtomicFiles
@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="draw every If/Loop/Scan body, however many nodes (default: collapse those past --max-nodes)",
     )
+    parser.add_argument(
+        "--json", action="store_true", help="print what was drawn as JSON, the DOT text in it without -o"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,7 +88,18 @@ def run(args: argparse.Namespace) -> int:
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
     if args.output is None:
-        sys.stdout.write(text)
+        if args.json:
+            print_json(
+                {
+                    "model": opened.label,
+                    "output": None,
+                    "format": "dot",
+                    "bytes": len(text.encode()),
+                    "dot": text,
+                }
+            )
+        else:
+            sys.stdout.write(text)
         return 0
     try:
         data = text.encode() if fmt == "dot" else render(text, fmt)
@@ -95,5 +109,8 @@ def run(args: argparse.Namespace) -> int:
         with group.open(args.output) as out:
             out.write(data)
         group.commit()
-    print(f"wrote {args.output} ({len(data)} bytes)")
+    if args.json:
+        print_json({"model": opened.label, "output": args.output, "format": fmt, "bytes": len(data)})
+    else:
+        print(f"wrote {args.output} ({len(data)} bytes)")
     return 0

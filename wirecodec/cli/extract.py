@@ -22,7 +22,14 @@ from typing import Final
 from schema_dsl.onnx import ModelProto
 from wirecodec._subgraph import extract
 from wirecodec.checker.violation import Violation
-from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, describe_error, open_model
+from wirecodec.cli.common import (
+    CliError,
+    UsageError,
+    add_output_layout_arguments,
+    describe_error,
+    open_model,
+    print_json,
+)
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
@@ -54,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="take the types the model records only (default: infer every value's type first, "
         "as onnx.utils.extract_model does; no weight is read for it)",
     )
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 def _summary(model: ModelProto, source: ModelProto) -> str:
@@ -115,5 +123,19 @@ def run(args: argparse.Namespace) -> int:
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None
-    print(f"wrote {args.out}: {_summary(cut, opened.model)}")
+    if args.json:
+        graph = cut.graph
+        print_json(
+            {
+                "model": opened.label,
+                "out": str(args.out),
+                "nodes": len(graph.node),
+                "source_nodes": len(opened.model.graph.node),
+                "initializers": len(graph.initializer),
+                "inputs": [v.name for v in graph.input],
+                "outputs": [v.name for v in graph.output],
+            }
+        )
+    else:
+        print(f"wrote {args.out}: {_summary(cut, opened.model)}")
     return 0

@@ -21,7 +21,14 @@ import argparse
 from typing import Final
 
 from schema_dsl.onnx import GraphProto
-from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, describe_error, open_model
+from wirecodec.cli.common import (
+    CliError,
+    UsageError,
+    add_output_layout_arguments,
+    describe_error,
+    open_model,
+    print_json,
+)
 from wirecodec.cli.extract import check_summary, names
 from wirecodec.compose import check_overlapping_names, dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
@@ -49,6 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--outputs", action="append", metavar="C,D", help="keep only these outputs")
     parser.add_argument("--name", help="the merged graph's name (default: A's and B's names joined by _)")
     add_output_layout_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 def _pair(text: str, outputs: set[str], inputs: set[str]) -> tuple[str, str]:
@@ -113,6 +121,18 @@ def run(args: argparse.Namespace) -> int:
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None
     graph = merged.graph
+    if args.json:
+        print_json(
+            {
+                "models": [first.label, second.label],
+                "out": str(args.out),
+                "nodes": len(graph.node),
+                "initializers": len(graph.initializer),
+                "inputs": [v.name for v in graph.input],
+                "outputs": [v.name for v in graph.output],
+            }
+        )
+        return 0
     print(
         f"wrote {args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
         f"outputs {', '.join(v.name for v in graph.output)}"
