@@ -31,6 +31,7 @@ from wirecodec.cli.common import (
     print_json,
     remote_options,
 )
+from wirecodec.cli.progress import add_quiet_argument
 from wirecodec.errors import WireCodecError
 from wirecodec.protobuf.records import records_decoding
 
@@ -101,6 +102,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(sub)
+        add_quiet_argument(sub)
         add_remote_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser

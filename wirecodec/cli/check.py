@@ -35,6 +35,7 @@ from wirecodec.checker import examine
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import MODEL_HELP, CliError, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.integrity import crc_problems, safetensors_problems
+from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
 
 HELP = "check a model against the ONNX IR rules and operator schemas"
@@ -104,14 +105,20 @@ _SUFFIXES = (".onnx", ".onnxz")
 
 def run(args: argparse.Namespace) -> int:
     models = _models(args.models)
-    if len(models) == 1 and not pathlib.Path(args.models[0]).is_dir():
-        args.model = models[0]  # main() names it in an error
-        return _check_one(args, models[0])[0]
+    with status(args) as shown:
+        if len(models) == 1 and not pathlib.Path(args.models[0]).is_dir():
+            args.model = models[0]  # main() names it in an error
+            return _check_one(args, models[0], shown)[0]
+        return _check_all(args, models, shown)
+
+
+def _check_all(args: argparse.Namespace, models: list[str], shown: Status) -> int:
     results: list[dict[str, Any]] = []
     counts = {"valid": 0, "invalid": 0, "unreadable": 0}
-    for model in models:
+    for done, model in enumerate(models, 1):
+        shown.count(done, len(models), model)
         try:
-            code, result = _check_one(args, model, quiet=args.json)
+            code, result = _check_one(args, model, shown, quiet=args.json)
         except (CliError, WireCodecError, OSError) as exc:
             message = exc.message if isinstance(exc, CliError) else describe_error(model, exc)
             print(f"wirecodec check: {message}", file=sys.stderr)
@@ -127,15 +134,20 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _check_one(args: argparse.Namespace, model: str, *, quiet: bool = False) -> tuple[int, dict[str, Any]]:
+def _check_one(
+    args: argparse.Namespace, model: str, shown: Status, *, quiet: bool = False
+) -> tuple[int, dict[str, Any]]:
     """Check ``model`` and print its report (but for ``quiet``: JSON of several, printed
     whole at the end); returns 0 or 1 and the model's JSON."""
     opened = open_model(model, load_external_data=False, check_safetensors=False)
+    if args.full:
+        shown(f"{opened.label}: checking, every weight read for its checksum")
     examined = examine(opened, full=args.full, ir_only=args.ir_only)  # one walk of the model
     found = list(examined.violations)
     problems = safetensors_problems(opened) + (crc_problems(opened) if args.full else [])
     found += [Violation(p.path, p.rule, p.message) for p in problems]
     if args.full and not found:
+        shown(f"{opened.label}: strict shape inference")
         found += _strict_inference(opened.model)
     skipped = examined.skipped_domains
     rules = "the IR rules" if args.ir_only else "the IR rules and operator schemas"

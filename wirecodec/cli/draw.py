@@ -23,6 +23,7 @@ import pathlib
 import sys
 
 from wirecodec.cli.common import CliError, UsageError, open_model, print_json
+from wirecodec.cli.progress import Status, status
 from wirecodec.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 from wirecodec.errors import GraphError
 from wirecodec.files._base.atomic import AtomicFiles
@@ -76,8 +77,15 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.output}: the name must end in .dot, .svg or .png")
     if args.depth < 0:
         raise UsageError(f"--depth: expected 0 or more, got {args.depth}")
+    with status(args) as shown:
+        return _draw(args, fmt, shown)
+
+
+def _draw(args: argparse.Namespace, fmt: str, shown: Status) -> int:
+    shown(f"opening {args.model}")
     opened = open_model(args.model)
     try:
+        shown("laying out the graph")
         text = to_dot(
             opened.model,
             around=args.around,
@@ -102,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         return 0
     try:
+        if fmt != "dot":
+            shown(f"rendering {fmt.upper()} with Graphviz")
         data = text.encode() if fmt == "dot" else render(text, fmt)
     except OSError as exc:
         raise CliError(str(exc)) from None

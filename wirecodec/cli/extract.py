@@ -30,6 +30,7 @@ from wirecodec.cli.common import (
     open_model,
     print_json,
 )
+from wirecodec.cli.progress import Status, status
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
@@ -101,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     inputs, outputs = names(args.inputs), names(args.outputs)
     if not inputs and not outputs:
         raise UsageError("give --inputs, --outputs or both (the tensor names the cut starts and ends at)")
+    with status(args) as shown:
+        return _extract(args, inputs, outputs, shown)
+
+
+def _extract(args: argparse.Namespace, inputs: list[str], outputs: list[str], shown: Status) -> int:
+    shown(f"opening {args.model}")
     opened = open_model(args.model)
     model = opened.model
     graph = model.graph
@@ -113,13 +120,16 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_infer_shapes:
             from wirecodec.shape_inference import infer_shapes  # only when used
 
+            shown("inferring shapes")
             model = infer_shapes(model)
+        shown("cutting" + ("" if args.no_check else " and checking"))
         cut = extract(model, inputs, outputs, check_model=not args.no_check)
     except (GraphError, InferenceError) as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
     except CheckError as exc:
         raise CliError(check_summary(opened.label, exc.violations)) from None
     try:
+        shown(f"writing {args.out}")
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None

@@ -30,6 +30,7 @@ from wirecodec.cli.common import (
     print_json,
 )
 from wirecodec.cli.extract import check_summary, names
+from wirecodec.cli.progress import Status, status
 from wirecodec.compose import check_overlapping_names, dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.utils import save_like_onnx
@@ -92,11 +93,20 @@ def _clash(g1: GraphProto, g2: GraphProto, pairs: list[tuple[str, str]]) -> str 
 
 
 def run(args: argparse.Namespace) -> int:
-    first, second = open_model(args.model), open_model(args.second)
+    with status(args) as shown:
+        return _merge(args, shown)
+
+
+def _merge(args: argparse.Namespace, shown: Status) -> int:
+    shown(f"opening {args.model}")
+    first = open_model(args.model)
+    shown(f"opening {args.second}")
+    second = open_model(args.second)
     pairs = io_map(
         args.io_map, {v.name for v in first.model.graph.output}, {v.name for v in second.model.graph.input}
     )
     try:
+        shown("merging and checking")
         merged = merge_models(
             first.model,
             second.model,
@@ -117,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{first.label} + {second.label}: {clash or exc}") from None
     dedupe_opset_import(merged)
     try:
+        shown(f"writing {args.out}")
         save_like_onnx(merged, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None
