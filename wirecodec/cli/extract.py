@@ -5,8 +5,11 @@ layout: a single file of any size, external data (only the kept tensors are read
 copied) or an ``.onnxz`` container. Names are tensor names, comma-separated or given
 by repeating the option; without ``--inputs`` the cut starts at the model's inputs,
 without ``--outputs`` it ends at the model's outputs. A tensor the cut starts or ends at
-needs a type: an input, an output or a ``value_info`` entry of the graph (wirecodec has
-no operator schemas to infer one with: run shape inference on the model first).
+needs a type: by default every value's type is inferred first (wirecodec's shape
+inference, as ``onnx.utils.extract_model`` runs onnx's; no weight is read for it), so any
+value inference can type will do; with ``--no-infer-shapes``, only an input, an output or
+a ``value_info`` entry of the graph. ``--json`` prints what was written: ``{"model", "out", "nodes",
+"source_nodes", "initializers", "inputs", "outputs"}``.
 
   wirecodec extract model.onnx head.onnx --outputs /encoder/layer.0/Add_output_0
   wirecodec extract model.onnx block.onnx --inputs a,b --outputs c

@@ -1,8 +1,10 @@
 """Infer the types and shapes of every value of a model, and save it with them.
 
-The model keeps its layout: external data files stay as they are (the weights are never
-read; the references are copied), a .onnxz container is written as one. Unknown axes get
-fresh symbols (unk__0, ...) as onnx names them.
+The model keeps its layout, not its files: a model with external data is written with
+its weights copied (file to file, from maps of the data files) into a new data file
+beside OUT (``OUT.data``); the source's data files are left as they are. A .onnxz
+container is written as one. Unknown axes get fresh symbols (unk__0, ...) as onnx names
+them.
 
     wirecodec infer-shapes model.onnx inferred.onnx
     wirecodec infer-shapes big.onnx big-inferred.onnx --data-prop
