@@ -20,13 +20,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}  # the lines whole, paths and all
 
 
-def _on_terminal(*args: str) -> tuple[int, str, str]:
-    """Run the program with standard error on a pseudo-terminal: (code, stdout, what the terminal got)."""
+def _on_terminal(*args: str, both: bool = False) -> tuple[int, str, str]:
+    """Run the program with standard error (``both``: and standard output) on a
+    pseudo-terminal: (code, stdout, what the terminal got)."""
     master, slave = pty.openpty()
     try:
         done = subprocess.run(
             [sys.executable, "-m", "wirecodec", *args],
-            stdout=subprocess.PIPE,
+            stdout=slave if both else subprocess.PIPE,
             stderr=slave,
             text=True,
             env=ENV,
@@ -47,7 +48,7 @@ def _on_terminal(*args: str) -> tuple[int, str, str]:
         if slave >= 0:
             os.close(slave)
         os.close(master)
-    return done.returncode, done.stdout, b"".join(chunks).decode()
+    return done.returncode, done.stdout or "", b"".join(chunks).decode()
 
 
 @pytest.mark.parametrize(
@@ -78,6 +79,24 @@ def test_progress_on_a_terminal_only(tmp_path: pathlib.Path, args: list[str], sh
     )
     assert (piped.returncode, piped.stderr) == (0, "")
     assert piped.stdout == out
+
+
+@pytest.mark.parametrize(
+    ("args", "printed"),
+    [
+        (["extract", "{m}", "{t}/x.onnx", "--outputs", "a"], "wrote "),
+        (["merge", "{m}", "{m}", "{t}/m.onnx", "--io-map", "y:x", "--prefix2", "b/"], "wrote "),
+        (["draw", "{m}", "-o", "{t}/g.dot"], "wrote "),
+        (["check", "{m}", "{m}"], "{m}: valid"),
+    ],
+    ids=lambda value: value[0] if isinstance(value, list) else "",
+)
+def test_output_on_the_same_terminal_starts_on_a_wiped_line(
+    tmp_path: pathlib.Path, args: list[str], printed: str
+) -> None:
+    code, _, terminal = _on_terminal(*(a.format(m=EXAMPLE, t=tmp_path) for a in args), both=True)
+    assert code == 0, terminal
+    assert "\r\x1b[K" + printed.format(m=EXAMPLE) in terminal, terminal
 
 
 def test_never_with_json(tmp_path: pathlib.Path) -> None:

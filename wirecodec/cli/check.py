@@ -121,6 +121,7 @@ def _check_all(args: argparse.Namespace, models: list[str], shown: Status) -> in
             code, result = _check_one(args, model, shown, quiet=args.json)
         except (CliError, WireCodecError, OSError) as exc:
             message = exc.message if isinstance(exc, CliError) else describe_error(model, exc)
+            shown.clear()
             print(f"wirecodec check: {message}", file=sys.stderr)
             code, result = 2, {"model": model, "error": message}
         counts[("valid", "invalid", "unreadable")[code]] += 1
@@ -130,7 +131,8 @@ def _check_all(args: argparse.Namespace, models: list[str], shown: Status) -> in
         print_json({"models": results, "checked": len(models), **counts})
     else:
         unread = f", {counts['unreadable']} unreadable" if counts["unreadable"] else ""
-        print(f"{len(models)} models checked: {counts['valid']} valid, {counts['invalid']} invalid{unread}")
+        checked = f"{len(models)} model{'s' if len(models) != 1 else ''} checked"
+        print(f"{checked}: {counts['valid']} valid, {counts['invalid']} invalid{unread}")
     return 1 if failed else 0
 
 
@@ -159,6 +161,7 @@ def _check_one(
         "skipped_domains": skipped,
         "violations": [v.to_dict() for v in found],
     }
+    shown.clear()
     if quiet:
         pass
     elif args.json:

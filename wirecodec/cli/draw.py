@@ -95,6 +95,7 @@ def _draw(args: argparse.Namespace, fmt: str, shown: Status) -> int:
         )
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
+    shown.clear()
     if args.output is None:
         if args.json:
             print_json(
@@ -119,6 +120,7 @@ def _draw(args: argparse.Namespace, fmt: str, shown: Status) -> int:
         with group.open(args.output) as out:
             out.write(data)
         group.commit()
+    shown.clear()
     if args.json:
         print_json({"model": opened.label, "output": args.output, "format": fmt, "bytes": len(data)})
     else:

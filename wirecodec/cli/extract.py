@@ -136,6 +136,7 @@ def _extract(args: argparse.Namespace, inputs: list[str], outputs: list[str], sh
         save_like_onnx(cut, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None
+    shown.clear()
     if args.json:
         graph = cut.graph
         print_json(

@@ -132,6 +132,7 @@ def _merge(args: argparse.Namespace, shown: Status) -> int:
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.out, exc)) from None
     graph = merged.graph
+    shown.clear()
     if args.json:
         print_json(
             {

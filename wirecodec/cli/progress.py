@@ -2,7 +2,7 @@
 
 Shown only when standard error is a terminal, never with ``--json`` (a script reads that)
 and never with ``--quiet``; the line is redrawn in place (``\\r``) and wiped when the
-verb is done, so what the verb prints afterwards stands alone. No thread: the line
+verb is done or prints (``clear``), so what the verb prints stands alone. No thread: the line
 changes when the verb reaches a new stage or counts another item.
 
 >>> import io
@@ -59,16 +59,22 @@ class Status:
             return
         self(f"[{done}/{total}] {text}")
 
+    def clear(self) -> None:
+        """Wipe the line, before the verb prints on the same terminal (the next call draws
+        it again)."""
+        if self.out is not None and self.drawn:
+            with contextlib.suppress(OSError, ValueError):  # a terminal gone: nothing left to wipe
+                self.out.write(_CLEAR)
+                self.out.flush()
+            self.drawn = False
+
     def __enter__(self) -> Status:
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if self.out is not None and self.drawn:
-            with contextlib.suppress(OSError, ValueError):  # a terminal gone: nothing left to wipe
-                self.out.write(_CLEAR)
-                self.out.flush()
+        self.clear()
 
 
 def _is_terminal(stream: IO[str]) -> bool:
