@@ -43,7 +43,7 @@ HELP = "check a model against the ONNX IR rules and operator schemas"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "models", metavar="MODEL", nargs="+", help=f"{MODEL_HELP}, or a directory of them (several allowed)"
+        "model", metavar="MODEL", nargs="+", help=f"{MODEL_HELP}, or a directory of them (several allowed)"
     )
     parser.add_argument(
         "--full",
@@ -104,9 +104,10 @@ _SUFFIXES = (".onnx", ".onnxz")
 
 
 def run(args: argparse.Namespace) -> int:
-    models = _models(args.models)
+    given: list[str] = args.model  # one or more: main() names args.model in an error, so one is set below
+    models = _models(given)
     with status(args) as shown:
-        if len(models) == 1 and not pathlib.Path(args.models[0]).is_dir():
+        if len(models) == 1 and not pathlib.Path(given[0]).is_dir():
             args.model = models[0]  # main() names it in an error
             return _check_one(args, models[0], shown)[0]
         return _check_all(args, models, shown)
