@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from wirecodec._graphs import bodies
+from wirecodec._graphs import bodies, named_bodies, walk_graphs
 from wirecodec._subgraph import Extractor
 from wirecodec.checker import violations
 from wirecodec.errors import CheckError, GraphError
@@ -146,6 +146,8 @@ def merge_graphs(
     prefix2: str | None = None,
     name: str | None = None,
     doc_string: str | None = None,
+    *,
+    every_scope: bool = False,
 ) -> GraphProto:
     """One graph: ``g1``'s nodes, then ``g2``'s, each ``(out, in)`` of ``io_map`` connecting an
     output of ``g1`` to an input of ``g2``.
@@ -154,14 +156,15 @@ def merge_graphs(
     ``inputs``/``outputs``, cutting away what they no longer need); ``prefix1``/``prefix2``
     prefix every name of a graph first (:func:`add_prefix_graph`). The name defaults to
     ``"<g1 name>_<g2 name>"`` and the doc string to one combining both, as onnx's.
+    ``every_scope`` as for :func:`add_prefix_graph`.
     """
     _need(g1, GraphProto, "g1")
     _need(g2, GraphProto, "g2")
     if prefix1 or prefix2:
         if prefix1:
-            g1 = add_prefix_graph(g1, prefix=prefix1)
+            g1 = add_prefix_graph(g1, prefix=prefix1, every_scope=every_scope)
         if prefix2:
-            g2 = add_prefix_graph(g2, prefix=prefix2)
+            g2 = add_prefix_graph(g2, prefix=prefix2, every_scope=every_scope)
         io_map = _prefixed_map(io_map, prefix1, prefix2)
     g1_connected = {out for out, _ in io_map}
     g2_connected = {in_ for _, in_ in io_map}
@@ -258,6 +261,8 @@ def merge_models(
     producer_version: str | None = "1.0",
     domain: str | None = "",
     model_version: int | None = 1,
+    *,
+    every_scope: bool = False,
 ) -> ModelProto:
     """One model from two: :func:`merge_graphs` of their graphs, as ``onnx.compose.merge_models``.
 
@@ -267,7 +272,9 @@ def merge_models(
     concatenated (a name in both is an error; ``prefix1``/``prefix2`` prefix function
     names too) and the result is checked with :func:`wirecodec.check`, but for
     ``opset-duplicate-domain``: like onnx's, the result lists a domain both models import
-    twice (:func:`dedupe_opset_import` lists it once).
+    twice (:func:`dedupe_opset_import` lists it once). ``every_scope`` as for
+    :func:`add_prefix_graph`: with it, a prefixed model whose bodies read outer names
+    (an If branch reading an initializer) merges into a model that passes the check.
     """
     _need(m1, ModelProto, "m1")
     _need(m2, ModelProto, "m2")
@@ -283,9 +290,9 @@ def merge_models(
             )
     if prefix1 or prefix2:
         if prefix1:
-            m1 = add_prefix(m1, prefix=prefix1)
+            m1 = add_prefix(m1, prefix=prefix1, every_scope=every_scope)
         if prefix2:
-            m2 = add_prefix(m2, prefix=prefix2)
+            m2 = add_prefix(m2, prefix=prefix2, every_scope=every_scope)
         io_map = _prefixed_map(io_map, prefix1, prefix2)
     graph = merge_graphs(
         m1.graph, m2.graph, io_map, inputs=inputs, outputs=outputs, name=name, doc_string=doc_string
@@ -354,16 +361,28 @@ def add_prefix_graph(
     rename_value_infos: bool | None = True,
     inplace: bool | None = False,
     name_map: dict[str, str] | None = None,
+    *,
+    every_scope: bool = False,
 ) -> GraphProto:
     """``graph`` with ``prefix`` before the names of its nodes, edges, inputs, outputs,
     initializers and value_info (empty names stay empty), bodies of If/Loop/Scan included.
 
     As onnx's: edges are the node outputs that are not graph outputs (those follow
     ``rename_outputs``); ``name_map`` (old -> new) is shared with the bodies. Returns a
-    copy unless ``inplace``.
+    copy unless ``inplace``. onnx's walk renames a body before the initializers and
+    value_info of its enclosing graph are mapped, so an If branch reading an outer
+    initializer keeps the old name and the result fails the check; ``onnx_compat`` (and
+    the default here) keeps that, for the drop-in. ``every_scope=True`` renames every
+    reference in every scope (each body sees all names of the graphs around it): what
+    ``wirecodec merge`` uses.
     """
     _need(graph, GraphProto, "graph")
     g = graph if inplace else _copy(graph)
+    if every_scope:
+        kinds = (rename_edges, rename_inputs, rename_outputs, rename_initializers, rename_value_infos)
+        flags = tuple(bool(kind) for kind in kinds)
+        _prefix_every_scope(g, prefix, bool(rename_nodes), flags, name_map or {})
+        return g
     if name_map is None:
         name_map = {}
     if rename_edges:
@@ -409,6 +428,53 @@ def add_prefix_graph(
     return g
 
 
+def _own_names(graph: GraphProto, flags: tuple[bool, ...]) -> list[str]:
+    """The names ``graph`` itself gives, of the kinds ``flags`` (edges, inputs, outputs,
+    initializers, value_info) select, as onnx's add_prefix_graph picks them."""
+    edges, inputs, outputs, initializers, value_infos = flags
+    names: list[str] = []
+    if edges:
+        graph_outputs = {v.name for v in graph.output}
+        names += [name for node in graph.node for name in node.output if name not in graph_outputs]
+    if inputs:
+        names += [v.name for v in graph.input]
+    if outputs:
+        names += [v.name for v in graph.output]
+    if initializers:
+        names += [t.name for t in graph.initializer]
+        names += [n for s in graph.sparse_initializer for n in (s.values.name, s.indices.name)]
+    if value_infos:
+        names += [v.name for v in graph.value_info]
+    return names
+
+
+def _prefix_every_scope(
+    graph: GraphProto, prefix: str, nodes: bool, flags: tuple[bool, ...], given: dict[str, str]
+) -> None:
+    """``prefix`` before the names of every graph under ``graph`` (the one scope walk): each
+    graph's map is its enclosing graph's map plus its own names, so a body's reference to
+    an outer name is renamed with the name it reads, whatever kind that name is."""
+    maps: dict[str, dict[str, str]] = {"": given}
+    for scope in walk_graphs(graph):
+        name_map = {**maps.pop(scope.path if scope.depth else "", given)}
+        name_map.update((name, _prefixed(prefix, name)) for name in _own_names(scope.graph, flags))
+        g = scope.graph
+        for i, node in enumerate(g.node):
+            for _, body_path, _ in named_bodies(node, f"{scope.path}.node[{i}]"):
+                maps[body_path] = name_map
+            if nodes:
+                node.name = _prefixed(prefix, node.name)
+            node.output = _renamed(node.output, name_map)
+            node.input = _renamed(node.input, name_map)
+        for value in [*g.input, *g.output, *g.value_info]:
+            value.name = name_map.get(value.name, value.name)
+        for tensor in g.initializer:
+            tensor.name = name_map.get(tensor.name, tensor.name)
+        for sparse in g.sparse_initializer:
+            sparse.values.name = name_map.get(sparse.values.name, sparse.values.name)
+            sparse.indices.name = name_map.get(sparse.indices.name, sparse.indices.name)
+
+
 def add_prefix(
     model: ModelProto,
     prefix: str,
@@ -420,9 +486,12 @@ def add_prefix(
     rename_value_infos: bool | None = True,
     rename_functions: bool | None = True,
     inplace: bool | None = False,
+    *,
+    every_scope: bool = False,
 ) -> ModelProto:
     """:func:`add_prefix_graph` on ``model.graph``, and ``prefix`` before the names of its local
-    functions and the calls to them (in the main graph and in functions), as onnx's."""
+    functions and the calls to them (in the main graph and in functions), as onnx's.
+    ``every_scope`` as for :func:`add_prefix_graph`."""
     _need(model, ModelProto, "model")
     m = model if inplace else _copy_model(model)
     add_prefix_graph(
@@ -435,6 +504,7 @@ def add_prefix(
         rename_initializers=rename_initializers,
         rename_value_infos=rename_value_infos,
         inplace=True,
+        every_scope=every_scope,
     )
     if rename_functions:
         names: dict[str, str] = {}

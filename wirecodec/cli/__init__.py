@@ -13,6 +13,8 @@ and ``python -m wirecodec - < model.onnx`` keep working.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import os
 import re
@@ -29,6 +31,7 @@ from wirecodec.cli.common import (
     print_json,
     remote_options,
 )
+from wirecodec.cli.progress import add_quiet_argument
 from wirecodec.errors import WireCodecError
 from wirecodec.protobuf.records import records_decoding
 
@@ -100,6 +103,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(sub)
+        add_quiet_argument(sub)
         add_remote_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
@@ -151,14 +155,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         with remote_options(args), records_decoding(False):
             code: int = args.run(args)
         return code
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, the shell's code for SIGINT (128 + 2), no traceback. Temporary
+        # files are gone already: every writer removes its own on the way out.
+        _quiet_stdout_flush()
+        print(f"wirecodec {args.verb}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); stop quietly, like other CLI tools. The
         # program's own entry (program()) also quiets the exit flush; a caller's streams,
         # when main() runs in their process, are theirs.
         return 0
     except CliError as exc:
+        if _stdout_gone(exc.__context__):
+            return 0
         return _failed(args, exc.message, exc.code)
     except (WireCodecError, OSError) as exc:
+        if _stdout_gone(exc):
+            return 0
         label = getattr(args, "model", None)
         message = describe_error(str(label), exc) if label is not None else describe_error("", exc)[2:]
         return _failed(args, message, 1)
@@ -169,12 +183,31 @@ def program() -> None:
     then exit with its code. When standard output's reader has gone away, the flush at exit
     would fail again: the program's standard output is pointed at the null device first (the
     process is ending; main() called in someone else's process never does this)."""
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # before a verb runs (its modules being imported, say)
+        print("wirecodec: interrupted", file=sys.stderr)
+        code = INTERRUPTED
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(code)
+
+
+INTERRUPTED: Final = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+def _stdout_gone(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what a verb's error was raised from) is a write to a pipe whose
+    reader has gone away."""
+    return isinstance(exc, OSError) and (isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE)
+
+
+def _quiet_stdout_flush() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
 
 
 def _failed(args: argparse.Namespace, message: str, code: int) -> int:

@@ -13,9 +13,10 @@ import contextlib
 import contextvars
 import json
 import pathlib
+import re
 import sys
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
 from wirecodec.cli.sniff import HEAD, looks_like
@@ -163,10 +164,29 @@ def describe_error(label: str, exc: BaseException) -> str:
         return f"{label}: {type(exc).__name__}: {exc}"
     if isinstance(exc, OSError):
         name = exc.filename if exc.filename is not None else label
+        target = _written_as(name)
+        if target is not None:  # the temporary file a write goes through: name what was asked for
+            if isinstance(exc, FileNotFoundError) and not target.parent.is_dir():
+                return f"{target}: cannot write it: the folder {target.parent} does not exist"
+            return f"{target}: {exc.strerror or exc}"
         if isinstance(exc, IsADirectoryError):
             return f"{name}: is a directory, not a model file"
         return f"{name}: {exc.strerror or exc}"
     return f"{label}: {exc}"
+
+
+_TEMPORARY: Final = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]{6,}\.tmp")
+"""How the files layer names the temporary file a write goes through (``.NAME.XXXXXXXX.tmp``
+beside NAME, renamed into place when complete)."""
+
+
+def _written_as(name: object) -> pathlib.Path | None:
+    """The file a temporary file named ``name`` was to become, or None if it is no such file."""
+    if not isinstance(name, (str, pathlib.PurePath)):
+        return None
+    path = pathlib.Path(name)
+    found = _TEMPORARY.fullmatch(path.name)
+    return path.with_name(found["name"]) if found else None
 
 
 def read_stdin(stream: IO[bytes] | None = None) -> bytes:
@@ -199,36 +219,65 @@ def open_model(
     url = "://" in str(source)
     given = str(source) if str(source) == STDIN or url else pathlib.Path(source)
     remote = _remote() if url else None
+    # A pipe is read once: its first bytes are kept as they pass, for the same diagnosis
+    # (HTML, .npy, gzip...) as a path gets by reading its head again.
+    pipe = _HeadKeeper(sys.stdin.buffer) if given == STDIN else None
     try:
-        opened = _open(given, streamed=streamed, remote=remote, spool_dir=spool_dir)
+        stdin = cast("IO[bytes] | None", pipe)
+        opened = _open(given, streamed=streamed, remote=remote, spool_dir=spool_dir, stdin=stdin)
         if check_safetensors:
             refuse_lying_safetensors(opened)
         if load_external_data:
             refuse_bad_crc(opened)
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:
-        what = _looks_like(given, exc)
+        what = _looks_like(given, exc, pipe.head if pipe is not None else None)
         if what is not None:
             raise CliError(f"{label}: not an ONNX model: this looks like {what}") from None
         raise CliError(describe_error(label, exc)) from None
     return opened
 
 
-def _looks_like(given: str | pathlib.Path, exc: BaseException) -> str | None:
+class _HeadKeeper:
+    """A pipe that keeps the first :data:`HEAD` bytes read from it (``head``)."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self.head = b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._pipe.read(size)
+        if len(self.head) < HEAD:
+            self.head += data[: HEAD - len(self.head)]
+        return data
+
+
+def _looks_like(given: str | pathlib.Path, exc: BaseException, piped: bytes | None = None) -> str | None:
     """What the input that failed to open as a model looks like (a text file, HTML, a
-    safetensors file...), when that says more than the decoder's error; else None."""
+    safetensors file...), when that says more than the decoder's error; else None.
+    ``piped``: the first bytes of a pipe that was read (it cannot be read again)."""
     try:
         if isinstance(exc, RemoteError) and isinstance(given, str) and "ignores Range" in str(exc):
             return _url_looks_like(given)
-        if not isinstance(exc, (DecodeError, ContainerError)) or not isinstance(given, pathlib.Path):
+        if not isinstance(exc, (DecodeError, ContainerError)):
             return None
-        with given.open("rb") as file:
-            head = file.read(HEAD)
-        if head.startswith(b"PK") and _holds_model_entry(given):
+        if piped is not None:
+            head = piped
+        elif not isinstance(given, pathlib.Path) or not given.is_file():
+            return None  # a URL, or a pipe given by name: its bytes are gone
+        else:
+            with given.open("rb") as file:
+                head = file.read(HEAD)
+        if head.startswith(b"PK") and _ours(head, piped is not None, given):
             return None  # our container, damaged: its own error says how
         return looks_like(head)
     except (OSError, ValueError):
         return None
+
+
+def _ours(head: bytes, piped: bool, given: str | pathlib.Path) -> bool:
+    """Whether a zip archive is an .onnxz container (a pipe: its head names the entry)."""
+    return b"__MODEL_PROTO" in head if piped else _holds_model_entry(pathlib.Path(given))
 
 
 def _holds_model_entry(path: pathlib.Path) -> bool:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 from schema_dsl import Kind, Message
 from schema_dsl.onnx import TensorProto
 from wirecodec.cli.common import STDIN, UsageError, add_model_argument, open_model, print_json
+from wirecodec.cli.facts import dtype_name
 from wirecodec.errors import TensorError
 from wirecodec.tensors.dtypes import info_of
 
@@ -161,6 +162,8 @@ class Difference:
     def text(self) -> str:
         if self.message:
             return f"{self.where()}: {self.message}"
+        if self.path.rpartition(".")[2] in _DATA_TYPES:
+            return f"{self.where()}: {_type_name(self.a)} != {_type_name(self.b)}"
         return f"{self.where()}: {_show(self.a)} != {_show(self.b)}"
 
     def json(self) -> dict[str, Any]:
@@ -172,6 +175,14 @@ class Difference:
             "message": self.text(),
             "details": self.details,
         }
+
+
+_DATA_TYPES: Final = frozenset({"data_type", "elem_type"})
+"""Fields holding a TensorProto.DataType number: shown by name (``FLOAT != INT64``)."""
+
+
+def _type_name(value: Any) -> str:
+    return dtype_name(value) if isinstance(value, int) and not isinstance(value, bool) else _show(value)
 
 
 def _show(value: Any) -> str:

@@ -22,7 +22,8 @@ import argparse
 import pathlib
 import sys
 
-from wirecodec.cli.common import CliError, UsageError, open_model
+from wirecodec.cli.common import CliError, UsageError, open_model, print_json
+from wirecodec.cli.progress import Status, status
 from wirecodec.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 from wirecodec.errors import GraphError
 from wirecodec.files._base.atomic import AtomicFiles
@@ -63,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="draw every If/Loop/Scan body, however many nodes (default: collapse those past --max-nodes)",
     )
+    parser.add_argument(
+        "--json", action="store_true", help="print what was drawn as JSON, the DOT text in it without -o"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,8 +77,15 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.output}: the name must end in .dot, .svg or .png")
     if args.depth < 0:
         raise UsageError(f"--depth: expected 0 or more, got {args.depth}")
+    with status(args) as shown:
+        return _draw(args, fmt, shown)
+
+
+def _draw(args: argparse.Namespace, fmt: str, shown: Status) -> int:
+    shown(f"opening {args.model}")
     opened = open_model(args.model)
     try:
+        shown("laying out the graph")
         text = to_dot(
             opened.model,
             around=args.around,
@@ -84,10 +95,24 @@ def run(args: argparse.Namespace) -> int:
         )
     except GraphError as exc:
         raise UsageError(f"{opened.label}: {exc}") from None
+    shown.clear()
     if args.output is None:
-        sys.stdout.write(text)
+        if args.json:
+            print_json(
+                {
+                    "model": opened.label,
+                    "output": None,
+                    "format": "dot",
+                    "bytes": len(text.encode()),
+                    "dot": text,
+                }
+            )
+        else:
+            sys.stdout.write(text)
         return 0
     try:
+        if fmt != "dot":
+            shown(f"rendering {fmt.upper()} with Graphviz")
         data = text.encode() if fmt == "dot" else render(text, fmt)
     except OSError as exc:
         raise CliError(str(exc)) from None
@@ -95,5 +120,9 @@ def run(args: argparse.Namespace) -> int:
         with group.open(args.output) as out:
             out.write(data)
         group.commit()
-    print(f"wrote {args.output} ({len(data)} bytes)")
+    shown.clear()
+    if args.json:
+        print_json({"model": opened.label, "output": args.output, "format": fmt, "bytes": len(data)})
+    else:
+        print(f"wrote {args.output} ({len(data)} bytes)")
     return 0

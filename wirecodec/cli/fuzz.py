@@ -31,6 +31,7 @@ import sys
 from typing import Any
 
 from wirecodec.cli.common import MODEL_HELP, UsageError, open_model, print_json
+from wirecodec.cli.progress import Status, status
 
 HELP = "write fuzzing corpora (rewrite, invalid, mutate) and compare parsers on them"
 
@@ -110,8 +111,6 @@ def _model_bytes(source: str) -> bytes:
 
 
 def _make(args: argparse.Namespace) -> int:
-    from wirecodec.errors import WireCodecError
-    from wirecodec.fuzz import invalid, mutate, rewrite
     from wirecodec.fuzz.compare import MANIFEST
 
     if args.n < 1:
@@ -121,38 +120,58 @@ def _make(args: argparse.Namespace) -> int:
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     seen: set[str] = set()
     written = 0
-    for index, source in enumerate(args.model):
-        data = _model_bytes(source)
-        out.mkdir(parents=True, exist_ok=True)  # only once a model could be read
-        stem = _stem(source, index, seen)
-        origin = f"{stem}.orig.onnx"
-        (out / origin).write_bytes(data)
-        manifest[origin] = {"from": origin, "source": source}
-        for i in range(args.n):
-            seed = args.seed + i
-            try:
-                if args.action == "rewrite":
-                    result = rewrite(data, seed=seed, kinds=args.kinds)
-                elif args.action == "invalid":
-                    result = invalid(data, seed=seed, kinds=args.kinds)
-                else:
-                    result = mutate(data, seed=seed, moves=args.moves, valid_enums=not args.invalid_enums)
-            except WireCodecError as exc:
-                raise UsageError(f"{source}: {exc}") from None
-            name = f"{stem}.{args.action}-{seed}.onnx"
-            (out / name).write_bytes(result)
-            entry: dict[str, Any] = {"from": origin, "action": args.action, "seed": seed, "source": source}
-            if args.action != "rewrite":
-                entry["from"] = None  # not the same model: no metamorphic comparison
-                entry["origin"] = origin
-            manifest[name] = entry
-            written += 1
+    with status(args) as shown:
+        for index, source in enumerate(args.model):
+            written += _make_from(args, index, source, out, manifest, seen, shown)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
     if args.json:
         print_json({"directory": str(out), "written": written, "models": len(args.model)})
     else:
         print(f"{out}: {written} files from {len(args.model)} model(s) ({args.action}), manifest {MANIFEST}")
     return 0
+
+
+def _make_from(
+    args: argparse.Namespace,
+    index: int,
+    source: str,
+    out: pathlib.Path,
+    manifest: dict[str, Any],
+    seen: set[str],
+    shown: Status,
+) -> int:
+    """Write ``args.n`` files made from the model ``source``; returns how many."""
+    from wirecodec.errors import WireCodecError
+    from wirecodec.fuzz import invalid, mutate, rewrite
+
+    written = 0
+    data = _model_bytes(source)
+    out.mkdir(parents=True, exist_ok=True)  # only once a model could be read
+    stem = _stem(source, index, seen)
+    origin = f"{stem}.orig.onnx"
+    (out / origin).write_bytes(data)
+    manifest[origin] = {"from": origin, "source": source}
+    for i in range(args.n):
+        seed = args.seed + i
+        try:
+            if args.action == "rewrite":
+                result = rewrite(data, seed=seed, kinds=args.kinds)
+            elif args.action == "invalid":
+                result = invalid(data, seed=seed, kinds=args.kinds)
+            else:
+                result = mutate(data, seed=seed, moves=args.moves, valid_enums=not args.invalid_enums)
+        except WireCodecError as exc:
+            raise UsageError(f"{source}: {exc}") from None
+        name = f"{stem}.{args.action}-{seed}.onnx"
+        shown.count(i + 1, args.n, name)
+        (out / name).write_bytes(result)
+        entry: dict[str, Any] = {"from": origin, "action": args.action, "seed": seed, "source": source}
+        if args.action != "rewrite":
+            entry["from"] = None  # not the same model: no metamorphic comparison
+            entry["origin"] = origin
+        manifest[name] = entry
+        written += 1
+    return written
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ order is left as it was, byte for byte.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
@@ -16,7 +17,7 @@ from wirecodec._graphs import bodies, bodies_in
 from wirecodec._subgraph import outer_names
 from wirecodec.cli.common import UsageError
 
-__all__ = ["clear_value_info", "toposort", "toposort_graph", "value_info_count"]
+__all__ = ["clear_value_info", "out_of_place", "toposort", "toposort_graph", "value_info_count"]
 
 
 def _reads(node: NodeProto) -> set[str]:
@@ -59,7 +60,7 @@ def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
         stuck = next(nodes[i] for i, count in enumerate(waiting) if count > 0)
         label = stuck.name or f"{stuck.op_type} node"
         raise UsageError(f"--toposort: {where} has a cycle through {label!r}; it has no topological order")
-    moved = sum(1 for place, index in enumerate(order) if place != index)
+    moved = out_of_place(order)
     if moved:
         del graph.node[:]
         graph.node.extend(nodes[index] for index in order)
@@ -67,6 +68,21 @@ def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
         for body in bodies(node):
             moved += toposort_graph(body, f"a body of {node.name or node.op_type!r}")
     return moved
+
+
+def out_of_place(order: list[int]) -> int:
+    """How many nodes the new ``order`` (old indices in their new places) moved: all but the
+    most that kept their relative order (the longest increasing run, not necessarily
+    contiguous). One node taken from the end to the front moved one node, not every node
+    that now sits one place further on."""
+    tails: list[int] = []  # tails[k]: the smallest last index of an increasing run of k + 1
+    for index in order:
+        at = bisect.bisect_left(tails, index)
+        if at == len(tails):
+            tails.append(index)
+        else:
+            tails[at] = index
+    return len(order) - len(tails)
 
 
 def toposort(model: ModelProto) -> str:

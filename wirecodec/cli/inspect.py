@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
-from wirecodec.cli.make_up import make_up
+from wirecodec.cli.make_up import as_packed, make_up, packed_weights
 from wirecodec.cli.make_up import text as make_up_text
 from wirecodec.errors import WireCodecError
 
@@ -245,11 +245,12 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
     graph = model.graph
     sites: list[tuple[str, TensorProto, TensorFacts]] = []
     weights: list[tuple[str, TensorProto, TensorFacts]] = []
+    packed = packed_weights(graph)  # MatMulNBits' 4-bit weights count as 4-bit parameters
     for path, tensor, weight in model_tensors(model):
         site = (path, tensor, tensor_facts(tensor))
         sites.append(site)
         if weight:
-            weights.append(site)
+            weights.append((path, tensor, as_packed(site[2], packed)) if packed else site)
     largest = sorted(sites, key=lambda site: (-site[2].nbytes, site[0]))[:top]
     nested = collections.Counter(
         op_name(site.message)

@@ -15,6 +15,7 @@ All of it from the graph's structure and the tensors' headers: no payload is rea
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -22,7 +23,7 @@ from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec._graphs import bodies
 from wirecodec.cli.facts import TensorFacts, tensor_facts
 
-__all__ = ["QUANTIZING", "make_up"]
+__all__ = ["QUANTIZING", "as_packed", "make_up", "packed_weights", "percent"]
 
 QUANTIZING: Final = frozenset(
     {
@@ -57,11 +58,55 @@ def _nodes(graph: GraphProto) -> Iterator[NodeProto]:
             yield from _nodes(body)
 
 
-def _weights(graph: GraphProto) -> dict[str, TensorFacts]:
-    """Every weight by the name it is read as: initializers, sparse ones, Constant values."""
+def _int_attribute(node: NodeProto, name: str, default: int) -> int:
+    return next((int(a.i) for a in node.attribute if a.name == name), default)
+
+
+def packed_weights(graph: GraphProto) -> dict[str, tuple[str, int]]:
+    """What the packed weights of ``graph`` (bodies included) are, by name: ``(element type,
+    count)``. com.microsoft's MatMulNBits holds its ``bits``-bit weights (``N`` by ``K``)
+    packed into UINT8 blocks, and its zero points too when they are UINT8 (one per block,
+    ``bits`` wide): counted as ``UINT4`` (for 4 bits) parameters, not as bytes."""
+    packed: dict[str, tuple[str, int]] = {}
+    for node in _nodes(graph):
+        if node.op_type != "MatMulNBits" or node.domain != "com.microsoft" or len(node.input) < 2:
+            continue
+        bits = _int_attribute(node, "bits", 4)
+        k, n = _int_attribute(node, "K", 0), _int_attribute(node, "N", 0)
+        block = _int_attribute(node, "block_size", 0)
+        kind = f"UINT{bits}"
+        if n > 0 and k > 0:
+            packed[node.input[1]] = (kind, n * k)
+        if len(node.input) > 3 and node.input[3] and n > 0 and block > 0:
+            packed[node.input[3]] = (kind, n * -(-k // block))  # UINT8 ones only (as_packed)
+    return packed
+
+
+def as_packed(facts: TensorFacts, packed: dict[str, tuple[str, int]]) -> TensorFacts:
+    """``facts`` with the element type and count of what a packed (UINT8) tensor holds."""
+    found = packed.get(facts.name)
+    if found is None or facts.dtype != "UINT8":
+        return facts
+    return dataclasses.replace(facts, dtype=found[0], elements=found[1])
+
+
+def percent(share: float) -> str:
+    """``share`` as a percentage that is 100% only when it is all and 0% only when it is
+    none: 0.9998 is "99.98%", not "100%"."""
+    for digits in range(4):
+        text = f"{share * 100:.{digits}f}"
+        if float(text) not in (0.0, 100.0) or share in (0.0, 1.0):
+            return text + "%"
+    return f"{share * 100:.4g}%"
+
+
+def _weights(graph: GraphProto, packed: dict[str, tuple[str, int]] | None = None) -> dict[str, TensorFacts]:
+    """Every weight by the name it is read as: initializers, sparse ones, Constant values;
+    packed quantized weights as what they hold (:func:`packed_weights`)."""
     found: dict[str, TensorFacts] = {}
+    packed = packed_weights(graph) if packed is None else packed
     for tensor in graph.initializer:
-        found[tensor.name] = tensor_facts(tensor)
+        found[tensor.name] = as_packed(tensor_facts(tensor), packed)
     for sparse in graph.sparse_initializer:
         found[sparse.values.name] = tensor_facts(sparse.values)
     for node in graph.node:
@@ -70,7 +115,7 @@ def _weights(graph: GraphProto) -> dict[str, TensorFacts]:
                 if attribute.name == "value" and attribute.HasField("t"):
                     found[node.output[0]] = tensor_facts(attribute.t)
         for body in bodies(node):
-            for name, facts in _weights(body).items():
+            for name, facts in _weights(body, packed).items():
                 found.setdefault(name, facts)
     return found
 
@@ -148,7 +193,7 @@ def make_up(model: ModelProto) -> dict[str, Any]:
     return {
         "precision": {
             "weights": main_type,
-            "share": round(by_dtype[main_type] / total, 4) if main_type and total else None,
+            "share": by_dtype[main_type] / total if main_type and total else None,
             "edge_casts": _edge_casts(graph),
         },
         "quantization": {
@@ -164,7 +209,7 @@ def text(summary: dict[str, Any]) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     precision = summary["precision"]
     if precision["weights"] is not None:
-        share = f" ({precision['share']:.0%} of parameters)" if precision["share"] < 1 else ""
+        share = f" ({percent(precision['share'])} of parameters)" if precision["share"] < 1 else ""
         casts = "; ".join(
             f"Cast at the {side} ×{len(names)} ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})"
             for side, names in precision["edge_casts"].items()

@@ -21,8 +21,16 @@ import argparse
 from typing import Final
 
 from schema_dsl.onnx import GraphProto
-from wirecodec.cli.common import CliError, UsageError, add_output_layout_arguments, open_model
+from wirecodec.cli.common import (
+    CliError,
+    UsageError,
+    add_output_layout_arguments,
+    describe_error,
+    open_model,
+    print_json,
+)
 from wirecodec.cli.extract import check_summary, names
+from wirecodec.cli.progress import Status, status
 from wirecodec.compose import check_overlapping_names, dedupe_opset_import, merge_models
 from wirecodec.errors import CheckError, GraphError, WireCodecError
 from wirecodec.utils import save_like_onnx
@@ -49,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--outputs", action="append", metavar="C,D", help="keep only these outputs")
     parser.add_argument("--name", help="the merged graph's name (default: A's and B's names joined by _)")
     add_output_layout_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 def _pair(text: str, outputs: set[str], inputs: set[str]) -> tuple[str, str]:
@@ -84,11 +93,20 @@ def _clash(g1: GraphProto, g2: GraphProto, pairs: list[tuple[str, str]]) -> str 
 
 
 def run(args: argparse.Namespace) -> int:
-    first, second = open_model(args.model), open_model(args.second)
+    with status(args) as shown:
+        return _merge(args, shown)
+
+
+def _merge(args: argparse.Namespace, shown: Status) -> int:
+    shown(f"opening {args.model}")
+    first = open_model(args.model)
+    shown(f"opening {args.second}")
+    second = open_model(args.second)
     pairs = io_map(
         args.io_map, {v.name for v in first.model.graph.output}, {v.name for v in second.model.graph.input}
     )
     try:
+        shown("merging and checking")
         merged = merge_models(
             first.model,
             second.model,
@@ -98,19 +116,35 @@ def run(args: argparse.Namespace) -> int:
             prefix1=args.prefix1,
             prefix2=args.prefix2,
             name=args.name,
+            every_scope=True,
         )
     except CheckError as exc:
-        raise CliError(check_summary(f"{first.label} + {second.label}", exc.violations)) from None
+        label = f"the merge of {first.label} and {second.label}"
+        raise CliError(check_summary(label, exc.violations, written=False)) from None
     except GraphError as exc:
         # compose says which names clash, all of them, in its words: say it short, with our flags.
         clash = _clash(first.model.graph, second.model.graph, pairs) if "both have the" in str(exc) else None
         raise UsageError(f"{first.label} + {second.label}: {clash or exc}") from None
     dedupe_opset_import(merged)
     try:
+        shown(f"writing {args.out}")
         save_like_onnx(merged, args.out, external_data=args.external_data)
     except (WireCodecError, OSError) as exc:
-        raise CliError(f"{args.out}: {exc}") from None
+        raise CliError(describe_error(args.out, exc)) from None
     graph = merged.graph
+    shown.clear()
+    if args.json:
+        print_json(
+            {
+                "models": [first.label, second.label],
+                "out": str(args.out),
+                "nodes": len(graph.node),
+                "initializers": len(graph.initializer),
+                "inputs": [v.name for v in graph.input],
+                "outputs": [v.name for v in graph.output],
+            }
+        )
+        return 0
     print(
         f"wrote {args.out}: {len(graph.node)} nodes; inputs {', '.join(v.name for v in graph.input)}; "
         f"outputs {', '.join(v.name for v in graph.output)}"

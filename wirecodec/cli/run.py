@@ -9,8 +9,10 @@ and fixed sizes); any other unknown axis is 1. Any layout runs (a single file pa
 external data, ``.onnxz``, a URL), through ``wirecodec.onnxruntime_session`` on the CPU;
 a model on standard input (``-``) is handed to onnxruntime as bytes.
 
-onnxruntime's own log lines (warnings about the graph) are turned down to errors;
-``--ort-log-level`` shows them (0 verbose ... 4 fatal). ``--repeat N`` runs the model N
+onnxruntime's own log lines (warnings about the graph, and its error, which wirecodec
+reports once, in its own line) are turned down to fatal ones; ``--ort-log-level`` shows
+them (0 verbose ... 4 fatal). When the run fails and an input had unknown dimensions, the
+error says which, the sizes chosen, and the ``--shape`` that sets them. ``--repeat N`` runs the model N
 more times on the same inputs and reports the latency (min and median), after the first
 run, which warms up.
 
@@ -82,9 +84,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ort-log-level",
         type=int,
         choices=range(5),
-        default=3,
+        default=4,
         metavar="L",
-        help="onnxruntime's log severity: 0 verbose, 1 info, 2 warning, 3 error (default), 4 fatal",
+        help="onnxruntime's log severity: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal (default: "
+        "its errors come once, as wirecodec's own line)",
     )
     parser.add_argument("--compare", metavar="OTHER", help="run OTHER on the same inputs and compare outputs")
     parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default 1e-6)")
@@ -114,7 +117,7 @@ def _from_bytes(opened: Opened, level: int) -> Any:
     )
 
 
-def _session(opened: Opened, level: int = 3) -> Any:
+def _session(opened: Opened, level: int = 4) -> Any:
     try:
         if opened.path is None:
             return _from_bytes(opened, level)
@@ -132,13 +135,46 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _execute(opened: Opened, session: Any, values: dict[str, Any]) -> tuple[list[str], list[Any]]:
+def _execute(
+    opened: Opened, session: Any, values: dict[str, Any], guessed: str = ""
+) -> tuple[list[str], list[Any]]:
+    """Run ``session``; a failure is one line, with ``guessed`` (what :func:`_guessed` says
+    about sizes chosen for unknown dimensions) after it."""
     names = [output.name for output in session.get_outputs()]
     wanted = {i.name for i in session.get_inputs()}
     try:
         return names, list(session.run(None, {k: v for k, v in values.items() if k in wanted}))
     except Exception as exc:  # onnxruntime's own errors derive from Exception only
-        raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}") from None
+        raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}{guessed}") from None
+
+
+def shape_text(shape: list[int]) -> str:
+    """``[1,3,48,320]``."""
+    return "[" + ",".join(map(str, shape)) + "]"
+
+
+def _guessed(args: argparse.Namespace, specs: list[Declared], values: dict[str, Any]) -> str:
+    """For a failed run: the inputs whose unknown dimensions (symbolic, or ``?``) were given
+    no size and got 1, what shape they ran with, and the options that set them."""
+    given = set(_pairs(args.input, "--input")) | set(_pairs(args.shape, "--shape"))
+    sized = set(_pairs(args.dim, "--dim"))
+    parts, hints = [], []
+    for spec in specs:
+        if spec.name in given or spec.dims is None or spec.name not in values:
+            continue
+        unknown = [d for d in spec.dims if not isinstance(d, int) and d not in sized]
+        if not unknown:
+            continue
+        shape = list(getattr(values[spec.name], "shape", ()))
+        named = ", ".join("?" if d is None else str(d) for d in unknown)
+        ran = shape_text(shape)
+        parts.append(f"input {spec.name!r} {spec.describe()} has unknown dims ({named}): ran as {ran}")
+        sizes = ",".join(str(d) if isinstance(d, int) else "N" for d in spec.dims)
+        hints.append(f"--shape {spec.name}={sizes}")
+    if not parts:
+        return ""
+    shown = "; ".join(parts)
+    return f"\n  {shown} (1 for each unknown)\n  hint: {' '.join(hints)} sets them (or --dim NAME=N)"
 
 
 def _inputs(args: argparse.Namespace, specs: list[Declared]) -> dict[str, Any]:
@@ -268,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
     specs = declared_inputs(opened.model)
     values = _inputs(args, specs)
     session = _session(opened, args.ort_log_level)
-    names, outputs = _execute(opened, session, values)
+    names, outputs = _execute(opened, session, values, _guessed(args, specs, values))
     report: dict[str, Any] = {
         "model": opened.label,
         "inputs": {

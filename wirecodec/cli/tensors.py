@@ -28,7 +28,7 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, SparseTensorProto, TensorProto
@@ -340,11 +340,20 @@ def _default_output(found: Found) -> str:
     return (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "tensor") + ".npy"
 
 
+class _Writer:
+    """Only ``write``: numpy writes its array in chunks through it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.write = stream.write
+
+
 def _write(array: npt.NDArray[Any], output: str) -> None:
     import numpy as np
 
     if output == "-":
-        np.save(sys.stdout.buffer, array, allow_pickle=False)
+        # Through write() (numpy writes a real file with tofile, whose failure on a closed
+        # pipe is a bare "N requested and M written", not a BrokenPipeError).
+        np.save(_Writer(sys.stdout.buffer), array, allow_pickle=False)
         sys.stdout.buffer.flush()
         return
     with AtomicFiles() as files:
@@ -383,6 +392,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{output} exists; --force replaces it, or -o names another file")
     try:
         _write(array, output)
+    except BrokenPipeError:
+        raise  # standard output's reader went away: main() stops quietly
     except OSError as exc:
         raise CliError(describe_error(output, exc)) from None
     if output != "-":
