@@ -19,7 +19,7 @@ falls on all of them), each process measuring in order:
 Libraries: ``upb`` (onnx on protobuf's upb backend), ``wirecodec`` (this tree's decode:
 a graph with a field of more than 1,024 elements keeps them as records, read through
 views: docs/performance.md, "Records and views") and ``messages`` (this tree's decode
-with records turned off, ``records_decoding(False)``: every element a message, as before
+with records turned off, ``decode(..., records=False)``: every element a message, as before
 records). Each wirecodec row prints its ratio to the upb row of the same round; counts
 print as they are.
 
@@ -60,11 +60,9 @@ if library == "upb":
 else:
     import wirecodec
     from schema_dsl.onnx import ModelProto
-    from wirecodec.protobuf.records import records_decoding
     keep = library == "wirecodec"  # "messages": every element a message, as before records
     def decode(b):
-        with records_decoding(keep):
-            return wirecodec.decode(ModelProto, b)
+        return wirecodec.decode(ModelProto, b, records=keep)
     encode = wirecodec.encode
 # Warm-up: a small graph of the same shape and the model itself, each decoded, walked
 # twice, renamed and encoded (generated codecs are made outside the clock).

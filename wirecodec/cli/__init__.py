@@ -33,7 +33,6 @@ from wirecodec.cli.common import (
 )
 from wirecodec.cli.progress import add_quiet_argument
 from wirecodec.errors import WireCodecError
-from wirecodec.protobuf.records import records_decoding
 
 __all__ = ["EXAMPLE", "VERBS", "main", "program"]
 
@@ -149,10 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _parser().print_usage(sys.stderr)
         return 2
     try:
-        # A verb walks its model several times and keeps none of it: records (views built
-        # on every read, for hosts that keep models: docs/performance.md) would cost it
-        # each walk. `inspect` of the 100k-node metadata graph: 8.7 s with, 5.9 s without.
-        with remote_options(args), records_decoding(False):
+        # Every verb decodes as the library does (docs/performance.md, *Records and views*).
+        with remote_options(args):
             code: int = args.run(args)
         return code
     except KeyboardInterrupt:

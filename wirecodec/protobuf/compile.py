@@ -521,7 +521,7 @@ def decoder(
     kind: str = flavor
     if lazy:
         kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
-        if kind == "decode+lazy" and keep_records and records.enabled() and records.reaches_records(cls):
+        if kind == "decode+lazy" and keep_records and records.reaches_records(cls):
             kind += "+records"
     fn: Decoder = _compiled(cls, kind).function
     return fn

@@ -3,7 +3,7 @@
 A repeated message field declared ``records=True`` (schema_dsl.fields.repeated: a graph's
 nodes and values, a function's nodes) is decoded by a *records decoder* (the
 ``decode+lazy+records`` kind of wirecodec.protobuf.compile, the default lazy decode of a
-class that can meet one; :func:`records_decoding` turns it off) when its owner has a
+class that can meet one; ``decode(..., records=False)`` turns it off) when its owner has a
 field of more than RECORDS_AFTER elements (:func:`keeps_records`). Each element then
 becomes a **record**: a flat tuple of atoms, ``(has, start, length, value, ...)`` with one
 value per present field in field-number order (a nested message inlined the same way or,
@@ -52,38 +52,19 @@ from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
 from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field, unpack_f32, unpack_f64
 
 __all__ = [
-    "enabled",
     "install",
     "keeps_records",
     "reaches_records",
     "record_functions",
-    "records_decoding",
     "records_from_start",
 ]
 
 _VARINT: Final = frozenset({Kind.INT32, Kind.INT64, Kind.UINT32, Kind.UINT64, Kind.ENUM, Kind.BOOL})
 _LENGTH: Final = frozenset({Kind.STRING, Kind.BYTES, Kind.MESSAGE})
 _FIXED: Final = {Kind.FLOAT: (5, 4, "_uf32"), Kind.DOUBLE: (1, 8, "_uf64")}
-_ON: Final = contextvars.ContextVar("wirecodec_records", default=True)
 _FROM_START: Final = contextvars.ContextVar("wirecodec_records_from_start", default=False)
 _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
-
-
-def enabled() -> bool:
-    """Whether decoders made now keep ``records=True`` fields as records."""
-    return _ON.get()
-
-
-@contextlib.contextmanager
-def records_decoding(on: bool = True) -> Iterator[None]:
-    """Within the block (this thread or task), lazy decodes keep records (or, with
-    ``on=False``, decode every element as a message, as before records)."""
-    token = _ON.set(on)
-    try:
-        yield
-    finally:
-        _ON.reset(token)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from tests.support.exports import Export
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from tests.support.wire_gen import frame
 from wirecodec.errors import LimitError
-from wirecodec.protobuf import codec, memo, records, sparse
+from wirecodec.protobuf import codec, memo, sparse
 from wirecodec.protobuf.compile import defer_every_element
 from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.origin import full_encode
@@ -354,23 +354,23 @@ def test_the_memo_sleeps_until_one_field_is_long(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(codec, "new_memo", keep)
     # A graph this long keeps records (wirecodec.protobuf.records), which have a memo of
     # their own: this is the message decoder's (records off, or graphs without records).
-    with records.records_decoding(False):
-        wirecodec.decode(ModelProto, llm_graph(240).SerializeToString())
-        assert len(memos[-1]) == 0  # 240 nodes: never woke, nothing remembered
-        data = llm_graph(memo.WAKE_AFTER + 200).SerializeToString()
-        model = wirecodec.decode(ModelProto, data)
-        kept = memos[-1]
-        offsets = [entry[2] for key, entry in kept.items() if isinstance(key, bytes)]
-        assert len(offsets) > 10
-        # Woke after the field's WAKE_AFTER-th element: nothing before it was remembered.
-        woke_at = (model.graph.node[memo.WAKE_AFTER]._span >> 40) & ((1 << 40) - 1)
-        assert min(offsets) > woke_at
-        # And what it built from recipes after waking is what decoding builds.
-        monkeypatch.undo()
-        with memo.turned_off():
-            without = wirecodec.decode(ModelProto, data)
-        base = np.frombuffer(data, np.uint8).ctypes.data
-        assert _fingerprint(wirecodec.decode(ModelProto, data), base) == _fingerprint(without, base)
+    wirecodec.decode(ModelProto, llm_graph(240).SerializeToString(), records=False)
+    assert len(memos[-1]) == 0  # 240 nodes: never woke, nothing remembered
+    data = llm_graph(memo.WAKE_AFTER + 200).SerializeToString()
+    model = wirecodec.decode(ModelProto, data, records=False)
+    kept = memos[-1]
+    offsets = [entry[2] for key, entry in kept.items() if isinstance(key, bytes)]
+    assert len(offsets) > 10
+    # Woke after the field's WAKE_AFTER-th element: nothing before it was remembered.
+    woke_at = (model.graph.node[memo.WAKE_AFTER]._span >> 40) & ((1 << 40) - 1)
+    assert min(offsets) > woke_at
+    # And what it built from recipes after waking is what decoding builds.
+    monkeypatch.undo()
+    with memo.turned_off():
+        without = wirecodec.decode(ModelProto, data, records=False)
+    base = np.frombuffer(data, np.uint8).ctypes.data
+    again = wirecodec.decode(ModelProto, data, records=False)
+    assert _fingerprint(again, base) == _fingerprint(without, base)
 
 
 # -- unit: what the memo refuses and keeps ----------------------------------------------------
