@@ -17,21 +17,10 @@ from __future__ import annotations
 
 import importlib
 import pathlib
-from dataclasses import dataclass
+
+from tests.mutation.mutant import Mutant
 
 __all__ = ["MUTANTS", "Mutant"]
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """A named change to one file of the tree, and the tests expected to notice it."""
-
-    name: str
-    file: str  # relative to the repository root
-    old: str
-    new: str
-    tests: tuple[str, ...]
-    what: str  # the bug, in words
 
 
 _LAZY = "tests/unit/protobuf/test_lazy_agreement.py"

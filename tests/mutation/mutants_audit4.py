@@ -4,7 +4,7 @@ now kills it (docs/testing.md lists them)."""
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _OPS_VS_ONNX = "tests/differential/test_shape_inference_ops_vs_onnx.py"
 _OPSET_EDGES = "tests/differential/test_checker_opset_edges.py"

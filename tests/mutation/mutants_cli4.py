@@ -3,7 +3,7 @@ tests that must notice it."""
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _PIPES = "tests/cli/test_round4_pipes.py"
 _MERGE = "tests/cli/test_round4_merge.py"

@@ -3,7 +3,7 @@ inference, and save_model's onnx layout), each killed by the differential test n
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _DESCRIPTORS = "tests/differential/test_onnx_compat_descriptors.py"
 _NAMES = "tests/differential/test_onnx_compat_names.py"

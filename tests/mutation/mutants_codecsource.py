@@ -3,7 +3,7 @@ wirecodec/protobuf/shipped.py, the shipped path of wirecodec/protobuf/compile.py
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 __all__ = ["MUTANTS"]
 

@@ -3,7 +3,7 @@ with the tests that must notice it."""
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _UNIT = "tests/unit/reference/test_evaluator.py"
 _BACKEND = "tests/differential/test_reference_backend.py::test_backend_node"

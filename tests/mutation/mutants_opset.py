@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _UNIT = "tests/unit/version_converter/test_convert.py"
 _CLI = "tests/cli/test_convert_opset.py"

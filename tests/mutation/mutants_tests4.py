@@ -6,7 +6,7 @@ tests them.)"""
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _OPS_VS_ONNX = "tests/differential/test_shape_inference_ops_vs_onnx.py"
 _COMPAT = "tests/differential/test_onnx_compat_namespace.py"

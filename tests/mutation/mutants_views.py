@@ -3,7 +3,7 @@ small-message fixes, each killed by the aliasing matrix against onnx or a named 
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _ALIASING = "tests/differential/test_aliasing.py"
 

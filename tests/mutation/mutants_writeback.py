@@ -5,7 +5,7 @@ plausible slip, each with the tests that must notice it."""
 
 from __future__ import annotations
 
-from tests.mutation.mutants import Mutant
+from tests.mutation.mutant import Mutant
 
 _WRITEBACK = "wirecodec/files/writeback.py"
 _UNIT = "tests/unit/files/test_writeback_in_place.py"
