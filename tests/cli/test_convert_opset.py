@@ -70,3 +70,16 @@ def test_a_refusal_is_one_line_and_writes_nothing(
 def test_the_target_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert-opset", "a.onnx", "b.onnx"]) == 2
     assert "--to-opset" in capsys.readouterr().err
+
+
+def test_written_elsewhere_the_weights_go_beside_the_output(tmp_path: pathlib.Path) -> None:
+    source = tmp_path / "model.onnx"
+    save(_model(), source, external_data=True, size_threshold=0, location="weights.bin")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "model-13.onnx"
+    assert main(["convert-opset", str(source), str(out), "--to-opset", "13"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == before
+    converted, original = load(out), load(source)
+    assert converted.opset_import[0].version == 13
+    assert bytes(converted.graph.initializer[0].raw_data) == bytes(original.graph.initializer[0].raw_data)
