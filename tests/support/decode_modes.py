@@ -90,7 +90,7 @@ SWITCHES: dict[str, str] = {
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
     "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
-    "wirecodec_records": "on in every lazy mode; where a graph keeps records is records' switch",
+    "decode(records=)": "on in every lazy mode (the default); where a graph keeps records is records' switch",
     "wirecodec_records_from_start": "records (every graph keeps records, views everywhere)",
 }
 
