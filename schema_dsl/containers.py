@@ -42,6 +42,7 @@ __all__ = [
     "list_append",
     "list_extend",
     "new_container",
+    "pop_position",
 ]
 
 _T = TypeVar("_T")
@@ -97,13 +98,7 @@ class RepeatedContainer(list[_T]):
     def pop(self, index: SupportsIndex = -1, /) -> _T:
         """Remove and return element ``index``. An index out of range pops the last element
         with a FutureWarning, as protobuf does (an empty field is an IndexError)."""
-        position = operator.index(index)
-        size = len(self)
-        if not size:
-            raise IndexError("pop from an empty repeated field")
-        if not -size <= position < size:
-            warnings.warn("pop index out of range", FutureWarning, stacklevel=2)
-            position = -1
+        position = pop_position(list.__len__(self), index)
         self._touch()
         return super().pop(position)
 
@@ -223,6 +218,18 @@ class RepeatedCompositeFieldContainer(RepeatedContainer[_T]):
             f"{self._spec.full_name}: a repeated message field does not support item assignment "
             "(change the element in place, or delete it and insert a new one)"
         )
+
+
+def pop_position(size: int, index: SupportsIndex) -> int:
+    """Where ``pop(index)`` takes from a field of ``size`` elements, as protobuf's container
+    decides: out of range is the last element, with a FutureWarning; empty, an IndexError."""
+    position = operator.index(index)
+    if not size:
+        raise IndexError("pop from an empty repeated field")
+    if not -size <= position < size:
+        warnings.warn("pop index out of range", FutureWarning, stacklevel=3)
+        position = -1
+    return position
 
 
 def _iterable(spec: FieldSpec, values: Any) -> Iterable[Any]:

@@ -45,12 +45,11 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, Final, SupportsIndex
 
-from schema_dsl.containers import RepeatedContainer, container_class
+from schema_dsl.containers import RepeatedContainer, container_class, pop_position
 from schema_dsl.fields import FieldSpec
 from schema_dsl.layout import Extras, Family
 
@@ -247,14 +246,7 @@ class RecordContainer:
         return sum(1 for element in self if element == value)
 
     def pop(self, index: SupportsIndex = -1) -> Any:
-        position = _index(index)
-        size = _llen(self)
-        if not size:
-            raise IndexError("pop from an empty repeated field")
-        if not -size <= position < size:
-            # As protobuf: an index out of range pops the last element, with a warning.
-            warnings.warn("pop index out of range", FutureWarning, stacklevel=2)
-            position = -1
+        position = pop_position(_llen(self), index)
         element = self[position]
         self._touch()
         list.pop(self, position)  # type: ignore[arg-type]

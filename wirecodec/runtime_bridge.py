@@ -32,7 +32,7 @@ import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.files._base.references import uses_external_data
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files._base.walk import ByIdentity, iter_tensors
 from wirecodec.files.opener import Opened, open_model
 from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf.codec import encode
@@ -80,7 +80,10 @@ def _from_zip(opened: Opened, data: ZipData, location: str) -> None:
     """A container's initializers refer to their entries' bytes in the archive file; other
     tensors (attributes, sparse parts, small initializers) get their bytes inline."""
     model = opened.model
-    initializers = {id(t) for g in _graphs(model) for t in g.initializer}
+    initializers: ByIdentity[bool] = ByIdentity()  # each tensor held while looked up
+    for graph in _graphs(model):
+        for initializer in graph.initializer:
+            initializers[initializer] = True
     tensors = [t for t in iter_tensors(model) if uses_external_data(t)]
     ranges = []
     for tensor in tensors:  # every reference checked before any tensor changes
@@ -88,7 +91,7 @@ def _from_zip(opened: Opened, data: ZipData, location: str) -> None:
         offset = data.archive.by_name[found.where].data_offset
         ranges.append((tensor, offset + found.start, offset + found.end))
     for tensor, start, end in ranges:
-        if id(tensor) in initializers and end - start >= _INLINE_BELOW:
+        if initializers.get(tensor) and end - start >= _INLINE_BELOW:
             _reference(tensor, location, start, end)
         else:
             tensor.raw_data = data.buffer[start:end]

@@ -42,10 +42,10 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "views-pop-out-of-range-silent",
-        "schema_dsl/views.py",
-        '            warnings.warn("pop index out of range", FutureWarning, stacklevel=2)\n'
-        "            position = -1\n        element = self[position]",
-        "            position = -1\n        element = self[position]",
+        "schema_dsl/containers.py",
+        '        warnings.warn("pop index out of range", FutureWarning, stacklevel=3)\n'
+        "        position = -1\n    return position",
+        "        position = -1\n    return position",
         (f"{_ALIASING}::test_pop_out_of_range_warns_as_protobuf",),
         "pop out of range pops the last element without protobuf's FutureWarning",
     ),
