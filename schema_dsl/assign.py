@@ -21,13 +21,12 @@ import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from schema_dsl.containers import RepeatedContainer, new_container
 from schema_dsl.fields import FieldSpec, Kind
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["INT_RANGES", "FieldNameError", "converter", "element_converter"]
+__all__ = ["INT_RANGES", "Converter", "FieldNameError", "element_converter"]
 
 Converter = Callable[[Any], Any]
 
@@ -236,24 +235,3 @@ def element_converter(spec: FieldSpec) -> Converter:
     if spec.kind is Kind.STRING:
         return _string(spec)
     return _bytes(spec)
-
-
-def converter(spec: FieldSpec) -> Converter:
-    """The converter of ``spec``: for a repeated field, of a whole iterable into a new container.
-    Messages are copied, into a container as by ``extend``, into a singular field as by
-    protobuf's constructor."""
-    if not spec.repeated and spec.kind is Kind.MESSAGE:
-        # A message is copied in, as protobuf's constructor does: no two fields share one.
-        from schema_dsl.message import copy_message  # message imports this module
-
-        check = element_converter(spec)
-        return lambda value: copy_message(check(value))
-    if not spec.repeated:
-        return element_converter(spec)
-
-    def convert(values: Any) -> RepeatedContainer[Any]:
-        container = new_container(spec)
-        container.extend(values)
-        return container
-
-    return convert

@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
 
+from schema_dsl.assign import element_converter
 from schema_dsl.contract import report as report_span
 from schema_dsl.fields import FieldSpec, Kind
 
@@ -66,8 +67,6 @@ class RepeatedContainer(list[_T]):
     def _converter(cls) -> Callable[[Any], Any]:
         convert = cls._element_converter
         if convert is None:
-            from schema_dsl.assign import element_converter  # assign imports this module
-
             convert = cls._element_converter = element_converter(cls._spec)
         return convert
 
@@ -76,18 +75,14 @@ class RepeatedContainer(list[_T]):
         owner becomes a present field of its parent."""
         home = getattr(self, "_home", None)
         if home is not None and home.home is not None:
-            from schema_dsl.views import pin  # views imports this module
-
-            pin(home.home, self)
+            home.home[0]._pin(home.home)  # the records container of the view's family (schema_dsl.views)
         span = getattr(self, "_span", None)
         if span is not None:
             report_span(span)
         owner = getattr(self, "_owner", None)
         if owner is not None:
             self._owner = None
-            from schema_dsl.message import attach  # message imports this module
-
-            attach(owner)
+            owner._attach()  # schema_dsl.presence.attach, reached through the message
 
     # -- changes that need no conversion ---------------------------------------------------
 
@@ -245,9 +240,7 @@ def _convert_all(spec: FieldSpec, convert: Callable[[Any], Any], values: Any) ->
 
 
 def _copy_in(spec: FieldSpec, convert: Callable[[Any], Any], value: Any) -> Any:
-    from schema_dsl.message import copy_message  # message imports this module
-
-    return copy_message(convert(value))
+    return convert(value).__copy__()  # schema_dsl.copying.copy_message, through the message
 
 
 def container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:

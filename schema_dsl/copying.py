@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from schema_dsl.containers import RepeatedContainer, new_container
-from schema_dsl.contract import carried_pending, load_pending, load_pending_except, the_codec
+from schema_dsl.contract import the_codec
 from schema_dsl.fields import Kind
 from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
+from schema_dsl.pending import carried_pending, load_pending, load_pending_except
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message

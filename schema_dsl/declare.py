@@ -17,7 +17,7 @@ from schema_dsl.presence import UnsetFallback, checked_setattr, refused_delattr
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
-__all__ = ["MessageType", "resolve_message_type"]
+__all__ = ["MessageType"]
 
 
 def _check_field(cls: type, spec: FieldSpec) -> None:
@@ -137,53 +137,3 @@ def _expose_enum_values(cls: type, field_names: set[str]) -> None:
                 )
             taken[member.name] = enum_name
             setattr(cls, member.name, int(member))
-
-
-def _plain_name(text: str, scopes: list[Any]) -> Any:
-    """What a dotted name (``TypeProto.Tensor``) names, looked up as ``eval`` would in the
-    scopes (innermost first), or None to leave it to ``eval``: resolving every field of
-    a model's types by ``eval`` cost a fresh process about a millisecond."""
-    parts = text.split(".")
-    if not all(part.isidentifier() for part in parts):
-        return None
-    for scope in scopes:
-        found = vars(scope).get(parts[0])
-        if found is not None:
-            for part in parts[1:]:
-                found = getattr(found, part, None)
-            return found
-    return None
-
-
-def resolve_message_type(spec: FieldSpec) -> type[Message]:
-    """Find the class a MESSAGE field's annotation names (forward references allowed)."""
-    owner = spec.owner
-    text = spec._annotation.strip()
-    if text.startswith(("list[", "List[")) and text.endswith("]"):
-        text = text[text.index("[") + 1 : -1].strip()
-    if owner is None or not text:
-        raise SchemaError(f"{spec.full_name}: a MESSAGE field needs a class annotation")
-    module = sys.modules[owner.__module__]
-    # Let a nested message name its siblings without the outer prefix: the innermost
-    # enclosing class first, the module last.
-    scopes: list[Any] = [module]
-    scope: Any = module
-    for part in owner.__qualname__.split(".")[:-1]:
-        scope = getattr(scope, part, None)
-        if not isinstance(scope, type):
-            break  # a class declared inside a function: only module names are visible
-        scopes.append(scope)
-    target = _plain_name(text, scopes[::-1])
-    if target is None:
-        namespace: dict[str, Any] = {}
-        for found in scopes:
-            namespace.update(vars(found))
-        try:
-            target = eval(text, namespace)
-        except Exception as exc:
-            raise SchemaError(f"{spec.full_name}: cannot resolve annotation {text!r}: {exc}") from exc
-    from schema_dsl.message import Message  # which imports this module
-
-    if not (isinstance(target, type) and issubclass(target, Message)):
-        raise SchemaError(f"{spec.full_name}: annotation {text!r} is not a message class")
-    return target

@@ -85,7 +85,7 @@ class _Descriptor:
     """``DESCRIPTOR``: protobuf's descriptor of the enum, as data (schema_dsl.descriptors)."""
 
     def __get__(self, obj: object, owner: type[ProtoEnum]) -> Any:
-        from schema_dsl.descriptors import enum_descriptor_of
+        from schema_dsl.descriptors import enum_descriptor_of  # on first use: few programs ask
 
         return enum_descriptor_of(owner)
 

@@ -8,13 +8,15 @@ message fields, the message class (``graph: GraphProto = optional(7, MESSAGE)``)
 from __future__ import annotations
 
 import enum
+import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
 
 __all__ = [
+    "resolve_message_type",
     "BOOL",
     "BYTES",
     "DOUBLE",
@@ -155,8 +157,6 @@ class FieldSpec:
     def message_type(self) -> type[Message]:
         """The message class of a MESSAGE field, resolved from its annotation on first use."""
         if self._message_type is None:
-            from schema_dsl.message import resolve_message_type
-
             self._message_type = resolve_message_type(self)
         return self._message_type
 
@@ -246,3 +246,53 @@ def repeated(
     return FieldSpec(
         number, kind, repeated=True, packed=packed, enum_type=enum, rarely_read=rarely_read, records=records
     )
+
+
+def _plain_name(text: str, scopes: list[Any]) -> Any:
+    """What a dotted name (``TypeProto.Tensor``) names, looked up as ``eval`` would in the
+    scopes (innermost first), or None to leave it to ``eval``: resolving every field of
+    a model's types by ``eval`` cost a fresh process about a millisecond."""
+    parts = text.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for scope in scopes:
+        found = vars(scope).get(parts[0])
+        if found is not None:
+            for part in parts[1:]:
+                found = getattr(found, part, None)
+            return found
+    return None
+
+
+def resolve_message_type(spec: FieldSpec) -> type[Message]:
+    """Find the class a MESSAGE field's annotation names (forward references allowed)."""
+    owner = spec.owner
+    text = spec._annotation.strip()
+    if text.startswith(("list[", "List[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].strip()
+    if owner is None or not text:
+        raise SchemaError(f"{spec.full_name}: a MESSAGE field needs a class annotation")
+    module = sys.modules[owner.__module__]
+    # Let a nested message name its siblings without the outer prefix: the innermost
+    # enclosing class first, the module last.
+    scopes: list[Any] = [module]
+    scope: Any = module
+    for part in owner.__qualname__.split(".")[:-1]:
+        scope = getattr(scope, part, None)
+        if not isinstance(scope, type):
+            break  # a class declared inside a function: only module names are visible
+        scopes.append(scope)
+    target = _plain_name(text, scopes[::-1])
+    if target is None:
+        namespace: dict[str, Any] = {}
+        for found in scopes:
+            namespace.update(vars(found))
+        try:
+            target = eval(text, namespace)
+        except Exception as exc:
+            raise SchemaError(f"{spec.full_name}: cannot resolve annotation {text!r}: {exc}") from exc
+    # A message class is the class of its own schema (schema_dsl.declare gives it one).
+    if not (isinstance(target, type) and getattr(getattr(target, "__schema__", None), "cls", None) is target):
+        raise SchemaError(f"{spec.full_name}: annotation {text!r} is not a message class")
+    message_class: type[Message] = cast("type[Message]", target)
+    return message_class

@@ -9,8 +9,8 @@ this module:
 * schema_dsl.declare: a class statement becomes a checked message class;
 * schema_dsl.presence: what an unset field reads as (a detached child, an empty
   container), attaching and severing detached children, checked assignment;
-* schema_dsl.contract: every call up into the codec (serialization, spans, pending
-  fields) and the thread contract of reads;
+* schema_dsl.contract: where the codec plugs in (serialization, spans);
+* schema_dsl.pending: fields a decoder left pending, and the thread contract of reads;
 * schema_dsl.copying: copies and pickles.
 """
 
@@ -24,18 +24,9 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from schema_dsl.assign import FieldNameError
 from schema_dsl.containers import list_extend
-from schema_dsl.contract import (
-    Codec,
-    DeferredTable,
-    PendingField,
-    forget_pending,
-    install_codec,
-    install_receiver,
-    load_all_pending,
-    the_codec,
-)
+from schema_dsl.contract import Codec, DeferredTable, PendingField, install_codec, install_receiver, the_codec
 from schema_dsl.copying import copy_message, deep_value, rebuild, shallow_copy, state_of
-from schema_dsl.declare import MessageType, resolve_message_type
+from schema_dsl.declare import MessageType
 from schema_dsl.fields import FieldSpec, Kind
 from schema_dsl.layout import (
     BLANK_INTERNALS,
@@ -49,6 +40,7 @@ from schema_dsl.layout import (
     stored_value,
     unset,
 )
+from schema_dsl.pending import forget_pending, load_all_pending
 from schema_dsl.presence import attach, before_write, changed, sever, store_valid
 
 __all__ = [
@@ -66,7 +58,6 @@ __all__ = [
     "extras",
     "install_codec",
     "install_receiver",
-    "resolve_message_type",
     "shallow_copy",
     "slot_value",
     "stored_fields",
@@ -78,7 +69,7 @@ class _Descriptor:
     """``DESCRIPTOR``: protobuf's descriptor of the class, as data (schema_dsl.descriptors)."""
 
     def __get__(self, obj: object, owner: type[Message]) -> Any:
-        from schema_dsl.descriptors import descriptor_of
+        from schema_dsl.descriptors import descriptor_of  # on first use: few programs ask
 
         return descriptor_of(owner)
 
@@ -343,6 +334,11 @@ class Message(metaclass=MessageType):
     def __deepcopy__(self, memo: dict[int, Any]) -> Message:
         return rebuild(self.__schema__.cls, {key: deep_value(value, memo) for key, value in state_of(self)})
 
+    def _attach(self) -> None:
+        """A write into a repeated field of this detached message makes it a present
+        field of its parent (schema_dsl.containers calls it, through the owner link)."""
+        attach(self)
+
     def __copy__(self) -> Message:
         # As protobuf's: an independent message (views of bytes, immutable, are shared).
         return copy_message(self)
@@ -378,7 +374,7 @@ class Message(metaclass=MessageType):
 
     def __str__(self) -> str:
         """The message as ``str()`` shows a message of the onnx package (protobuf text format)."""
-        from schema_dsl.text_format import to_str  # imports this module: a cycle at import time
+        from schema_dsl.text_format import to_str  # on first use: it imports fractions and re
 
         return to_str(self)
 

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from schema_dsl.assign import Converter, FieldNameError, converter
-from schema_dsl.containers import RepeatedContainer, container_class
-from schema_dsl.contract import load_pending, report
+from schema_dsl.assign import Converter, FieldNameError, element_converter
+from schema_dsl.containers import RepeatedContainer, container_class, new_container
+from schema_dsl.contract import report
+from schema_dsl.copying import copy_message
 from schema_dsl.fields import FieldSpec, Kind
 from schema_dsl.layout import MessageSchema, blank, extras, slot_value, store, stripe, unset
+from schema_dsl.pending import load_pending
 
 if TYPE_CHECKING:
     from schema_dsl.message import Message
@@ -125,9 +127,7 @@ def changed(message: Message) -> None:
     and a view of a record is pinned (schema_dsl.views)."""
     x = message._x
     if x is not None and x.home is not None:
-        from schema_dsl.views import pin  # views imports this module's importers
-
-        pin(x.home, message)
+        x.home[0]._pin(x.home)  # the records container of the view's family (schema_dsl.views)
     span = message._span
     if span is not None:
         report(span)
@@ -177,7 +177,25 @@ def _assignment(schema: MessageSchema, name: str, cls: type) -> tuple[Converter,
     if spec is None:
         raise FieldNameError(f'Protocol message {cls.__qualname__} has no "{name}" field.')
     others = () if spec.oneof is None else tuple(o.name for o in schema.oneofs[spec.oneof] if o is not spec)
-    return converter(spec), others
+    return _converter(spec), others
+
+
+def _converter(spec: FieldSpec) -> Converter:
+    """What an assignment to ``spec`` stores: for a repeated field, a new container of the
+    iterable's elements. Messages are copied, into a container as by ``extend``, into a
+    singular field as by protobuf's constructor (no two fields share one)."""
+    check = element_converter(spec)
+    if not spec.repeated:
+        if spec.kind is Kind.MESSAGE:
+            return lambda value: copy_message(check(value))
+        return check
+
+    def convert(values: Any) -> RepeatedContainer[Any]:
+        container = new_container(spec)
+        container.extend(values)
+        return container
+
+    return convert
 
 
 def refused_delattr(self: Message, name: str) -> None:

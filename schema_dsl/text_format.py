@@ -38,10 +38,12 @@ import re
 import struct
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from schema_dsl.fields import FieldSpec, Kind
-from schema_dsl.message import Message
+
+if TYPE_CHECKING:
+    from schema_dsl.message import Message
 
 __all__ = [
     "format_double",

@@ -53,7 +53,7 @@ from schema_dsl.containers import RepeatedContainer, container_class, pop_positi
 from schema_dsl.fields import FieldSpec
 from schema_dsl.layout import Extras, Family
 
-__all__ = ["RecordContainer", "pin", "record_container_class"]
+__all__ = ["RecordContainer", "record_container_class"]
 
 # The plain list methods, typed loosely: the mixin's ``self`` is a list only once mixed in.
 _lget: Final[Callable[..., Any]] = list.__getitem__
@@ -98,6 +98,24 @@ class RecordContainer:
     _live: dict[int, tuple[tuple[Any, ...], Any]]
     # The records while sealed, in chunks of CHUNK (None where the list holds a message).
     _store: list[tuple[Any, ...]] | None
+
+    def _pin(self, home: Home) -> None:
+        """Before a write into a view's family (``home`` is its link, this container
+        first): make the family's element the pinned element of its record (see the
+        module docstring). Called by the message model through the link, which is how
+        it reaches this module without importing it."""
+        _, record, element, at = home
+        pins = self._pins
+        if pins is None:
+            pins = {}
+            _osa(self, "_pins", pins)
+        if id(record) in pins:
+            return  # pinned already: the one live view is the pinned element
+        pins[id(record)] = (record, element)
+        if 0 <= at < _llen(self) and self._raw_at(at) is record:
+            # Still where it was read: the list holds the element from now on (reads and
+            # the encoder find it at once; the pin stays for views read before).
+            _lset(self, at, element)
 
     def _seal(self) -> None:
         """Move the records out of the list's storage (see the module docstring): what
@@ -318,20 +336,3 @@ def record_container_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
 
 
 _RECORD_CLASSES: Final[dict[FieldSpec, type[RepeatedContainer[Any]]]] = {}
-
-
-def pin(home: Home, written: Any) -> None:
-    """Before a write to ``written`` (a message or container of a view's family): make
-    the family's element the pinned element of its record (see the module docstring)."""
-    container, record, element, at = home
-    pins = container._pins
-    if pins is None:
-        pins = {}
-        _osa(container, "_pins", pins)
-    if id(record) in pins:
-        return  # pinned already: the one live view is the pinned element
-    pins[id(record)] = (record, element)
-    if 0 <= at < _llen(container) and container._raw_at(at) is record:
-        # Still where it was read: the list holds the element from now on (reads and
-        # the encoder find it at once; the pin stays for views read before).
-        _lset(container, at, element)

@@ -193,6 +193,28 @@ def test_message_field_annotation_must_resolve() -> None:
         _ = Dangling.__schema__.by_name["child"].message_type
 
 
+class _NotAMessage:
+    pass
+
+
+class _SchemaOfAnother:
+    __schema__ = ours.TensorProto.__schema__  # a schema, but of another class
+
+
+@pytest.mark.parametrize("annotation", ["_NotAMessage", "_SchemaOfAnother", "int"])
+def test_message_field_annotation_must_name_a_message_class(annotation: str) -> None:
+    namespace: dict[str, Any] = {}
+    exec(
+        "from schema_dsl import MESSAGE, Message, optional\n"
+        "class Holder(Message):\n"
+        f"    child: {annotation} = optional(1, MESSAGE)\n",
+        globals(),
+        namespace,
+    )
+    with pytest.raises(SchemaError, match="is not a message class"):
+        _ = namespace["Holder"].__schema__.by_name["child"].message_type
+
+
 def test_largest_legal_field_number() -> None:
     class Edge(Message):
         x: int = optional(2**29 - 1, INT64)
