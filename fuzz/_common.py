@@ -59,10 +59,12 @@ def instrumented() -> contextlib.AbstractContextManager[Any]:
 
 def make_all_lazy() -> None:
     """Defer every element of every repeated message field for the rest of the run, so
-    inputs exercise validation and deferred decoding instead of the eager path only."""
-    from wirecodec.protobuf.compile import defer_every_element
+    inputs exercise validation and deferred decoding instead of the eager path only:
+    the fuzzer's process replaces the default representation a decode uses when not
+    told one (wirecodec.protobuf.representation; the library never does)."""
+    from wirecodec.protobuf import representation
 
-    defer_every_element().__enter__()
+    representation.DEFAULT = representation.Representation(every_element_waits=True)
 
 
 def fuzz(test_one_input: Callable[[bytes], None], argv: list[str] | None = None) -> None:

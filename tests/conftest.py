@@ -22,11 +22,13 @@ os.environ[_CODE_CACHE] = _session_cache
 
 # WIRECODEC_TEST_RECORDS_FROM_START=1: every graph decoded in this run keeps records,
 # however short (wirecodec.protobuf.records: the whole suite on views; CI runs the
-# message-behaviour tests so, tests/run.sh --records).
+# message-behaviour tests so, tests/run.sh --records). The run replaces the library's
+# default representation, which a decode uses when not told one; the library itself
+# never changes it.
 if os.environ.get("WIRECODEC_TEST_RECORDS_FROM_START") == "1":
-    from wirecodec.protobuf import records
+    from wirecodec.protobuf import representation
 
-    records._FROM_START.set(True)
+    representation.DEFAULT = representation.Representation(records_always=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -15,6 +15,7 @@ from schema_dsl import Message
 from schema_dsl.layout import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from schema_dsl.views import CHUNK, RecordContainer
+from tests.support.decode_modes import RECORDS_ALWAYS
 from tests.support.reference import CorpusItem, backend_corpus, pb_class, require_onnx
 from wirecodec.protobuf import records
 from wirecodec.protobuf.fragments import FragmentTable, compile_builder
@@ -24,8 +25,7 @@ onnx = require_onnx()
 
 def _records(data: bytes) -> ModelProto:
     # Records start past RECORDS_AFTER elements of a field; these tests' graphs are smaller.
-    with records.records_from_start():
-        return wirecodec.decode(ModelProto, data)
+    return wirecodec.decode(ModelProto, data, representation=RECORDS_ALWAYS)
 
 
 def _graph(nodes: int) -> bytes:

@@ -770,8 +770,8 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "pin-replaces-whatever-is-there",
         "schema_dsl/views.py",
-        "    if 0 <= at < _llen(container) and container._raw_at(at) is record:",
-        "    if 0 <= at < _llen(container):",
+        "        if 0 <= at < _llen(self) and self._raw_at(at) is record:",
+        "        if 0 <= at < _llen(self):",
         (_VIEWS,),
         "a pin puts its element where the view was read even after inserts moved the record",
     ),

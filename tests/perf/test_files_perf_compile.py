@@ -17,7 +17,8 @@ import pytest
 from schema_dsl import INT64, MESSAGE, STRING, Message, optional, repeated
 from wirecodec import decode, encode
 from wirecodec.protobuf import compile as compile_module
-from wirecodec.protobuf.compile import CACHE_ENV, cache_folder, decoder, defer_every_element, encoder
+from wirecodec.protobuf.compile import CACHE_ENV, cache_folder, decoder, encoder
+from wirecodec.protobuf.representation import Representation
 
 
 class Unused(Message):
@@ -98,11 +99,7 @@ def test_waiting_elements_decode_through_a_codec_generated_after_them(every_elem
     _fresh_kinds(Unused, Leaf, Branch)
     original = Branch(leaves=[Leaf(value=i) for i in range(12)])
     data = encode(original)
-    if every_element:
-        with defer_every_element():
-            branch = decode(Branch, data)
-    else:
-        branch = decode(Branch, data)
+    branch = decode(Branch, data, representation=Representation(every_element_waits=every_element))
     assert [leaf.value for leaf in branch.leaves] == list(range(12))
     assert branch == original
 

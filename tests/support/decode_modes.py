@@ -1,22 +1,23 @@
 """Every way wirecodec can decode (and re-encode), as one fixture the differential tests run under.
 
-A *mode* is a combination of the switches the codec has: ``lazy=`` of
-:func:`wirecodec.decode`, and the context switches of :mod:`wirecodec.protobuf`
-(``defer_every_element``: every element of every repeated message field waits;
-``memo.turned_off``: repeated sub-messages decoded one by one; ``origin.full_encode``:
-the encoder walks every field instead of re-emitting unchanged source bytes).
+A *mode* is a combination of the switches the codec has, each an explicit parameter:
+``lazy=`` and ``representation=`` of :func:`wirecodec.decode`
+(wirecodec.protobuf.representation: every element of every repeated message field
+waits; every graph keeps records; the memo of repeated sub-messages awake or off), and
+``reuse_source=`` of :func:`wirecodec.encode` (off: the encoder walks every field
+instead of re-emitting unchanged source bytes).
 
 The ``decode_mode`` fixture (registered in ``tests/conftest.py``) runs a test once per
-mode with the mode's switches on for the whole test, and hands it the mode, whose
-:meth:`DecodeMode.decode` passes ``lazy=``. As cbor2 runs each test against both its
+mode and hands it the mode, whose :meth:`DecodeMode.decode` and :meth:`DecodeMode.encode`
+pass the mode's parameters (a field read later decodes with the codec the decode
+chose, so the mode holds for the whole message). As cbor2 runs each test against both its
 implementations, a mode added to :data:`MODES` runs every differential test that takes
 the fixture, and ``tests/unit/protobuf/test_decode_modes.py`` fails when the codec grows a switch
-(a context variable, or a keyword of ``decode``) that no mode covers.
+(a context variable, a keyword of ``decode``, a field of ``Representation``) that no mode covers.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,10 +26,25 @@ import pytest
 
 import wirecodec
 from schema_dsl import Message
-from wirecodec.protobuf import memo, origin, records
-from wirecodec.protobuf.compile import defer_every_element
+from wirecodec.protobuf.representation import Representation
 
-__all__ = ["MODES", "SWITCHES", "DecodeMode", "decode_mode", "examples"]
+__all__ = [
+    "EVERY_ELEMENT",
+    "MEMO_AWAKE",
+    "MEMO_OFF",
+    "MODES",
+    "RECORDS_ALWAYS",
+    "SWITCHES",
+    "DecodeMode",
+    "decode_mode",
+    "examples",
+]
+
+# The representations tests ask for by name (wirecodec.protobuf.representation).
+EVERY_ELEMENT = Representation(every_element_waits=True)
+MEMO_AWAKE = Representation(memo="awake")
+MEMO_OFF = Representation(memo="off")
+RECORDS_ALWAYS = Representation(records_always=True)
 
 M = TypeVar("M", bound=Message)
 
@@ -39,33 +55,27 @@ class DecodeMode:
 
     name: str
     lazy: bool
-    every_element: bool = False  # compile.defer_every_element
-    memo: bool = True  # memo.awake_from_start when True, memo.turned_off when False
-    reemit: bool = True  # origin.full_encode when False
-    records: bool = False  # records.records_from_start: every graph keeps records (views)
+    every_element: bool = False  # Representation.every_element_waits
+    memo: bool = True  # Representation.memo: "awake" when True, "off" when False
+    reemit: bool = True  # encode(reuse_source=)
+    records: bool = False  # Representation.records_always: every graph keeps records (views)
 
-    @contextlib.contextmanager
-    def active(self) -> Iterator[DecodeMode]:
-        """The mode's context switches, on for the duration of the block."""
-        with contextlib.ExitStack() as stack:
-            if self.every_element:
-                stack.enter_context(defer_every_element())
-            # On: remembering from the first sub-message, so small inputs reach the memo.
-            stack.enter_context(memo.awake_from_start() if self.memo else memo.turned_off())
-            if not self.reemit:
-                stack.enter_context(origin.full_encode())
-            if self.records:
-                stack.enter_context(records.records_from_start())
-            yield self
+    @property
+    def representation(self) -> Representation:
+        # The memo awake from the first sub-message, so small inputs reach it.
+        return Representation(
+            every_element_waits=self.every_element,
+            records_always=self.records,
+            memo="awake" if self.memo else "off",
+        )
 
     def decode(self, cls: type[M], data: Any, **options: Any) -> M:
-        """:func:`wirecodec.decode` in this mode (``lazy=`` from the mode)."""
-        with self.active():
-            return wirecodec.decode(cls, data, lazy=self.lazy, **options)
+        """:func:`wirecodec.decode` in this mode."""
+        return wirecodec.decode(cls, data, lazy=self.lazy, representation=self.representation, **options)
 
     def encode(self, message: Message) -> bytes:
-        with self.active():
-            return wirecodec.encode(message)
+        """:func:`wirecodec.encode` in this mode."""
+        return wirecodec.encode(message, reuse_source=self.reemit)
 
 
 MODES: tuple[DecodeMode, ...] = (
@@ -83,15 +93,17 @@ MODES: tuple[DecodeMode, ...] = (
 SWITCHES: dict[str, str] = {
     "decode(lazy=)": "eager vs the lazy modes",
     "decode(max_depth=)": "not a mode: a limit, tested at its edges in test_limits.py",
-    "wirecodec_defer_every_element": "lazy-every-element",
-    "wirecodec_memo": "memo-off",
-    "wirecodec_memo_from_start": "every mode but memo-off remembers from the start (eager, lazy)",
-    "wirecodec_reuse_source_bytes": "reemit-off",
+    "decode(representation=)": (
+        "not a mode itself: its fields are the switches below (lazy-every-element, memo-off, records)"
+    ),
+    "Representation.every_element_waits": "lazy-every-element",
+    "Representation.memo": "memo-off; every other mode remembers from the start (eager, lazy)",
+    "encode(reuse_source=)": "reemit-off",
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
     "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
     "decode(records=)": "on in every lazy mode (the default); where a graph keeps records is records' switch",
-    "wirecodec_records_from_start": "records (every graph keeps records, views everywhere)",
+    "Representation.records_always": "records (every graph keeps records, views everywhere)",
 }
 
 
@@ -104,7 +116,6 @@ def examples(budget: int) -> int:
 
 @pytest.fixture(params=MODES, ids=[mode.name for mode in MODES])
 def decode_mode(request: pytest.FixtureRequest) -> Iterator[DecodeMode]:
-    """Run the test once per decode mode, the mode's switches on throughout."""
+    """Run the test once per decode mode (its decode and encode pass the mode's parameters)."""
     mode: DecodeMode = request.param
-    with mode.active():
-        yield mode
+    yield mode

@@ -22,11 +22,13 @@ from schema_dsl.contract import install_receiver
 from schema_dsl.message import extras, install_codec, stored_fields
 from wirecodec.errors import DecodeError, EncodeError, LimitError
 from wirecodec.protobuf import lazy, stream_encode
+from wirecodec.protobuf import representation as representation_module
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.lazy import CHECKED
 from wirecodec.protobuf.memo import new_memo
 from wirecodec.protobuf.origin import origin_for, touch
+from wirecodec.protobuf.representation import Representation
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -66,7 +68,13 @@ def as_buffer(data: Any) -> tuple[Any, memoryview, Flavor]:
 
 
 def decode(
-    cls: type[M], data: Any, *, max_depth: int = DEFAULT_MAX_DEPTH, lazy: bool = True, records: bool = True
+    cls: type[M],
+    data: Any,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    lazy: bool = True,
+    records: bool = True,
+    representation: Representation | None = None,
 ) -> M:
     """Decode ``data`` (any bytes-like object) as a ``cls`` message.
 
@@ -85,9 +93,14 @@ def decode(
     1,024 elements keeps them as records the collector does not visit, read through one
     live view each (docs/performance.md, *Records and views*); ``records=False`` builds every
     element as a message. What a program reads and writes is the same either way.
+
+    ``representation`` (wirecodec.protobuf.representation) asks for what the size
+    thresholds would not choose on this input, for tests and fuzzing.
     """
     # No locals: a traceback through this frame must not keep the buffer exported.
-    return decode_split(cls, *as_buffer(data), max_depth=max_depth, lazy=lazy, records=records)
+    return decode_split(
+        cls, *as_buffer(data), max_depth=max_depth, lazy=lazy, records=records, representation=representation
+    )
 
 
 def decode_split(
@@ -99,6 +112,7 @@ def decode_split(
     max_depth: int,
     lazy: bool = False,
     records: bool = True,
+    representation: Representation | None = None,
 ) -> M:
     """Decode reading headers and strings from ``buf`` and slicing ``bytes`` fields from ``view``.
 
@@ -109,13 +123,14 @@ def decode_split(
     """
     if not 0 <= max_depth < CHECKED:
         raise ValueError(f"max_depth must be >= 0 and < 2**61, got {max_depth}")
-    fn = decoder(cls, flavor, lazy=lazy and view.readonly, keep_records=records)
+    how = representation_module.DEFAULT if representation is None else representation
+    fn = decoder(cls, flavor, lazy=lazy and view.readonly, keep_records=records, representation=how)
     origin = origin_for(buf, view)
     memo = None
     failure: DecodeError
     try:
         # (A sparse copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
-        memo = new_memo(buf)
+        memo = new_memo(buf, how.memo)
         root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
         if origin is not None:
             extras(root).origin = origin  # the spans' bytes live as long as the root
@@ -135,19 +150,23 @@ def decode_split(
     raise failure.with_traceback(None)
 
 
-def encode_chunks(message: Message) -> tuple[list[Any], int]:
+def encode_chunks(message: Message, *, reuse_source: bool = True) -> tuple[list[Any], int]:
     """Encode into a list of bytes-like chunks and their total size, copying nothing big."""
     out: list[Any] = []
     try:
-        size = encoder(type(message))(message, out)
+        size = encoder(type(message), reuse_source=reuse_source)(message, out)
     except (TypeError, AttributeError, ValueError, OverflowError, struct.error, RecursionError) as exc:
         raise _explain(message, exc) from exc
     return out, size
 
 
-def encode(message: Message) -> bytes:
-    """Serialize ``message`` exactly as protobuf would (known fields by number, unknown after)."""
-    chunks, _ = encode_chunks(message)
+def encode(message: Message, *, reuse_source: bool = True) -> bytes:
+    """Serialize ``message`` exactly as protobuf would (known fields by number, unknown after).
+
+    A decoded message re-emits its source bytes where they are still its encoding;
+    ``reuse_source=False`` walks every field instead (the same bytes: for tests of the
+    encoder)."""
+    chunks, _ = encode_chunks(message, reuse_source=reuse_source)
     return b"".join(chunks)
 
 

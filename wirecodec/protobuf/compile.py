@@ -14,7 +14,6 @@ lines. :func:`source` shows what was generated.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import importlib.util
 import linecache
@@ -25,7 +24,7 @@ import struct
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -37,6 +36,7 @@ from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.gen.decode import DecoderSource, function_name
 from wirecodec.protobuf.gen.encode import EncoderSource
 from wirecodec.protobuf.gen.validate import ValidatorSource
+from wirecodec.protobuf.representation import DEFAULT, Representation
 from wirecodec.protobuf.wire import (
     encode_varint,
     pack_f64,
@@ -61,7 +61,6 @@ __all__ = [
     "Flavor",
     "cache_folder",
     "decoder",
-    "defer_every_element",
     "encoder",
     "code_filename",
     "generated",
@@ -173,10 +172,33 @@ _KINDS: Final[dict[str, tuple[Flavor | None, lazy.Thresholds | None]]] = {
     "str+lazy-all": ("str", lazy.EVERY_ELEMENT),
     # ``records`` fields kept as records (wirecodec.protobuf.records): read-only bytes only
     "decode+lazy+records": ("decode", lazy.DEFAULT),
+    # Variants (after "|"): the base kind's code, some of its helpers bound otherwise.
+    "decode+lazy+records|records-always": ("decode", lazy.DEFAULT),
+    "encode|full": (None, None),
 }
 
+
+def _never(*args: Any) -> None:
+    return None  # "no source bytes to re-emit": the encoder walks every field
+
+
+def _always(*args: Any) -> bool:
+    return True  # "this graph keeps records", however short
+
+
+# What a variant binds in place of its base kind's helpers (see Representation).
+_VARIANTS: Final[dict[str, dict[str, Any]]] = {
+    "records-always": {"_keeps_records": _always},
+    "full": {"_reuse": _never, "_reuse_field": _never},
+}
+
+
+def _base_kind(kind: str) -> str:
+    """``kind`` without its variant (a validator's suffix kept): the code it runs."""
+    base, _, rest = kind.partition("|")
+    return base + (" validator" if rest.endswith(" validator") else "")
+
 _LOCK: Final = threading.RLock()
-_DEFER_EVERY_ELEMENT: Final = contextvars.ContextVar("wirecodec_defer_every_element", default=False)
 
 
 @dataclass
@@ -339,10 +361,14 @@ def _build(cls: type[Message], kind: str) -> _Compiled:
     namespace["_C"] = cls
     namespace["_H"] = schema.holder
 
-    if kind.endswith("+records"):
+    base = _base_kind(kind)
+    if base.endswith("+records"):
         records.install(namespace, cls)
     name = function_name("encode" if flavor is None else "decode", schema)
-    text = _run_generated(cls, kind, thresholds, namespace, lambda: generated(cls, kind))
+    text = _run_generated(cls, base, thresholds, namespace, lambda: generated(cls, base))
+    _, _, variant = kind.partition("|")
+    if variant:
+        namespace.update((key, fn) for key, fn in _VARIANTS[variant].items() if key in namespace)
     return _Compiled(namespace, namespace[name], text)
 
 
@@ -352,6 +378,7 @@ def generated(cls: type[Message], kind: str) -> tuple[str, dict[str, object]]:
     schema = cls.__schema__
     if kind.endswith(" validator"):
         return ValidatorSource(schema).source(), {}
+    kind = _base_kind(kind)
     flavor, thresholds = _KINDS[kind]
     keeps_records = kind.endswith("+records")
     gen = (
@@ -426,7 +453,7 @@ def _shared_kind(cls: type[Message], kind: str) -> str:
     """The kind whose codec ``cls`` uses for ``kind``: a class with no records below it (a
     tensor inside a model) decodes the same with records on or off, so it shares the
     lazy decoder (generated, cached and shipped once)."""
-    if kind == "decode+lazy+records" and not records.reaches_records(cls):
+    if _base_kind(kind) == "decode+lazy+records" and not records.reaches_records(cls):
         return "decode+lazy"
     return kind
 
@@ -500,8 +527,9 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
     with _LOCK:
         if compiled.validator is None:
             which = f"{kind} validator"
+            base = _base_kind(which)
             text = _run_generated(
-                cls, which, thresholds_of(which), compiled.namespace, lambda: generated(cls, which)
+                cls, base, thresholds_of(which), compiled.namespace, lambda: generated(cls, base)
             )
             compiled.validator = compiled.namespace[function_name("validate", cls.__schema__)]
             compiled.validator_source = text
@@ -509,27 +537,34 @@ def _validator(cls: type[Message], kind: str) -> Callable[..., bool]:
 
 
 def decoder(
-    cls: type[Message], flavor: Flavor = "decode", *, lazy: bool = False, keep_records: bool = True
+    cls: type[Message],
+    flavor: Flavor = "decode",
+    *,
+    lazy: bool = False,
+    keep_records: bool = True,
+    representation: Representation = DEFAULT,
 ) -> Decoder:
     """The compiled decoder of ``cls`` for buffers of the given flavour.
 
     A ``lazy`` decoder keeps small elements of repeated sub-message fields as validated
     offsets into the buffer (wirecodec.protobuf.lazy); use it only on buffers that will
     not change. With ``keep_records`` it keeps the elements of long graphs as records
-    (wirecodec.protobuf.records).
+    (wirecodec.protobuf.records). ``representation`` asks for what the thresholds would
+    not choose on a small input (every element waiting, records in every graph).
     """
     kind: str = flavor
     if lazy:
-        kind += "+lazy-all" if _DEFER_EVERY_ELEMENT.get() else "+lazy"
+        kind += "+lazy-all" if representation.every_element_waits else "+lazy"
         if kind == "decode+lazy" and keep_records and records.reaches_records(cls):
-            kind += "+records"
+            kind += "+records|records-always" if representation.records_always else "+records"
     fn: Decoder = _compiled(cls, kind).function
     return fn
 
 
-def encoder(cls: type[Message]) -> Encoder:
-    """The compiled encoder of ``cls``."""
-    fn: Encoder = _compiled(cls, "encode").function
+def encoder(cls: type[Message], *, reuse_source: bool = True) -> Encoder:
+    """The compiled encoder of ``cls``; without ``reuse_source`` it walks every field even
+    of unchanged decoded messages, where it would re-emit their source bytes."""
+    fn: Encoder = _compiled(cls, "encode" if reuse_source else "encode|full").function
     return fn
 
 
@@ -550,19 +585,3 @@ def source(cls: type[Message], which: Literal["decode", "decode+lazy", "encode"]
             compiled.validator_source = validator_text
         return text + "\n\n" + validator_text
     return text
-
-
-@contextlib.contextmanager
-def defer_every_element() -> Iterator[None]:
-    """For tests and fuzzing: lazy decoding inside this block defers every element.
-
-    Normally only small elements past the first few of a field wait
-    (wirecodec.protobuf.lazy), which small test inputs rarely reach; inside this block
-    every element of every repeated message field takes the validate-now,
-    decode-on-first-read path. It applies to the current thread (or task) only.
-    """
-    token = _DEFER_EVERY_ELEMENT.set(True)
-    try:
-        yield
-    finally:
-        _DEFER_EVERY_ELEMENT.reset(token)

@@ -39,12 +39,10 @@ What makes a copy the message the decoder would have built:
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import itertools
 import types
-from collections.abc import Callable, Iterator
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, Literal
 
 from schema_dsl import Message
 from schema_dsl.containers import RepeatedContainer
@@ -58,12 +56,10 @@ __all__ = [
     "ONE_BYTE",
     "WAKE_AFTER",
     "Memo",
-    "awake_from_start",
     "forget_all",
     "new_memo",
     "offer",
     "rebuild",
-    "turned_off",
     "wake",
 ]
 
@@ -116,42 +112,18 @@ class Memo(dict[Any, list[Any]]):
     __slots__ = ()
 
 
-_ON: Final = contextvars.ContextVar("wirecodec_memo", default=True)
-
-
-_FROM_START: Final = contextvars.ContextVar("wirecodec_memo_from_start", default=False)
-
-
-def new_memo(buf: Any) -> Memo | None:
-    """A sleeping memo for one top-level decode of ``buf`` (see :data:`WAKE_AFTER`); None
-    within :func:`turned_off`, or for a ``bytearray``, whose slices (the keys) are not hashable."""
-    if not _ON.get() or isinstance(buf, bytearray):
+def new_memo(buf: Any, how: Literal["sleeping", "awake", "off"] = "sleeping") -> Memo | None:
+    """A memo for one top-level decode of ``buf``: sleeping (see :data:`WAKE_AFTER`) or
+    awake from the first sub-message; None when off, or for a ``bytearray``, whose
+    slices (the keys) are not hashable (wirecodec.protobuf.representation)."""
+    if how == "off" or isinstance(buf, bytearray):
         return None
     made = Memo()
-    if _FROM_START.get():
+    if how == "awake":
         wake(made)
     return made
 
 
-@contextlib.contextmanager
-def awake_from_start() -> Iterator[None]:
-    """Within this block, memos remember from the first sub-message (tests of the memo on
-    small inputs, which would otherwise never wake it)."""
-    token = _FROM_START.set(True)
-    try:
-        yield
-    finally:
-        _FROM_START.reset(token)
-
-
-@contextlib.contextmanager
-def turned_off() -> Iterator[None]:
-    """Decode every sub-message within this block (for tests and benchmarks that compare)."""
-    token = _ON.set(False)
-    try:
-        yield
-    finally:
-        _ON.reset(token)
 
 
 def wake(memo: Memo) -> None:

@@ -33,20 +33,19 @@ them (:func:`reuse_field`): renaming one node of a 100k-node graph encodes one n
 **Encoding.** The generated encoder asks :func:`reusable` first and, when it gets a
 slice, appends it (zero-copy) instead of walking the fields. A message whose root has
 been dropped has no origin left and is simply encoded field by field.
-:func:`full_encode` turns reuse off within a block, for tests that must exercise the
-field-by-field encoder.
+``wirecodec.encode(message, reuse_source=False)`` runs an encoder that never asks (a
+variant of the same code, wirecodec.protobuf.compile), for tests of the field-by-field
+encoder.
 """
 
 from __future__ import annotations
 
 import bisect
-import contextlib
-import contextvars
 import functools
 import itertools
 import mmap
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 from wirecodec.protobuf.wire import encode_varint, varint_size
@@ -55,7 +54,6 @@ __all__ = [
     "SPAN_SHIFT",
     "Origin",
     "field_span",
-    "full_encode",
     "marked",
     "origin_for",
     "reuse_field",
@@ -68,7 +66,6 @@ SPAN_SHIFT: Final = _OFFSET_BITS  # span = base | start << SPAN_SHIFT | end
 _OFFSET_MASK: Final = (1 << _OFFSET_BITS) - 1
 _SERIAL_SHIFT: Final = 2 * _OFFSET_BITS
 
-_REUSE: Final = contextvars.ContextVar("wirecodec_reuse_source_bytes", default=True)
 _serials: Final = itertools.count(1)
 # serial -> the origin, held weakly (a plain dict of refs: looked up on every re-emit)
 _live: Final[dict[int, weakref.ref[Origin]]] = {}
@@ -163,7 +160,7 @@ def reusable(span: int) -> memoryview | None:
     # (Asked once per message encoded: _origin_of, _offsets and Origin.unchanged inline.)
     ref = _live.get(span >> _SERIAL_SHIFT)
     origin = None if ref is None else ref()
-    if origin is None or not _REUSE.get():
+    if origin is None:
         return None
     start = (span >> _OFFSET_BITS) & _OFFSET_MASK
     end = span & _OFFSET_MASK
@@ -239,7 +236,7 @@ def reuse_field(
     that changed; returns the bytes appended, or None when the field itself changed
     (the caller then encodes it element by element)."""
     origin = _origin_of(span)
-    if origin is None or not _REUSE.get():
+    if origin is None:
         return None
     marked, end = _offsets(span)
     start = marked - 1
@@ -279,12 +276,3 @@ def reuse_field(
     return written
 
 
-@contextlib.contextmanager
-def full_encode() -> Iterator[None]:
-    """Within the block (this thread or task), encoders walk every field even of
-    unchanged decoded messages: for tests of the encoder itself."""
-    token = _REUSE.set(False)
-    try:
-        yield
-    finally:
-        _REUSE.reset(token)

@@ -33,12 +33,10 @@ holding records itself (a graph) cannot.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import struct
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Final
 
 from schema_dsl import FieldSpec, Kind, Message, MessageSchema
@@ -56,26 +54,15 @@ __all__ = [
     "keeps_records",
     "reaches_records",
     "record_functions",
-    "records_from_start",
 ]
 
 _VARINT: Final = frozenset({Kind.INT32, Kind.INT64, Kind.UINT32, Kind.UINT64, Kind.ENUM, Kind.BOOL})
 _LENGTH: Final = frozenset({Kind.STRING, Kind.BYTES, Kind.MESSAGE})
 _FIXED: Final = {Kind.FLOAT: (5, 4, "_uf32"), Kind.DOUBLE: (1, 8, "_uf64")}
-_FROM_START: Final = contextvars.ContextVar("wirecodec_records_from_start", default=False)
 _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
 
 
-@contextlib.contextmanager
-def records_from_start() -> Iterator[None]:
-    """Within the block, every graph keeps records, however short its fields (for tests:
-    the message-behaviour suite runs on views of small models)."""
-    token = _FROM_START.set(True)
-    try:
-        yield
-    finally:
-        _FROM_START.reset(token)
 
 
 def can_be_record(cls: type[Message]) -> bool:
@@ -438,8 +425,6 @@ def keeps_records(buf: Any, pos: int, end: int, tags: frozenset[int]) -> bool:
     or more on average (the first field past the count decides): a scan of its
     records' tags and lengths that stops at the answer. Malformed bytes answer False
     (the decoder then says what is wrong)."""
-    if _FROM_START.get():
-        return True
     if end - pos < RECORDS_AFTER * RECORD_MIN_AVERAGE:
         return False  # too short to hold that many such elements: no need to look
     counts = dict.fromkeys(tags, 0)

@@ -15,9 +15,10 @@ import pytest
 import wirecodec
 from schema_dsl import FLOAT, INT64, Message, optional, repeated
 from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import decode, encode
 from wirecodec.protobuf import shipped
-from wirecodec.protobuf.compile import decoder, defer_every_element, encoder
+from wirecodec.protobuf.compile import decoder, encoder
 
 # A float32 signalling NaN with a payload: widening it to a Python float sets the quiet bit.
 _SNAN: Final = struct.pack("<I", 0x7F800001)
@@ -89,13 +90,12 @@ def test_codecs_of_a_class_go_away_with_it() -> None:
     assert gone() is None
 
 
-def test_defer_every_element_is_a_separate_codec_not_a_patch() -> None:
+def test_every_element_waiting_is_a_separate_codec_not_a_patch() -> None:
     data = encode(GraphProto(node=[NodeProto(op_type="Relu")] * 6))
     eager_before = decoder(GraphProto, lazy=True)
-    with defer_every_element():
-        assert decoder(GraphProto, lazy=True) is not eager_before
-        graph = decode(GraphProto, data)
-        assert graph._lazy is not None  # every element waits, even the first four
+    assert decoder(GraphProto, lazy=True, representation=EVERY_ELEMENT) is not eager_before
+    graph = decode(GraphProto, data, representation=EVERY_ELEMENT)
+    assert graph._lazy is not None  # every element waits, even the first four
     assert decoder(GraphProto, lazy=True) is eager_before
     assert decode(GraphProto, data)._lazy is not None  # past the first four, small ones wait
     assert [n.op_type for n in graph.node] == ["Relu"] * 6

@@ -2,25 +2,30 @@
 every mode really flips its switches, and the core differential tests run in every mode.
 
 A new mode added to ``tests/support/decode_modes.py: MODES`` runs the differential suite with
-nothing else to do; a new switch in the codec (a context variable under ``wirecodec/``
-or a keyword of ``decode``) fails here until a mode covers it or ``SWITCHES`` says why
+nothing else to do; a new switch in the codec (a context variable under ``wirecodec/``,
+a keyword of ``decode`` or ``encode``, a field of ``Representation``) fails here until a
+mode covers it or ``SWITCHES`` says why
 it is not one.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
+import os
 import pathlib
 import re
 
 import pytest
 
 import wirecodec
+from schema_dsl.message import slot_value
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
+from schema_dsl.views import RecordContainer
 from tests.support.decode_modes import MODES, SWITCHES, DecodeMode
-from wirecodec.protobuf import compile as compile_module
-from wirecodec.protobuf import memo, origin, records
+from wirecodec.protobuf.codec import encode_chunks
+from wirecodec.protobuf.representation import Representation
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 # The core differential tests: every test in them takes the decode_mode fixture, except these.
@@ -37,8 +42,11 @@ def _switches_in_the_source() -> set[str]:
     for path in (ROOT / "wirecodec").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         names |= set(re.findall(r"ContextVar(?:\[[^\n]*?\])?\(\s*\"([^\"]+)\"", text))
-    keywords = inspect.signature(wirecodec.decode).parameters.values()
-    names |= {f"decode({p.name}=)" for p in keywords if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    for function in (wirecodec.decode, wirecodec.encode):
+        keywords = inspect.signature(function).parameters.values()
+        keyword_only = [p.name for p in keywords if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        names |= {f"{function.__name__}({name}=)" for name in keyword_only}
+    names |= {f"Representation.{f.name}" for f in dataclasses.fields(Representation)}
     return names
 
 
@@ -59,24 +67,39 @@ def test_modes_are_distinct() -> None:
     assert len(set(settings)) == len(settings)
 
 
+def _small_model(count: int = 40) -> bytes:
+    nodes = [NodeProto(op_type="Relu", input=[str(i)], output=[str(i + 1)]) for i in range(count)]
+    return wirecodec.encode(ModelProto(ir_version=10, graph=GraphProto(name="g", node=nodes)))
+
+
+def _waiting(model: ModelProto) -> bool:
+    return slot_value(model.graph, "node") is None and model.graph._lazy is not None
+
+
 def test_each_mode_flips_its_switches(decode_mode: DecodeMode) -> None:
-    # The fixture has the switches on for the whole test.
-    assert compile_module._DEFER_EVERY_ELEMENT.get() is decode_mode.every_element
-    assert memo._ON.get() is decode_mode.memo
-    assert origin._REUSE.get() is decode_mode.reemit
-    assert records._FROM_START.get() is decode_mode.records
-    # And decoding in the mode is what the mode says: eager builds every node at once.
-    nodes = [NodeProto(op_type="Relu", input=[str(i)], output=[str(i + 1)]) for i in range(40)]
-    data = wirecodec.encode(ModelProto(ir_version=10, graph=GraphProto(name="g", node=nodes)))
+    # Every element waits only in the mode that asks (three short nodes are built at once).
+    assert _waiting(decode_mode.decode(ModelProto, _small_model(3))) is decode_mode.every_element
+    data = _small_model()
     model = decode_mode.decode(ModelProto, data)
+    # Records only where asked for (40 nodes are far below the threshold).
+    assert isinstance(model.graph.node, RecordContainer) is decode_mode.records
     assert [n.input[0] for n in model.graph.node] == [str(i) for i in range(40)]
+    # The encoder re-emits the source bytes (a view of them) unless the mode walks every field.
+    chunks, _ = encode_chunks(model, reuse_source=decode_mode.reemit)
+    assert any(isinstance(chunk, memoryview) for chunk in chunks) is decode_mode.reemit
     assert decode_mode.encode(model) == data
 
 
-def test_the_switches_are_off_outside_the_fixture() -> None:
-    assert compile_module._DEFER_EVERY_ELEMENT.get() is False
-    assert memo._ON.get() is True and origin._REUSE.get() is True
-    assert records._FROM_START.get() is False
+@pytest.mark.skipif(
+    os.environ.get("WIRECODEC_TEST_RECORDS_FROM_START") == "1",
+    reason="the --records run keeps records everywhere",
+)
+def test_a_plain_decode_lets_the_thresholds_choose() -> None:
+    assert not _waiting(wirecodec.decode(ModelProto, _small_model(3)))
+    model = wirecodec.decode(ModelProto, _small_model())
+    assert not isinstance(model.graph.node, RecordContainer)
+    chunks, _ = encode_chunks(model)
+    assert any(isinstance(chunk, memoryview) for chunk in chunks)
 
 
 def _autouse(function: ast.FunctionDef) -> bool:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
 import importlib.util
 import pathlib
 import pickle
 import random
+import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,16 +23,17 @@ import pytest
 import wirecodec
 from schema_dsl.message import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import DecodeError, LimitError, decode, encode
-from wirecodec.protobuf.compile import defer_every_element
 from wirecodec.protobuf.wire import encode_varint
 
 
 @pytest.fixture
-def all_lazy() -> Iterator[None]:
-    """Every element of every repeated message field waits (no size or count exemption)."""
-    with defer_every_element():
-        yield
+def all_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every element of every repeated message field waits (no size or count exemption):
+    this module's ``decode`` asks for it."""
+    every_element = functools.partial(wirecodec.decode, representation=EVERY_ELEMENT)
+    monkeypatch.setattr(sys.modules[__name__], "decode", every_element)
 
 
 def _eager(cls: Any, data: bytes) -> Any:

@@ -9,7 +9,7 @@ hand for every field kind (tests/wire_gen), and every truncation of an element a
 corruption at every byte position of the input is decoded
 
 - eagerly (``decode(..., lazy=False)``),
-- lazily with every element deferred (``defer_every_element``) and with the default
+- lazily with every element deferred (``Representation(every_element_waits=True)``) and with the default
   thresholds (the element placed past the first four), then read field by field,
 - by upb, through a holder message declared the same way in protobuf's descriptor pool;
 
@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 from schema_dsl import Kind, Message
 from schema_dsl.message import slot_value
+from tests.support.decode_modes import EVERY_ELEMENT
 from tests.support.reference import all_message_classes, pb_class
 from tests.support.wire_gen import (
     corruptions,
@@ -40,7 +41,6 @@ from tests.support.wire_gen import (
     truncations,
 )
 from wirecodec import DecodeError, decode, encode
-from wirecodec.protobuf.compile import defer_every_element
 
 pytest.importorskip("google.protobuf", reason="protobuf (upb) is the third reference (test extra)")
 
@@ -128,8 +128,7 @@ def eager(cls: type[Message], data: bytes) -> Outcome:
 
 def lazy_every(cls: type[Message], data: bytes) -> Outcome:
     def run() -> Message:
-        with defer_every_element():
-            return decode(holder(cls), data)
+        return decode(holder(cls), data, representation=EVERY_ELEMENT)
 
     return _outcome(run, lazy=True)
 
@@ -160,11 +159,7 @@ def _deferred_inputs(payload: bytes) -> list[bytes]:
 
 
 def _is_waiting(cls: type[Message], data: bytes, every: bool) -> bool:
-    if every:
-        with defer_every_element():
-            message = decode(holder(cls), data)
-    else:
-        message = decode(holder(cls), data)
+    message = decode(holder(cls), data, representation=EVERY_ELEMENT) if every else decode(holder(cls), data)
     return slot_value(message, "item") is None and message._lazy is not None
 
 
@@ -235,8 +230,8 @@ def test_an_element_one_byte_short_inside_a_real_graph() -> None:
     data = frame(1, b"") + frame(1, attribute)  # GraphProto.node[0] (empty), node[1]
     with pytest.raises(DecodeError) as eager:
         decode(GraphProto, data, lazy=False)
-    with defer_every_element(), pytest.raises(DecodeError) as lazy:
-        decode(GraphProto, data)
+    with pytest.raises(DecodeError) as lazy:
+        decode(GraphProto, data, representation=EVERY_ELEMENT)
     assert (lazy.value.offset, lazy.value.path) == (eager.value.offset, eager.value.path)
     assert eager.value.path == "GraphProto.node[1].attribute[0].f"
     assert eager.value.offset == len(data) - 3
@@ -274,6 +269,5 @@ def test_every_element_defers_the_first_one() -> None:
 def _is_waiting_graph(data: bytes) -> bool:
     from schema_dsl.onnx import GraphProto
 
-    with defer_every_element():
-        graph = decode(GraphProto, data)
+    graph = decode(GraphProto, data, representation=EVERY_ELEMENT)
     return slot_value(graph, "node") is None

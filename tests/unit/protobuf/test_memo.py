@@ -29,9 +29,8 @@ from tests.support.reference import CorpusItem, backend_corpus, pb_class, requir
 from tests.support.wire_gen import frame
 from wirecodec.errors import LimitError
 from wirecodec.protobuf import codec, memo, sparse
-from wirecodec.protobuf.compile import defer_every_element
 from wirecodec.protobuf.notes import noting
-from wirecodec.protobuf.origin import full_encode
+from wirecodec.protobuf.representation import Representation
 
 _OFFSETS = (1 << 80) - 1
 _EMPTY = object()  # an empty slot  # a span without its origin's serial: the two offsets
@@ -69,22 +68,26 @@ def _fingerprint(value: Any, base: int) -> Any:
     return value
 
 
-def _decode_both(data: bytes, cls: type[Message] = ModelProto, **options: Any) -> tuple[Any, Any]:
-    with memo.awake_from_start():  # small inputs never wake it otherwise
-        with_memo = wirecodec.decode(cls, data, **options)
-    with memo.turned_off():
-        without = wirecodec.decode(cls, data, **options)
+def _decode_both(
+    data: bytes, cls: type[Message] = ModelProto, every_element: bool = False, **options: Any
+) -> tuple[Any, Any]:
+    # Awake from the first sub-message: small inputs never wake it otherwise.
+    awake = Representation(every_element_waits=every_element, memo="awake")
+    with_memo = wirecodec.decode(cls, data, representation=awake, **options)
+    off = Representation(every_element_waits=every_element, memo="off")
+    without = wirecodec.decode(cls, data, representation=off, **options)
     return with_memo, without
 
 
-def _assert_same_decode(data: bytes, cls: type[Message] = ModelProto, **options: Any) -> Message:
-    with_memo, without = _decode_both(data, cls, **options)
+def _assert_same_decode(
+    data: bytes, cls: type[Message] = ModelProto, every_element: bool = False, **options: Any
+) -> Message:
+    with_memo, without = _decode_both(data, cls, every_element, **options)
     base = np.frombuffer(data, np.uint8).ctypes.data if data else 0
     assert _fingerprint(with_memo, base) == _fingerprint(without, base)
     reused = wirecodec.encode(with_memo)
     assert reused == wirecodec.encode(without)
-    with full_encode():
-        assert wirecodec.encode(with_memo) == reused
+    assert wirecodec.encode(with_memo, reuse_source=False) == reused
     return with_memo
 
 
@@ -149,10 +152,9 @@ def test_backend_models_decode_the_same_with_the_memo(corpus: list[CorpusItem]) 
 @compiling
 @pytest.mark.usefixtures("compile_after")
 def test_backend_models_decode_the_same_with_every_element_deferred(corpus: list[CorpusItem]) -> None:
-    with defer_every_element():
-        for item in corpus[::7]:
-            if item.message == "ModelProto":
-                _assert_same_decode(item.data)
+    for item in corpus[::7]:
+        if item.message == "ModelProto":
+            _assert_same_decode(item.data, every_element=True)
 
 
 @compiling
@@ -169,7 +171,9 @@ def test_an_llm_shaped_graph_is_mostly_built_from_recipes(
     data = llm_graph().SerializeToString()
     memos: list[memo.Memo] = []
 
-    def keep(buf: Any) -> memo.Memo | None:
+    def keep(buf: Any, how: str = "sleeping") -> memo.Memo | None:
+        if how == "off":
+            return None  # the decode without a memo _assert_same_decode compares with
         made = memo.Memo()
         memo.wake(made)
         memos.append(made)
@@ -226,8 +230,7 @@ def test_changing_a_copy_or_its_template_changes_nothing_else() -> None:
     ]
     assert ours.graph.node[0].attribute[0].i == 4096
     assert wirecodec.encode(ours) == theirs.SerializeToString()
-    with full_encode():
-        assert wirecodec.encode(ours) == theirs.SerializeToString()
+    assert wirecodec.encode(ours, reuse_source=False) == theirs.SerializeToString()
 
 
 @compiling
@@ -267,8 +270,8 @@ def test_max_depth_fails_where_decoding_would(max_depth: int) -> None:
     for turned_off in (False, True):
         try:
             if turned_off:
-                with memo.turned_off():
-                    result = wirecodec.decode(ModelProto, data, max_depth=max_depth)
+                off = Representation(memo="off")
+                result = wirecodec.decode(ModelProto, data, max_depth=max_depth, representation=off)
             else:
                 result = wirecodec.decode(ModelProto, data, max_depth=max_depth)
         except LimitError as exc:
@@ -345,8 +348,8 @@ def test_tensor_views_point_into_their_own_bytes() -> None:
 def test_the_memo_sleeps_until_one_field_is_long(monkeypatch: pytest.MonkeyPatch) -> None:
     memos: list[memo.Memo] = []
 
-    def keep(buf: Any) -> memo.Memo | None:
-        made = memo.new_memo(buf)  # the one a decode gets: sleeping
+    def keep(buf: Any, how: Any = "sleeping") -> memo.Memo | None:
+        made = memo.new_memo(buf, how)  # the one a decode gets: sleeping
         assert made is not None
         memos.append(made)
         return made
@@ -366,8 +369,7 @@ def test_the_memo_sleeps_until_one_field_is_long(monkeypatch: pytest.MonkeyPatch
     assert min(offsets) > woke_at
     # And what it built from recipes after waking is what decoding builds.
     monkeypatch.undo()
-    with memo.turned_off():
-        without = wirecodec.decode(ModelProto, data, records=False)
+    without = wirecodec.decode(ModelProto, data, records=False, representation=Representation(memo="off"))
     base = np.frombuffer(data, np.uint8).ctypes.data
     again = wirecodec.decode(ModelProto, data, records=False)
     assert _fingerprint(again, base) == _fingerprint(without, base)
@@ -434,8 +436,8 @@ def test_decoders_and_validators_note_data_location() -> None:
     with noting() as seen:
         wirecodec.decode(ModelProto, data)
     assert (TensorProto, "data_location") in seen
-    with defer_every_element(), noting() as seen:  # the tensor waits: only validated
-        model = wirecodec.decode(ModelProto, data)
+    with noting() as seen:  # the tensor waits: only validated
+        model = wirecodec.decode(ModelProto, data, representation=Representation(every_element_waits=True))
     assert model.graph._lazy
     assert (TensorProto, "data_location") in seen
     with noting() as seen:
@@ -478,3 +480,26 @@ def test_payload_walk_gives_up_when_payloads_cannot_reach_what_is_asked(tmp_path
         payload = everything[0][1] - everything[0][0]
         assert sparse.payload_ranges(file.fileno(), len(data), ModelProto, at_least=payload) == everything
         assert sparse.payload_ranges(file.fileno(), len(data), ModelProto, at_least=payload + 1) is None
+
+
+@pytest.mark.parametrize("how", ["sleeping", "awake", "off"])
+def test_a_decode_gets_the_memo_its_representation_asks_for(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[memo.Memo | None] = []
+    real = memo.new_memo
+
+    def spy(buf: Any, asked: Any = "sleeping") -> memo.Memo | None:
+        made.append(real(buf, asked))
+        return made[-1]
+
+    monkeypatch.setattr(codec, "new_memo", spy)
+    data = llm_graph(20).SerializeToString()  # 20 nodes: far below WAKE_AFTER
+    model = wirecodec.decode(ModelProto, data, representation=Representation(memo=how))  # type: ignore[arg-type]
+    [kept] = made
+    if how == "off":
+        assert kept is None
+    else:
+        assert kept is not None
+        assert bool(kept) is (how == "awake")  # awake: remembering; asleep: empty
+    assert wirecodec.encode(model) == data

@@ -21,6 +21,7 @@ import pytest
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from tests.support.oracle import first_error
 from tests.support.reference import TOP_LEVEL, all_message_classes, backend_corpus, message_class
 from tests.support.wire_gen import (
@@ -34,15 +35,22 @@ from tests.support.wire_gen import (
     varint,
 )
 from wirecodec import DecodeError, LimitError, decode, encode
-from wirecodec.protobuf.compile import defer_every_element
+from wirecodec.protobuf.representation import Representation
 
 Verdict = tuple[int, str, bool] | None  # (offset, path, is a limit error), None if accepted
 Seeds = list[tuple[type[Message], bytes]]
 
 
-def wirecodec_verdict(cls: type[Message], data: bytes, *, lazy: bool, max_depth: int = 100) -> Verdict:
+def wirecodec_verdict(
+    cls: type[Message],
+    data: bytes,
+    *,
+    lazy: bool,
+    max_depth: int = 100,
+    representation: Representation | None = None,
+) -> Verdict:
     try:
-        decode(cls, data, lazy=lazy, max_depth=max_depth)
+        decode(cls, data, lazy=lazy, max_depth=max_depth, representation=representation)
     except DecodeError as exc:
         return (exc.offset, exc.path, isinstance(exc, LimitError))
     return None
@@ -59,8 +67,8 @@ def assert_exact(cls: type[Message], data: bytes, max_depth: int = 100) -> Verdi
     eager = wirecodec_verdict(cls, data, lazy=False, max_depth=max_depth)
     assert eager == expected, f"{cls.__qualname__} {data.hex()}: wirecodec {eager}, oracle {expected}"
     assert wirecodec_verdict(cls, data, lazy=True, max_depth=max_depth) == expected, "lazy"
-    with defer_every_element():
-        assert wirecodec_verdict(cls, data, lazy=True, max_depth=max_depth) == expected, "every element lazy"
+    every = wirecodec_verdict(cls, data, lazy=True, max_depth=max_depth, representation=EVERY_ELEMENT)
+    assert every == expected, "every element lazy"
     return expected
 
 

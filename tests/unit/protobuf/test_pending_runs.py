@@ -16,8 +16,8 @@ import pytest
 
 from schema_dsl.message import slot_value
 from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import DecodeError, decode, encode
-from wirecodec.protobuf.compile import defer_every_element
 from wirecodec.protobuf.lazy import DEFAULT, PendingRun
 from wirecodec.protobuf.wire import encode_varint
 
@@ -131,10 +131,9 @@ def test_assigning_before_the_first_read_wins() -> None:
     assert list(tensor.float_data) == [] and encode(tensor) == b""
 
 
-def test_every_run_waits_under_defer_every_element() -> None:
+def test_every_run_waits_when_every_element_waits() -> None:
     data = _packed(_FLOAT_PACKED, "f", [3.0]) + _FLOAT_ONE + struct.pack("<f", 4.0)
-    with defer_every_element():
-        tensor = decode(TensorProto, data)
+    tensor = decode(TensorProto, data, representation=EVERY_ELEMENT)
     assert _run("float_data", tensor) is not None
     assert list(tensor.float_data) == [3.0, 4.0]
 

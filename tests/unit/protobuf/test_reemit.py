@@ -21,19 +21,17 @@ from schema_dsl import Kind, Message
 from schema_dsl.fields import FieldSpec
 from schema_dsl.message import copy_message
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorShapeProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from tests.support.exports import Export
 from tests.support.reference import CorpusItem, backend_corpus, message_class, pb_class
 from wirecodec.protobuf.codec import encode_chunks
-from wirecodec.protobuf.compile import defer_every_element
-from wirecodec.protobuf.origin import full_encode
 
 Path = tuple[tuple[str, int | None], ...]
 
 
 def _both_encodings(mine: Message) -> tuple[bytes, bytes]:
     reused = wirecodec.encode(mine)
-    with full_encode():
-        walked = wirecodec.encode(mine)
+    walked = wirecodec.encode(mine, reuse_source=False)
     return reused, walked
 
 
@@ -199,9 +197,11 @@ def _donor(mine: Message, theirs: Any) -> tuple[Message, Any]:
     return fresh, type(theirs).FromString(theirs.SerializeToString())
 
 
-def _check_changes(cls: type[Message], data: bytes, seed: int, steps: int) -> None:
+def _check_changes(
+    cls: type[Message], data: bytes, seed: int, steps: int, every_element: bool = False
+) -> None:
     rng = random.Random(seed)
-    mine = wirecodec.decode(cls, data)
+    mine = wirecodec.decode(cls, data, representation=EVERY_ELEMENT if every_element else None)
     theirs = pb_class(cls).FromString(data)
     expected = theirs.SerializeToString()
     if expected == data:  # canonical, as protobuf writes: re-emitted whole, as one slice
@@ -237,11 +237,7 @@ def corpus() -> list[CorpusItem]:
 def test_changes_to_backend_models_encode_as_protobuf_does(corpus: list[CorpusItem], lazy_all: bool) -> None:
     for number, item in enumerate(_sample(corpus, 60)):
         cls = message_class(item.message)
-        if lazy_all:
-            with defer_every_element():
-                _check_changes(cls, item.data, seed=number, steps=12)
-        else:
-            _check_changes(cls, item.data, seed=number, steps=12)
+        _check_changes(cls, item.data, seed=number, steps=12, every_element=lazy_all)
 
 
 def test_changes_to_pytorch_exports_encode_as_protobuf_does(pytorch_exports: list[Export]) -> None:

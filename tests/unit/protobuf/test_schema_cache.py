@@ -29,14 +29,14 @@ if sys.argv[1] == "no-compile":  # as under python -B: nothing written, nothing 
         raise AssertionError("compiled although the cache holds the code")
     compile_module.compile = refuse
 import wirecodec
-from wirecodec.protobuf.compile import defer_every_element, source
+from wirecodec.protobuf.compile import source
+from wirecodec.protobuf.representation import Representation
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
 nodes = [NodeProto(op_type="Conv", input=["x", "w"], output=[f"y{i}"],
                    attribute=[AttributeProto(name="k", type=7, ints=[3, 3])]) for i in range(30)]
 weights = TensorProto(name="w", dims=[64], data_type=1, float_data=[i / 3 for i in range(64)])
 data = wirecodec.encode(ModelProto(graph=GraphProto(node=nodes, initializer=[weights])))
-with defer_every_element():
-    waiting = wirecodec.decode(ModelProto, data)
+waiting = wirecodec.decode(ModelProto, data, representation=Representation(every_element_waits=True))
 model = wirecodec.decode(ModelProto, data)
 assert waiting == model and wirecodec.encode(model) == data
 print(sum(len(n.attribute[0].ints) for n in model.graph.node), model.graph.initializer[0].float_data[-1])

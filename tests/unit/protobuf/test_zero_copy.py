@@ -26,8 +26,8 @@ import wirecodec
 from schema_dsl import Kind, Message
 from schema_dsl.message import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import decode, encode, from_array, to_array
-from wirecodec.protobuf.compile import defer_every_element
 
 
 def _model(big: int = 0) -> ModelProto:
@@ -137,8 +137,7 @@ def test_every_bytes_field_views_the_input(kind: str, lazy: bool) -> None:
 @pytest.mark.parametrize("kind", INPUTS)
 def test_deferred_elements_view_the_input_too(kind: str) -> None:
     given, underlying = INPUTS[kind]()
-    with defer_every_element():
-        model = decode(ModelProto, given)
+    model = decode(ModelProto, given, representation=EVERY_ELEMENT)
     assert_views_of(model, underlying)
 
 
