@@ -25,11 +25,11 @@ def tensor_values(tensor: TensorProto | npt.NDArray[Any]) -> npt.NDArray[Any] | 
         return tensor
     if tensor.data_location == _EXTERNAL:
         return None
-    from wirecodec.tensors.reading import to_array
-
     try:
+        from wirecodec.tensors.reading import to_array  # NumpyMissingError without numpy
+
         return to_array(tensor)
-    except Exception:  # a tensor the reader refuses is a tensor with no known value here
+    except Exception:  # a tensor the reader refuses (or cannot read) has no known value here
         return None
 
 

@@ -43,6 +43,8 @@ from wirecodec.shape_inference.ops.data_prop import SINCE
 __all__ = ["Options", "infer_model"]
 
 _SYMBOL_PREFIX = "unk__"
+_INT64 = int(TensorProto.DataType.INT64)
+_FLOAT = int(TensorProto.DataType.FLOAT)
 _MAX_CALL_DEPTH = 64
 
 
@@ -260,23 +262,24 @@ class _Scope:
                 _rewrite(output, inferred)
 
     def record_constant(self, node: NodeProto) -> None:
+        """A Constant's value, kept as a tensor (read through ``tensor_values`` where a rule
+        needs it, so that a process without numpy infers what it can instead of failing)."""
         if node.op_type != "Constant" or domain_key(node.domain) != "" or len(node.output) != 1:
             return
-        import numpy as np
-
         name = node.output[0]
         for attr in node.attribute:
             if attr.name == "value":
                 if attr.type == AttributeProto.AttributeType.TENSOR and attr.HasField("t"):
                     self.data[name] = attr.t
             elif attr.type == AttributeProto.AttributeType.INTS:
-                self.data[name] = np.array(list(attr.ints), dtype=np.int64)
+                self.data[name] = TensorProto(data_type=_INT64, dims=[len(attr.ints)], int64_data=attr.ints)
             elif attr.type == AttributeProto.AttributeType.INT:
-                self.data[name] = np.array(attr.i, dtype=np.int64)
+                self.data[name] = TensorProto(data_type=_INT64, int64_data=[attr.i])
             elif attr.type == AttributeProto.AttributeType.FLOATS:
-                self.data[name] = np.array(list(attr.floats), dtype=np.float32)
+                floats = attr.floats
+                self.data[name] = TensorProto(data_type=_FLOAT, dims=[len(floats)], float_data=floats)
             elif attr.type == AttributeProto.AttributeType.FLOAT:
-                self.data[name] = np.array(attr.f, dtype=np.float32)
+                self.data[name] = TensorProto(data_type=_FLOAT, float_data=[attr.f])
 
     # -- subgraphs and calls -------------------------------------------------------------
     def infer_subgraph(self, graph: GraphProto, input_types: Sequence[Type | None]) -> list[Type | None]:

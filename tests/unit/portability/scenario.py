@@ -176,6 +176,81 @@ def case_cli(work: pathlib.Path) -> None:
     _cli("draw", model)
 
 
+def constant_weights_model() -> ModelProto:
+    """Weights in Constant nodes, as many exporters ship them: each way a Constant holds its
+    value (a tensor of typed int64_data, a raw float tensor, value_ints, value_int,
+    value_floats, value_float), each feeding a node whose output shape depends on it."""
+    from schema_dsl.onnx import (
+        AttributeProto,
+        GraphProto,
+        NodeProto,
+        OperatorSetIdProto,
+        TensorShapeProto,
+        TypeProto,
+        ValueInfoProto,
+    )
+
+    kinds = AttributeProto.AttributeType
+    floats = TensorProto.DataType.FLOAT
+
+    def constant(output: str, **attribute: object) -> NodeProto:
+        value = AttributeProto(**attribute)  # type: ignore[arg-type]
+        return NodeProto(op_type="Constant", output=[output], attribute=[value])
+
+    def info(name: str, elem: int, dims: list[int]) -> ValueInfoProto:
+        shape = TensorShapeProto(dim=[TensorShapeProto.Dimension(dim_value=d) for d in dims])
+        tensor_type = TypeProto.Tensor(elem_type=elem, shape=shape)
+        return ValueInfoProto(name=name, type=TypeProto(tensor_type=tensor_type))
+
+    typed = TensorProto(name="s", data_type=TensorProto.DataType.INT64, dims=[2], int64_data=[3, 4])
+    raw = TensorProto(name="r", data_type=floats, dims=[12], raw_data=bytes(range(48)))
+    nodes = [
+        constant("shape", name="value", type=kinds.TENSOR, t=typed),
+        NodeProto(op_type="Reshape", input=["x", "shape"], output=["a"]),
+        constant("weights", name="value", type=kinds.TENSOR, t=raw),
+        NodeProto(op_type="Add", input=["x", "weights"], output=["b"]),
+        constant("ints", name="value_ints", type=kinds.INTS, ints=[4, 3]),
+        NodeProto(op_type="Reshape", input=["b", "ints"], output=["c"]),
+        constant("one", name="value_int", type=kinds.INT, i=0),
+        constant("axes", name="value_ints", type=kinds.INTS, ints=[0]),
+        NodeProto(op_type="Unsqueeze", input=["one", "axes"], output=["d"]),
+        constant("pair", name="value_floats", type=kinds.FLOATS, floats=[1.5, 2.5]),
+        constant("half", name="value_float", type=kinds.FLOAT, f=0.5),
+        NodeProto(op_type="Mul", input=["pair", "half"], output=["e"]),
+    ]
+    graph = GraphProto(
+        name="constants",
+        node=nodes,
+        input=[info("x", floats, [12])],
+        output=[
+            info("a", floats, [3, 4]),
+            info("c", floats, [4, 3]),
+            info("d", TensorProto.DataType.INT64, [1]),
+            info("e", floats, [2]),
+        ],
+    )
+    return ModelProto(ir_version=8, opset_import=[OperatorSetIdProto(version=17)], graph=graph)
+
+
+def case_constant_weights(work: pathlib.Path) -> None:
+    """Weights in Constant nodes through every verb that reads the graph (numpy or not):
+    convert to .onnxz and back byte-exact, check --full, infer-shapes, inspect."""
+    path = work / "constants.onnx"
+    wirecodec.save(constant_weights_model(), path)
+    zipped = str(work / "constants.onnxz")
+    _cli("convert", "--to", "zip", str(path), zipped)
+    _cli("check", "--full", zipped)
+    back = work / "back.onnx"
+    _cli("convert", "--to", "single", zipped, str(back))
+    # The same values (a typed tensor comes back in raw_data where numpy made its entry).
+    text = wirecodec.printer.to_text
+    _same(text(wirecodec.load(back)), text(wirecodec.load(path)), "Constant weights: single -> zip -> single")
+    inferred = work / "inferred.onnx"
+    _cli("infer-shapes", str(path), str(inferred))
+    _cli("check", "--full", str(inferred))
+    _cli("inspect", zipped)
+
+
 def case_arrays_need_numpy(work: pathlib.Path) -> None:
     """Without numpy: the one clear error, from the top-level name and from the package."""
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.errors import ExternalDataError, TensorError
+from wirecodec.errors import ExternalDataError, NumpyMissingError, TensorError
 from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
@@ -80,8 +80,10 @@ def _payload(tensor: TensorProto) -> memoryview | PendingBytes | None:
         return None  # strings have no raw layout
     try:
         data = raw_bytes(tensor)
-    except TensorError:
-        return None  # typed data that is not a valid array stays inline, as it was
+    except (TensorError, NumpyMissingError):
+        # Typed data that is not a valid array stays inline, as it was; so does typed data
+        # where numpy is missing (WebAssembly): converting it to raw bytes takes an array.
+        return None
     if isinstance(data, PendingBytes):
         return data if data.nbytes else None
     view = memoryview(data)
