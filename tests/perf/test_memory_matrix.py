@@ -47,6 +47,9 @@ VERBS: dict[str, list[str]] = {
     "convert --to safetensors": ["convert", "{src}", "{out}/o.onnx", "--to", "safetensors"],
     "convert --to zip": ["convert", "{src}", "{out}/o.onnxz", "--to", "zip"],
     "convert --to single": ["convert", "{src}", "{out}/o.onnx", "--to", "single"],
+    # Verbs that write the model with its weights: from a pipe, they are spooled (issue 47).
+    "infer-shapes": ["infer-shapes", "{src}", "{out}/o.onnx"],
+    "edit": ["edit", "{src}", "-o", "{out}/o.onnx", "--set-producer", "matrix:1"],
 }
 SOURCES = ("file", "pipe", "url")
 
@@ -82,8 +85,9 @@ def test_every_cell_peaks_under_256_mb(
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     peak = _peak_kb(done.stderr)
+    print(f"\n{verb} from a {source}: peak {peak / 1024:.0f} MB")
     assert peak < LIMIT_KB, f"{verb} from a {source}: peak {peak:,} kB"
-    if verb.startswith("convert"):
+    if "{out}/o.onnx" in VERBS[verb] or "{out}/o.onnxz" in VERBS[verb]:
         _check_marks(tmp_path / ("o.onnxz" if verb.endswith("zip") else "o.onnx"))
 
 

@@ -141,7 +141,7 @@ def _check_one(
 ) -> tuple[int, dict[str, Any]]:
     """Check ``model`` and print its report (but for ``quiet``: JSON of several, printed
     whole at the end); returns 0 or 1 and the model's JSON."""
-    opened = open_model(model, load_external_data=False, check_safetensors=False)
+    opened = open_model(model, load_external_data=False, check_safetensors=False, payloads=False)
     if args.full:
         shown(f"{opened.label}: checking, every weight read for its checksum")
     examined = examine(opened, full=args.full, ir_only=args.ir_only)  # one walk of the model

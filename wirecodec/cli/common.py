@@ -201,13 +201,17 @@ def open_model(
     streamed: bool = False,
     spool_dir: str | pathlib.Path | None = None,
     check_safetensors: bool = True,
+    payloads: bool = True,
 ) -> Opened:
     """Open the model at ``source`` (a path, a container, a URL, or ``-``) through the one opener.
 
     With ``load_external_data`` every reference (data files, container entries) is
     resolved into ``raw_data`` views; without, the references stay and ``Opened.data``
     answers for them. ``streamed`` and ``spool_dir`` (where a pipe's payloads may be spooled,
-    for a verb that writes there) as for :func:`wirecodec.files.opener.open_model`.
+    for a verb that writes there) as for :func:`wirecodec.files.opener.open_model`. A verb
+    that reads ``payloads`` gets a long pipe's spooled (to the system's temporary folder
+    unless ``spool_dir`` says where: a file deleted as soon as it is closed, so nothing is
+    left behind whatever happens); a verb that reads only the structure passes them by.
     A safetensors data file whose header lies is refused (``check_safetensors``; reads
     only headers), and loading a container's data refuses an entry whose bytes do not
     match their CRC-32 (every entry is read then anyway).
@@ -222,6 +226,10 @@ def open_model(
     # A pipe is read once: its first bytes are kept as they pass, for the same diagnosis
     # (HTML, .npy, gzip...) as a path gets by reading its head again.
     pipe = _HeadKeeper(sys.stdin.buffer) if given == STDIN else None
+    if spool_dir is None and payloads:
+        import tempfile  # only here: it imports shutil and random
+
+        spool_dir = tempfile.gettempdir()
     try:
         stdin = cast("IO[bytes] | None", pipe)
         opened = _open(given, streamed=streamed, remote=remote, spool_dir=spool_dir, stdin=stdin)

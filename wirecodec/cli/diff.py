@@ -20,9 +20,8 @@ A path is A's unless marked: ``B graph.node[5]`` for what is only in B, ``A grap
 / B graph.node[5]`` for an element matched at another position.
 
 Memory: both models' structure; tensors are compared one at a time. From a pipe (``-``)
-a model over 32 MiB is read front to back and its weights over 64 KiB are not kept: its
-structure is compared, and comparing such a tensor by value stops with one line (give a
-file for that).
+a model over 32 MiB is read front to back and its weights over 64 KiB are spooled to a
+temporary file (deleted once closed), then compared as from a file.
 
 Exit code 0 when the models are equal, 1 when they differ (or one cannot be read).
 

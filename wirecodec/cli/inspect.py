@@ -423,7 +423,7 @@ def _ok(summary: dict[str, Any]) -> bool:
 def _open(source: str) -> tuple[Opened, float]:
     """The model (references left in place) and how long opening it took."""
     started = time.perf_counter()
-    opened = open_model(source, load_external_data=False)
+    opened = open_model(source, load_external_data=False, payloads=False)
     return opened, time.perf_counter() - started
 
 

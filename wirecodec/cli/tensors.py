@@ -378,7 +378,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list or args.tensor is None:
         if args.tensor is not None or args.output is not None:
             raise UsageError("--list takes only MODEL")
-        return _list(open_model(args.model, load_external_data=False), args.json)
+        return _list(open_model(args.model, load_external_data=False, payloads=False), args.json)
     if args.json:
         raise UsageError("--json goes with the list (no TENSOR)")
     numpy_module()  # writing a .npy file needs numpy: say so before any work (NumpyMissingError)

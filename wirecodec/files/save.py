@@ -12,17 +12,12 @@ from __future__ import annotations
 
 import os
 
-from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.options import SaveOptions
-from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
-from wirecodec.files.writeback import write_back
+from wirecodec.files.writeback import with_stand_ins, write_back
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
-from wirecodec.protobuf.lazy import waiting_bytes
-from wirecodec.protobuf.payloads import stand_in
-from wirecodec.protobuf.stream_encode import BIG
 
 __all__ = ["SaveOptions", "save", "save_tensor", "with_stand_ins"]
 
@@ -99,26 +94,6 @@ def save(
         write_back(model, path, "safetensors", options.but(location=external_data))
         return
     write_back(model, path, "external" if external_data else "single", options)
-
-
-def with_stand_ins(model: ModelProto) -> ModelProto:
-    """``model`` with each tensor whose ``raw_data`` waits to be fetched (a model by URL)
-    replaced by a copy holding a stand-in (:func:`~wirecodec.protobuf.payloads.stand_in`):
-    written as a single file, each such tensor is fetched as it is written and not kept."""
-    replacements: ByIdentity[TensorProto] = ByIdentity()
-    for tensor in iter_tensors(model):
-        waiting = waiting_bytes(tensor, "raw_data")
-        # Smaller payloads are batched with the structure, not written on their own: those are
-        # fetched when encoded (and kept, being small).
-        if waiting is not None and waiting.nbytes >= BIG:
-            copy = shallow_copy(tensor, leave_out=frozenset({"raw_data"}))
-            copy.raw_data = stand_in(waiting)
-            replacements[tensor] = copy
-    if not replacements:
-        return model
-    changed = substitute(model, replacements)
-    assert isinstance(changed, ModelProto)
-    return changed
 
 
 def save_tensor(tensor: TensorProto, path: str | os.PathLike[str]) -> None:

@@ -50,14 +50,15 @@ from wirecodec.files._base.options import SaveOptions
 from wirecodec.files._base.raw import raw_bytes
 from wirecodec.files._base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
 from wirecodec.files._base.tensor_data import TensorData
-from wirecodec.files._base.walk import tensor_sites
+from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.protobuf.fieldpath import Step, parse
 from wirecodec.protobuf.lazy import waiting_bytes
-from wirecodec.protobuf.payloads import advance, write_payload
+from wirecodec.protobuf.payloads import advance, stand_in, write_payload
+from wirecodec.protobuf.stream_encode import BIG
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
 
-__all__ = ["Layout", "Written", "where_data_went", "write_back"]
+__all__ = ["Layout", "Written", "where_data_went", "with_stand_ins", "write_back"]
 
 Layout = Literal["single", "external", "zip", "safetensors"]
 
@@ -142,10 +143,31 @@ def write_back(
 
         save_safetensors(model, path, options, progress=progress)
     elif layout == "single":
-        _commit(model, path, [], options.durable)
+        # A weight still to be fetched (a model by URL) is fetched as it is written, not kept.
+        _commit(with_stand_ins(model), path, [], options.durable)
     else:
         raise ValueError(f"layout must be 'single', 'external', 'zip' or 'safetensors', got {layout!r}")
     return Written(path)
+
+
+def with_stand_ins(model: ModelProto) -> ModelProto:
+    """``model`` with each tensor whose ``raw_data`` waits to be fetched (a model by URL)
+    replaced by a copy holding a stand-in (:func:`~wirecodec.protobuf.payloads.stand_in`):
+    written as a single file, each such tensor is fetched as it is written and not kept."""
+    replacements: ByIdentity[TensorProto] = ByIdentity()
+    for tensor in iter_tensors(model):
+        waiting = waiting_bytes(tensor, "raw_data")
+        # Smaller payloads are batched with the structure, not written on their own: those are
+        # fetched when encoded (and kept, being small).
+        if waiting is not None and waiting.nbytes >= BIG:
+            copy = shallow_copy(tensor, leave_out=frozenset({"raw_data"}))
+            copy.raw_data = stand_in(waiting)
+            replacements[tensor] = copy
+    if not replacements:
+        return model
+    changed = substitute(model, replacements)
+    assert isinstance(changed, ModelProto)
+    return changed
 
 
 def _resolved(model: ModelProto, source: TensorData) -> ModelProto:
