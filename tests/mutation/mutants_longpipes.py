@@ -22,4 +22,12 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/perf/test_memory_matrix.py::test_every_cell_peaks_under_256_mb[infer-shapes-url]",),
         "infer-shapes/edit of a model by URL fetch every weight and hold them all while writing",
     ),
+    Mutant(
+        "url-payload-fetched-whole",
+        "wirecodec/protobuf/payloads.py",
+        "        if chunk.fetch_range is None:\n            chunk = chunk.load()",
+        "        if True:\n            chunk = chunk.load()",
+        ("tests/perf/test_memory_matrix.py::test_a_weight_bigger_than_the_limit_is_copied_from_a_url_in_pieces",),
+        "a weight by URL is fetched whole before it is written: a 300 MB tensor is held whole",
+    ),
 )

@@ -297,15 +297,20 @@ class PendingBytes:
     and :func:`pending_size`, answer without fetching anything.
     """
 
-    __slots__ = ("fetch", "nbytes")
+    __slots__ = ("fetch", "fetch_range", "nbytes")
 
     # A copy of the owner takes this record as it is: it holds no state of its own (the
     # copy fetches for itself, when read), so copying never fetches (schema_dsl.copying).
     carried = True
 
-    def __init__(self, nbytes: int, fetch: Callable[[], Any]) -> None:
+    def __init__(
+        self, nbytes: int, fetch: Callable[[], Any], fetch_range: Callable[[int, int], Any] | None = None
+    ) -> None:
         self.nbytes = nbytes
         self.fetch = fetch
+        # bytes [lo:hi) of the value alone, where the source can (a writer then copies a
+        # big payload piece by piece, never holding it whole)
+        self.fetch_range = fetch_range
 
     def __len__(self) -> int:
         return self.nbytes
@@ -393,12 +398,19 @@ def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]],
 def carry_pending(owner: Message, name: str, record: Any) -> None:
     """Give a fresh copy ``owner`` the waiting record of the message it copies (see
     ``PendingBytes.carried``): its field ``name`` then waits too, fetched when read."""
-    pending_bytes(owner, name, record.nbytes, record.fetch)
+    pending_bytes(owner, name, record.nbytes, record.fetch, record.fetch_range)
 
 
-def pending_bytes(owner: Message, name: str, nbytes: int, fetch: Callable[[], Any]) -> None:
+def pending_bytes(
+    owner: Message,
+    name: str,
+    nbytes: int,
+    fetch: Callable[[], Any],
+    fetch_range: Callable[[int, int], Any] | None = None,
+) -> None:
     """Make singular bytes field ``owner.<name>`` present but pending: ``fetch()`` gives
-    its value on first read (under the owner's loading lock, once).
+    its value on first read (under the owner's loading lock, once); ``fetch_range(lo, hi)``,
+    where given, bytes ``[lo:hi)`` of it alone.
 
     Counts as a change of ``owner`` (its source bytes may not hold the value), and is
     made while the message is not yet shared: an opener calls it before returning.
@@ -415,7 +427,7 @@ def pending_bytes(owner: Message, name: str, nbytes: int, fetch: Callable[[], An
         extras(owner).lazy = table
     if name in table:
         table.take(name)
-    table += (name, PendingBytes(nbytes, fetch))
+    table += (name, PendingBytes(nbytes, fetch, fetch_range))
     # An empty slot sends reads to the fallback (schema_dsl.presence), which loads it.
     object.__delattr__(owner, name)
     object.__setattr__(owner, "_has", owner._has | owner.__schema__.bit[name])

@@ -173,11 +173,16 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
     """Write one payload to ``file`` without making its bytes resident here (see module).
 
     A payload still waiting to be fetched (:class:`~wirecodec.protobuf.lazy.PendingBytes`)
-    is fetched now and dropped once written: memory holds one such payload at a time."""
+    is fetched now, piece by piece where its source reads ranges (a model by URL), and
+    dropped once written: memory holds one piece (:data:`FETCH_PIECE`) at a time."""
+    if isinstance(chunk, memoryview) and isinstance(chunk.obj, mmap.mmap) and chunk.obj in _STAND_INS:
+        chunk = _STAND_INS[chunk.obj]  # the bytes the stand-in stood for, fetched now
     if isinstance(chunk, PendingBytes):
-        chunk = chunk.load()
-    elif isinstance(chunk, memoryview) and isinstance(chunk.obj, mmap.mmap) and chunk.obj in _STAND_INS:
-        chunk = _STAND_INS[chunk.obj].load()  # the bytes the stand-in stood for, fetched now
+        if chunk.fetch_range is None:
+            chunk = chunk.load()
+        else:
+            _write_fetched(file, chunk)
+            return
     mapped = _mapped_file(chunk)
     if mapped is None:
         write_all(file, chunk)
@@ -192,6 +197,24 @@ def write_payload(file: IO[bytes], chunk: Any) -> None:
         write_all(file, piece)
         advance(piece.nbytes)
         _release(whole, offset + start, piece.nbytes)
+
+
+# How much of a payload still to be fetched is fetched and written at a time: big enough
+# that a request's round trip is a small part of its time, small beside a model's weights.
+FETCH_PIECE: Final = 16 << 20
+
+
+def _write_fetched(file: IO[bytes], record: PendingBytes) -> None:
+    assert record.fetch_range is not None
+    for start in range(0, record.nbytes, FETCH_PIECE):
+        end = min(start + FETCH_PIECE, record.nbytes)
+        piece = record.fetch_range(start, end)
+        got = memoryview(piece).nbytes
+        if got != end - start:
+            raise OSError(f"fetched {got:,} bytes of a payload where {end - start:,} were asked")
+        write_all(file, piece)
+        advance(end - start)
+        del piece  # dropped before the next is fetched
 
 
 # Untouched anonymous maps standing in for bytes still to be fetched, and what they stand for.

@@ -26,8 +26,8 @@ from __future__ import annotations
 import functools
 import mmap
 import urllib.parse
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
 from schema_dsl import FieldSpec, Message
 from schema_dsl.layout import slot_value
@@ -90,7 +90,8 @@ class Shadow:
                 continue
             start, end = self.payloads[index]
             claimed.add(index)
-            pending_bytes(tensor, "raw_data", end - start, functools.partial(self.source.read, start, end))
+            fetch = functools.partial(self.source.read, start, end)
+            pending_bytes(tensor, "raw_data", end - start, fetch, _piece_reader(self.source.read, start))
         for index, (start, end) in enumerate(self.payloads):
             if index not in claimed:
                 self._fill(start, end)
@@ -169,10 +170,20 @@ class RemoteData(TensorData):
             source = self._source(found.where, tensor)
             self._forget_reference(tensor)
             fetch = functools.partial(source.read, found.start, found.end)
-            pending_bytes(tensor, "raw_data", found.end - found.start, fetch)
+            pieces = _piece_reader(source.read, found.start)
+            pending_bytes(tensor, "raw_data", found.end - found.start, fetch, pieces)
         return len(located)
 
     @property
     def received(self) -> int:
         """Body bytes received for the data files so far."""
         return sum(source.received for source in self._sources.values())
+
+
+def _piece_reader(read: Callable[[int, int], Any], start: int) -> Callable[[int, int], Any]:
+    """Bytes ``[lo:hi)`` of the payload that begins at ``start`` (a ranged read of its own)."""
+
+    def piece(lo: int, hi: int) -> Any:
+        return read(start + lo, start + hi)
+
+    return piece
