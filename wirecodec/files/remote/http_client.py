@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import http.client
 import re
+import tempfile
 import time
 import urllib.parse
 import weakref
-from typing import Final
+from typing import BinaryIO, Final
 
 from wirecodec.errors import RemoteError
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
@@ -36,6 +37,7 @@ _MAX_REDIRECTS: Final = 5
 _CONTENT_RANGE: Final = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$")
 _UNSATISFIED: Final = re.compile(r"bytes\s+\*/(\d+)\s*$")
 _ERROR_BODY: Final = 1 << 16  # an error page is read this far, then the connection dropped
+_SPOOL_CHUNK: Final = 1 << 20  # a full download is copied to its temporary file this much at a time
 
 
 class _RetryError(Exception):
@@ -45,10 +47,13 @@ class _RetryError(Exception):
 class _Answer:
     """What one ranged GET gave: its status and, for a 206 or an allowed 200, the body."""
 
-    def __init__(self, status: int, body: bytes, content_range: str | None) -> None:
+    def __init__(
+        self, status: int, body: bytes, content_range: str | None, spool: BinaryIO | None = None
+    ) -> None:
         self.status = status
         self.body = body
         self.content_range = content_range
+        self.spool = spool  # an allowed full download, on disk (``body`` is then empty)
 
 
 class HttpSource(RangeSource):
@@ -72,11 +77,17 @@ class HttpSource(RangeSource):
         end = self.options.block
         answer = self._get(0, end, probe=True)
         if answer.status == 200:
-            # The whole file came (the caller allowed it): every read is served from it.
-            self.whole = answer.body
+            # The whole file came (the caller allowed it), spooled to a temporary file:
+            # every read is served from it.
             self.requests += 1
-            self.received += len(answer.body)
-            return len(answer.body)
+            if answer.spool is None:  # an empty file
+                self.whole = answer.body
+                return 0
+            self.spool = answer.spool
+            weakref.finalize(self, answer.spool.close)
+            whole = answer.spool.seek(0, 2)
+            self.received += whole
+            return whole
         if answer.status == 416:
             empty = _UNSATISFIED.match(answer.content_range or "")
             if empty is not None and int(empty.group(1)) == 0:
@@ -194,7 +205,9 @@ class HttpSource(RangeSource):
                         end,
                     )
                 return _Answer(status, b"", None)
-            if status in (200, 206):
+            if status == 200:
+                return _Answer(status, b"", None, _spooled(response))
+            if status == 206:
                 body = response.read()  # http.client raises IncompleteRead if it is cut short
                 if response.will_close:
                     self._drop()
@@ -225,6 +238,22 @@ class HttpSource(RangeSource):
     def close(self) -> None:
         super().close()
         self._drop()
+
+
+def _spooled(response: http.client.HTTPResponse) -> BinaryIO:
+    """The body of ``response`` copied to an anonymous temporary file, a chunk at a time
+    (never all in memory); the file is gone once closed, also on an error or Ctrl-C."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (handed on open, closed on error)
+    try:
+        while chunk := response.read(_SPOOL_CHUNK):
+            spool.write(chunk)
+        expected = response.getheader("Content-Length")
+        if expected is not None and expected.isdigit() and spool.tell() != int(expected):
+            raise http.client.IncompleteRead(b"", int(expected) - spool.tell())
+    except BaseException:
+        spool.close()
+        raise
+    return spool
 
 
 def _close_all(box: list[http.client.HTTPConnection]) -> None:

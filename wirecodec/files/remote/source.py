@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Final
+from typing import BinaryIO, Final
 
 from wirecodec.errors import RemoteError
 from wirecodec.files._base.source import is_url
@@ -81,6 +81,10 @@ class RangeSource:
     def __init__(self, options: RemoteOptions) -> None:
         self.options = options
         self.whole: bytes | None = None
+        # A whole file the server sent (a download the caller allowed), spooled to an
+        # anonymous temporary file (gone when closed, or when the process dies): the
+        # download costs disk, not memory.
+        self.spool: BinaryIO | None = None
         self.requests = 0  # fetches made (each one request, retries counted apart)
         self.received = 0  # body bytes received
         self._blocks: OrderedDict[int, bytes] = OrderedDict()
@@ -106,6 +110,9 @@ class RangeSource:
         if self.whole is not None:
             return self.whole[start:end]
         with self._lock:
+            if self.spool is not None:
+                self.spool.seek(start)
+                return self.spool.read(end - start)
             if end - start >= self.options.block:
                 return self._counted(start, end)
             return self._from_blocks(start, end)
