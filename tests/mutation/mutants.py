@@ -365,8 +365,8 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "write-payload-pending-unloaded",
         "wirecodec/protobuf/payloads.py",
-        "    if isinstance(chunk, PendingBytes):\n        chunk = chunk.load()\n",
-        "    if isinstance(chunk, PendingBytes):\n        chunk = memoryview(chunk.fetch())[: chunk.nbytes - 1]\n",  # noqa: E501  (the code's exact text)
+        "        end = min(start + FETCH_PIECE, record.nbytes)\n",
+        "        end = min(start + FETCH_PIECE, record.nbytes - 1)\n",
         (_REMOTE_SAVE,),
         "a pending payload written one byte short",
     ),
