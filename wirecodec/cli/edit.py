@@ -19,7 +19,8 @@ replaced only when complete), so OUT may be MODEL, and keeps its layout: written
 MODEL, its external data files stay as they are, never read, and only OUT is written;
 written to another directory, the external tensors are copied to OUT.data there. No
 file is deleted: a data file the edited model no longer uses is named, never deleted.
-A .onnxz container (or an OUT ending in .onnxz) is written as a container.
+A .onnxz container (or an OUT ending in .onnxz) is written as a container. ``--json``
+prints what was done and written (docs/cli.md has the keys) instead of the lines.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
@@ -36,7 +37,14 @@ from collections.abc import Callable, Iterator
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
 from wirecodec._graphs import bodies_in, given_names
-from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
+from wirecodec.cli.common import (
+    CliError,
+    UsageError,
+    add_model_argument,
+    describe_error,
+    open_model,
+    print_json,
+)
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
@@ -164,6 +172,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--clear-value-info",
         action="store_true",
         help="remove every value_info entry (shapes of intermediate values; runtimes infer them)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print what was done and written as JSON (docs/cli.md)"
     )
 
 
@@ -364,6 +375,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_bad_crc(opened)  # a container's entries are copied whole: a corrupt one must not pass on
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
+    before = (len(model.graph.node), len(model.graph.initializer))
     done = apply(model, args)
     try:
         # The one write-back: references that still resolve from OUT are kept, unread; the
@@ -373,15 +385,35 @@ def run(args: argparse.Namespace) -> int:
         )
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.output, exc)) from None
+    unused: list[str] = []
+    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
+        # Never deleted here: the user may keep other models that point into them.
+        left = old_files - _data_files(load(args.output, load_external_data=False))
+        unused = [name for name in sorted(left) if (opened.path.parent / name).exists()]
+    if args.json:
+        print_json(
+            {
+                "model": opened.label,
+                "out": str(args.output),
+                "bytes": written.path.stat().st_size,
+                "layout": "zip" if to_zip else opened.layout,
+                "changes": [line for line in done if not line.startswith("note: ")],
+                "notes": [line[len("note: ") :] for line in done if line.startswith("note: ")],
+                "nodes": len(model.graph.node),
+                "nodes_before": before[0],
+                "initializers": len(model.graph.initializer),
+                "initializers_before": before[1],
+                "data_files_written": list(written.data_files),
+                "data_files_kept": list(written.kept),
+                "data_files_unused": unused,
+            }
+        )
+        return 0
     for line in done:
         print(line)
     print(f"wrote {args.output}" + where_data_went(written))
-    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
-        # Never deleted here: the user may keep other models that point into them.
-        unused = old_files - _data_files(load(args.output, load_external_data=False))
-        for name in sorted(unused):
-            if (opened.path.parent / name).exists():
-                print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
+    for name in unused:
+        print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
     return 0
 
 

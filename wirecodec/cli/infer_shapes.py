@@ -4,7 +4,8 @@ The model keeps its layout: written beside MODEL (OUT may be MODEL), its externa
 files stay as they are, never read, and only OUT is written; written to another
 directory, the external tensors are copied to OUT.data there. No file is deleted.
 A .onnxz container (or an OUT ending in .onnxz) is written as one. Unknown axes get
-fresh symbols (unk__0, ...) as onnx names them.
+fresh symbols (unk__0, ...) as onnx names them. ``--json`` prints what was written
+(docs/cli.md has the keys).
 
     wirecodec infer-shapes model.onnx inferred.onnx
     wirecodec infer-shapes big.onnx big-inferred.onnx --data-prop
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from wirecodec.cli.common import CliError, describe_error, open_model
+from wirecodec.cli.common import CliError, describe_error, open_model, print_json
 from wirecodec.errors import WireCodecError
 from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.shape_inference import infer_shapes
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-prop", action="store_true", help="compute small integer tensors (shapes) to size more axes"
     )
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,5 +52,20 @@ def run(args: argparse.Namespace) -> int:
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
     typed = len(inferred.graph.value_info)
-    print(f"wrote {args.output}: {typed} intermediate values typed" + where_data_went(written))
+    if args.json:
+        print_json(
+            {
+                "model": opened.label,
+                "out": str(args.output),
+                "bytes": written.path.stat().st_size,
+                "layout": "zip" if to_zip else opened.layout,
+                "nodes": len(inferred.graph.node),
+                "values_typed": typed,
+                "values_typed_before": len(opened.model.graph.value_info),
+                "data_files_written": list(written.data_files),
+                "data_files_kept": list(written.kept),
+            }
+        )
+    else:
+        print(f"wrote {args.output}: {typed} intermediate values typed" + where_data_went(written))
     return 0
