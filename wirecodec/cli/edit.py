@@ -11,8 +11,13 @@ value_info), as onnxruntime's make_dynamic_shape_fixed does. --set-opset changes
 version number only: no operator is converted (onnx's version_converter does that).
 --add-output makes a value of the main graph an output, typed as the model records it.
 --toposort puts the nodes of every graph in topological order (what check and extract
-need; stable: nodes already in order stay). --clear-value-info removes the recorded
-shapes of intermediate values, which a changed dimension leaves stale (edit says so).
+need; stable: nodes already in order stay). --fold-constants computes every node of the
+main graph whose inputs are all constant (initializers, Constant outputs) with the
+reference evaluator, its results up to --fold-limit bytes (default 1M), makes them
+initializers and removes the nodes and the initializers no longer read; If/Loop/Scan
+nodes and their bodies are left alone (wirecodec.reference.fold has the rules).
+--clear-value-info removes the recorded shapes of intermediate values, which a changed
+dimension leaves stale (edit says so).
 
 Every option may be given several times. The model is written atomically (OUT is
 replaced only when complete), so OUT may be MODEL, and keeps its layout: written beside
@@ -26,6 +31,7 @@ prints what was done and written (docs/cli.md has the keys) instead of the lines
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
   wirecodec edit model.onnx -o tagged.onnx --set-metadata license=MIT
   wirecodec edit model.onnx -o sorted.onnx --toposort
+  wirecodec edit model.onnx -o folded.onnx --fold-constants --fold-limit 4M
 """
 
 from __future__ import annotations
@@ -35,16 +41,25 @@ import pathlib
 import re
 from collections.abc import Callable, Iterator
 
-from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
+from schema_dsl.onnx import (
+    GraphProto,
+    ModelProto,
+    StringStringEntryProto,
+    TensorProto,
+    TensorShapeProto,
+    ValueInfoProto,
+)
 from wirecodec._graphs import bodies_in, given_names
 from wirecodec.cli.common import (
     CliError,
+    Opened,
     UsageError,
     add_model_argument,
     describe_error,
     open_model,
     print_json,
 )
+from wirecodec.cli.convert import byte_count
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
@@ -172,6 +187,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--clear-value-info",
         action="store_true",
         help="remove every value_info entry (shapes of intermediate values; runtimes infer them)",
+    )
+    parser.add_argument(
+        "--fold-constants",
+        action="store_true",
+        help="compute the nodes whose inputs are all constant and store their results as initializers "
+        "(main graph; If/Loop/Scan left alone)",
+    )
+    parser.add_argument(
+        "--fold-limit",
+        type=byte_count,
+        default=None,
+        metavar="BYTES",
+        help="--fold-constants: fold a node only when its results take at most BYTES (default 1M)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print what was done and written as JSON (docs/cli.md)"
@@ -376,7 +404,16 @@ def run(args: argparse.Namespace) -> int:
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
     before = (len(model.graph.node), len(model.graph.initializer))
+    if args.fold_limit is not None and not args.fold_constants:
+        raise UsageError("--fold-limit goes with --fold-constants")
     done = apply(model, args)
+    folded: dict[str, object] | None = None
+    if args.fold_constants:
+        model, folded = _fold(opened, model, args.fold_limit)
+        done.append(
+            f"folded {folded['nodes']} nodes: {folded['initializers_added']} initializers added, "
+            f"{folded['initializers_removed']} removed"
+        )
     try:
         # The one write-back: references that still resolve from OUT are kept, unread; the
         # model (mapped) is replaced only once the new file is complete.
@@ -406,6 +443,7 @@ def run(args: argparse.Namespace) -> int:
                 "data_files_written": list(written.data_files),
                 "data_files_kept": list(written.kept),
                 "data_files_unused": unused,
+                **({} if folded is None else {"folded": folded}),
             }
         )
         return 0
@@ -415,6 +453,26 @@ def run(args: argparse.Namespace) -> int:
     for name in unused:
         print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
     return 0
+
+
+def _fold(opened: Opened, model: ModelProto, limit: int | None) -> tuple[ModelProto, dict[str, object]]:
+    """``model`` with its constant nodes folded (initializers read through the opened
+    model's own data, external or in a container), and what was done."""
+    from wirecodec.reference.fold import DEFAULT_LIMIT, fold_constants_report
+    from wirecodec.tensors import array_from_raw
+
+    def read(tensor: TensorProto) -> object:
+        if is_external(tensor):
+            return array_from_raw(opened.data.view(tensor), tensor.data_type, tensor.dims, name=tensor.name)
+        from wirecodec.numpy_helper import to_array
+
+        return to_array(tensor)
+
+    try:
+        folded, report = fold_constants_report(model, DEFAULT_LIMIT if limit is None else limit, read=read)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error(opened.label, exc)) from None
+    return folded, report.to_dict()
 
 
 def _data_files(model: ModelProto) -> set[str]:
