@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
     except WireCodecError as exc:
         raise CliError(describe_error(opened.label, exc)) from None
-    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    shown = not args.quiet and not args.json and sys.stderr.isatty()  # never in a script's output
+    progress = Progress(sys.stderr) if shown else None
     try:
         convert(
             opened,

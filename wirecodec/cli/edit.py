@@ -63,6 +63,7 @@ from wirecodec.cli.convert import byte_count
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
+from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.references import parse_ref
 from wirecodec.files._base.walk import iter_tensors
@@ -395,6 +396,12 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with status(args) as shown:
+        return _edit(args, shown)
+
+
+def _edit(args: argparse.Namespace, shown: Status) -> int:
+    shown(f"opening {args.model}")
     opened = open_model(args.model, load_external_data=False)
     model = opened.model
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
@@ -409,12 +416,14 @@ def run(args: argparse.Namespace) -> int:
     done = apply(model, args)
     folded: dict[str, object] | None = None
     if args.fold_constants:
+        shown(f"folding constants of {len(model.graph.node)} nodes")
         model, folded = _fold(opened, model, args.fold_limit)
         done.append(
             f"folded {folded['nodes']} nodes: {folded['initializers_added']} initializers added, "
             f"{folded['initializers_removed']} removed"
         )
     try:
+        shown(f"writing {args.output}")
         # The one write-back: references that still resolve from OUT are kept, unread; the
         # model (mapped) is replaced only once the new file is complete.
         written = write_back(
@@ -422,6 +431,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.output, exc)) from None
+    shown.clear()
     unused: list[str] = []
     if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
         # Never deleted here: the user may keep other models that point into them.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 from wirecodec.cli.common import CliError, describe_error, open_model, print_json
+from wirecodec.cli.progress import status
 from wirecodec.errors import WireCodecError
 from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.shape_inference import infer_shapes
@@ -41,16 +42,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_model(args.model, load_external_data=False)
-    to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
-    try:
-        inferred = infer_shapes(opened.model, strict_mode=args.strict, data_prop=args.data_prop)
-        # The one write-back: references that still resolve from OUT are kept, unread.
-        written = write_back(
-            inferred, args.output, "zip" if to_zip else opened.layout, source=opened.data, move_inline=False
-        )
-    except (WireCodecError, OSError) as exc:
-        raise CliError(describe_error(opened.label, exc)) from None
+    with status(args) as shown:
+        shown(f"opening {args.model}")
+        opened = open_model(args.model, load_external_data=False)
+        to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
+        try:
+            shown(f"inferring shapes of {len(opened.model.graph.node)} nodes")
+            inferred = infer_shapes(opened.model, strict_mode=args.strict, data_prop=args.data_prop)
+            shown(f"writing {args.output}")
+            # The one write-back: references that still resolve from OUT are kept, unread.
+            layout = "zip" if to_zip else opened.layout
+            written = write_back(inferred, args.output, layout, source=opened.data, move_inline=False)
+        except (WireCodecError, OSError) as exc:
+            raise CliError(describe_error(opened.label, exc)) from None
     typed = len(inferred.graph.value_info)
     if args.json:
         print_json(
