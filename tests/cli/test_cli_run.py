@@ -145,7 +145,7 @@ def test_without_onnxruntime_one_line_names_the_extra(
     path = tmp_path / "affine.onnx"
     wirecodec.save(_affine(2.0, [2]), path)
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime now fails
-    assert main(["run", str(path)]) == 1
+    assert main(["run", str(path), "--engine", "onnxruntime"]) == 1  # without --engine: the reference one
     err = capsys.readouterr().err
     assert err == "wirecodec run: onnxruntime is not installed: pip install wirecodec[ort]\n"
 

@@ -13,7 +13,8 @@ the new model no longer uses stays (another model may point into it).
 
 Memory stays small whatever the size of the weights: the source is streamed and its
 tensor bytes are copied file to file. Progress (bytes, rate, time left) is shown on
-standard error when it is a terminal.
+standard error when it is a terminal (``--quiet``: never). ``--json`` prints what was
+written (docs/cli.md has the keys) instead of the lines.
 
     wirecodec convert big.onnx split.onnx --to external --max-shard-size 2G
     wirecodec convert split.onnx big.onnx --to single
@@ -26,9 +27,9 @@ import pathlib
 import re
 import sys
 import time
-from typing import IO
+from typing import IO, Any
 
-from wirecodec.cli.common import CliError, UsageError, describe_error, open_model
+from wirecodec.cli.common import CliError, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.cli.inspect import model_tensors
 from wirecodec.errors import WireCodecError
@@ -108,6 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="align payloads to N bytes (default 4096 external, 64 zip)",
     )
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 class Progress:
@@ -163,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
     except WireCodecError as exc:
         raise CliError(describe_error(opened.label, exc)) from None
-    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    shown = not args.quiet and not args.json and sys.stderr.isatty()  # never in a script's output
+    progress = Progress(sys.stderr) if shown else None
     try:
         convert(
             opened,
@@ -192,19 +195,33 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
-    for line in _report(args):
-        print(line)
+    lines, facts = _report(args)
+    if args.json:
+        print_json({"model": opened.label, **facts})
+    else:
+        for line in lines:
+            print(line)
     return 0
 
 
-def _report(args: argparse.Namespace) -> list[str]:
+def _report(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     """What was written: the output's size and layout, the tensors moved out (and where),
     and what stayed in the model and why (small tensors; Constant values, moved only when
-    asked). Read back from DST's structure: it says what is there, not what was meant."""
+    asked). Read back from DST's structure: it says what is there, not what was meant.
+    The lines printed, and the same as the ``--json`` keys."""
     written = open_model(args.dst, load_external_data=False, check_safetensors=False)
     lines = [f"wrote {args.dst} ({written.size:,} bytes, {written.layout})"]
+    facts: dict[str, Any] = {
+        "out": str(args.dst),
+        "bytes": written.size,
+        "layout": written.layout,
+        "tensors_moved": 0,
+        "bytes_moved": 0,
+        "data_files": [],
+        "weights_inline": 0,
+    }
     if args.to not in ("external", "safetensors"):
-        return lines
+        return lines, facts
     moved = [tensor_facts(tensor) for tensor in written.external_tensors()]
     inline = [
         (path, tensor_facts(tensor))
@@ -215,6 +232,7 @@ def _report(args: argparse.Namespace) -> list[str]:
     stored = sum(facts.nbytes for facts in moved)
     where = f" to {', '.join(files)}" if files else ""
     lines.append(f"{len(moved)} tensors moved ({stored:,} bytes){where}; {len(inline)} weights left inline")
+    facts.update(tensors_moved=len(moved), bytes_moved=stored, data_files=files, weights_inline=len(inline))
     threshold = args.size_threshold
     constants = [path for path, facts in inline if ".attribute[" in path and facts.nbytes >= threshold]
     if constants and not args.convert_attribute:
@@ -228,4 +246,4 @@ def _report(args: argparse.Namespace) -> list[str]:
             f"{len(small)} tensors under {threshold:,} bytes stayed inline; "
             "--all-tensors (or --size-threshold 0) puts every one in the safetensors file"
         )
-    return lines
+    return lines, facts

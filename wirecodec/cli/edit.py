@@ -11,20 +11,27 @@ value_info), as onnxruntime's make_dynamic_shape_fixed does. --set-opset changes
 version number only: no operator is converted (onnx's version_converter does that).
 --add-output makes a value of the main graph an output, typed as the model records it.
 --toposort puts the nodes of every graph in topological order (what check and extract
-need; stable: nodes already in order stay). --clear-value-info removes the recorded
-shapes of intermediate values, which a changed dimension leaves stale (edit says so).
+need; stable: nodes already in order stay). --fold-constants computes every node of the
+main graph whose inputs are all constant (initializers, Constant outputs) with the
+reference evaluator, its results up to --fold-limit bytes (default 1M), makes them
+initializers and removes the nodes and the initializers no longer read; If/Loop/Scan
+nodes and their bodies are left alone (wirecodec.reference.fold has the rules).
+--clear-value-info removes the recorded shapes of intermediate values, which a changed
+dimension leaves stale (edit says so).
 
 Every option may be given several times. The model is written atomically (OUT is
 replaced only when complete), so OUT may be MODEL, and keeps its layout: written beside
 MODEL, its external data files stay as they are, never read, and only OUT is written;
 written to another directory, the external tensors are copied to OUT.data there. No
 file is deleted: a data file the edited model no longer uses is named, never deleted.
-A .onnxz container (or an OUT ending in .onnxz) is written as a container.
+A .onnxz container (or an OUT ending in .onnxz) is written as a container. ``--json``
+prints what was done and written (docs/cli.md has the keys) instead of the lines.
 
   wirecodec edit model.onnx -o model.onnx --set-dim-param input:0=batch
   wirecodec edit model.onnx -o renamed.onnx --rename-input input.1=pixels
   wirecodec edit model.onnx -o tagged.onnx --set-metadata license=MIT
   wirecodec edit model.onnx -o sorted.onnx --toposort
+  wirecodec edit model.onnx -o folded.onnx --fold-constants --fold-limit 4M
 """
 
 from __future__ import annotations
@@ -34,12 +41,29 @@ import pathlib
 import re
 from collections.abc import Callable, Iterator
 
-from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorShapeProto, ValueInfoProto
+from schema_dsl.onnx import (
+    GraphProto,
+    ModelProto,
+    StringStringEntryProto,
+    TensorProto,
+    TensorShapeProto,
+    ValueInfoProto,
+)
 from wirecodec._graphs import bodies_in, given_names
-from wirecodec.cli.common import CliError, UsageError, add_model_argument, describe_error, open_model
+from wirecodec.cli.common import (
+    CliError,
+    Opened,
+    UsageError,
+    add_model_argument,
+    describe_error,
+    open_model,
+    print_json,
+)
+from wirecodec.cli.convert import byte_count
 from wirecodec.cli.edit_ops import add_output, remove_metadata, set_opset, strip_doc_strings
 from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
+from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.references import parse_ref
 from wirecodec.files._base.walk import iter_tensors
@@ -164,6 +188,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--clear-value-info",
         action="store_true",
         help="remove every value_info entry (shapes of intermediate values; runtimes infer them)",
+    )
+    parser.add_argument(
+        "--fold-constants",
+        action="store_true",
+        help="compute the nodes whose inputs are all constant and store their results as initializers "
+        "(main graph; If/Loop/Scan left alone)",
+    )
+    parser.add_argument(
+        "--fold-limit",
+        type=byte_count,
+        default=None,
+        metavar="BYTES",
+        help="--fold-constants: fold a node only when its results take at most BYTES (default 1M)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print what was done and written as JSON (docs/cli.md)"
     )
 
 
@@ -356,6 +396,12 @@ def apply(model: ModelProto, args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with status(args) as shown:
+        return _edit(args, shown)
+
+
+def _edit(args: argparse.Namespace, shown: Status) -> int:
+    shown(f"opening {args.model}")
     opened = open_model(args.model, load_external_data=False)
     model = opened.model
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
@@ -364,8 +410,20 @@ def run(args: argparse.Namespace) -> int:
         refuse_bad_crc(opened)  # a container's entries are copied whole: a corrupt one must not pass on
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(opened.label, exc)) from None
+    before = (len(model.graph.node), len(model.graph.initializer))
+    if args.fold_limit is not None and not args.fold_constants:
+        raise UsageError("--fold-limit goes with --fold-constants")
     done = apply(model, args)
+    folded: dict[str, object] | None = None
+    if args.fold_constants:
+        shown(f"folding constants of {len(model.graph.node)} nodes")
+        model, folded = _fold(opened, model, args.fold_limit)
+        done.append(
+            f"folded {folded['nodes']} nodes: {folded['initializers_added']} initializers added, "
+            f"{folded['initializers_removed']} removed"
+        )
     try:
+        shown(f"writing {args.output}")
         # The one write-back: references that still resolve from OUT are kept, unread; the
         # model (mapped) is replaced only once the new file is complete.
         written = write_back(
@@ -373,16 +431,58 @@ def run(args: argparse.Namespace) -> int:
         )
     except (WireCodecError, OSError) as exc:
         raise CliError(describe_error(args.output, exc)) from None
+    shown.clear()
+    unused: list[str] = []
+    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
+        # Never deleted here: the user may keep other models that point into them.
+        left = old_files - _data_files(load(args.output, load_external_data=False))
+        unused = [name for name in sorted(left) if (opened.path.parent / name).exists()]
+    if args.json:
+        print_json(
+            {
+                "model": opened.label,
+                "out": str(args.output),
+                "bytes": written.path.stat().st_size,
+                "layout": "zip" if to_zip else opened.layout,
+                "changes": [line for line in done if not line.startswith("note: ")],
+                "notes": [line[len("note: ") :] for line in done if line.startswith("note: ")],
+                "nodes": len(model.graph.node),
+                "nodes_before": before[0],
+                "initializers": len(model.graph.initializer),
+                "initializers_before": before[1],
+                "data_files_written": list(written.data_files),
+                "data_files_kept": list(written.kept),
+                "data_files_unused": unused,
+                **({} if folded is None else {"folded": folded}),
+            }
+        )
+        return 0
     for line in done:
         print(line)
     print(f"wrote {args.output}" + where_data_went(written))
-    if opened.path is not None and old_files and _same_file(opened.path, pathlib.Path(args.output)):
-        # Never deleted here: the user may keep other models that point into them.
-        unused = old_files - _data_files(load(args.output, load_external_data=False))
-        for name in sorted(unused):
-            if (opened.path.parent / name).exists():
-                print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
+    for name in unused:
+        print(f"note: {name} is no longer used by {args.output}; remove it if nothing else needs it")
     return 0
+
+
+def _fold(opened: Opened, model: ModelProto, limit: int | None) -> tuple[ModelProto, dict[str, object]]:
+    """``model`` with its constant nodes folded (initializers read through the opened
+    model's own data, external or in a container), and what was done."""
+    from wirecodec.reference.fold import DEFAULT_LIMIT, fold_constants_report
+    from wirecodec.tensors import array_from_raw
+
+    def read(tensor: TensorProto) -> object:
+        if is_external(tensor):
+            return array_from_raw(opened.data.view(tensor), tensor.data_type, tensor.dims, name=tensor.name)
+        from wirecodec.numpy_helper import to_array
+
+        return to_array(tensor)
+
+    try:
+        folded, report = fold_constants_report(model, DEFAULT_LIMIT if limit is None else limit, read=read)
+    except (WireCodecError, OSError) as exc:
+        raise CliError(describe_error(opened.label, exc)) from None
+    return folded, report.to_dict()
 
 
 def _data_files(model: ModelProto) -> set[str]:

@@ -180,7 +180,11 @@ def _compare(args: argparse.Namespace) -> int:
     directory = pathlib.Path(args.model[0])
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a directory")
-    outcomes, findings = compare(directory, args.parser, timeout=args.time_limit, jobs=args.jobs)
+    with status(args) as shown:
+        shown(f"running {args.parser[0]} on {directory}")
+        outcomes, findings = compare(
+            directory, args.parser, timeout=args.time_limit, jobs=args.jobs, progress=shown
+        )
     table = counts(outcomes)
     if args.json:
         print_json(

@@ -4,7 +4,8 @@ The model keeps its layout: written beside MODEL (OUT may be MODEL), its externa
 files stay as they are, never read, and only OUT is written; written to another
 directory, the external tensors are copied to OUT.data there. No file is deleted.
 A .onnxz container (or an OUT ending in .onnxz) is written as one. Unknown axes get
-fresh symbols (unk__0, ...) as onnx names them.
+fresh symbols (unk__0, ...) as onnx names them. ``--json`` prints what was written
+(docs/cli.md has the keys).
 
     wirecodec infer-shapes model.onnx inferred.onnx
     wirecodec infer-shapes big.onnx big-inferred.onnx --data-prop
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import argparse
 
-from wirecodec.cli.common import CliError, describe_error, open_model
+from wirecodec.cli.common import CliError, describe_error, open_model, print_json
+from wirecodec.cli.progress import status
 from wirecodec.errors import WireCodecError
 from wirecodec.files.writeback import where_data_went, write_back
 from wirecodec.shape_inference import infer_shapes
@@ -36,19 +38,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-prop", action="store_true", help="compute small integer tensors (shapes) to size more axes"
     )
+    parser.add_argument("--json", action="store_true", help="print what was written as JSON (docs/cli.md)")
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_model(args.model, load_external_data=False)
-    to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
-    try:
-        inferred = infer_shapes(opened.model, strict_mode=args.strict, data_prop=args.data_prop)
-        # The one write-back: references that still resolve from OUT are kept, unread.
-        written = write_back(
-            inferred, args.output, "zip" if to_zip else opened.layout, source=opened.data, move_inline=False
-        )
-    except (WireCodecError, OSError) as exc:
-        raise CliError(describe_error(opened.label, exc)) from None
+    with status(args) as shown:
+        shown(f"opening {args.model}")
+        opened = open_model(args.model, load_external_data=False)
+        to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
+        try:
+            shown(f"inferring shapes of {len(opened.model.graph.node)} nodes")
+            inferred = infer_shapes(opened.model, strict_mode=args.strict, data_prop=args.data_prop)
+            shown(f"writing {args.output}")
+            # The one write-back: references that still resolve from OUT are kept, unread.
+            layout = "zip" if to_zip else opened.layout
+            written = write_back(inferred, args.output, layout, source=opened.data, move_inline=False)
+        except (WireCodecError, OSError) as exc:
+            raise CliError(describe_error(opened.label, exc)) from None
     typed = len(inferred.graph.value_info)
-    print(f"wrote {args.output}: {typed} intermediate values typed" + where_data_went(written))
+    if args.json:
+        print_json(
+            {
+                "model": opened.label,
+                "out": str(args.output),
+                "bytes": written.path.stat().st_size,
+                "layout": "zip" if to_zip else opened.layout,
+                "nodes": len(inferred.graph.node),
+                "values_typed": typed,
+                "values_typed_before": len(opened.model.graph.value_info),
+                "data_files_written": list(written.data_files),
+                "data_files_kept": list(written.kept),
+            }
+        )
+    else:
+        print(f"wrote {args.output}: {typed} intermediate values typed" + where_data_went(written))
     return 0

@@ -1,4 +1,6 @@
-"""Run a model with onnxruntime; with --compare, run a second one on the same inputs and compare.
+"""Run a model with onnxruntime or wirecodec's numpy evaluator; with --compare, run a second
+model on the same inputs and compare; with --compare-engine, run the same model on the other
+engine and compare.
 
 Inputs come from ``.npy`` files (``--input NAME=FILE.npy``) or are made up from the
 declared types: normal floats, integers 0..9, booleans, letters, seeded by ``--seed``
@@ -16,6 +18,13 @@ error says which, the sizes chosen, and the ``--shape`` that sets them. ``--repe
 more times on the same inputs and reports the latency (min and median), after the first
 run, which warms up.
 
+``--engine onnxruntime`` or ``--engine reference`` (wirecodec's own numpy evaluator,
+:class:`wirecodec.reference.ReferenceEvaluator`) says what runs the model; without it,
+onnxruntime when it can be imported, else the reference evaluator, with a one-line notice
+on standard error. ``--compare-engine ENGINE`` runs the same model on the same inputs with
+ENGINE too, and compares as ``--compare`` does (same table, same exit code); the two options
+do not go together.
+
 With ``--compare OTHER``, outputs are matched by name (by position when the two models
 share none) and compared as ``numpy.allclose(a, b, rtol, atol, equal_nan=True)``; the
 exit code is 1 when any output differs. onnxruntime is optional:
@@ -24,6 +33,8 @@ exit code is 1 when any output differs. onnxruntime is optional:
   wirecodec run model.onnx --dim batch=4
   wirecodec run model.onnx --input x=x.npy --compare fp16.onnx --atol 1e-2
   wirecodec run model.onnxz --compare model.onnx --json
+  wirecodec run model.onnx --engine reference
+  wirecodec run model.onnx --compare-engine reference --atol 1e-4
 """
 
 from __future__ import annotations
@@ -44,9 +55,18 @@ from wirecodec.runtime_bridge import onnxruntime_session
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "run a model with onnxruntime on given or random inputs (--compare: against another model)"
+HELP = (
+    "run a model with onnxruntime or the reference evaluator on given or random inputs "
+    "(--compare: against another model, --compare-engine: against the other engine)"
+)
 
 NO_ONNXRUNTIME = "onnxruntime is not installed: pip install wirecodec[ort]"
+
+ENGINES = ("onnxruntime", "reference")
+
+NOTICE = (
+    "wirecodec run: onnxruntime is not installed, running with the reference evaluator (--engine reference)"
+)
 
 
 def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
@@ -89,7 +109,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="onnxruntime's log severity: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal (default: "
         "its errors come once, as wirecodec's own line)",
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help="what runs the model: onnxruntime, or reference (wirecodec's numpy evaluator); "
+        "default onnxruntime when it is installed, else reference",
+    )
     parser.add_argument("--compare", metavar="OTHER", help="run OTHER on the same inputs and compare outputs")
+    parser.add_argument(
+        "--compare-engine",
+        choices=ENGINES,
+        default=None,
+        metavar="ENGINE",
+        help="run the same model with ENGINE (onnxruntime or reference) too and compare outputs",
+    )
     parser.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance (default 1e-6)")
     parser.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
@@ -130,6 +164,61 @@ def _session(opened: Opened, level: int = 4) -> Any:
         raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}") from None
 
 
+def _has_onnxruntime() -> bool:
+    """Whether onnxruntime can be imported (imported here: the default engine depends on it)."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _engine(args: argparse.Namespace) -> str:
+    """The engine that runs the model: ``--engine``, else onnxruntime when importable, else
+    the reference evaluator with a notice on standard error."""
+    if args.engine is not None:
+        return str(args.engine)
+    if _has_onnxruntime():
+        return "onnxruntime"
+    print(NOTICE, file=sys.stderr)
+    return "reference"
+
+
+class _ReferenceSession:
+    """The reference evaluator behind the few session methods :func:`_execute` uses."""
+
+    def __init__(self, opened: Opened) -> None:
+        from wirecodec.reference import ReferenceEvaluator
+
+        try:
+            self.evaluator = ReferenceEvaluator(opened.model)
+        except WireCodecError as exc:
+            raise CliError(f"{opened.label}: reference evaluator: {exc}") from None
+        self.label = opened.label
+
+    def get_outputs(self) -> list[Any]:
+        return [argparse.Namespace(name=name) for name in self.evaluator.output_names]
+
+    def get_inputs(self) -> list[Any]:
+        return [argparse.Namespace(name=name) for name in self.evaluator.input_names]
+
+    def run(self, names: Any, values: dict[str, Any]) -> list[Any]:
+        try:
+            return list(self.evaluator.run(names, values))
+        except WireCodecError as exc:
+            raise _EngineError(f"reference evaluator: {exc}") from None
+
+
+class _EngineError(Exception):
+    """A reference evaluator's failure during a run, already worded."""
+
+
+def _make_session(opened: Opened, engine: str, level: int) -> Any:
+    if engine == "reference":
+        return _ReferenceSession(opened)
+    return _session(opened, level)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -144,6 +233,8 @@ def _execute(
     wanted = {i.name for i in session.get_inputs()}
     try:
         return names, list(session.run(None, {k: v for k, v in values.items() if k in wanted}))
+    except _EngineError as exc:
+        raise CliError(f"{opened.label}: {_first_line(exc)}{guessed}") from None
     except Exception as exc:  # onnxruntime's own errors derive from Exception only
         raise CliError(f"{opened.label}: onnxruntime: {_first_line(exc)}{guessed}") from None
 
@@ -300,13 +391,17 @@ def _latency(opened: Opened, session: Any, values: dict[str, Any], repeat: int) 
 def run(args: argparse.Namespace) -> int:
     if args.repeat < 0:
         raise UsageError(f"--repeat: expected 0 or more, got {args.repeat}")
+    if args.compare is not None and args.compare_engine is not None:
+        raise UsageError("--compare and --compare-engine do not go together: choose one")
+    engine = _engine(args)
     opened = open_model(args.model)
     specs = declared_inputs(opened.model)
     values = _inputs(args, specs)
-    session = _session(opened, args.ort_log_level)
+    session = _make_session(opened, engine, args.ort_log_level)
     names, outputs = _execute(opened, session, values, _guessed(args, specs, values))
     report: dict[str, Any] = {
         "model": opened.label,
+        "engine": engine,
         "inputs": {
             spec.name: {
                 "declared": spec.describe(),
@@ -332,6 +427,18 @@ def run(args: argparse.Namespace) -> int:
             "outputs": [row.to_dict() for row in rows],
             "same": all(row.same for row in rows),
         }
+    elif args.compare_engine is not None:
+        second = _make_session(opened, args.compare_engine, args.ort_log_level)
+        other_names, other_outputs = _execute(opened, second, values)
+        rows = compare(names, outputs, other_names, other_outputs, atol=args.atol, rtol=args.rtol)
+        report["compare"] = {
+            "model": opened.label,
+            "engine": args.compare_engine,
+            "atol": args.atol,
+            "rtol": args.rtol,
+            "outputs": [row.to_dict() for row in rows],
+            "same": all(row.same for row in rows),
+        }
     if args.json:
         print_json(report)
     else:
@@ -345,7 +452,10 @@ def run(args: argparse.Namespace) -> int:
                 f"latency over {latency['runs']} runs: min {latency['min_ms']:.3f} ms, "
                 f"median {latency['median_ms']:.3f} ms (after one warm-up run)"
             )
-        if rows:
+        if rows and args.compare_engine is not None:
+            print(f"compared with engine {args.compare_engine} ({engine} above):")
+            _print_table(rows, args.atol, args.rtol)
+        elif rows:
             print(f"compared with {report['compare']['model']}:")
             _print_table(rows, args.atol, args.rtol)
     sys.stdout.flush()

@@ -175,7 +175,8 @@ def compare(
     """Run every file of ``directory`` through every parser; return the outcomes and findings.
 
     A ``fuzz-manifest.json`` in the directory (``{"file": {"from": "origin file", ...}}``)
-    adds the metamorphic check of each rewrite against its origin.
+    adds the metamorphic check of each rewrite against its origin. ``progress`` is told
+    ``[done/total] file (parser)`` after each run.
     """
     files = _files(directory)
     manifest_path = directory / MANIFEST
@@ -183,11 +184,14 @@ def compare(
         json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     )
     tasks = [(path, parser) for path in files for parser in parsers]
+    results: list[Outcome] = []
     if jobs <= 1:  # no thread unless the caller asks for parallel runs
-        results = [run_parser(parser, path, timeout) for path, parser in tasks]
+        runs: Iterable[Outcome] = (run_parser(parser, path, timeout) for path, parser in tasks)
+        results = _counted(runs, tasks, progress)
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda task: run_parser(task[1], task[0], timeout), tasks))
+            runs = pool.map(lambda task: run_parser(task[1], task[0], timeout), tasks)
+            results = _counted(runs, tasks, progress)
     by_file: dict[str, list[Outcome]] = {}
     for outcome in results:
         by_file.setdefault(pathlib.Path(outcome.file).name, []).append(outcome)
@@ -197,9 +201,20 @@ def compare(
         origin = manifest.get(name, {}).get("from")
         if origin is not None and origin in by_file and origin != name:
             findings.extend(_metamorphic(name, origin, outcomes, by_file[origin]))
-        if progress is not None:
-            progress(name)
     return results, findings
+
+
+def _counted(
+    runs: Iterable[Outcome], tasks: list[tuple[pathlib.Path, str]], progress: Callable[[str], None] | None
+) -> list[Outcome]:
+    """The outcomes of ``runs``, saying ``[done/total] file (parser)`` to ``progress`` after each."""
+    results = []
+    for done, outcome in enumerate(runs, 1):
+        results.append(outcome)
+        if progress is not None:
+            path, parser = tasks[done - 1]
+            progress(f"[{done}/{len(tasks)}] {path.name} ({parser})")
+    return results
 
 
 def counts(outcomes: Iterable[Outcome]) -> dict[str, dict[str, int]]:
