@@ -12,7 +12,7 @@ import struct
 from collections.abc import Callable
 from typing import Final
 
-from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto
+from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto, TensorShapeProto
 from wirecodec.version_converter._graph import Scope, float_constant, int64_constant
 from wirecodec.version_converter._table import TYPE_SETS
 
@@ -526,6 +526,33 @@ def scan_8_9(scope: Scope, index: int, step: tuple[int, int], args: tuple[object
     return index
 
 
+def scan_9_8(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Scan gets its batch axis back: an empty sequence_lens input comes first,
+    ``scan_input_directions`` is renamed ``directions``, and the declared shapes of its
+    inputs and outputs gain a first axis of 1. Only a Scan scanning its inputs and
+    outputs along axis 0 converts (opset 8 has no other axis)."""
+    node = scope.graph.node[index]
+    for name in ("scan_input_axes", "scan_output_axes"):
+        axes = _attribute(node, name)
+        if axes is not None and any(int(v) != 0 for v in axes.ints):
+            raise scope.fail(
+                index, f"Scan at opset 8 scans along axis 0 only: {name} must be all 0 (transpose first)"
+            )
+    directions = _attribute(node, "scan_input_directions")
+    if directions is not None:
+        values = [int(v) for v in directions.ints]
+        _remove_attribute(node, "scan_input_directions")
+        _set_attribute(node, "directions", values)
+    graph = scope.graph
+    for name in {*node.input, *node.output}:
+        for info in (*graph.input, *graph.value_info, *graph.output):
+            tensor = info.type.tensor_type
+            if info.name == name and info.type.HasField("tensor_type") and tensor.HasField("shape"):
+                tensor.shape.dim.insert(0, TensorShapeProto.Dimension(dim_value=1))
+    node.input.insert(0, "")
+    return index
+
+
 def axis_to_input(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """An ``axis`` attribute becomes a scalar constant input at position ``args[0]`` (its
     default ``args[1]`` when absent), empty inputs filling the positions before it."""
@@ -619,6 +646,7 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "scatter_10_11": scatter_10_11,
     "axis_to_input": axis_to_input,
     "scan_8_9": scan_8_9,
+    "scan_9_8": scan_9_8,
     "at_most_inputs": at_most_inputs,
     "restrict_then_remove": restrict_then_remove,
     "rename_value": rename_value,

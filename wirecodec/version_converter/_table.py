@@ -223,7 +223,7 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
         for op in ["Flatten", "Constant", "MatMul", "Gemm", "PRelu", "Greater", "Less"]
     ),
     ("Cast", 9, 8, "unsupported", ("casts from and to strings",)),
-    ("Scan", 9, 8, "unsupported", ("Scan's batch axis",)),
+    ("Scan", 9, 8, "scan_9_8", ()),
     ("Upsample", 9, 8, "unsupported", ("Upsample's scales",)),
     ("Slice", 9, 10, "attributes_to_inputs", (("starts", True), ("ends", True), ("axes", False))),
     ("TopK", 9, 10, "attribute_to_input", ("k", "i", True)),

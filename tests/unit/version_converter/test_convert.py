@@ -257,3 +257,37 @@ def test_attention_window_must_be_off_to_go_down() -> None:
     model = _model([node], 25, inputs=inputs)
     with pytest.raises(ConvertError, match="left_window_size"):
         convert_version(model, 24)
+
+
+def _scan9(**attributes: object) -> ModelProto:
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_in"], ["s_out"])], "body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [2])],
+    )  # fmt: skip
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["init", "xs"], ["y"], body=body, num_scan_inputs=1, **attributes)], "g",
+        [helper.make_tensor_value_info("init", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, [3, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+
+
+@pytest.mark.quick
+def test_scan_gets_its_batch_axis_back() -> None:
+    converted = convert_version(_scan9(scan_input_directions=[1]), 8)
+    node = converted.graph.node[0]
+    assert list(node.input) == ["", "init", "xs"]
+    assert _attrs(node)["directions"] == [1] and "scan_input_directions" not in _attrs(node)
+    shapes = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in converted.graph.input]
+    assert shapes == [[1, 2], [1, 3, 2]]
+    assert [d.dim_value for d in converted.graph.output[0].type.tensor_type.shape.dim] == [1, 2]
+
+
+def test_scan_along_another_axis_does_not_go_to_8() -> None:
+    model = _scan9(scan_input_axes=[1])
+    with pytest.raises(ConvertError, match="scan_input_axes must be all 0") as caught:
+        convert_version(model, 8)
+    assert caught.value.path == "graph.node[0]"
