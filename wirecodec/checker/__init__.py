@@ -114,12 +114,28 @@ def examine(
         from wirecodec.files.integrity import problems
 
         found += [Violation(p.path, p.rule, p.message) for p in problems(opened, full=full)]
+    if full and not found:
+        found += _strict_inference(model)
     skipped = {} if ir_only else schemas.skipped_domains(model, sites)
     operators = Counter(
         f"{site.node.domain}::{site.node.op_type}" if site.node.domain else site.node.op_type
         for site in sites.nodes
     )
     return Examination(found, skipped, dict(operators))
+
+
+def _strict_inference(model: ModelProto) -> list[Violation]:
+    """``full``: strict shape inference with type checks, as onnx's ``full_check`` runs it (on a
+    model the other rules accept; it reads no weight). One place for the API, ``check --full``
+    and ``onnx_compat.checker.check_model(full_check=True)``."""
+    from wirecodec.shape_inference import InferenceError, infer_shapes  # only when full
+
+    try:
+        infer_shapes(model, check_type=True, strict_mode=True)
+    except InferenceError as exc:
+        where = exc.node.split(" ")[0] if exc.node else "graph"
+        return [Violation(where, "shape-inference", exc.reason)]
+    return []
 
 
 def _run_rules(

@@ -30,9 +30,7 @@ import pathlib
 import sys
 from typing import Any
 
-from schema_dsl.onnx import ModelProto
 from wirecodec.checker import examine
-from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import MODEL_HELP, CliError, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
@@ -55,19 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ir-only", action="store_true", help="check the IR rules only, not nodes against operator schemas"
     )
-
-
-def _strict_inference(model: ModelProto) -> list[Violation]:
-    """``--full``: strict shape inference with type checks, as onnx's ``full_check`` runs it
-    (on a model the other rules accept; it reads no weight)."""
-    from wirecodec.shape_inference import InferenceError, infer_shapes  # only with --full
-
-    try:
-        infer_shapes(model, check_type=True, strict_mode=True)
-    except InferenceError as exc:
-        where = exc.node.split(" ")[0] if exc.node else "graph"
-        return [Violation(where, "shape-inference", exc.reason)]
-    return []
 
 
 def _note(operators: dict[str, int], ir_only: bool, skipped: dict[str, int]) -> str:
@@ -144,11 +129,9 @@ def _check_one(
     opened = open_model(model, load_external_data=False, check_safetensors=False, payloads=False)
     if args.full:
         shown(f"{opened.label}: checking, every weight read for its checksum")
+        shown(f"{opened.label}: strict shape inference")  # after the rules, in examine
     examined = examine(opened, full=args.full, ir_only=args.ir_only)  # one walk of the model
     found = list(examined.violations)  # the files layer's integrity problems among them
-    if args.full and not found:
-        shown(f"{opened.label}: strict shape inference")
-        found += _strict_inference(opened.model)
     skipped = examined.skipped_domains
     rules = "the IR rules" if args.ir_only else "the IR rules and operator schemas"
     note = _note(examined.operators, args.ir_only, skipped)
