@@ -25,7 +25,12 @@ if [ "${1:-}" = "--records" ]; then
     while read -r test _; do
         deselect+=("--deselect=$test")
     done < <(grep -v -e '^#' -e '^[[:space:]]*$' tests/support/records_off.txt)
-    WIRECODEC_TEST_RECORDS_FROM_START=1 exec .venv/bin/python -m pytest -q -p no:cacheprovider "${deselect[@]}" "$@"
+    # The switch reaches this process only (tests/conftest.py): tiers that run the library in
+    # child processes (onnx's own tests, the client libraries, the memory and speed probes)
+    # would run exactly as in the ordinary suite, so they are left to it.
+    subprocess_tiers=(--ignore=tests/onnx_suite --ignore=tests/clients --ignore=tests/perf)
+    WIRECODEC_TEST_RECORDS_FROM_START=1 exec .venv/bin/python -m pytest -q -p no:cacheprovider \
+        "${subprocess_tiers[@]}" "${deselect[@]}" "$@"
 fi
 python=${PYTHON:-python3}
 quick=0
