@@ -458,12 +458,8 @@ CASES: dict[str, Callable[[], Any]] = {
 # the row fail until it is taken off this list).
 KNOWN_DISAGREEMENTS: frozenset[str] = frozenset(
     {
-        "gemm_mismatch",
         "if_cond_float",
         "reshape_float_shape",
-        "scan_body_output_added",
-        "scan_body_output_removed",
-        "softmax_axis_out_of_range",
         "sqrt_of_int64",
     }
 )
