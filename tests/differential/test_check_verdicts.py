@@ -645,3 +645,38 @@ def test_backend_corpus_verdicts_agree() -> None:
         if set(ours.values()) != {theirs} and item.name not in _CORPUS_KNOWN:
             differ.append((item.name, theirs, ours))
     assert len(models) > 1000 and differ == []
+
+
+@pytest.mark.parametrize("name", ["add_float_int64", "sqrt_of_int64", "if_cond_float", "reshape_float_shape"])
+def test_type_errors_end_inference_strict_or_not(name: str) -> None:
+    """onnx's ``infer_shapes(check_type=True)`` raises on a type error without strict_mode
+    too; so does wirecodec's (the full check relies on the same function)."""
+    from schema_dsl.onnx import ModelProto
+    from wirecodec.protobuf.codec import decode
+    from wirecodec.shape_inference import InferenceError, infer_shapes
+
+    model = CASES[name]()
+    with pytest.raises(Exception, match=r"unsupported type|inconsistent type"):
+        onnx.shape_inference.infer_shapes(model, check_type=True)
+    with pytest.raises(InferenceError, match=r"unsupported type|share a type variable"):
+        infer_shapes(decode(ModelProto, model.SerializeToString()), check_type=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [
+        ("add_float_int64", "graph.node[0]"),
+        ("if_branch_type_error_inside", "graph.node[0].attribute[1].g.node[0]"),  # then_branch
+        ("scan_body_state_type_differs", "graph.node[0].attribute[0].g.node[0]"),
+        ("if_cond_float", "graph.node[0]"),
+    ],
+)
+def test_inference_violations_name_the_node(name: str, path: str, tmp_path: Path) -> None:
+    """A full check's inference finding is a typed CheckError at the failing node's field path,
+    inside control-flow bodies too."""
+    import wirecodec
+    from wirecodec.errors import CheckError
+
+    with pytest.raises(CheckError) as caught:
+        wirecodec.check(str(_write(CASES[name](), tmp_path / "m.onnx")), full=True)
+    assert [(v.path, v.rule) for v in caught.value.violations] == [(path, "shape-inference")]

@@ -25,12 +25,18 @@ from wirecodec.shape_inference._types import (
 )
 
 
+class TypeCheckError(InferenceError):
+    """A value's type is not one its operator's schema allows, or not the one its type variable
+    is bound to. As onnx's, it ends the inference whether or not ``strict_mode`` was asked for
+    (a node whose types are wrong is not a node whose outputs could not be inferred)."""
+
+
 def _elem(t: Type | None) -> int:
     return t.elem if isinstance(t, TensorType) else 0
 
 
 def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
-    """Raise :class:`InferenceError` where ``ctx``'s node breaks a shared type variable."""
+    """Raise :class:`TypeCheckError` where ``ctx``'s node breaks a shared type variable."""
     entry = SHARED.get(key)
     if entry is None:
         return
@@ -51,7 +57,7 @@ def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
                     seen.setdefault(elem, j)
         if len(seen) > 1:
             (a, first), (b, second) = list(seen.items())[:2]
-            raise InferenceError(
+            raise TypeCheckError(
                 f"inputs {first} and {second} share a type variable but have element types {a} and {b}"
             )
     for out, formal_in in pairs:
@@ -59,16 +65,10 @@ def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
         for i in actual_outputs(out):
             elem = _elem(ctx.outputs[i] if i < ctx.n_outputs else None)
             if source and elem and elem != source:
-                raise InferenceError(
+                raise TypeCheckError(
                     f"output {i} shares a type variable with input {formal_in} but has element type "
                     f"{elem}, not {source}"
                 )
-
-
-class TypeCheckError(InferenceError):
-    """A value's type is not one its operator's schema allows, or not the one its type variable
-    is bound to. As onnx's, it ends the inference whether or not ``strict_mode`` was asked for
-    (a node whose types are wrong is not a node whose outputs could not be inferred)."""
 
 
 def type_str(t: Type | None) -> str | None:
