@@ -152,6 +152,14 @@ def valid_function() -> Any:
     return _with_function([helper.make_node("Relu", ["x"], ["y"])])
 
 
+def valid_gemm_transposed() -> Any:
+    return _binary("Gemm", _vi("a", F, [3, 2]), _vi("b", F, [5, 3]), _vi("c", F, [2, 5]), transA=1, transB=1)
+
+
+def valid_softmax_default_axis_1d() -> Any:
+    return _unary("Softmax", _vi("x", F, [4]), _vi("y", F, [4]))  # axis -1 by default from opset 13
+
+
 def valid_sequence() -> Any:
     nodes = [
         helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
@@ -539,6 +547,33 @@ def test_check_verdicts_agree(name: str, tmp_path: Path) -> None:
         assert got["check"] == got["cli"], got
     else:
         assert len(set(got.values())) == 1, got
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_check_without_full_agrees_with_check_model(name: str, tmp_path: Path) -> None:
+    """Without full, the API and onnx_compat give onnx's ``check_model`` verdict (no inference):
+    a type error passes there, as in onnx."""
+    import wirecodec
+    from wirecodec.errors import WireCodecError
+    from wirecodec.onnx_compat import checker
+
+    model = CASES[name]()
+    path = _write(model, tmp_path / "m.onnx")
+    try:
+        onnx.checker.check_model(model)
+        theirs = True
+    except onnx.checker.ValidationError:
+        theirs = False
+    got: dict[str, bool] = {}
+    for entry, run in (("check", wirecodec.check), ("compat", checker.check_model)):
+        try:
+            run(str(path))
+            got[entry] = True
+        except WireCodecError:
+            got[entry] = False
+    assert got["compat"] == theirs, got
+    if name not in COMPAT_ONLY:
+        assert got["check"] == theirs, got
 
 
 @pytest.mark.quick
