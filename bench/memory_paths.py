@@ -11,6 +11,12 @@ exec can report the parent's). URLs are served by Debian's nginx on the loopback
 (tests/support/http_server.py), pipes are ``cat FILE |``.
 
     python bench/memory_paths.py bench/.cache/*/model.onnx --repeat 3
+
+With ``--verbs`` each verb that takes ``-`` is run on the model from a pipe and from the
+file (a model past 32 MiB shows the spooled pipe), beside onnx where onnx does the same
+(``onnx.load`` from stdin, then shape inference, a save, or the checker):
+
+    python bench/memory_paths.py MODEL --verbs --repeat 1
 """
 
 from __future__ import annotations
@@ -53,6 +59,72 @@ _ONNX = _PEAK + (
 )
 
 
+_VERB = _PEAK + (
+    "import sys\nfrom wirecodec.cli import main\n"
+    "try:\n    code = main(sys.argv[2:])\nfinally:\n    _peak()\nsys.exit(code)\n"
+)
+_ONNX_VERB = _PEAK + (
+    "import sys, onnx\n"
+    "m = onnx.load(sys.stdin.buffer) if sys.argv[1] == '-' else onnx.load(sys.argv[1])\n"
+    "verb = sys.argv[2]\n"
+    "if verb == 'infer-shapes':\n    onnx.save(onnx.shape_inference.infer_shapes(m), 'out.onnx')\n"
+    "elif verb in ('edit', 'convert-opset'):\n    onnx.save(m, 'out.onnx')\n"
+    "elif verb == 'check':\n    onnx.checker.check_model(m)\n"
+    "_peak()\n"
+)
+# (wirecodec arguments, SOURCE standing for the model; whether onnx has a like step)
+_VERBS = [
+    (["inspect", "SOURCE"], True),
+    (["check", "SOURCE"], True),
+    (["infer-shapes", "SOURCE", "out.onnx"], True),
+    (["edit", "SOURCE", "-o", "out.onnx", "--set-producer", "piped:1"], True),
+    (["tensors", "SOURCE", "--list"], False),
+    (["diff", "SOURCE", "MODEL"], False),
+    (["convert", "SOURCE", "out.onnx", "--to", "external"], False),
+]
+
+
+def _verb(code: str, argv: list[str], source: str, model: pathlib.Path, work: pathlib.Path) -> int:
+    """Peak kB of one child running ``argv`` in a fresh folder ``work`` (``-``: ``model``
+    through a pipe, from a file: no ``cat`` process in between to buffer it)."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [source if a == "SOURCE" else str(model) if a == "MODEL" else a for a in argv]
+    with open(model if source == "-" else os.devnull, "rb") as given:
+        done = subprocess.run(
+            [sys.executable, "-c", code, source, *args],
+            stdin=given,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+    if "PEAK_KB " not in done.stderr or done.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(args)}: {done.stderr[-2000:]}")
+    return int(done.stderr.rsplit("PEAK_KB ", 1)[1].split()[0])
+
+
+def _verbs(models: list[pathlib.Path], repeat: int, work: pathlib.Path) -> None:
+    print("| model | size | verb | from | wirecodec peak | onnx peak |")
+    print("|---|---|---|---|---|---|")
+    for model in models:
+        size = model.stat().st_size
+        for argv, like in _VERBS:
+            for how, source in (("file", str(model.resolve())), ("pipe", "-")):
+                ours = [_verb(_VERB, argv, source, model, work) for _ in range(repeat)]
+                runs = repeat if like else 0
+                theirs = [_verb(_ONNX_VERB, [argv[0]], source, model, work) for _ in range(runs)]
+                onnx_peak = _spread([float(p) for p in theirs], " MB", 1024) if theirs else "-"
+                print(
+                    f"| {model.parent.name}/{model.name} | {size / 2**20:,.1f} MB | {argv[0]} | {how} "
+                    f"| {_spread([float(p) for p in ours], ' MB', 1024)} | {onnx_peak} |",
+                    flush=True,
+                )
+
+
 def _run(code: str, source: str, file: pathlib.Path, out: pathlib.Path | None) -> tuple[float, int]:
     """Seconds and peak kB of one child reading ``source`` (``-``: ``file`` through a pipe),
     writing ``out`` when given (then removed, with its data)."""
@@ -86,7 +158,12 @@ def main() -> None:
     parser.add_argument("models", nargs="+", type=pathlib.Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--convert", action="store_true", help="convert to external data instead of reading")
+    parser.add_argument("--verbs", action="store_true", help="each verb from a pipe and a file")
     args = parser.parse_args()
+    if args.verbs:
+        with tempfile.TemporaryDirectory(prefix="memory-verbs-") as work_name:
+            _verbs([m.resolve() for m in args.models], args.repeat, pathlib.Path(work_name) / "w")
+        return
     with tempfile.TemporaryDirectory(prefix="memory-paths-") as work_name:
         server = Nginx(pathlib.Path(work_name))
         try:

@@ -29,6 +29,12 @@ def _constant(name: str, array: np.ndarray) -> Any:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(array))
 
 
+def _own(name: str, value: float) -> Any:
+    """A branch that reads nothing from outside (an If of it could be computed: left alone anyway)."""
+    node = _constant(name, np.array([value], np.float32))
+    return helper.make_graph([node], name, [], [helper.make_tensor_value_info(name, FLOAT, None)])
+
+
 def _chain() -> Any:
     """Constant-node weights (as the TorchScript exporter writes them), shape arithmetic on
     constants, a node past the limit (Expand to 64 KiB), a random node, a graph output
@@ -65,11 +71,14 @@ def _chain() -> Any:
         helper.make_node("Add", ["h2", "noise"], ["h3"]),
         helper.make_node("Mul", ["h3", "scale"], ["y"]),
         helper.make_node("ReduceSum", ["big"], ["total"], keepdims=0),
-        helper.make_node("Add", ["over", "over"], ["twice"]),
+        helper.make_node("Add", ["over", "over"], ["doubled"]),  # "over" may be fed: not constant
+        helper.make_node("Identity", ["doubled"], ["twice"]),
         helper.make_node("Identity", ["wt"], ["wt_out"]),
         _constant("flag", np.array(True)),
         helper.make_node("If", ["flag"], ["branch"], then_branch=then, else_branch=other),
-        helper.make_node("Add", ["h3", "branch"], ["z"]),
+        helper.make_node("If", ["flag"], ["alone"], then_branch=_own("t2", 1.0), else_branch=_own("e2", 2.0)),
+        helper.make_node("Add", ["h3", "branch"], ["z0"]),
+        helper.make_node("Add", ["z0", "alone"], ["z"]),
     ]
     graph = helper.make_graph(
         nodes,
@@ -176,7 +185,8 @@ def test_fold_matches_folding_by_hand_with_onnx(tmp_path: pathlib.Path) -> None:
     assert bytes(model.SerializeToString()) == data  # the model given is not changed
     ops = [n.op_type for n in folded.graph.node]
     assert ops.count("Constant") == 0 or "flag" in {n.output[0] for n in folded.graph.node}
-    assert "Expand" in ops and "RandomNormal" in ops and "If" in ops and "Add" in ops  # left alone
+    assert "Expand" in ops and "RandomNormal" in ops and ops.count("If") == 2  # left alone
+    assert "doubled" not in {t.name for t in folded.graph.initializer}  # "over" is an input too
     assert "Transpose" not in ops and "Shape" not in ops
     names = {t.name for t in folded.graph.initializer}
     assert {"bias", "scale", "w", "over"} <= names and "dead" not in names and "b0" not in names

@@ -33,6 +33,8 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "onnx_ir_roundtrip": ("onnx_ir",),
     "ort_symbolic_shapes": ("onnxruntime", "sympy"),
     "graphsurgeon_edit": ("onnx_graphsurgeon",),
+    "spox_topk": ("spox",),
+    "ort_quantize_dynamic": ("onnxruntime",),
 }
 
 
