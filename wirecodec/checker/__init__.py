@@ -2,9 +2,10 @@
 
 :func:`check` collects every violation — value names (single assignment, topological
 order, defined inputs and outputs), required fields, IR versions and opset imports,
-attributes, tensor contents, external data, model-local functions, sparse tensors and,
-unless ``ir_only=True``, every node against its operator schema as onnx's
-``check_model`` does (:mod:`wirecodec.checker.schemas`) — and raises one
+attributes, tensor contents, external data, model-local functions, sparse tensors,
+unless ``ir_only=True`` every node against its operator schema as onnx's
+``check_model`` does (:mod:`wirecodec.checker.schemas`), and with ``full=True`` strict
+type and shape inference as its ``full_check`` (:mod:`wirecodec.checker.inference`) — and raises one
 :class:`~wirecodec.CheckError` listing them all, each with the field
 path where it was found and the id of the rule it breaks (:data:`RULES`; the list with
 the spec section of each is in ``docs/checker.md``).
@@ -33,6 +34,7 @@ from wirecodec.checker import (
     attributes,
     external,
     functions,
+    inference,
     names,
     opsets,
     required,
@@ -52,7 +54,18 @@ __all__ = ["RULES", "Examination", "Rule", "Violation", "check", "examine", "ski
 
 RULES: Final[dict[str, Rule]] = {
     rule.id: rule
-    for family in (names, required, opsets, attributes, tensors, external, functions, sparse, schemas)
+    for family in (
+        names,
+        required,
+        opsets,
+        attributes,
+        tensors,
+        external,
+        functions,
+        sparse,
+        schemas,
+        inference,
+    )
     for rule in family.RULES
 }
 """Every rule the checker enforces, by id."""
@@ -75,7 +88,9 @@ def violations(
     only with a ``base_dir``. ``full=True`` also reads data files to verify checksums, and
     every container entry against its CRC-32; an opened model's safetensors data files are
     checked against their headers (:mod:`wirecodec.files.integrity`, what ``wirecodec check``
-    reports).
+    reports). When every other rule holds, ``full=True`` then runs strict type and shape
+    inference as onnx's ``full_check`` does (:mod:`wirecodec.checker.inference`, rule
+    ``shape-inference``).
     ``ir_only=True`` leaves out the operator schema rules (:mod:`wirecodec.checker.schemas`).
     """
     return examine(model, full=full, base_dir=base_dir, ir_only=ir_only).violations
@@ -114,28 +129,14 @@ def examine(
         from wirecodec.files.integrity import problems
 
         found += [Violation(p.path, p.rule, p.message) for p in problems(opened, full=full)]
-    if full and not found:
-        found += _strict_inference(model)
+    if full and not found:  # onnx's full_check: strict inference, once every rule holds
+        found += inference.check_inference(model)
     skipped = {} if ir_only else schemas.skipped_domains(model, sites)
     operators = Counter(
         f"{site.node.domain}::{site.node.op_type}" if site.node.domain else site.node.op_type
         for site in sites.nodes
     )
     return Examination(found, skipped, dict(operators))
-
-
-def _strict_inference(model: ModelProto) -> list[Violation]:
-    """``full``: strict shape inference with type checks, as onnx's ``full_check`` runs it (on a
-    model the other rules accept; it reads no weight). One place for the API, ``check --full``
-    and ``onnx_compat.checker.check_model(full_check=True)``."""
-    from wirecodec.shape_inference import InferenceError, infer_shapes  # only when full
-
-    try:
-        infer_shapes(model, check_type=True, strict_mode=True)
-    except InferenceError as exc:
-        where = exc.node.split(" ")[0] if exc.node else "graph"
-        return [Violation(where, "shape-inference", exc.reason)]
-    return []
 
 
 def _run_rules(

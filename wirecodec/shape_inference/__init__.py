@@ -40,9 +40,11 @@ def infer_shapes(
     ``strict_mode`` raises :class:`InferenceError` when a node's inference fails (else the
     node's outputs stay as the model declares them); ``data_prop`` computes the values of
     small integer tensors (shapes being computed: Shape, Gather, Concat, Slice, ...) so that
-    the shapes they give (Reshape, Expand, ...) are known. ``check_type`` also checks that
-    the values one type variable of the operator names ("T") have one element type (onnx
-    also checks each against the variable's allowed types, which needs the operator schemas).
+    the shapes they give (Reshape, Expand, ...) are known. ``check_type`` also checks each
+    input and inferred output against the types its operator's schema allows, and that the
+    values one type variable ("T") names have one type; as in onnx, a type error raises
+    :class:`InferenceError` whether or not ``strict_mode`` is set. An error names the node by
+    its field path (``graph.node[0].attribute[1].g.node[2] (Add)`` inside a body).
     External data is never read: a model loaded without its external data works as well.
     """
     if isinstance(model, (bytes, bytearray, memoryview)):

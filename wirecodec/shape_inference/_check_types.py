@@ -1,16 +1,34 @@
-"""``check_type``: values that one type variable of the operator names must agree.
+"""``check_type``: values that one type variable of the operator names must agree, and each
+value's type must be one its operator's schema allows.
 
-From the generated table (``_shared_types.py``): inputs that share a type variable ("T")
-must have one element type, and an output sharing one with an input must have that input's.
-onnx's check also tests each type against the variable's allowed types; that needs the
-operator schemas as data and is not done here.
+:func:`check_shared_types`, from the generated table (``_shared_types.py``): inputs that
+share a type variable ("T") must have one element type, and an output sharing one with an
+input must have that input's. :func:`check_allowed_types`, from the operator schemas as
+data (:mod:`wirecodec.defs`): each input, and each output as inferred, has a type its
+parameter allows (``tensor(int64)`` for Reshape's shape, a float type for Sqrt's input,
+``tensor(bool)`` for If's cond), and the values of one type variable have one type.
 """
 
 from __future__ import annotations
 
+from schema_dsl.onnx import TensorProto
+from wirecodec.defs._types import FormalParameter, FormalParameterOption
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._shared_types import SHARED
-from wirecodec.shape_inference._types import InferenceError, TensorType, Type
+from wirecodec.shape_inference._types import (
+    InferenceError,
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    Type,
+)
+
+
+class TypeCheckError(InferenceError):
+    """A value's type is not one its operator's schema allows, or not the one its type variable
+    is bound to. As onnx's, it ends the inference whether or not ``strict_mode`` was asked for
+    (a node whose types are wrong is not a node whose outputs could not be inferred)."""
 
 
 def _elem(t: Type | None) -> int:
@@ -18,7 +36,7 @@ def _elem(t: Type | None) -> int:
 
 
 def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
-    """Raise :class:`InferenceError` where ``ctx``'s node breaks a shared type variable."""
+    """Raise :class:`TypeCheckError` where ``ctx``'s node breaks a shared type variable."""
     entry = SHARED.get(key)
     if entry is None:
         return
@@ -39,7 +57,7 @@ def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
                     seen.setdefault(elem, j)
         if len(seen) > 1:
             (a, first), (b, second) = list(seen.items())[:2]
-            raise InferenceError(
+            raise TypeCheckError(
                 f"inputs {first} and {second} share a type variable but have element types {a} and {b}"
             )
     for out, formal_in in pairs:
@@ -47,7 +65,75 @@ def check_shared_types(key: tuple[str, str], ctx: NodeContext) -> None:
         for i in actual_outputs(out):
             elem = _elem(ctx.outputs[i] if i < ctx.n_outputs else None)
             if source and elem and elem != source:
-                raise InferenceError(
+                raise TypeCheckError(
                     f"output {i} shares a type variable with input {formal_in} but has element type "
                     f"{elem}, not {source}"
                 )
+
+
+def type_str(t: Type | None) -> str | None:
+    """``t`` as the schemas spell types (``tensor(float)``, ``seq(tensor(int64))``,
+    ``map(string,tensor(float))``, ``sparse_tensor(float)``), or None where an element type is
+    unknown (nothing to check)."""
+    if isinstance(t, TensorType):
+        name = _elem_name(t.elem)
+        if name is None:
+            return None
+        return f"sparse_tensor({name})" if t.sparse else f"tensor({name})"
+    if isinstance(t, (SequenceType, OptionalType)):
+        inner = type_str(t.elem)
+        if inner is None:
+            return None
+        return f"seq({inner})" if isinstance(t, SequenceType) else f"optional({inner})"
+    if isinstance(t, MapType):
+        key, value = _elem_name(t.key), type_str(t.value)
+        return None if key is None or value is None else f"map({key},{value})"
+    return None
+
+
+def _elem_name(elem: int) -> str | None:
+    if not elem:
+        return None
+    try:
+        return TensorProto.DataType(elem).name.lower()
+    except ValueError:  # a number the schema does not know: nothing a schema could allow
+        return f"unknown{elem}"
+
+
+def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
+    """Raise :class:`TypeCheckError` where an input or an inferred output of ``ctx``'s node has a
+    type its schema does not allow, or one other than the type its type variable is bound to by
+    an earlier input. Nodes without a schema (custom domains, local functions) are left alone."""
+    from wirecodec.defs import get_schema  # the schema data loads on the first full check
+
+    schema = get_schema(ctx.node.op_type, opset, domain)
+    if schema is None:
+        return
+    allowed = {c.type_param_str: frozenset(c.allowed_type_strs) for c in schema.type_constraints}
+    bound: dict[str, str] = {}
+
+    def judge(params: tuple[FormalParameter, ...], types: list[Type | None], outputs: bool) -> None:
+        for i, t in enumerate(types):
+            if i < len(params):
+                param = params[i]
+            elif params and params[-1].option == FormalParameterOption.Variadic:
+                param = params[-1]
+            else:
+                return
+            actual = type_str(t)
+            if actual is None:
+                continue
+            if actual not in allowed.get(param.type_str, frozenset({param.type_str})):
+                raise TypeCheckError(
+                    f"{param.name} typestr: {param.type_str}, has unsupported type: {actual}"
+                )
+            if not param.is_homogeneous:
+                continue
+            first = bound.setdefault(param.type_str, actual) if not outputs else bound.get(param.type_str)
+            if first is not None and first != actual:
+                raise TypeCheckError(f"{param.name} has inconsistent type {actual}")
+
+    judge(
+        schema.inputs, [ctx.input_type(i) if ctx.has_input(i) else None for i in range(ctx.n_inputs)], False
+    )
+    judge(schema.outputs, list(ctx.outputs), True)

@@ -23,7 +23,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec.shape_inference._check_types import check_shared_types
+from wirecodec.shape_inference._check_types import TypeCheckError, check_allowed_types, check_shared_types
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
 from wirecodec.shape_inference._types import (
@@ -134,8 +134,12 @@ class _Scope:
         outer_types: dict[str, Type],
         symbols_data: dict[str, tuple[Dim, ...]],
         graph: GraphProto | None,
+        path: str = "graph",
     ) -> None:
         self.shared = shared
+        self.path = path
+        self.node_path = path  # the field path of the node under inference
+        self._current: NodeProto | None = None
         self.opsets = opsets
         self.types: dict[str, Type] = dict(outer_types)
         self.slots: dict[str, ValueInfoProto] = {}
@@ -145,7 +149,8 @@ class _Scope:
         self.graph = graph
         self.unbound: set[str] = set()
         self.has_unsupported = False
-        self.errors: list[str] = []
+        # (where, what): the field path and label of each node whose inference failed
+        self.errors: list[tuple[str, str]] = []
 
     # -- declared types ------------------------------------------------------------------
     def declare(self, info: ValueInfoProto) -> None:
@@ -181,7 +186,8 @@ class _Scope:
                 self.types[name] = TensorType(
                     sparse.values.data_type, tuple(int(d) for d in sparse.dims), True
                 )
-        for node in graph.node:
+        for i, node in enumerate(graph.node):
+            self.node_path = f"{self.path}.node[{i}]"
             self.run_node(node)
 
     # -- one node ------------------------------------------------------------------------
@@ -196,6 +202,7 @@ class _Scope:
         return version
 
     def run_node(self, node: NodeProto, attributes: dict[str, AttributeProto] | None = None) -> None:
+        self._current = node
         opset = self._opset(node)
         attrs = attributes if attributes is not None else {a.name: a for a in node.attribute}
         ctx = NodeContext(
@@ -210,6 +217,8 @@ class _Scope:
             [bool(name) and name not in self.unbound for name in node.input],
         )
         key = (domain_key(node.domain), node.op_type)
+        where = self.node_path
+        check_type = self.shared.options.check_type
         try:
             fn = RULES.get(key)
             function = self.shared.functions.get((node.domain, node.op_type, node.overload))
@@ -219,9 +228,12 @@ class _Scope:
                 self.call(node, function, ctx)
             else:
                 self.has_unsupported = True
+                if check_type:  # no rule, but a schema may still refuse the inputs' types
+                    check_allowed_types(key[0], opset, ctx)
                 return
-            if self.shared.options.check_type:
+            if check_type:
                 check_shared_types(key, ctx)
+                check_allowed_types(key[0], opset, ctx)
             for i, name in enumerate(node.output):
                 inferred = ctx.outputs[i]
                 if name and inferred is not None:
@@ -238,9 +250,19 @@ class _Scope:
                     values = prop(ctx)
                     if values is not None:
                         self.symbol_data[node.output[0]] = values
+        except TypeCheckError as exc:
+            # Not a node whose outputs could not be inferred: its types are wrong (onnx ends
+            # the inference here, strict or not). Named once, by the innermost node.
+            if exc.node:
+                raise
+            raise TypeCheckError(
+                f"({_node_label(node)}): {exc.reason}", f"{where} ({_node_label(node)})"
+            ) from None
         except InferenceError as exc:
             if not self.has_unsupported:
-                self.errors.append(f"({_node_label(node)}): {exc.reason}")
+                self.errors.append(
+                    (exc.node or f"{where} ({_node_label(node)})", f"({_node_label(node)}): {exc.reason}")
+                )
 
     def update(self, name: str, inferred: Type) -> None:
         inferred = self.shared.symbols.materialize(inferred)
@@ -292,10 +314,24 @@ class _Scope:
             declared = from_proto(info.type) if info.HasField("type") else None
             merged = self.shared.symbols.materialize(merge(given, declared, info.name))
             _rewrite(info, merged)
-        inner = _Scope(self.shared, self.opsets, self.types, self.symbol_data, graph)
+        inner = _Scope(
+            self.shared, self.opsets, self.types, self.symbol_data, graph, self._subgraph_path(graph)
+        )
         inner.run_graph(graph)
         inner.finish()
         return [from_proto(o.type) if o.HasField("type") else None for o in graph.output]
+
+    def _subgraph_path(self, graph: GraphProto) -> str:
+        """The field path of ``graph``, a body of the node under inference."""
+        node = self._current
+        if node is not None:
+            for j, attr in enumerate(node.attribute):
+                if attr.HasField("g") and attr.g is graph:
+                    return f"{self.node_path}.attribute[{j}].g"
+                for k, g in enumerate(attr.graphs):
+                    if g is graph:
+                        return f"{self.node_path}.attribute[{j}].graphs[{k}]"
+        return f"{self.node_path}.<subgraph>"
 
     def call(self, node: NodeProto, function: FunctionProto, ctx: NodeContext) -> None:
         """Infer a call of a model-local function through its body."""
@@ -306,7 +342,14 @@ class _Scope:
         for actual, formal in zip(node.input, function.input, strict=False):
             if actual and actual in self.symbol_data:
                 bound_data[formal] = self.symbol_data[actual]
-        body = _Scope(shared, {o.domain: o.version for o in function.opset_import}, {}, bound_data, None)
+        body = _Scope(
+            shared,
+            {o.domain: o.version for o in function.opset_import},
+            {},
+            bound_data,
+            None,
+            f"{self.node_path} (function {function.domain}:{function.name})",
+        )
         for i, formal in enumerate(function.input):
             if ctx.has_input(i):
                 t = ctx.input_type(i)
@@ -324,7 +367,8 @@ class _Scope:
             bindings[default.name] = caller_attrs.get(default.name, default)
         shared.depth += 1
         try:
-            for inner in function.node:
+            for i, inner in enumerate(function.node):
+                body.node_path = f"{body.path}.node[{i}]"
                 body.run_node(inner, _bind_attributes(inner, bindings))
         finally:
             shared.depth -= 1
@@ -338,7 +382,9 @@ class _Scope:
 
     def finish(self) -> None:
         if self.errors and self.shared.options.strict_mode:
-            raise InferenceError("inference error(s): " + "; ".join(self.errors))
+            raise InferenceError(
+                "inference error(s): " + "; ".join(e for _, e in self.errors), self.errors[0][0]
+            )
 
 
 def _rewrite(info: ValueInfoProto, t: Type) -> None:

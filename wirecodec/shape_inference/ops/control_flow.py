@@ -147,6 +147,14 @@ def _state_output(given: TensorType, result: Type | None, batch: tuple[Dim, ...]
     return merge(inferred, given)
 
 
+def _body_outputs(ctx: NodeContext, body: GraphProto, inputs: list[Type | None]) -> list[Type | None]:
+    """The types of a Scan body's outputs: one for each of the node's (states, then scan outputs)."""
+    outputs = ctx.infer_subgraph(body, inputs)
+    if len(outputs) != ctx.n_outputs:
+        raise InferenceError(f"Scan body has {len(outputs)} outputs for {ctx.n_outputs} node outputs")
+    return outputs
+
+
 @rule("Scan")
 def scan(ctx: NodeContext) -> None:
     """States keep their type; each scan output gets the sequence length at its axis."""
@@ -172,8 +180,8 @@ def scan(ctx: NodeContext) -> None:
         axis = axis_in(in_axes[i - n_state], len(t.shape))
         length = _merge_dim(t.shape[axis], length)
         inputs.append(TensorType(t.elem, t.shape[:axis] + t.shape[axis + 1 :]))
-    outputs = ctx.infer_subgraph(body.g, inputs)
-    for i, out in enumerate(outputs[: ctx.n_outputs]):
+    outputs = _body_outputs(ctx, body.g, inputs)
+    for i, out in enumerate(outputs):
         if i < n_state:
             given = ctx.tensor(i)
             assert given is not None
@@ -208,8 +216,8 @@ def _scan8(ctx: NodeContext, body: GraphProto) -> None:
             if len(t.shape) > 2:
                 batch = _merge_dim(t.shape[0], batch)
                 length = _merge_dim(t.shape[1], length)
-    outputs = ctx.infer_subgraph(body, inputs)
-    for i, out in enumerate(outputs[: ctx.n_outputs]):
+    outputs = _body_outputs(ctx, body, inputs)
+    for i, out in enumerate(outputs):
         if i < n_state:
             given = ctx.tensor(i + 1)
             assert given is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import TensorType
-from wirecodec.shape_inference.ops._util import BOOL, FLOAT, broadcast, same_as_input
+from wirecodec.shape_inference.ops._util import BOOL, FLOAT, axis_in, broadcast, same_as_input
 
 _SAME = [
     "Abs",
@@ -49,9 +49,6 @@ _SAME = [
     "Swish",
     "BitwiseNot",
     "Not",
-    "Softmax",
-    "LogSoftmax",
-    "Hardmax",
     "LpNormalization",
     "Clip",
     "CumSum",
@@ -73,6 +70,17 @@ def same_type_and_shape(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is not None:
         ctx.set(0, TensorType(t.elem, t.shape))
+
+
+@rule("Softmax", "LogSoftmax", "Hardmax")
+def softmax_family(ctx: NodeContext) -> None:
+    """Same type and shape; from opset 11 the axis must be one of the input's."""
+    t = ctx.tensor(0)
+    if t is None:
+        return
+    if ctx.opset >= 11 and t.shape is not None:
+        axis_in(ctx.attr_int("axis", -1 if ctx.opset >= 13 else 1), len(t.shape))
+    ctx.set(0, TensorType(t.elem, t.shape))
 
 
 @rule("Identity")

@@ -51,11 +51,20 @@ def gemm(ctx: NodeContext) -> None:
     if ctx.tensor(0) is None:
         return
     a, b = ctx.shape(0), ctx.shape(1)
+    if a is not None and b is not None and ctx.opset >= 6:
+        # From Gemm 6 both operands must be matrices; from Gemm 13 their inner sizes must agree.
+        for i, shape in enumerate((a, b)):
+            if len(shape) != 2:
+                raise InferenceError(f"Gemm input {i} must have rank 2, not {len(shape)}")
     if a is None or b is None or len(a) != 2 or len(b) != 2:
         ctx.set_tensor(0, ctx.elem(0), None)
         return
-    m = a[1] if ctx.attr_int("transA", 0) else a[0]
-    n = b[0] if ctx.attr_int("transB", 0) else b[1]
+    trans_a, trans_b = ctx.attr_int("transA", 0), ctx.attr_int("transB", 0)
+    k_a, k_b = a[0 if trans_a else 1], b[1 if trans_b else 0]
+    if ctx.opset >= 13 and isinstance(k_a, int) and isinstance(k_b, int) and k_a != k_b:
+        raise InferenceError(f"Gemm inner dimensions differ: {k_a} and {k_b}")
+    m = a[1] if trans_a else a[0]
+    n = b[0] if trans_b else b[1]
     ctx.set_tensor(0, ctx.elem(0), (m, n))
 
 
