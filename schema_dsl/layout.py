@@ -136,6 +136,7 @@ class MessageSchema:
         "full_name",
         "holder",
         "oneofs",
+        "singular_bit",
     )
 
     def __init__(
@@ -155,6 +156,8 @@ class MessageSchema:
         self.by_number = {f.number: f for f in self.fields}
         self.bit = {f.name: 1 << i for i, f in enumerate(self.fields)}
         self.field_bits = tuple((f, 1 << i) for i, f in enumerate(self.fields))
+        # HasField's one lookup for the names it answers by a bit (not repeated fields, not oneofs)
+        self.singular_bit = {f.name: 1 << i for i, f in enumerate(self.fields) if not f.repeated}
         self.defaults = tuple(
             (f.name, f.default) for f in self.fields if not f.repeated and f.kind is not Kind.MESSAGE
         )

@@ -165,6 +165,9 @@ class Message(metaclass=MessageType):
     def HasField(self, name: str | bytes) -> bool:
         """Whether a singular field is present (an implicit empty child is not); with a
         oneof's name, whether any of its members is, as in protobuf."""
+        bit = self.__schema__.singular_bit.get(name)  # type: ignore[arg-type]  # bytes: never found
+        if bit is not None:  # the common case: a field's name as str
+            return bool(self._has & bit)
         name = _name_text(name)
         if name in self.__schema__.oneofs and name not in self.__schema__.by_name:
             return self.WhichOneof(name) is not None

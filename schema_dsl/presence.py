@@ -55,15 +55,18 @@ _osa: Final = object.__setattr__
 
 def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
     """Store an empty container as field ``spec`` of ``obj`` and return it (the first read of the field)."""
-    empty: RepeatedContainer[Any] = _new_list(container_class(spec))
-    if _detached(obj):
+    empty: RepeatedContainer[Any] = _new_list(spec._container or container_class(spec))
+    x = obj._x
+    if x is not None and x.owner is not None:  # detached (see _detached)
         empty._owner = obj  # only a detached owner needs to hear of the first write
     else:
         empty._span = obj._span
-        x = obj._x
         if x is not None and x.home is not None:
             empty._home = x  # a view's container: its first change pins the view (schema_dsl.views)
-    store(obj, spec.name, empty)
+    # store(), inlined: every first read of an unset list comes here
+    name = spec.name
+    _osa(obj, name, empty)
+    _osa(obj, "_has", obj._has | obj.__schema__.bit[name])
     return empty
 
 
@@ -74,8 +77,10 @@ def _read_unset_repeated(message: Message, spec: FieldSpec) -> Any:
     if table is not None and spec.name in table:
         return load_pending(message, spec.name)
     with stripe(message):
-        # Another reader may have stored it since this one found the slot empty.
-        value = slot_value(message, spec.name)
+        # Another reader may have stored it since this one found the slot empty. The stored
+        # bit answers first: looking at an empty slot costs a raised AttributeError.
+        stored = message._has & message.__schema__.bit[spec.name]
+        value = slot_value(message, spec.name) if stored else None
         if value is None:
             value = _store_empty_list(message, spec)
         return value

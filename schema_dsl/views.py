@@ -229,9 +229,14 @@ class RecordContainer:
 
     def __iter__(self) -> Iterator[Any]:
         # By index, as a list iterates: the field may change while it is walked.
+        # (_raw_at and, for a message, _view inlined: this is every walk's inner loop.)
+        view = self._view
         at = 0
         while at < _llen(self):
-            yield self._view(self._raw_at(at), at)
+            item = _lget(self, at)
+            if item is None:
+                item = self._store[at // CHUNK][at % CHUNK]  # type: ignore[index]
+            yield view(item, at) if type(item) is tuple else item
             at += 1
 
     def __reversed__(self) -> Iterator[Any]:

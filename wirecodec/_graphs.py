@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from schema_dsl.onnx import GraphProto, NodeProto
+from wirecodec.protobuf.lazy import elements
 
 __all__ = ["GraphScope", "bodies", "bodies_in", "given_names", "named_bodies", "walk_graphs"]
 
@@ -24,8 +26,9 @@ def named_bodies(node: NodeProto, where: str = "") -> Iterator[tuple[str, str, G
     for j, attribute in enumerate(node.attribute):
         if attribute.HasField("g"):
             yield attribute.name, f"{where}.attribute[{j}].g", attribute.g
-        for k, body in enumerate(attribute.graphs):
-            yield f"{attribute.name}[{k}]", f"{where}.attribute[{j}].graphs[{k}]", body
+        # elements(): most attributes hold no graphs; reading the field would store an empty list
+        for k, body in enumerate(elements(attribute, "graphs")):
+            yield f"{attribute.name}[{k}]", f"{where}.attribute[{j}].graphs[{k}]", cast(GraphProto, body)
 
 
 def bodies(node: NodeProto) -> Iterator[GraphProto]:

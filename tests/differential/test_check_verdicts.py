@@ -160,6 +160,17 @@ def valid_softmax_default_axis_1d() -> Any:
     return _unary("Softmax", _vi("x", F, [4]), _vi("y", F, [4]))  # axis -1 by default from opset 13
 
 
+def valid_zip_map() -> Any:
+    # ZipMap's schema allows ``seq(map(int64, float))``: a map's value is a tensor, as onnx reads it.
+    seq_of_maps = helper.make_sequence_type_proto(
+        helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(F, ()))
+    )
+    node = helper.make_node("ZipMap", ["x"], ["y"], classlabels_int64s=[1, 2, 3], domain="ai.onnx.ml")
+    m = _model([node], [_vi("x", F, ["N", 3])], [helper.make_value_info("y", seq_of_maps)])
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 1))
+    return m
+
+
 def valid_sequence() -> Any:
     nodes = [
         helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),

@@ -82,4 +82,14 @@ MUTANTS: tuple[Mutant, ...] = (
         (f"{_MATRIX}::test_inference_violations_name_the_node",),
         "a finding inside an If branch or a Scan body is reported at the enclosing graph's path",
     ),
+    Mutant(
+        "verdicts-map-value-bare-type",
+        _TYPES,
+        "    allowed = {c.type_param_str: frozenset(map(canonical_type_str, c.allowed_type_strs))"
+        " for c in constraints}\n",
+        "    allowed = {c.type_param_str: frozenset(c.allowed_type_strs) for c in constraints}\n",
+        _rows("valid_zip_map"),
+        "a schema's type strings taken as written: ZipMap's seq(map(int64, float)) refuses the"
+        " seq(map(int64,tensor(float))) it makes (onnx's own test_zip_map fails)",
+    ),
 )

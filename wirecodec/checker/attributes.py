@@ -8,6 +8,7 @@ from schema_dsl.onnx import AttributeProto
 from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import AttributeSite, ModelSites
+from wirecodec.protobuf.lazy import elements
 
 __all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
 
@@ -78,7 +79,8 @@ def _present(attribute: AttributeProto) -> list[str]:
     return [
         name
         for name in VALUE_FIELDS.values()
-        if (getattr(attribute, name) if name in _REPEATED else attribute.HasField(name))
+        # elements(): an unset list is looked at without storing an empty one (a read would)
+        if (elements(attribute, name) if name in _REPEATED else attribute.HasField(name))
     ]
 
 

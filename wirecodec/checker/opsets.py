@@ -12,6 +12,7 @@ from typing import Final
 from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.lazy import elements
 
 __all__ = ["RULES", "check_opsets"]
 
@@ -166,26 +167,27 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
                 which = value.type.WhichOneof("value") if value.HasField("type") else None
                 if which in ("optional_type", "sparse_tensor_type"):
                     since(8, f"{path}.{field_name}[{i}].type.{which}", which)
-                if value.metadata_props:
+                if elements(value, "metadata_props"):
                     since(10, f"{path}.{field_name}[{i}].metadata_props", "metadata_props on a value")
+    # elements(): these lists are mostly unset, and reading one would store an empty list
     for node_site in sites.nodes:
         node, path = node_site.node, node_site.path
         if node.domain:
             since(3, f"{path}.domain", "a node domain")
         if node.overload:
             since(10, f"{path}.overload", "overload")
-        if node.metadata_props:
+        if elements(node, "metadata_props"):
             since(10, f"{path}.metadata_props", "metadata_props on a node")
-        if node.device_configurations:
+        if elements(node, "device_configurations"):
             since(11, f"{path}.device_configurations", "device_configurations")
     for attribute_site in sites.attributes:
         attribute, path = attribute_site.attribute, attribute_site.path
-        if attribute.HasField("sparse_tensor") or attribute.sparse_tensors:
+        if attribute.HasField("sparse_tensor") or elements(attribute, "sparse_tensors"):
             since(6, path, "a sparse tensor attribute")
     for tensor_site in sites.tensors:
         tensor, path = tensor_site.tensor, tensor_site.path
         version = _TYPE_SINCE.get(tensor.data_type)
         if version is not None:
             since(version, f"{path}.data_type", f"element type {_DataType(tensor.data_type).name}")
-        if tensor.metadata_props:
+        if elements(tensor, "metadata_props"):
             since(10, f"{path}.metadata_props", "metadata_props on a tensor")

@@ -243,6 +243,9 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
     """
     model: ModelProto = opened.model
     graph = model.graph
+    # The report walks the nodes several times; a long graph's elements are views, built
+    # again by each walk unless someone holds them: hold them for the length of the report.
+    held_nodes = list(graph.node)
     sites: list[tuple[str, TensorProto, TensorFacts]] = []
     weights: list[tuple[str, TensorProto, TensorFacts]] = []
     packed = packed_weights(graph)  # MatMulNBits' 4-bit weights count as 4-bit parameters
@@ -273,7 +276,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
             "sparse_initializers": len(graph.sparse_initializer),
             "value_info": len(graph.value_info),
         },
-        "operators": dict(collections.Counter(op_name(n) for n in graph.node).most_common()),
+        "operators": dict(collections.Counter(op_name(n) for n in held_nodes).most_common()),
         "subgraph_operators": dict(nested.most_common()),
         "parameters": _parameters(weights),
         "make_up": make_up(model),

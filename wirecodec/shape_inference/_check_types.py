@@ -11,6 +11,8 @@ parameter allows (``tensor(int64)`` for Reshape's shape, a float type for Sqrt's
 
 from __future__ import annotations
 
+import functools
+
 from schema_dsl.onnx import TensorProto
 from wirecodec.defs._types import FormalParameter, FormalParameterOption
 from wirecodec.shape_inference._context import NodeContext
@@ -91,6 +93,28 @@ def type_str(t: Type | None) -> str | None:
     return None
 
 
+@functools.cache
+def canonical_type_str(text: str) -> str:
+    """A schema's type string as :func:`type_str` spells types (as onnx reads it): spaces
+    dropped, and a bare element type inside ``seq``, ``optional`` or a map's value is a
+    tensor — ZipMap's ``seq(map(int64, float))`` allows ``seq(map(int64,tensor(float)))``."""
+
+    def value(inner: str) -> str:
+        inner = outer(inner)
+        return inner if "(" in inner else f"tensor({inner})"
+
+    def outer(text: str) -> str:
+        for head in ("seq(", "optional("):
+            if text.startswith(head) and text.endswith(")"):
+                return f"{head}{value(text[len(head) : -1])})"
+        if text.startswith("map(") and text.endswith(")"):
+            key, _, rest = text[4:-1].partition(",")
+            return f"map({key},{value(rest)})"
+        return text
+
+    return outer(text.replace(" ", ""))
+
+
 def _elem_name(elem: int) -> str | None:
     if not elem:
         return None
@@ -109,7 +133,8 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
     schema = get_schema(ctx.node.op_type, opset, domain)
     if schema is None:
         return
-    allowed = {c.type_param_str: frozenset(c.allowed_type_strs) for c in schema.type_constraints}
+    constraints = schema.type_constraints
+    allowed = {c.type_param_str: frozenset(map(canonical_type_str, c.allowed_type_strs)) for c in constraints}
     bound: dict[str, str] = {}
 
     def judge(params: tuple[FormalParameter, ...], types: list[Type | None], outputs: bool) -> None:
@@ -123,7 +148,7 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
             actual = type_str(t)
             if actual is None:
                 continue
-            if actual not in allowed.get(param.type_str, frozenset({param.type_str})):
+            if actual not in allowed.get(param.type_str, frozenset({canonical_type_str(param.type_str)})):
                 raise TypeCheckError(
                     f"{param.name} typestr: {param.type_str}, has unsupported type: {actual}"
                 )
