@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.cli.test_round4_progress import ENV, _on_terminal
+from tests.cli.test_progress_on_terminals import ENV, _on_terminal
 from wirecodec.cli import EXAMPLE
 
 CASES = [

@@ -224,7 +224,7 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "bodies-skip-graphs-attributes",
         "wirecodec/_graphs.py",
-        "for k, body in enumerate(attribute.graphs):",
+        'for k, body in enumerate(elements(attribute, "graphs")):',
         "for k, body in enumerate(()):",
         (
             "tests/unit/onnx/test_compose.py::test_add_prefix_renames_inside_graphs_typed_attributes_as_onnx",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from tests.mutation.mutant import Mutant
 
-_PIPES = "tests/cli/test_round4_pipes.py"
-_MERGE = "tests/cli/test_round4_merge.py"
-_REPORTS = "tests/cli/test_round4_reports.py"
-_RUN = "tests/cli/test_round4_run.py"
-_SCRIPTING = "tests/cli/test_round4_scripting.py"
-_PROGRESS = "tests/cli/test_round4_progress.py"
+_PIPES = "tests/cli/test_piped_input_and_interrupts.py"
+_MERGE = "tests/cli/test_merge_prefix_scopes.py"
+_REPORTS = "tests/cli/test_inspect_toposort_diff_reports.py"
+_RUN = "tests/cli/test_run_unknown_dims_errors.py"
+_SCRIPTING = "tests/cli/test_check_many_and_json.py"
+_PROGRESS = "tests/cli/test_progress_on_terminals.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(

@@ -21,7 +21,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "verdicts-concrete-type-allows-anything",
         _TYPES,
-        "            if actual not in allowed.get(param.type_str, frozenset({param.type_str})):\n",
+        "            if actual not in allowed.get("
+        "param.type_str, frozenset({canonical_type_str(param.type_str)})):\n",
         "            if actual not in allowed.get(param.type_str, frozenset({actual})):\n",
         _rows("reshape_float_shape"),
         "a parameter with a concrete type (Reshape's shape: tensor(int64)) is taken as allowing anything",

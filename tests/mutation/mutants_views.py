@@ -19,8 +19,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "views-iteration-over-a-snapshot",
         "schema_dsl/views.py",
-        "        at = 0\n        while at < _llen(self):\n            yield self._view(self._raw_at(at), at)",
-        "        for at in range(_llen(self)):\n            yield self._view(self._raw_at(at), at)",
+        "        at = 0\n        while at < _llen(self):\n            item = _lget(self, at)",
+        "        for at in range(_llen(self)):\n            item = _lget(self, at)",
         (f"{_ALIASING}::test_changing_the_field_while_iterating_it",),
         "iteration walks the length it started with: removing while iterating raises",
     ),
