@@ -32,6 +32,7 @@ import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.files._base.references import uses_external_data
+from wirecodec.files._base.source import classify
 from wirecodec.files._base.walk import ByIdentity, iter_tensors
 from wirecodec.files.opener import Opened, open_model
 from wirecodec.files.zip.data import ZipData
@@ -129,7 +130,7 @@ def onnxruntime_session(path: str | os.PathLike[str], sess_options: Any = None, 
     """
     onnxruntime = _import_onnxruntime()
     options = onnxruntime.SessionOptions() if sess_options is None else sess_options
-    if isinstance(path, str) and "://" in path:
+    if classify(path) == "url":
         remote = open_model(path)
         remote.resolve_external()
         return onnxruntime.InferenceSession(encode(remote.model), options, providers=providers)

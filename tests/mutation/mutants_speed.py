@@ -1,6 +1,7 @@
 """Mutants of the read paths made cheaper for long graphs (issue 48, item 7): HasField's
 one-lookup answer, the first read of an unset list, and the looks at a list that store
-nothing (the checker's attribute values; the bodies a node holds are
+nothing; and of the one way in (issue 47, item 2): load_zip from a pipe or a URL, the one
+HTTP client's look at a URL's first bytes (the checker's attribute values; the bodies a node holds are
 `bodies-skip-graphs-attributes` in mutants.py)."""
 
 from __future__ import annotations
@@ -39,5 +40,30 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if (() if name in _REPEATED else attribute.HasField(name))\n",
         ("tests/differential/test_check_lists_and_graphs.py",),
         "the checker no longer sees an attribute's list values (ints under type FLOAT passes)",
+    ),
+    Mutant(
+        "doors-zip-from-stdin-refused",
+        "wirecodec/files/zip/buffers.py",
+        '    if kind in ("stdin", "url"):\n',
+        '    if kind == "url":\n',
+        ("tests/unit/files/test_front_doors.py",),
+        "load_zip('-') is refused (a TypeError) where every other door reads standard input",
+    ),
+    Mutant(
+        "doors-zip-spool-short-pieces",
+        "wirecodec/files/zip/buffers.py",
+        "                    spool.write(file.read(start, start + _PIECE))\n",
+        "                    spool.write(file.read(start, start + _PIECE - 1))\n",
+        ("tests/unit/files/test_front_doors.py",),
+        "a URL's archive spooled a byte short of every piece (a truncated container)",
+    ),
+    Mutant(
+        "doors-first-bytes-only-ranged",
+        "wirecodec/files/remote/http_client.py",
+        "            if head and status in (200, 206):\n",
+        "            if head and status == 206:\n",
+        ("tests/cli/test_not_a_model.py",),
+        "the look at a URL that failed to open reads nothing from a server that ignores Range"
+        " (a directory listing is no longer named as an HTML page)",
     ),
 )

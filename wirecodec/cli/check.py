@@ -34,6 +34,7 @@ from wirecodec.checker import examine
 from wirecodec.cli.common import MODEL_HELP, CliError, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
+from wirecodec.files._base.source import classify
 
 HELP = "check a model against the ONNX IR rules and operator schemas"
 
@@ -72,7 +73,7 @@ def _models(given: list[str]) -> list[str]:
     found: list[str] = []
     for name in given:
         path = pathlib.Path(name)
-        if "://" not in name and name != "-" and path.is_dir():
+        if classify(name) == "path" and path.is_dir():
             inside = sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
             if not inside:
                 raise UsageError(f"{name}: a directory without .onnx or .onnxz files")

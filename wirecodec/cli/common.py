@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
 from wirecodec.cli.sniff import HEAD, looks_like
 from wirecodec.errors import ContainerError, DecodeError, RemoteError, WireCodecError
-from wirecodec.files._base.source import STDIN
+from wirecodec.files._base.source import STDIN, classify
 from wirecodec.files.opener import Opened
 from wirecodec.files.opener import open_model as _open
 
@@ -220,8 +220,9 @@ def open_model(
 
     label = "<stdin>" if str(source) == STDIN else str(source)
     # "-" and URLs stay strings; anything else is a path (even one named like an option).
-    url = "://" in str(source)
-    given = str(source) if str(source) == STDIN or url else pathlib.Path(source)
+    kind = classify(str(source))
+    url = kind == "url"
+    given = str(source) if kind in ("stdin", "url") else pathlib.Path(source)
     remote = _remote() if url else None
     # A pipe is read once: its first bytes are kept as they pass, for the same diagnosis
     # (HTML, .npy, gzip...) as a path gets by reading its head again.
@@ -300,13 +301,9 @@ def _holds_model_entry(path: pathlib.Path) -> bool:
 
 def _url_looks_like(url: str) -> str | None:
     """A server that ignores Range answers with the whole body: read only its start."""
-    import urllib.request
+    from wirecodec.files.remote.http_client import first_bytes  # the one HTTP client
 
-    timeout = (_REMOTE.get() or {}).get("timeout", 30.0)
-    request = urllib.request.Request(url, headers={"Range": f"bytes=0-{HEAD - 1}"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        kind = response.headers.get_content_type()
-        head = response.read(HEAD)
+    kind, head = first_bytes(url, _remote(), HEAD)
     if kind == "text/html":
         return "an HTML page (a directory listing? give the URL of the .onnx file)"
     return looks_like(head)

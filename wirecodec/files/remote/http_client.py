@@ -29,7 +29,7 @@ from typing import BinaryIO, Final
 from wirecodec.errors import RemoteError
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
 
-__all__ = ["HttpSource"]
+__all__ = ["HttpSource", "first_bytes"]
 
 _TRANSIENT: Final = frozenset({408, 429, 500, 502, 503, 504})
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
@@ -48,18 +48,24 @@ class _Answer:
     """What one ranged GET gave: its status and, for a 206 or an allowed 200, the body."""
 
     def __init__(
-        self, status: int, body: bytes, content_range: str | None, spool: BinaryIO | None = None
+        self,
+        status: int,
+        body: bytes,
+        content_range: str | None,
+        spool: BinaryIO | None = None,
+        kind: str | None = None,
     ) -> None:
         self.status = status
         self.body = body
         self.content_range = content_range
         self.spool = spool  # an allowed full download, on disk (``body`` is then empty)
+        self.kind = kind  # the Content-Type, for a look at the first bytes (first_bytes)
 
 
 class HttpSource(RangeSource):
     """An ``http://`` or ``https://`` file (see the module doc); learns its size at once."""
 
-    def __init__(self, url: str, options: RemoteOptions) -> None:
+    def __init__(self, url: str, options: RemoteOptions, *, probe: bool = True) -> None:
         super().__init__(options)
         self.url = url
         self._target = urllib.parse.urlsplit(url)
@@ -69,7 +75,7 @@ class HttpSource(RangeSource):
         # model closes its socket (no ResourceWarning), and the box does not keep it alive.
         self._box: list[http.client.HTTPConnection] = []
         weakref.finalize(self, _close_all, self._box)
-        self.size = self._probe()
+        self.size = self._probe() if probe else 0  # 0: not asked (first_bytes only)
 
     # -- the first request: the size, and whether Range is honoured ---------------------------
 
@@ -151,15 +157,15 @@ class HttpSource(RangeSource):
         self._checked_range(answer, start, end, probe=False)
         return answer.body
 
-    def _get(self, start: int, end: int, *, probe: bool) -> _Answer:
-        """One ranged GET, tried again on transient failures."""
+    def _get(self, start: int, end: int, *, probe: bool, head: int = 0) -> _Answer:
+        """One ranged GET, tried again on transient failures (``head``: see :meth:`_once`)."""
         options = self.options
         last = ""
         for attempt in range(options.retries + 1):
             if attempt:
                 time.sleep(options.backoff * 2 ** (attempt - 1))
             try:
-                return self._once(start, end, probe=probe)
+                return self._once(start, end, probe=probe, head=head)
             except RemoteError:
                 raise  # (an OSError too, but final)
             except _RetryError as exc:
@@ -170,7 +176,9 @@ class HttpSource(RangeSource):
         tries = options.retries + 1
         raise RemoteError(f"{last} ({tries} {'try' if tries == 1 else 'tries'})", self.url, start, end)
 
-    def _once(self, start: int, end: int, *, probe: bool) -> _Answer:
+    def _once(self, start: int, end: int, *, probe: bool, head: int = 0) -> _Answer:
+        """One GET of bytes ``start``-``end``; with ``head``, the first ``head`` bytes of any
+        answer with a body (200 or 206) and its Content-Type, the rest left unread."""
         target = self._target
         for _ in range(_MAX_REDIRECTS + 1):
             connection = self._connect()
@@ -190,6 +198,11 @@ class HttpSource(RangeSource):
                     raise RemoteError(f"a {status} redirect without a Location", self.url, start, end)
                 target = self._target = urllib.parse.urlsplit(urllib.parse.urljoin(target.geturl(), location))
                 continue
+            if head and status in (200, 206):
+                body = response.read(head)
+                kind = response.headers.get_content_type()
+                self._drop()  # the rest of the body is not wanted
+                return _Answer(status, body, response.getheader("Content-Range"), kind=kind)
             if status == 200 and probe and response.getheader("Content-Length") == "0":
                 response.read()
                 return _Answer(200, b"", None)  # an empty file: no range to honour
@@ -238,6 +251,20 @@ class HttpSource(RangeSource):
     def close(self) -> None:
         super().close()
         self._drop()
+
+
+def first_bytes(url: str, options: RemoteOptions, size: int) -> tuple[str, bytes]:
+    """The Content-Type and first ``size`` bytes of ``url``, whether the server honours
+    ``Range`` or sends the whole file (only ``size`` bytes of it are read): a look at what a
+    URL holds when it fails to open as a model. Failures are :class:`RemoteError`."""
+    source = HttpSource(url, options, probe=False)
+    try:
+        answer = source._get(0, size, probe=True, head=size)
+    finally:
+        source.close()
+    if answer.status not in (200, 206):
+        raise RemoteError(f"HTTP {answer.status}", url, 0, size)
+    return answer.kind or "", answer.body[:size]
 
 
 def _spooled(response: http.client.HTTPResponse) -> BinaryIO:

@@ -1,22 +1,29 @@
 """The buffers :func:`~wirecodec.files.zip.container.load_zip` reads archives from, and what they hold.
 
 A path or a regular file is mapped read-only (``lazy=False``: copied into anonymous
-memory); bytes are used as they are. Each map is remembered, weakly, with the file it
-holds, so :func:`~wirecodec.files.zip.container.replace_model` can recognise tensors
-whose ``raw_data`` is a view of the archive it rewrites.
+memory); bytes are used as they are; a pipe (``-``) or a URL is first copied, a piece at a
+time, to an anonymous temporary file that is then mapped (an archive's directory sits at
+its end, so it cannot be read as it streams by, and is never held whole in memory). Each
+map is remembered, weakly, with the file it holds, so
+:func:`~wirecodec.files.zip.container.replace_model` can recognise tensors whose
+``raw_data`` is a view of the archive it rewrites.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import sys
 import weakref
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from wirecodec.errors import ContainerError
 from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
 from wirecodec.protobuf.payloads import read_only_map
+
+if TYPE_CHECKING:
+    from wirecodec.files.remote.source import RemoteOptions
 
 __all__ = ["ArchiveFile", "archive_file_of", "open_buffer"]
 
@@ -55,9 +62,16 @@ def _map(file: IO[bytes], lazy: bool) -> memoryview:
     return memoryview(mapped).toreadonly()
 
 
-def open_buffer(source: Source, lazy: bool) -> memoryview:
-    """The whole archive as a read-only byte view: mapped (or copied) from a file, or ``source`` itself."""
+_PIECE: Final = 1 << 24  # a pipe or a URL is copied to its temporary file this much at a time
+
+
+def open_buffer(source: Source, lazy: bool, remote: RemoteOptions | None = None) -> memoryview:
+    """The whole archive as a read-only byte view: mapped (or copied) from a file, or
+    ``source`` itself; a pipe or a URL (``remote``: its options) spooled to a file first."""
     kind = classify(source)
+    if kind in ("stdin", "url"):
+        with _spooled(str(source), remote) as spool:
+            return _map(spool, lazy)  # the map outlives the file object
     if kind == "path":
         with open_source_file(source) as file:  # type: ignore[arg-type]
             return _map(file, lazy)
@@ -68,7 +82,35 @@ def open_buffer(source: Source, lazy: bool) -> memoryview:
         if is_regular_file(source):
             return _map(source, lazy)  # type: ignore[arg-type]
         return memoryview(source.read()).toreadonly()  # type: ignore[union-attr]
-    raise TypeError(f"load_zip needs a path, a binary file or bytes, got {type(source).__name__}")
+    raise TypeError(f"load_zip needs a path, '-', a URL, a binary file or bytes, got {type(source).__name__}")
+
+
+def _spooled(source: str, remote: RemoteOptions | None) -> IO[bytes]:
+    """``-`` (standard input) or a URL copied to an anonymous temporary file, rewound."""
+    import tempfile  # only here: it imports shutil and random
+
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (handed on open, closed on error)
+    try:
+        if classify(source) == "stdin":
+            pipe = sys.stdin.buffer
+            while piece := pipe.read(_PIECE):
+                spool.write(piece)
+        else:
+            from wirecodec.files.remote.clients import open_source  # only for a URL
+            from wirecodec.files.remote.source import RemoteOptions
+
+            file = open_source(source, remote or RemoteOptions())
+            try:
+                for start in range(0, file.size, _PIECE):
+                    spool.write(file.read(start, start + _PIECE))
+            finally:
+                file.close()
+        spool.flush()
+        spool.seek(0)
+    except BaseException:
+        spool.close()
+        raise
+    return spool
 
 
 def archive_file_of(data: Any) -> ArchiveFile | None:

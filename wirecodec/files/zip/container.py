@@ -39,6 +39,7 @@ from wirecodec.protobuf.payloads import release
 if TYPE_CHECKING:
     import zipfile
 
+    from wirecodec.files.remote.source import RemoteOptions
     from wirecodec.files.zip.replace import replace_model
 
 # Every load() asks is_zip(), and reading a container needs only zip_records: the writing
@@ -163,8 +164,13 @@ def load_zip(
     lazy: bool = True,
     load_external_data: bool = True,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    remote: RemoteOptions | None = None,
 ) -> ModelProto:
     """Open a zip container: check it, decode ``__MODEL_PROTO``, give tensors their entries.
+
+    ``source`` is what :func:`wirecodec.load` takes: a path, a binary file, bytes, ``-``
+    (standard input) or a URL (``remote``: its options); a pipe or a URL is copied to a
+    temporary file first, a piece at a time (the archive's directory is at its end).
 
     The archive is mapped once (``lazy=False``: read into memory once) and checked
     whole before anything is decoded: offsets, sizes, names, methods, overlaps (see
@@ -176,7 +182,7 @@ def load_zip(
     and the model then never depends on bytes :func:`replace_model` rewrites.
     Every problem is a :class:`~wirecodec.ContainerError` naming the entry or tensor.
     """
-    model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth)
+    model, buffer, archive = open_zip(source, lazy=lazy, max_depth=max_depth, remote=remote)
     if load_external_data:
         # Imported here: zip.data builds on this module (entry_range).
         from wirecodec.files.zip.data import ZipData
@@ -187,11 +193,15 @@ def load_zip(
 
 
 def open_zip(
-    source: Source, *, lazy: bool = True, max_depth: int = DEFAULT_MAX_DEPTH
+    source: Source,
+    *,
+    lazy: bool = True,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    remote: RemoteOptions | None = None,
 ) -> tuple[ModelProto, memoryview, Archive]:
     """The container's model with its references to entries left in place, the archive's
     buffer and its checked directory (what :func:`load_zip` and the opener build on)."""
-    buffer = open_buffer(source, lazy)
+    buffer = open_buffer(source, lazy, remote)
     archive = read_archive(buffer)
     entry = archive.by_name[MODEL_ENTRY]
     proto = bytes(buffer[entry.data_offset : entry.data_end])
