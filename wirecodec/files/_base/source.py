@@ -28,6 +28,7 @@ __all__ = [
     "head_of",
     "is_regular_file",
     "is_url",
+    "is_zip_head",
     "open_source_file",
 ]
 
@@ -40,6 +41,13 @@ STDIN: Final = "-"
 """The source that means "read the model from standard input"."""
 
 _BUFFERS: Final = (bytes, bytearray, memoryview, mmap.mmap)
+
+_ZIP_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")  # a first entry, or an empty archive's end
+
+
+def is_zip_head(head: bytes) -> bool:
+    """Whether the first four bytes of a source are a zip archive's (a container, .onnxz)."""
+    return bytes(head[:4]) in _ZIP_SIGNATURES
 
 
 def is_url(source: object) -> bool:

@@ -35,11 +35,11 @@ from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, NotAModelError, RemoteError
 from wirecodec.files._base.locations import relative_location_problem
 from wirecodec.files._base.references import label_of
+from wirecodec.files._base.source import is_zip_head
 from wirecodec.files._base.tensor_data import Located, TensorData
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.remote.clients import open_source
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
-from wirecodec.files.zip.container import is_zip
 from wirecodec.protobuf.codec import decode_split
 from wirecodec.protobuf.lazy import pending_bytes
 from wirecodec.protobuf.sparse import MIN_PAYLOAD, gaps, walk_payloads
@@ -116,8 +116,11 @@ def fetch_structure(
     source = open_source(url, options)
     if source.size == 0:
         raise NotAModelError("empty file: not an ONNX model", 0, "ModelProto")
-    if is_zip(source.read(0, 4)):
-        raise RemoteError("a zip container (.onnxz) cannot be opened over a URL; download it first", url)
+    if is_zip_head(source.read(0, 4)):
+        raise RemoteError(
+            "a zip container (.onnxz) is not read by ranges: load_zip(url) copies it to a temporary file",
+            url,
+        )
     if source.whole is None and source.size <= options.whole_below:
         source.whole = source.read(0, source.size)  # one request; every later read is served from it
     shadow = Shadow(source, lazy)

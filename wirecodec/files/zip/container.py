@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
 from wirecodec.files._base.references import label_of, parse_ref, uses_external_data
-from wirecodec.files._base.source import Source, head_of
+from wirecodec.files._base.source import Source, head_of, is_zip_head
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.zip.buffers import open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
@@ -61,7 +61,6 @@ if not TYPE_CHECKING:  # hidden from type checkers, which would take any name fo
 # A local header starts "PK\3\4", an empty archive "PK\5\6". No ModelProto encoding can
 # start with either: 0x50 is field 10 as a varint, then 0x03 or 0x05 would be a tag
 # with field number 0, which protobuf forbids. So the first four bytes decide.
-_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")
 _CHUNK: Final = 64 << 20  # payloads go to zipfile in slices of this size
 # An aligned entry's padding is one well-formed extra record, id 0xD935 (the id Android's
 # apksigner uses for alignment padding): 2-byte id, 2-byte size, 2-byte alignment, zeros.
@@ -77,7 +76,7 @@ def is_zip(source: Source) -> bool:
     A file object is read at its current position and put back; one that cannot seek
     is not examined (False).
     """
-    return head_of(source, 4) in _SIGNATURES
+    return is_zip_head(head_of(source, 4))
 
 
 # -- writing ------------------------------------------------------------------------------------
