@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
-from wirecodec.cli.make_up import as_packed, make_up, packed_weights
+from wirecodec.cli.make_up import as_packed, make_up, nodes_in_bodies, packed_weights
 from wirecodec.cli.make_up import text as make_up_text
 from wirecodec.errors import WireCodecError
 
@@ -255,11 +255,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
         if weight:
             weights.append((path, tensor, as_packed(site[2], packed)) if packed else site)
     largest = sorted(sites, key=lambda site: (-site[2].nbytes, site[0]))[:top]
-    nested = collections.Counter(
-        op_name(site.message)
-        for site in walk(graph, (NodeProto,), path="graph")
-        if isinstance(site.message, NodeProto) and site.path.count(".node[") > 1
-    )
+    nested = collections.Counter(op_name(node) for node in nodes_in_bodies(held_nodes))
     return {
         "model": opened.label,
         "size": opened.size,
@@ -279,7 +275,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
         "operators": dict(collections.Counter(op_name(n) for n in held_nodes).most_common()),
         "subgraph_operators": dict(nested.most_common()),
         "parameters": _parameters(weights),
-        "make_up": make_up(model),
+        "make_up": make_up(model, packed),
         "external_data": _external(sites, opened.data),
         "largest_tensors": [
             {"path": path, "where": _where(path), **facts.json()} for path, _, facts in largest

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
@@ -54,6 +54,13 @@ _SCALED: Final = frozenset({"QuantizeLinear", "DequantizeLinear"})
 def _nodes(graph: GraphProto) -> Iterator[NodeProto]:
     for node in graph.node:
         yield node
+        for body in bodies(node):
+            yield from _nodes(body)
+
+
+def nodes_in_bodies(nodes: Iterable[NodeProto]) -> Iterator[NodeProto]:
+    """Every node inside the bodies (If branches, Loop and Scan bodies, at any depth) of ``nodes``."""
+    for node in nodes:
         for body in bodies(node):
             yield from _nodes(body)
 
@@ -179,11 +186,12 @@ def _scales(nodes: list[NodeProto], weights: dict[str, TensorFacts]) -> dict[str
     return dict(granularity)
 
 
-def make_up(model: ModelProto) -> dict[str, Any]:
-    """Precision, quantization and parameters by operator (see the module documentation)."""
+def make_up(model: ModelProto, packed: dict[str, tuple[str, int]] | None = None) -> dict[str, Any]:
+    """Precision, quantization and parameters by operator (see the module documentation);
+    ``packed``: what :func:`packed_weights` of the main graph gives, when the caller has it."""
     graph = model.graph
     nodes = list(_nodes(graph))
-    weights = _weights(graph)
+    weights = _weights(graph, packed)
     by_dtype: collections.Counter[str] = collections.Counter()
     for facts in weights.values():
         by_dtype[facts.dtype] += facts.elements
