@@ -50,8 +50,6 @@ from wirecodec.files._base.source import STDIN, Source, classify, open_source_fi
 from wirecodec.files._base.tensor_data import NoData, TensorData
 from wirecodec.files._base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
-from wirecodec.files.stream.events import LazyTensor
-from wirecodec.files.stream.reader import assemble, stream
 from wirecodec.files.zip.container import is_zip, open_zip
 from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf import sparse as _sparse
@@ -62,6 +60,7 @@ from wirecodec.protobuf.payloads import SourceMap
 
 if TYPE_CHECKING:
     from wirecodec.files.remote.source import RemoteOptions
+    from wirecodec.files.stream.events import LazyTensor
 
 __all__ = ["STDIN", "Layout", "Opened", "Source", "decode_source", "open_model", "read_payload_source"]
 
@@ -335,6 +334,9 @@ def _from_pipe(
         seen += 1
         return tensor
 
+    # Only a pipe or streamed=True reads a model as a stream: the reader loads then (~10 ms).
+    from wirecodec.files.stream.reader import assemble, stream
+
     reader = io.BufferedReader(whole, 1 << 20)
     try:
         with stream(reader, max_depth=max_depth, skip_payloads=True, keep_small=PIPE_KEEP) as events:
@@ -396,6 +398,8 @@ def _streamed(
             start = lazy_tensor.raw_offset
             tensor.raw_data = whole[0][start : start + (lazy_tensor.raw_length or 0)]
         return tensor
+
+    from wirecodec.files.stream.reader import assemble, stream  # (see _from_pipe)
 
     with stream(file) as events:
         model = assemble(events, mapped)
