@@ -19,6 +19,9 @@ if [ "${1:-}" = "--pyodide" ]; then
     shift
     exec bash tests/pyodide/run.sh "$@"
 fi
+# The full runs spread test files over the cores (pytest-xdist; a file's tests stay in one
+# process, so module fixtures and servers are not shared across processes).
+parallel=(--numprocesses=auto --maxprocesses=4 --dist=loadfile)
 if [ "${1:-}" = "--records" ]; then
     shift
     deselect=()
@@ -30,7 +33,7 @@ if [ "${1:-}" = "--records" ]; then
     # would run exactly as in the ordinary suite, so they are left to it.
     subprocess_tiers=(--ignore=tests/onnx_suite --ignore=tests/clients --ignore=tests/perf)
     WIRECODEC_TEST_RECORDS_FROM_START=1 exec .venv/bin/python -m pytest -q -p no:cacheprovider \
-        "${subprocess_tiers[@]}" "${deselect[@]}" "$@"
+        "${parallel[@]}" "${subprocess_tiers[@]}" "${deselect[@]}" "$@"
 fi
 python=${PYTHON:-python3}
 quick=0
@@ -52,4 +55,4 @@ pip="-m pip install --quiet --disable-pip-version-check"
 .venv/bin/python $pip -e '.[test]'
 .venv/bin/python -m mypy --strict wirecodec schema_dsl
 .venv/bin/python -m ruff check .
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest "${parallel[@]}" "$@"
