@@ -14,6 +14,7 @@ Every path here is built by :func:`wirecodec.protobuf.fieldpath.join`, so it is 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -69,7 +70,8 @@ class GraphScope:
       reading one breaks the topological order);
     - ``depth`` (0 for the root), ``holder`` (the node holding it, or None), ``holder_path``,
       ``label`` (the attribute holding it: ``then_branch``, ``bodies[1]`` for a ``graphs``
-      element), ``parent`` (the scope of the enclosing graph, or None).
+      element), ``parent`` (the scope of the enclosing graph, or None), ``index`` (the
+      holder's place among its graph's nodes; -1 for the root).
 
     What the graph itself defines is :meth:`defines`; what it reads from outside is
     :meth:`reads`; the bodies of its nodes are :meth:`inner`.
@@ -82,9 +84,10 @@ class GraphScope:
     holder: NodeProto | None
     holder_path: str = ""
     label: str = ""
-    before: Mapping[str, str] = field(default_factory=dict)
-    later: frozenset[str] = frozenset()
+    before: Mapping[str, str] = field(default_factory=dict, repr=False)
+    later: AbstractSet[str] = field(default=frozenset(), repr=False)
     parent: GraphScope | None = field(default=None, repr=False, compare=False)
+    index: int = -1
 
     def defines(self) -> dict[str, str]:
         """The names this graph defines, each with the path of its first definition."""
@@ -128,6 +131,74 @@ def definitions(graph: GraphProto, path: str, nodes: Sequence[NodeProto] | None 
     return defined
 
 
+class _Visible(Mapping[str, str]):
+    """The names visible at node ``limit`` of the graph at ``path``: what it has before its
+    first node (``given``), the outputs of its nodes before ``limit`` (``own``: name ->
+    (node index, output index) of its first producer), else the enclosing graphs' names
+    (``outside``). A view: one table per graph, shared by its bodies, so a walk over a long
+    graph with many bodies neither copies the names for each nor builds every path."""
+
+    __slots__ = ("_given", "_limit", "_outside", "_own", "_path")
+
+    def __init__(
+        self,
+        outside: Mapping[str, str],
+        given: Mapping[str, str],
+        own: dict[str, tuple[int, int]],
+        path: str,
+        limit: int,
+    ) -> None:
+        self._outside = outside
+        self._given = given
+        self._own = own
+        self._path = path
+        self._limit = limit
+
+    def __getitem__(self, name: str) -> str:
+        where = self._given.get(name)
+        if where is not None:
+            return where
+        found = self._own.get(name)
+        if found is not None and found[0] < self._limit:
+            return join(join(self._path, "node", found[0]), "output", found[1])
+        return self._outside[name]
+
+    def __iter__(self) -> Iterator[str]:
+        mine = [*self._given, *(name for name, (at, _) in self._own.items() if at < self._limit)]
+        yield from mine
+        seen = set(mine)
+        yield from (name for name in self._outside if name not in seen)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Later(AbstractSet[str]):
+    """The names a graph's nodes at or after ``start`` produce (``last``: name -> index of its
+    last producer), and what the enclosing graphs produce after their holders (``outside``)."""
+
+    __slots__ = ("_last", "_outside", "_start")
+
+    def __init__(self, outside: AbstractSet[str], last: dict[str, int], start: int) -> None:
+        self._outside = outside
+        self._last = last
+        self._start = start
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        return self._last.get(name, -1) >= self._start or name in self._outside
+
+    def __iter__(self) -> Iterator[str]:
+        mine = [name for name, at in self._last.items() if at >= self._start]
+        yield from mine
+        seen = set(mine)
+        yield from (name for name in self._outside if name not in seen)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def _scopes_of_nodes(
     nodes: Sequence[NodeProto],
     path: str,
@@ -137,39 +208,44 @@ def _scopes_of_nodes(
 ) -> list[GraphScope]:
     """The scopes of the bodies held by ``nodes`` (only node ``index``'s, if given) of the graph
     or function body at ``path`` whose values before its first node are ``given``."""
-    outer = parent.outer if parent is not None else frozenset()
-    everything = frozenset(outer | set(given) | {name for node in nodes for name in node.output if name})
-    inherited = parent.before if parent is not None else {}
-    above = parent.later if parent is not None else frozenset()
-    visible: dict[str, str] = {**inherited, **given}
-    produced_from: list[set[str]] = [set() for _ in range(len(nodes) + 1)]
-    for i in range(len(nodes) - 1, -1, -1):  # produced_from[i]: outputs of nodes[i:]
-        produced_from[i] = produced_from[i + 1] | {name for name in nodes[i].output if name}
-    depth = parent.depth + 1 if parent is not None else 1
-    scopes: list[GraphScope] = []
-    own: dict[str, str] = {}
-    for i, node in enumerate(nodes):
-        if index is None or i == index:
-            node_path = join(path, "node", i)
-            for label, body_path, body in named_bodies(node, node_path):
-                scopes.append(
-                    GraphScope(
-                        body_path,
-                        body,
-                        everything,
-                        depth,
-                        node,
-                        node_path,
-                        label,
-                        {**visible, **own},
-                        frozenset(above | produced_from[i]),
-                        parent,
-                    )
-                )
+    held: list[tuple[int, NodeProto]] = []
+    own: dict[str, tuple[int, int]] = {}
+    last: dict[str, int] = {}
+    for i, node in enumerate(nodes):  # one pass: a long graph is read once
+        if (index is None or i == index) and _holds_graphs(node):
+            held.append((i, node))
         for j, name in enumerate(node.output):
-            if name and name not in given:
-                own.setdefault(name, join(join(path, "node", i), "output", j))
-    return scopes
+            if name:
+                last[name] = i
+                own.setdefault(name, (i, j))
+    if not held:
+        return []
+    outside: Mapping[str, str] = parent.before if parent is not None else {}
+    above: AbstractSet[str] = parent.later if parent is not None else frozenset()
+    outer = frozenset((parent.outer if parent is not None else frozenset()) | own.keys() | given.keys())
+    depth = parent.depth + 1 if parent is not None else 1
+    return [
+        GraphScope(
+            body_path,
+            body,
+            outer,
+            depth,
+            node,
+            join(path, "node", i),
+            label,
+            _Visible(outside, given, own, path, i),
+            _Later(above, last, i),
+            parent,
+            i,
+        )
+        for i, node in held
+        for label, body_path, body in named_bodies(node, join(path, "node", i))
+    ]
+
+
+def _holds_graphs(node: NodeProto) -> bool:
+    attributes = elements(node, "attribute")
+    return bool(attributes) and any(a.HasField("g") or elements(a, "graphs") for a in attributes)
 
 
 def inner_scopes(scope: GraphScope, index: int | None = None) -> list[GraphScope]:

@@ -7,7 +7,7 @@ the whole inference graph (onnx.proto, TrainingInfoProto.algorithm).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
@@ -104,6 +104,13 @@ class _Names:
         return self.scope is not None and name in self.scope.later
 
 
+def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
+    held: dict[int, list[GraphScope]] = {}
+    for scope in scopes:
+        held.setdefault(scope.index, []).append(scope)
+    return held
+
+
 def check_names(model: ModelProto, report: Report) -> None:
     """Report every naming violation in the model's graphs, training graphs and functions."""
     checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None)
@@ -151,7 +158,7 @@ class _NameChecker:
             inputs.setdefault(value.name, at)
         self.initializers(path, graph, scope, inputs, main=main)
         self.value_infos(path, "value_info", graph.value_info)
-        self.nodes(path, graph.node, scope, lambda i: where.inner(i))
+        self.nodes(path, graph.node, scope, _by_holder(where.inner()))
         scope.position = len(graph.node)
         for i, value in enumerate(graph.output):
             self.use_output(scope, value.name, join(join(path, "output", i), "name"))
@@ -205,9 +212,9 @@ class _NameChecker:
                 seen[value.name] = where
 
     def nodes(
-        self, path: str, nodes: list[NodeProto], scope: _Names, held: Callable[[int], list[GraphScope]]
+        self, path: str, nodes: list[NodeProto], scope: _Names, held: dict[int, list[GraphScope]]
     ) -> None:
-        """Check ``nodes`` in order; ``held(i)`` gives the scopes of node ``i``'s bodies, each
+        """Check ``nodes`` in order; ``held[i]`` holds the scopes of node ``i``'s bodies, each
         checked where the node is, before its outputs are defined."""
         for i, node in enumerate(nodes):
             for name in node.output:
@@ -218,7 +225,7 @@ class _NameChecker:
             for j, name in enumerate(node.input):
                 if name and not scope.visible(name):
                     self.undefined_input(scope, name, join(where, "input", j))
-            for body in held(i):
+            for body in held.get(i, ()):
                 self.graph(body, main=False)
             for j, name in enumerate(node.output):
                 self.define(scope, name, join(where, "output", j), node_output=True)
@@ -245,6 +252,6 @@ class _NameChecker:
             self.define(scope, name, join(path, "input", i), node_output=False)
         self.value_infos(path, "value_info", function.value_info)
         given = dict(scope.defined)
-        self.nodes(path, function.node, scope, lambda i: body_scopes(function.node, path, given, i))
+        self.nodes(path, function.node, scope, _by_holder(body_scopes(function.node, path, given)))
         for i, name in enumerate(function.output):
             self.use_output(scope, name, join(path, "output", i))
