@@ -9,6 +9,7 @@ from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 from wirecodec import compose, helper
 from wirecodec._graphs import body_scopes, named_bodies, walk_bodies, walk_graphs
 from wirecodec.checker import violations
+from wirecodec.draw import to_dot
 from wirecodec.files.opener import open_model
 from wirecodec.protobuf.codec import encode
 from wirecodec.protobuf.fieldpath import resolve
@@ -222,3 +223,23 @@ def test_walk_graphs_sees_renames_made_before_a_body_comes() -> None:
     next(walk)
     graph.node[0].output[0] = "renamed"
     assert "renamed" in next(walk).before
+
+
+def test_draw_takes_bodies_and_outer_reads_from_the_walk() -> None:
+    """Every body is a cluster, GRAPHS elements included; a body's outer read is an edge from
+    the enclosing graph's producer; ``around`` finds a name inside a GRAPHS body."""
+    model = ModelProto(graph=_nested_model_graph())
+    dot = to_dot(model, expand_bodies=True)
+    for label in (
+        "If.then_branch",
+        "If.else_branch",
+        "Loop.body",
+        "Scan.body",
+        "Custom.many[0]",
+        "Custom.many[1]",
+    ):
+        assert f'label="{label}"' in dot, label
+    inside = to_dot(model, around="m1")
+    assert "inside Custom.many[1]" in inside and '"late"' in inside  # the outer read, a stub
+    folded = to_dot(model, max_nodes=5)
+    assert "many[1]: 1 nodes, collapsed" in folded
