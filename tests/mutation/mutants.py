@@ -671,7 +671,7 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "toposort-ignores-body-reads",
         "wirecodec/cli/graph_order.py",
-        "        for name in _reads(node):\n            source = producer.get(name)",
+        "        for name in _reads(node, held.get(index, [])):\n            source = producer.get(name)",
         "        for name in node.input:\n            source = producer.get(name)",
         ("tests/cli/test_toposort.py::test_toposort_follows_what_a_body_reads_and_sorts_bodies",),
         "edit --toposort ignores what a node's bodies read from the graph (If branches)",
