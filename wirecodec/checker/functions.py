@@ -49,7 +49,7 @@ def check_functions(sites: ModelSites, report: Report) -> None:
             report.add(
                 join(path, "name"),
                 FUNCTION_UNIQUE,
-                f"{_show(key)} is already defined at functions[{index[key]}]",
+                f"{_show(key)} is already defined at {join('', 'functions', index[key])}",
             )
         else:
             index[key] = i

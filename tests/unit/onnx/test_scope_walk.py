@@ -178,6 +178,7 @@ def test_walk_graphs_gives_every_body_with_its_scope() -> None:
         "t0": f"{then}.node[0].output[0]",
     }
     assert "b" not in scopes[then].before and "b" in scopes[many[0]].before  # b is the If's own output
+    assert "b" in scopes[then].later and "b" not in scopes[many[0]].later  # ... made by the holder itself
     # later: what an enclosing node at or after the holder produces
     assert scopes[many[1]].later == {"c", "late"} and "late" in scopes[loop].later
     assert "a" not in scopes[loop].later
@@ -243,3 +244,5 @@ def test_draw_takes_bodies_and_outer_reads_from_the_walk() -> None:
     assert "inside Custom.many[1]" in inside and '"late"' in inside  # the outer read, a stub
     folded = to_dot(model, max_nodes=5)
     assert "many[1]: 1 nodes, collapsed" in folded
+    # a collapsed body's outer reads are dashed edges into its node: a, a, cond, b, late
+    assert folded.count("style=dashed") == 5 and 'n7 -> n6 [label="float[1]", style=dashed];' in folded
