@@ -87,7 +87,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/shape_inference/_engine.py",
         "            for scope in self._held.get(self._index, ()):\n",
         "            for scope in self._held.get(0, ()):\n",
-        ("tests/differential/test_check_verdicts.py::test_inference_violations_name_the_node",),
+        ("tests/unit/shape_inference/test_body_paths.py",),
         "shape inference looks for a body's scope among the first node's bodies: a finding in the "
         "body of a later node is reported without the body's path",
     ),

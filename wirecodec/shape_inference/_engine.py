@@ -343,6 +343,7 @@ class _Inference:
             for scope in self._held.get(self._index, ()):
                 if scope.graph is graph:
                     return scope
+            return self.node_path  # not a body of this node: its findings go to the node
         node = self._current
         if node is not None:
             for _, path, body in named_bodies(node, self.node_path):
