@@ -93,9 +93,9 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
             OPSET_IMPORT_REQUIRED,
             f"IR version {ir} requires opset_import; the model has none",
         )
-    model_domains = _imports(report, "opset_import", model.opset_import)
+    model_domains = _imports(report, "", model.opset_import)
     function_domains = [
-        _imports(report, f"functions[{i}].opset_import", f.opset_import)
+        _imports(report, join("", "functions", i), f.opset_import)
         for i, f in enumerate(model.functions)
     ]
     if ir is None or ir >= 3:
@@ -115,10 +115,11 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
         _features(sites, report, ir)
 
 
-def _imports(report: Report, path: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
+def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
+    """Check the ``opset_import`` list of the model (``owner`` "") or of a function."""
     seen: dict[str, str] = {}
     for i, opset in enumerate(imports):
-        where = f"{path}[{i}]"
+        where = join(owner, "opset_import", i)
         if not opset.HasField("version") or opset.version < 1:
             shown = opset.version if opset.HasField("version") else "no version"
             report.add(join(where, "version"), OPSET_VERSION, f"operator set {opset.domain!r} has {shown}")

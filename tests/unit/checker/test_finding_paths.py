@@ -113,9 +113,11 @@ def attribute_and_tensor_faults() -> Any:
 
 def function_and_training_faults() -> Any:
     body = [helper.make_node("Identity", ["nowhere"], ["o"])]
-    function = helper.make_function("custom", "Fn", ["i"], ["o"], body, [helper.make_opsetid("", 18)])
+    imports = [helper.make_opsetid("", 18), helper.make_opsetid("ai.onnx", 17)]  # one domain twice
+    function = helper.make_function("custom", "Fn", ["i"], ["o"], body, imports)
     model = _model([helper.make_node("Fn", ["x"], ["y"], domain="custom")], [_vi("x")], [_vi("y")])
     model.functions.extend([function, function])
+    model.opset_import[1].version = 0
     algorithm = _body([helper.make_node("Identity", ["unknown"], ["z"])], [], [_vi("z")])
     model.training_info.add().algorithm.CopyFrom(algorithm)
     return model
@@ -183,6 +185,8 @@ def test_findings_inside_bodies_functions_and_training_graphs_name_them() -> Non
     assert ("functions[0].node[0].input[0]", "undefined-input") in training
     assert ("training_info[0].algorithm.node[0].input[0]", "undefined-input") in training
     assert any(path.startswith("functions[1]") for path, _ in training)
+    assert ("functions[0].opset_import[1].domain", "opset-duplicate-domain") in training
+    assert ("opset_import[1].version", "opset-version") in training
     faults = {rule: path for path, rule in found["attribute_and_tensor_faults"]}
     assert faults["tensor-dims"] == "graph.initializer[0].dims"
     assert faults["attribute-unique"] == "graph.node[1].attribute[1].name"
