@@ -71,7 +71,9 @@ class GraphScope:
     - ``depth`` (0 for the root), ``holder`` (the node holding it, or None), ``holder_path``,
       ``label`` (the attribute holding it: ``then_branch``, ``bodies[1]`` for a ``graphs``
       element), ``parent`` (the scope of the enclosing graph, or None), ``index`` (the
-      holder's place among its graph's nodes; -1 for the root).
+      holder's place among its graph's nodes; -1 for the root), ``in_graphs`` (it, or a
+      body enclosing it, is an element of a ``graphs`` attribute: what onnx's type
+      inference never enters).
 
     What the graph itself defines is :meth:`defines`; what it reads from outside is
     :meth:`reads`; the bodies of its nodes are :meth:`inner`.
@@ -88,6 +90,7 @@ class GraphScope:
     later: AbstractSet[str] = field(default=frozenset(), repr=False)
     parent: GraphScope | None = field(default=None, repr=False, compare=False)
     index: int = -1
+    in_graphs: bool = False
 
     def defines(self) -> dict[str, str]:
         """The names this graph defines, each with the path of its first definition."""
@@ -224,6 +227,7 @@ def _scopes_of_nodes(
     above: AbstractSet[str] = parent.later if parent is not None else frozenset()
     outer = frozenset((parent.outer if parent is not None else frozenset()) | own.keys() | given.keys())
     depth = parent.depth + 1 if parent is not None else 1
+    inherited_graphs = parent is not None and parent.in_graphs
     return [
         GraphScope(
             body_path,
@@ -237,6 +241,7 @@ def _scopes_of_nodes(
             _Later(above, last, i),
             parent,
             i,
+            inherited_graphs or not body_path.endswith(".g"),
         )
         for i, node in held
         for label, body_path, body in named_bodies(node, join(path, "node", i))

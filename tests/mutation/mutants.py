@@ -655,8 +655,8 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "subgraph-symbols-not-reserved",
         "wirecodec/shape_inference/_engine.py",
-        '                if attr.HasField("g"):\n                    self.add_graph(attr.g)',
-        "                pass",
+        "        for scope in walk_graphs(graph):\n            if scope.in_graphs:",
+        "        for scope in [next(walk_graphs(graph))]:\n            if scope.in_graphs:",
         (_SHAPE_EDGES,),
         "symbols used only inside subgraphs are not reserved before fresh ones are made",
     ),

@@ -83,6 +83,17 @@ MUTANTS: tuple[Mutant, ...] = (
         "a path built from the root (functions[1], training_info[0]) starts with a dot parse refuses",
     ),
     Mutant(
+        "scopes-symbols-of-graphs-bodies-reserved",
+        "wirecodec/shape_inference/_engine.py",
+        "            if scope.in_graphs:\n                continue\n",
+        "            if False:\n                continue\n",
+        (
+            "tests/differential/test_graphs_attribute_bodies.py::test_fresh_symbols_are_named_as_onnx_names_them",
+        ),
+        "the symbols a GRAPHS body declares are reserved (onnx's table skips them): fresh symbols "
+        "are named unlike onnx's",
+    ),
+    Mutant(
         "scopes-inference-body-of-wrong-node",
         "wirecodec/shape_inference/_engine.py",
         "            for scope in self._held.get(self._index, ()):\n",

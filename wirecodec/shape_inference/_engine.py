@@ -23,7 +23,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._graphs import GraphScope, named_bodies, root_scope
+from wirecodec._graphs import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import TypeCheckError, check_allowed_types, check_shared_types
 from wirecodec.shape_inference._context import NodeContext
@@ -83,13 +83,14 @@ class _Symbols:
             self.add_type(t.value)
 
     def add_graph(self, graph: GraphProto) -> None:
-        for info in (*graph.input, *graph.output, *graph.value_info):
-            if info.HasField("type"):
-                self.add_type(from_proto(info.type))
-        for node in graph.node:
-            for attr in node.attribute:
-                if attr.HasField("g"):
-                    self.add_graph(attr.g)
+        """The symbols ``graph`` and its bodies declare; as onnx's table, not those of a body
+        held in a ``graphs`` attribute (nor of the bodies inside one)."""
+        for scope in walk_graphs(graph):
+            if scope.in_graphs:
+                continue
+            for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
+                if info.HasField("type"):
+                    self.add_type(from_proto(info.type))
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""

@@ -169,6 +169,7 @@ def test_walk_graphs_gives_every_body_with_its_scope() -> None:
     assert scopes[loop].parent is scopes[then] and scopes[then].parent is scopes["graph"]
     assert [s.path for s in scopes[loop].chain()] == [loop, then, "graph"]
     assert [scopes[p].label for p in many] == ["many[0]", "many[1]"]
+    assert [p for p in scopes if scopes[p].in_graphs] == many
     # before: what is visible where the body is held, with the nearest definition
     assert scopes[loop].before == {
         "x": "graph.input[0].name",
