@@ -38,36 +38,25 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._graphs import bodies, given_names
+from wirecodec._graphs import root_scope
 from wirecodec.checker import check
 from wirecodec.errors import GraphError
 from wirecodec.helper import make_graph, make_model
+from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["Extractor", "extract", "outer_names"]
+__all__ = ["Extractor", "extract"]
 
 PRODUCER = "onnx.utils.extract_model"
 """The ``producer_name`` of an extracted model (onnx's, so the bytes match)."""
 
 
-def outer_names(graph: GraphProto) -> set[str]:
-    """The names ``graph``'s nodes (at any depth) read but ``graph`` does not define."""
-    defined = given_names(graph)
-    used: set[str] = set()
-    for node in graph.node:
-        used.update(node.input)
-        for body in bodies(node):
-            used.update(outer_names(body))
-        defined.update(node.output)
-    used.discard("")
-    return used - defined
-
-
-def _implicit_inputs(node: NodeProto) -> list[str]:
-    """Tensors of the enclosing graph that ``node``'s bodies read without naming as inputs."""
-    names: set[str] = set()
-    for body in bodies(node):
-        names.update(outer_names(body))
-    return sorted(names)
+def _implicit_inputs(graph: GraphProto) -> dict[int, list[str]]:
+    """By node index: the tensors of ``graph`` that the node's bodies read without naming
+    them as inputs (what each body's scope reads from outside, from the one scope walk)."""
+    reads: dict[int, set[str]] = {}
+    for scope in root_scope(graph).inner():
+        reads.setdefault(scope.index, set()).update(scope.reads())
+    return {index: sorted(names) for index, names in reads.items()}
 
 
 def _by_name(items: Iterable[ValueInfoProto]) -> dict[str, ValueInfoProto]:
@@ -106,17 +95,19 @@ class Extractor:
         self.nodes = list(self.graph.node)
         self.producer: dict[str, int] = {}
         self.reads: list[list[str]] = []
+        implicit = _implicit_inputs(self.graph)
         for index, node in enumerate(self.nodes):
             for name in node.output:
                 if not name:
                     continue
                 if name in self.producer:
                     first = self.producer[name]
+                    where = join(join("graph", "node", index), "output")
                     raise GraphError(
-                        f"graph.node[{index}].output: {name!r} is already the output of graph.node[{first}]"
+                        f"{where}: {name!r} is already the output of {join('graph', 'node', first)}"
                     )
                 self.producer[name] = index
-            self.reads.append([name for name in node.input if name] + _implicit_inputs(node))
+            self.reads.append([name for name in node.input if name] + implicit.get(index, []))
 
     def _value_infos(self, names: Sequence[str], role: str) -> list[ValueInfoProto]:
         missing = [name for name in names if name not in self.value_infos]
@@ -193,10 +184,11 @@ class Extractor:
         defined = {value.name for value in graph.input} | {tensor.name for tensor in graph.initializer}
         defined.update(sparse.values.name for sparse in graph.sparse_initializer)
         problems = []
+        implicit = _implicit_inputs(graph)
         for index, node in enumerate(graph.node):
-            for name in [name for name in node.input if name] + _implicit_inputs(node):
+            for name in [name for name in node.input if name] + implicit.get(index, []):
                 if name not in defined:
-                    problems.append(f"graph.node[{index}] ({node.op_type}) reads {name!r}")
+                    problems.append(f"{join('graph', 'node', index)} ({node.op_type}) reads {name!r}")
             defined.update(node.output)
         return problems
 

@@ -39,6 +39,7 @@ from wirecodec.helper import (
     make_tensor_value_info,
     set_model_props,
 )
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = [
     "add_prefix",
@@ -460,7 +461,7 @@ def _prefix_every_scope(
         name_map.update((name, _prefixed(prefix, name)) for name in _own_names(scope.graph, flags))
         g = scope.graph
         for i, node in enumerate(g.node):
-            for _, body_path, _ in named_bodies(node, f"{scope.path}.node[{i}]"):
+            for _, body_path, _ in named_bodies(node, join(scope.path, "node", i)):
                 maps[body_path] = name_map
             if nodes:
                 node.name = _prefixed(prefix, node.name)

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
-from wirecodec._graphs import named_bodies
-from wirecodec._subgraph import outer_names
+from wirecodec._graphs import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.errors import GraphError, WireCodecError
 
 __all__ = ["DEFAULT_MAX_NODES", "FORMATS", "render", "to_dot"]
@@ -143,13 +142,8 @@ def _attribute(attribute: AttributeProto) -> str | None:
     return f"{attribute.name}={value}"
 
 
-def _bodies(node: NodeProto) -> Iterator[tuple[str, GraphProto]]:
-    for name, _, body in named_bodies(node):
-        yield name, body
-
-
 def _count(graph: GraphProto) -> int:
-    return sum(1 + sum(_count(body) for _, body in _bodies(node)) for node in graph.node)
+    return sum(1 + sum(_count(body) for _, _, body in named_bodies(node)) for node in graph.node)
 
 
 def _quote(text: str) -> str:
@@ -157,22 +151,14 @@ def _quote(text: str) -> str:
 
 
 @dataclass
-class _Scope:
-    """The tensors one graph (or body) defines: name -> DOT id, and name -> type text."""
+class _Drawn:
+    """What is drawn of one graph (or body): name -> DOT id, name -> type text, and what
+    waits to be drawn. The scope itself (which graph encloses which) is the walk's."""
 
-    parent: _Scope | None
     ids: dict[str, str] = field(default_factory=dict)
     types: dict[str, str] = field(default_factory=dict)
     pending: dict[str, TensorProto] = field(default_factory=dict)  # initializers not drawn yet
     inputs: dict[str, TypeProto] = field(default_factory=dict)  # inputs not drawn yet (a part drawn)
-
-    def type_of(self, name: str) -> str:
-        scope: _Scope | None = self
-        while scope is not None:
-            if name in scope.types:
-                return scope.types[name]
-            scope = scope.parent
-        return ""
 
 
 class _Writer:
@@ -219,13 +205,23 @@ class _Drawing:
         self.budget = budget
         self.expand = expand
         self.collapsed: list[tuple[str, int]] = []  # (node.body, operators in it)
+        self.drawn: dict[str, _Drawn] = {}  # by the path of the graph's scope
 
-    def _producer(self, scope: _Scope, name: str, indent: str) -> tuple[str | None, bool]:
+    def _chain(self, scope: GraphScope) -> Iterator[_Drawn]:
+        """What is drawn of ``scope``'s graph, then of each enclosing graph drawn."""
+        for outer in scope.chain():
+            drawn = self.drawn.get(outer.path)
+            if drawn is not None:
+                yield drawn
+
+    def type_of(self, scope: GraphScope, name: str) -> str:
+        return next((drawn.types[name] for drawn in self._chain(scope) if name in drawn.types), "")
+
+    def _producer(self, scope: GraphScope, name: str, indent: str) -> tuple[str | None, bool]:
         """The DOT id of what makes ``name`` (drawing a waiting initializer), and whether it
         belongs to an enclosing graph."""
-        current: _Scope | None = scope
         outer = False
-        while current is not None:
+        for current in self._chain(scope):
             if name in current.ids:
                 return current.ids[name], outer
             if name in current.pending:
@@ -236,7 +232,6 @@ class _Drawing:
                 ident = self._input(name, current.inputs.pop(name), indent)
                 current.ids[name] = ident
                 return ident, outer
-            current = current.parent
             outer = True
         return None, False
 
@@ -254,7 +249,12 @@ class _Drawing:
         )
         return ident
 
-    def graph(self, graph: GraphProto, nodes: list[int], scope: _Scope, indent: str, main: bool) -> None:
+    def graph(self, where: GraphScope, nodes: list[int], indent: str, main: bool) -> None:
+        graph = where.graph
+        scope = self.drawn[where.path] = _Drawn()
+        held: dict[int, list[GraphScope]] = {}
+        for body in where.inner():
+            held.setdefault(body.index, []).append(body)
         for value in graph.value_info:
             scope.types[value.name] = _type_text(value.type)
         for tensor in graph.initializer:
@@ -278,23 +278,25 @@ class _Drawing:
                 if name:
                     scope.ids[name] = ident
         for index, ident in zip(nodes, idents, strict=True):
-            self._node(graph.node[index], ident, scope, indent)
+            self._node(graph.node[index], ident, where, held.get(index, []), indent)
         for value in graph.output:
             if not complete and value.name not in scope.ids:
                 continue
-            source, _ = self._producer(scope, value.name, indent)
+            source, _ = self._producer(where, value.name, indent)
             ident = self.out.fresh("o")
             color = '"#ffe6cc"' if main else '"#fff6e8"'
             self.out.node(
                 ident, _quote(value.name), indent, shape="ellipse", style='"filled"', fillcolor=color
             )
             if source is not None:
-                self.out.edge(source, ident, scope.type_of(value.name), indent)
+                self.out.edge(source, ident, self.type_of(where, value.name), indent)
 
     def _ident(self, node: NodeProto) -> str:
         return self.out.fresh("w" if _constant_value(node) is not None else "n")
 
-    def _node(self, node: NodeProto, ident: str, scope: _Scope, indent: str) -> None:
+    def _node(
+        self, node: NodeProto, ident: str, scope: GraphScope, bodies: list[GraphScope], indent: str
+    ) -> None:
         self.drawn_ops += 1
         value = _constant_value(node)
         if value is not None:
@@ -308,54 +310,53 @@ class _Drawing:
                 fillcolor='"#eeeeee"',
                 fontsize="9",
             )
-            scope.types.setdefault(node.output[0], _tensor_text(value))
+            self.drawn[scope.path].types.setdefault(node.output[0], _tensor_text(value))
             return
-        bodies = list(_bodies(node))
-        expanded: list[tuple[str, GraphProto]] = []
+        expanded: list[GraphScope] = []
         folded: list[str] = []
-        for label, body in bodies:
-            cost = _count(body)
+        for body in bodies:
+            cost = _count(body.graph)
             if self.expand or cost <= self.budget:
                 self.budget -= cost
-                expanded.append((label, body))
+                expanded.append(body)
             else:
-                self.collapsed.append((f"{node.name or node.op_type}.{label}", cost))
-                folded.append(f"{label}: {cost} nodes, collapsed")
+                self.collapsed.append((f"{node.name or node.op_type}.{body.label}", cost))
+                folded.append(f"{body.label}: {cost} nodes, collapsed")
         self.out.node(ident, _op_label(node, folded), indent, shape="box", style='"rounded"')
         for name in node.input:
             if name:
                 self._edge_in(name, ident, scope, indent, outer_read=False)
-        shown = {label for label, _ in expanded}
-        for label, body in bodies:
-            if label in shown:
+        shown = {body.path for body in expanded}
+        for body in bodies:
+            if body.path in shown:
                 continue
-            for name in sorted(outer_names(body)):  # what a collapsed body reads: dashed edges
+            for name in sorted(body.reads()):  # what a collapsed body reads: dashed edges
                 self._edge_in(name, ident, scope, indent, outer_read=True)
-        for label, body in expanded:
+        for body in expanded:
             # What the body reads from outside is drawn out here, not inside the cluster.
-            for name in sorted(outer_names(body)):
+            for name in sorted(body.reads()):
                 self._producer(scope, name, indent)
             cluster = self.out.fresh("cluster_")
             inner = indent + "  "
             self.out.lines.append(f"{indent}subgraph {cluster} {{")
             self.out.lines.append(
-                f"{inner}label={_quote(f'{node.op_type}.{label}')}; style=dashed; color=gray50;"
+                f"{inner}label={_quote(f'{node.op_type}.{body.label}')}; style=dashed; color=gray50;"
             )
             anchor = self.out.fresh("b")
             self.out.node(anchor, '""', inner, shape="point", style="invis")
-            self.graph(body, list(range(len(body.node))), _Scope(scope), inner, main=False)
+            self.graph(body, list(range(len(body.graph.node))), inner, main=False)
             self.out.lines.append(f"{indent}}}")
-            self.out.edge(ident, anchor, label, indent, style="dotted", arrowhead="none", lhead=cluster)
+            self.out.edge(ident, anchor, body.label, indent, style="dotted", arrowhead="none", lhead=cluster)
 
-    def _edge_in(self, name: str, ident: str, scope: _Scope, indent: str, *, outer_read: bool) -> None:
+    def _edge_in(self, name: str, ident: str, scope: GraphScope, indent: str, *, outer_read: bool) -> None:
         source, outer = self._producer(scope, name, indent)
         if source is None:
             source = self.out.fresh("x")  # made by a node not drawn: a stub names it
             self.out.node(source, _quote(_short(name, _NAME)), indent, shape="plaintext", fontsize="9")
-            scope.ids[name] = source
+            self.drawn[scope.path].ids[name] = source
         attrs = {"style": "dashed"} if outer or outer_read else {}
         # A weight's box shows its type already.
-        label = "" if source.startswith("w") else scope.type_of(name)
+        label = "" if source.startswith("w") else self.type_of(scope, name)
         self.out.edge(source, ident, label, indent, **attrs)
 
 
@@ -387,18 +388,19 @@ def _matches(node: NodeProto, name: str) -> bool:
     return node.name == name or name in node.output or name in node.input
 
 
-def _find(graph: GraphProto, name: str, where: str = "") -> tuple[GraphProto, str] | None:
-    """The graph, main or a body at any depth, where a node is named ``name`` or reads or
-    writes a tensor of that name; with the path of bodies that leads to it (``If_0.then_branch``).
-    The main graph is searched first, then each body in node order."""
-    if any(_matches(node, name) for node in graph.node):
-        return graph, where
-    for node in graph.node:
-        for label, body in _bodies(node):
-            step = f"{node.name or node.op_type}.{label}"
-            found = _find(body, name, f"{where} > {step}" if where else step)
-            if found is not None:
-                return found
+def _find(graph: GraphProto, name: str) -> tuple[GraphScope, str] | None:
+    """The scope of the graph, main or a body at any depth, where a node is named ``name`` or
+    reads or writes a tensor of that name; with the path of bodies that leads to it
+    (``If_0.then_branch``). The main graph is searched first, then each body in node order
+    (the scope walk's order)."""
+    for scope in walk_graphs(graph):
+        if any(_matches(node, name) for node in scope.graph.node):
+            steps = [
+                f"{outer.holder.name or outer.holder.op_type}.{outer.label}"
+                for outer in scope.chain()
+                if outer.holder is not None
+            ]
+            return scope, " > ".join(reversed(steps))
     return None
 
 
@@ -442,6 +444,7 @@ def to_dot(
     graph = model.graph if isinstance(model, ModelProto) else model
     total = _count(graph)
     inside = ""
+    where = root_scope(graph)
     if around is not None:
         found = _find(graph, around)
         if found is None:
@@ -449,7 +452,8 @@ def to_dot(
                 f"around: no node is named {around!r} or reads or writes a tensor of that name "
                 "(searched the main graph and every body)"
             )
-        graph, inside = found
+        where, inside = found
+        graph = where.graph
     chosen = list(range(len(graph.node))) if around is None else _around(graph, around, depth)
     kept = chosen[:max_nodes]
     out = _Writer()
@@ -459,7 +463,7 @@ def to_dot(
         '  node [fontname="Helvetica", fontsize=11]; edge [fontname="Helvetica", fontsize=9, color=gray35];',
     ]
     drawing = _Drawing(out, max_nodes - len(kept), expand_bodies)
-    drawing.graph(graph, kept, _Scope(None), "  ", main=not inside)
+    drawing.graph(where, kept, "  ", main=not inside)
     notes = [graph.name] if graph.name else []
     if around is not None:
         notes.append(f"around {around!r}, depth {depth}" + (f", inside {inside}" if inside else ""))

@@ -655,8 +655,8 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "subgraph-symbols-not-reserved",
         "wirecodec/shape_inference/_engine.py",
-        '                if attr.HasField("g"):\n                    self.add_graph(attr.g)',
-        "                pass",
+        "        for scope in walk_graphs(graph):\n            if scope.in_graphs:",
+        "        for scope in [next(walk_graphs(graph))]:\n            if scope.in_graphs:",
         (_SHAPE_EDGES,),
         "symbols used only inside subgraphs are not reserved before fresh ones are made",
     ),
@@ -671,7 +671,7 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "toposort-ignores-body-reads",
         "wirecodec/cli/graph_order.py",
-        "        for name in _reads(node):\n            source = producer.get(name)",
+        "        for name in _reads(node, held.get(index, [])):\n            source = producer.get(name)",
         "        for name in node.input:\n            source = producer.get(name)",
         ("tests/cli/test_toposort.py::test_toposort_follows_what_a_body_reads_and_sorts_bodies",),
         "edit --toposort ignores what a node's bodies read from the graph (If branches)",

@@ -78,8 +78,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "verdicts-subgraph-path-lost",
         "wirecodec/shape_inference/_engine.py",
-        '                    return f"{self.node_path}.attribute[{j}].g"\n',
-        "                    return self.path\n",
+        "                if scope.graph is graph:\n                    return scope\n",
+        "                if scope.graph is graph:\n                    return self.path\n",
         (f"{_MATRIX}::test_inference_violations_name_the_node",),
         "a finding inside an If branch or a Scan body is reported at the enclosing graph's path",
     ),

@@ -8,6 +8,7 @@ from schema_dsl.onnx import AttributeProto
 from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import AttributeSite, ModelSites
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
 __all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
@@ -67,7 +68,7 @@ def check_attributes(sites: ModelSites, report: Report) -> None:
         for i, attribute in enumerate(node_site.node.attribute):
             if attribute.name in seen:
                 report.add(
-                    f"{node_site.path}.attribute[{i}].name",
+                    join(join(node_site.path, "attribute", i), "name"),
                     ATTRIBUTE_UNIQUE,
                     f"attribute {attribute.name!r} is already given at attribute[{seen[attribute.name]}]",
                 )
@@ -87,46 +88,48 @@ def _present(attribute: AttributeProto) -> list[str]:
 def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
     attribute, path = site.attribute, site.path
     if not attribute.name:
-        report.add(f"{path}.name", ATTRIBUTE_NAME, "the attribute has no name")
+        report.add(join(path, "name"), ATTRIBUTE_NAME, "the attribute has no name")
     present = _present(attribute)
     label = f"attribute {attribute.name!r}"
     if attribute.ref_attr_name:
         if site.function is None:
             report.add(
-                f"{path}.ref_attr_name",
+                join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
                 f"{label} refers to a function attribute outside a function",
             )
         elif attribute.ref_attr_name not in function_attributes(site.function):
             report.add(
-                f"{path}.ref_attr_name",
+                join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
                 f"{label} refers to {attribute.ref_attr_name!r}, "
                 f"which function {site.function.name!r} does not declare",
             )
         if present:
             report.add(
-                f"{path}.{present[0]}",
+                join(path, present[0]),
                 ATTRIBUTE_REF,
                 f"{label} is a reference but also carries {', '.join(present)}",
             )
     if not attribute.HasField("type") or attribute.type == _Type.UNDEFINED:
         if ir is None or ir >= 2:
-            report.add(f"{path}.type", ATTRIBUTE_TYPE, f"{label} has no type")
+            report.add(join(path, "type"), ATTRIBUTE_TYPE, f"{label} has no type")
         elif len(present) > 1:
             report.add(
-                f"{path}.{present[1]}", ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
+                join(path, present[1]), ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
             )
         return
     expected = VALUE_FIELDS.get(attribute.type)
     if expected is None:
-        report.add(f"{path}.type", ATTRIBUTE_TYPE, f"{label} has type {attribute.type}, not an AttributeType")
+        report.add(
+            join(path, "type"), ATTRIBUTE_TYPE, f"{label} has type {attribute.type}, not an AttributeType"
+        )
         return
     if attribute.ref_attr_name:
         return
     type_name = _Type(attribute.type).name
     for name in present:
         if name != expected:
-            report.add(f"{path}.{name}", ATTRIBUTE_VALUE, f"{label} of type {type_name} also carries {name}")
+            report.add(join(path, name), ATTRIBUTE_VALUE, f"{label} of type {type_name} also carries {name}")
     if expected not in _REPEATED and expected not in present:
-        report.add(f"{path}.{expected}", ATTRIBUTE_VALUE, f"{label} of type {type_name} has no {expected}")
+        report.add(join(path, expected), ATTRIBUTE_VALUE, f"{label} of type {type_name} has no {expected}")

@@ -19,6 +19,7 @@ from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
 from wirecodec.errors import WireCodecError
 from wirecodec.files._base.tensor_data import Located, TensorData
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, raw_size
 
 __all__ = ["RULES", "check_external"]
@@ -120,7 +121,7 @@ def check_external(sites: ModelSites, report: Report, *, data: TensorData | None
         if not is_external(tensor):
             if tensor.external_data:
                 report.add(
-                    f"{path}.data_location",
+                    join(path, "data_location"),
                     EXTERNAL_FLAG,
                     "the tensor has external_data entries but data_location is not EXTERNAL",
                 )
@@ -142,7 +143,7 @@ def _count(report: Report, path: str, key: str, text: str) -> int | None:
 def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> None:
     if not tensor.external_data:
         report.add(
-            f"{path}.external_data", EXTERNAL_FLAG, "data_location is EXTERNAL but external_data is empty"
+            join(path, "external_data"), EXTERNAL_FLAG, "data_location is EXTERNAL but external_data is empty"
         )
         return
     inline = (["raw_data"] if tensor.HasField("raw_data") else []) + [
@@ -150,11 +151,11 @@ def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> No
     ]
     for name in inline:
         report.add(
-            f"{path}.{name}", EXTERNAL_INLINE_DATA, f"the tensor is stored externally but also has {name}"
+            join(path, name), EXTERNAL_INLINE_DATA, f"the tensor is stored externally but also has {name}"
         )
     entries: dict[str, tuple[int, str]] = {}
     for i, entry in enumerate(tensor.external_data):
-        where = f"{path}.external_data[{i}].key"
+        where = join(join(path, "external_data", i), "key")
         if entry.key not in _KEYS:
             report.add(where, EXTERNAL_KEYS, f"unknown external_data key {entry.key!r}")
         elif entry.key in entries:
@@ -166,25 +167,25 @@ def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> No
         else:
             entries[entry.key] = (i, entry.value)
     if "location" not in entries or not entries["location"][1]:
-        report.add(f"{path}.external_data", EXTERNAL_KEYS, "external_data has no location")
+        report.add(join(path, "external_data"), EXTERNAL_KEYS, "external_data has no location")
         return
     numbers: dict[str, int | None] = {}
     for key in ("offset", "length"):
         if key in entries:
             i, text = entries[key]
-            numbers[key] = _count(report, f"{path}.external_data[{i}].value", key, text)
+            numbers[key] = _count(report, join(join(path, "external_data", i), "value"), key, text)
     if any(value is None for value in numbers.values()):
         return
     offset, length = numbers.get("offset") or 0, numbers.get("length")
     expected = _expected_size(tensor)
     if length is not None and expected is not None and length != expected:
         report.add(
-            f"{path}.external_data[{entries['length'][0]}].value",
+            join(join(path, "external_data", entries["length"][0]), "value"),
             EXTERNAL_LENGTH,
             f"length {length} does not hold dims {list(tensor.dims)}, which need {expected} bytes",
         )
     i, location = entries["location"]
-    where = f"{path}.external_data[{i}].value"
+    where = join(join(path, "external_data", i), "value")
     if not _relative_inside(report, where, location) or files.data is None:
         return
     found = files.find(where, location, tensor)
@@ -208,7 +209,7 @@ def _tensor(report: Report, path: str, tensor: TensorProto, files: _Files) -> No
         actual = files.sha1(found.path)
         if checksum.lower() != actual:
             report.add(
-                f"{path}.external_data[{j}].value",
+                join(join(path, "external_data", j), "value"),
                 EXTERNAL_CHECKSUM,
                 f"checksum {checksum!r} is not the SHA1 of {location!r} ({actual})",
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from schema_dsl.onnx import FunctionProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "check_functions", "function_attributes"]
 
@@ -42,11 +43,13 @@ def check_functions(sites: ModelSites, report: Report) -> None:
     for i, function in enumerate(functions):
         path = f"functions[{i}]"
         if not function.name:
-            report.add(f"{path}.name", FUNCTION_NAME, "the function has no name")
+            report.add(join(path, "name"), FUNCTION_NAME, "the function has no name")
         key = (function.domain, function.name, function.overload)
         if key in index:
             report.add(
-                f"{path}.name", FUNCTION_UNIQUE, f"{_show(key)} is already defined at functions[{index[key]}]"
+                join(path, "name"),
+                FUNCTION_UNIQUE,
+                f"{_show(key)} is already defined at {join('', 'functions', index[key])}",
             )
         else:
             index[key] = i
@@ -61,9 +64,10 @@ def _show(key: _Key) -> str:
 
 def _attributes(report: Report, path: str, function: FunctionProto) -> None:
     seen: dict[str, str] = {}
-    declared = [(f"{path}.attribute[{j}]", name) for j, name in enumerate(function.attribute)]
+    declared = [(join(path, "attribute", j), name) for j, name in enumerate(function.attribute)]
     declared += [
-        (f"{path}.attribute_proto[{j}].name", a.name) for j, a in enumerate(function.attribute_proto)
+        (join(join(path, "attribute_proto", j), "name"), a.name)
+        for j, a in enumerate(function.attribute_proto)
     ]
     for where, name in declared:
         if name in seen:

@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
-from wirecodec._graphs import named_bodies
+from wirecodec._graphs import GraphScope, body_scopes, root_scope
 from wirecodec.checker.violation import Report, Rule
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "check_names"]
 
@@ -80,49 +81,51 @@ RULES = (
 
 
 @dataclass
-class _Scope:
-    """The names one graph has defined so far, and the graph enclosing it."""
+class _Names:
+    """What one graph (or function body) under check has defined so far, read with its
+    scope from the one scope walk (which says what the enclosing graphs define before the
+    holding node, and what they produce after it)."""
 
-    parent: _Scope | None
+    scope: GraphScope | None
     defined: dict[str, str] = field(default_factory=dict)  # name -> path of its definition
     producers: dict[str, int] = field(default_factory=dict)  # node output -> index of its last producer
     position: int = 0  # index of the node being checked
 
     def outer(self, name: str) -> str | None:
-        scope = self.parent
-        while scope is not None:
-            if name in scope.defined:
-                return scope.defined[name]
-            scope = scope.parent
-        return None
+        return None if self.scope is None else self.scope.before.get(name)
 
     def visible(self, name: str) -> bool:
         return name in self.defined or self.outer(name) is not None
 
     def produced_later(self, name: str) -> bool:
         # The node being checked counts as "later": using its own output is a cycle.
-        scope: _Scope | None = self
-        while scope is not None:
-            if scope.producers.get(name, -1) >= scope.position:
-                return True
-            scope = scope.parent
-        return False
+        if self.producers.get(name, -1) >= self.position:
+            return True
+        return self.scope is not None and name in self.scope.later
+
+
+def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
+    held: dict[int, list[GraphScope]] = {}
+    for scope in scopes:
+        held.setdefault(scope.index, []).append(scope)
+    return held
 
 
 def check_names(model: ModelProto, report: Report) -> None:
     """Report every naming violation in the model's graphs, training graphs and functions."""
     checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None)
-    main: _Scope | None = None
+    main: dict[str, str] = {}
     if model.HasField("graph"):
-        main = checker.graph("graph", model.graph, None, main=True)
+        main = checker.graph(root_scope(model.graph, "graph"), main=True)
     for i, info in enumerate(model.training_info):
+        where = join("", "training_info", i)
         if info.HasField("initialization"):
-            checker.graph(f"training_info[{i}].initialization", info.initialization, None, main=False)
+            checker.graph(root_scope(info.initialization, join(where, "initialization")), main=False)
         if info.HasField("algorithm"):
             # Concatenated with the inference graph (onnx.proto): it sees every name of it.
-            checker.graph(f"training_info[{i}].algorithm", info.algorithm, main, main=False)
+            checker.graph(root_scope(info.algorithm, join(where, "algorithm"), main), main=False)
     for i, function in enumerate(model.functions):
-        checker.function(f"functions[{i}]", function)
+        checker.function(join("", "functions", i), function)
 
 
 class _NameChecker:
@@ -130,7 +133,7 @@ class _NameChecker:
         self.report = report
         self.ir_version = ir_version
 
-    def define(self, scope: _Scope, name: str, path: str, *, node_output: bool) -> None:
+    def define(self, scope: _Names, name: str, path: str, *, node_output: bool) -> None:
         if not name:
             return  # a missing name is the required-field rules' finding
         if name in scope.defined:
@@ -144,26 +147,29 @@ class _NameChecker:
                 )
         scope.defined[name] = path
 
-    def graph(self, path: str, graph: GraphProto, parent: _Scope | None, *, main: bool) -> _Scope:
-        scope = _Scope(parent)
+    def graph(self, where: GraphScope, *, main: bool) -> dict[str, str]:
+        """Check the graph of ``where``; the names it defines, with their definitions."""
+        graph, path = where.graph, where.path
+        scope = _Names(where)
         inputs: dict[str, str] = {}
         for i, value in enumerate(graph.input):
-            self.define(scope, value.name, f"{path}.input[{i}].name", node_output=False)
-            inputs.setdefault(value.name, f"{path}.input[{i}]")
+            at = join(path, "input", i)
+            self.define(scope, value.name, join(at, "name"), node_output=False)
+            inputs.setdefault(value.name, at)
         self.initializers(path, graph, scope, inputs, main=main)
         self.value_infos(path, "value_info", graph.value_info)
-        self.nodes(path, graph.node, scope)
+        self.nodes(path, graph.node, scope, _by_holder(where.inner()))
         scope.position = len(graph.node)
         for i, value in enumerate(graph.output):
-            self.use_output(scope, value.name, f"{path}.output[{i}].name")
-        return scope
+            self.use_output(scope, value.name, join(join(path, "output", i), "name"))
+        return scope.defined
 
     def initializers(
-        self, path: str, graph: GraphProto, scope: _Scope, inputs: dict[str, str], *, main: bool
+        self, path: str, graph: GraphProto, scope: _Names, inputs: dict[str, str], *, main: bool
     ) -> None:
-        names = [(f"{path}.initializer[{i}]", t.name) for i, t in enumerate(graph.initializer)]
+        names = [(join(path, "initializer", i), t.name) for i, t in enumerate(graph.initializer)]
         names += [
-            (f"{path}.sparse_initializer[{i}].values", s.values.name)
+            (join(join(path, "sparse_initializer", i), "values"), s.values.name)
             for i, s in enumerate(graph.sparse_initializer)
         ]
         seen: dict[str, str] = {}
@@ -172,30 +178,32 @@ class _NameChecker:
                 continue
             if name in seen:
                 self.report.add(
-                    f"{where}.name", INITIALIZER_UNIQUE, f"{name!r} is already an initializer at {seen[name]}"
+                    join(where, "name"),
+                    INITIALIZER_UNIQUE,
+                    f"{name!r} is already an initializer at {seen[name]}",
                 )
                 continue
             seen[name] = where
             if name in inputs:
                 if not main:
                     self.report.add(
-                        f"{where}.name",
+                        join(where, "name"),
                         SUBGRAPH_INPUT_INITIALIZER,
                         f"{name!r} is both an input ({inputs[name]}) and an initializer of a nested subgraph",
                     )
                 continue  # the input already defined it
             if main and self.ir_version is not None and self.ir_version < 4:
                 self.report.add(
-                    f"{where}.name",
+                    join(where, "name"),
                     INITIALIZER_NOT_INPUT,
                     f"initializer {name!r} is not a graph input, which IR version {self.ir_version} requires",
                 )
-            self.define(scope, name, f"{where}.name", node_output=False)
+            self.define(scope, name, join(where, "name"), node_output=False)
 
     def value_infos(self, path: str, field_name: str, values: Iterable[ValueInfoProto]) -> None:
         seen: dict[str, str] = {}
         for i, value in enumerate(values):
-            where = f"{path}.{field_name}[{i}].name"
+            where = join(join(path, field_name, i), "name")
             if value.name in seen:
                 self.report.add(
                     where, VALUE_INFO_UNIQUE, f"{value.name!r} already has value_info at {seen[value.name]}"
@@ -203,28 +211,32 @@ class _NameChecker:
             elif value.name:
                 seen[value.name] = where
 
-    def nodes(self, path: str, nodes: list[NodeProto], scope: _Scope) -> None:
+    def nodes(
+        self, path: str, nodes: list[NodeProto], scope: _Names, held: dict[int, list[GraphScope]]
+    ) -> None:
+        """Check ``nodes`` in order; ``held[i]`` holds the scopes of node ``i``'s bodies, each
+        checked where the node is, before its outputs are defined."""
         for i, node in enumerate(nodes):
             for name in node.output:
                 scope.producers[name] = i
         for i, node in enumerate(nodes):
             scope.position = i
-            where = f"{path}.node[{i}]"
+            where = join(path, "node", i)
             for j, name in enumerate(node.input):
                 if name and not scope.visible(name):
-                    self.undefined_input(scope, name, f"{where}.input[{j}]")
-            for _, body_path, body in named_bodies(node, where):
-                self.graph(body_path, body, scope, main=False)
+                    self.undefined_input(scope, name, join(where, "input", j))
+            for body in held.get(i, ()):
+                self.graph(body, main=False)
             for j, name in enumerate(node.output):
-                self.define(scope, name, f"{where}.output[{j}]", node_output=True)
+                self.define(scope, name, join(where, "output", j), node_output=True)
 
-    def undefined_input(self, scope: _Scope, name: str, path: str) -> None:
+    def undefined_input(self, scope: _Names, name: str, path: str) -> None:
         if scope.produced_later(name):
             self.report.add(path, TOPOLOGICAL_ORDER, f"{name!r} is produced by a node that comes later")
         else:
             self.report.add(path, UNDEFINED_INPUT, f"{name!r} is not defined before this node")
 
-    def use_output(self, scope: _Scope, name: str, path: str) -> None:
+    def use_output(self, scope: _Names, name: str, path: str) -> None:
         if not name or name in scope.defined:
             return
         if scope.outer(name) is not None:
@@ -235,10 +247,11 @@ class _NameChecker:
         self.report.add(path, UNDEFINED_OUTPUT, message)
 
     def function(self, path: str, function: FunctionProto) -> None:
-        scope = _Scope(None)
+        scope = _Names(None)
         for i, name in enumerate(function.input):
-            self.define(scope, name, f"{path}.input[{i}]", node_output=False)
+            self.define(scope, name, join(path, "input", i), node_output=False)
         self.value_infos(path, "value_info", function.value_info)
-        self.nodes(path, function.node, scope)
+        given = dict(scope.defined)
+        self.nodes(path, function.node, scope, _by_holder(body_scopes(function.node, path, given)))
         for i, name in enumerate(function.output):
-            self.use_output(scope, name, f"{path}.output[{i}]")
+            self.use_output(scope, name, join(path, "output", i))

@@ -12,6 +12,7 @@ from typing import Final
 from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
 __all__ = ["RULES", "check_opsets"]
@@ -92,9 +93,9 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
             OPSET_IMPORT_REQUIRED,
             f"IR version {ir} requires opset_import; the model has none",
         )
-    model_domains = _imports(report, "opset_import", model.opset_import)
+    model_domains = _imports(report, "", model.opset_import)
     function_domains = [
-        _imports(report, f"functions[{i}].opset_import", f.opset_import)
+        _imports(report, join("", "functions", i), f.opset_import)
         for i, f in enumerate(model.functions)
     ]
     if ir is None or ir >= 3:
@@ -106,7 +107,7 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
             if _domain_key(site.node.domain) not in domains:
                 where = "model" if site.function is None else "function"
                 report.add(
-                    f"{site.path}.domain",
+                    join(site.path, "domain"),
                     OPSET_UNDECLARED_DOMAIN,
                     f"domain {site.node.domain!r} (of {site.node.op_type!r}) is not imported by the {where}",
                 )
@@ -114,17 +115,18 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
         _features(sites, report, ir)
 
 
-def _imports(report: Report, path: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
+def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
+    """Check the ``opset_import`` list of the model (``owner`` "") or of a function."""
     seen: dict[str, str] = {}
     for i, opset in enumerate(imports):
-        where = f"{path}[{i}]"
+        where = join(owner, "opset_import", i)
         if not opset.HasField("version") or opset.version < 1:
             shown = opset.version if opset.HasField("version") else "no version"
-            report.add(f"{where}.version", OPSET_VERSION, f"operator set {opset.domain!r} has {shown}")
+            report.add(join(where, "version"), OPSET_VERSION, f"operator set {opset.domain!r} has {shown}")
         key = _domain_key(opset.domain)
         if key in seen:
             report.add(
-                f"{where}.domain",
+                join(where, "domain"),
                 OPSET_DUPLICATE_DOMAIN,
                 f"domain {opset.domain!r} is already imported at {seen[key]}",
             )
@@ -157,29 +159,29 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
     for graph_site in sites.graphs:
         graph, path = graph_site.graph, graph_site.path
         if graph.quantization_annotation:
-            since(5, f"{path}.quantization_annotation", "quantization_annotation")
+            since(5, join(path, "quantization_annotation"), "quantization_annotation")
         if graph.sparse_initializer:
-            since(6, f"{path}.sparse_initializer", "sparse_initializer")
+            since(6, join(path, "sparse_initializer"), "sparse_initializer")
         if graph.metadata_props:
-            since(10, f"{path}.metadata_props", "metadata_props on a graph")
+            since(10, join(path, "metadata_props"), "metadata_props on a graph")
         for field_name in ("input", "output", "value_info"):
             for i, value in enumerate(getattr(graph, field_name)):
                 which = value.type.WhichOneof("value") if value.HasField("type") else None
                 if which in ("optional_type", "sparse_tensor_type"):
-                    since(8, f"{path}.{field_name}[{i}].type.{which}", which)
+                    since(8, join(join(join(path, field_name, i), "type"), which), which)
                 if elements(value, "metadata_props"):
-                    since(10, f"{path}.{field_name}[{i}].metadata_props", "metadata_props on a value")
+                    since(10, join(join(path, field_name, i), "metadata_props"), "metadata_props on a value")
     # elements(): these lists are mostly unset, and reading one would store an empty list
     for node_site in sites.nodes:
         node, path = node_site.node, node_site.path
         if node.domain:
-            since(3, f"{path}.domain", "a node domain")
+            since(3, join(path, "domain"), "a node domain")
         if node.overload:
-            since(10, f"{path}.overload", "overload")
+            since(10, join(path, "overload"), "overload")
         if elements(node, "metadata_props"):
-            since(10, f"{path}.metadata_props", "metadata_props on a node")
+            since(10, join(path, "metadata_props"), "metadata_props on a node")
         if elements(node, "device_configurations"):
-            since(11, f"{path}.device_configurations", "device_configurations")
+            since(11, join(path, "device_configurations"), "device_configurations")
     for attribute_site in sites.attributes:
         attribute, path = attribute_site.attribute, attribute_site.path
         if attribute.HasField("sparse_tensor") or elements(attribute, "sparse_tensors"):
@@ -188,6 +190,6 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
         tensor, path = tensor_site.tensor, tensor_site.path
         version = _TYPE_SINCE.get(tensor.data_type)
         if version is not None:
-            since(version, f"{path}.data_type", f"element type {_DataType(tensor.data_type).name}")
+            since(version, join(path, "data_type"), f"element type {_DataType(tensor.data_type).name}")
         if elements(tensor, "metadata_props"):
-            since(10, f"{path}.metadata_props", "metadata_props on a tensor")
+            since(10, join(path, "metadata_props"), "metadata_props on a tensor")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "check_required"]
 
@@ -81,17 +82,21 @@ def check_required(sites: ModelSites, report: Report) -> None:
     for site in sites.graphs:
         graph, path = site.graph, site.path
         if not graph.name:
-            report.add(f"{path}.name", GRAPH_NAME, "the graph has no name")
+            report.add(join(path, "name"), GRAPH_NAME, "the graph has no name")
         for field_name in ("input", "output", "value_info"):
             for i, value in enumerate(getattr(graph, field_name)):
-                where = f"{path}.{field_name}[{i}]"
+                where = join(path, field_name, i)
                 _value_info(report, where, value, main_io=site.role == "main" and field_name != "value_info")
         for i, tensor in enumerate(graph.initializer):
             if not tensor.name:
-                report.add(f"{path}.initializer[{i}].name", INITIALIZER_NAME, "the initializer has no name")
+                report.add(
+                    join(join(path, "initializer", i), "name"),
+                    INITIALIZER_NAME,
+                    "the initializer has no name",
+                )
         for i, sparse in enumerate(graph.sparse_initializer):
             if not sparse.values.name:
-                where = f"{path}.sparse_initializer[{i}].values.name"
+                where = join(join(join(path, "sparse_initializer", i), "values"), "name")
                 report.add(where, INITIALIZER_NAME, "the sparse initializer's values have no name")
     for i, function in enumerate(model.functions):
         for j, value in enumerate(function.value_info):
@@ -99,20 +104,20 @@ def check_required(sites: ModelSites, report: Report) -> None:
     for node_site in sites.nodes:
         node = node_site.node
         if not node.op_type:
-            report.add(f"{node_site.path}.op_type", NODE_OP_TYPE, "the node has no op_type")
+            report.add(join(node_site.path, "op_type"), NODE_OP_TYPE, "the node has no op_type")
         if not node.output:
-            report.add(f"{node_site.path}.output", NODE_OUTPUT, "the node has no outputs")
+            report.add(join(node_site.path, "output"), NODE_OUTPUT, "the node has no outputs")
 
 
 def _value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:
     if not value.name:
-        report.add(f"{path}.name", VALUE_INFO_NAME, "the value has no name")
+        report.add(join(path, "name"), VALUE_INFO_NAME, "the value has no name")
     if value.HasField("type"):
         if main_io:
-            _main_io_type(report, f"{path}.type", value.type)
-        _complete_type(report, f"{path}.type", value.type)
+            _main_io_type(report, join(path, "type"), value.type)
+        _complete_type(report, join(path, "type"), value.type)
     elif main_io:
-        report.add(f"{path}.type", IO_TYPE, "an input or output of the main graph has no type")
+        report.add(join(path, "type"), IO_TYPE, "an input or output of the main graph has no type")
 
 
 def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
@@ -123,7 +128,9 @@ def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
         )
     elif which in ("tensor_type", "sparse_tensor_type") and not getattr(type_proto, which).HasField("shape"):
         report.add(
-            f"{path}.{which}.shape", IO_TYPE, "an input or output of the main graph has no shape (rank)"
+            join(join(path, which), "shape"),
+            IO_TYPE,
+            "an input or output of the main graph has no shape (rank)",
         )
 
 
@@ -132,33 +139,43 @@ def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
     if which in ("tensor_type", "sparse_tensor_type"):
         holder = getattr(type_proto, which)
         if not holder.HasField("elem_type"):
-            report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, "the tensor type has no elem_type")
+            report.add(
+                join(join(path, which), "elem_type"), TYPE_ELEM_TYPE, "the tensor type has no elem_type"
+            )
         elif holder.elem_type not in _ELEMENT_TYPES:
             report.add(
-                f"{path}.{which}.elem_type",
+                join(join(path, which), "elem_type"),
                 TYPE_ELEM_TYPE,
                 f"elem_type {holder.elem_type} is not a valid element type",
             )
     elif which in ("sequence_type", "optional_type"):
         holder = getattr(type_proto, which)
         if holder.HasField("elem_type"):
-            _complete_type(report, f"{path}.{which}.elem_type", holder.elem_type)
+            _complete_type(report, join(join(path, which), "elem_type"), holder.elem_type)
         else:
-            report.add(f"{path}.{which}.elem_type", TYPE_ELEM_TYPE, f"the {which[:-5]} type has no elem_type")
+            report.add(
+                join(join(path, which), "elem_type"),
+                TYPE_ELEM_TYPE,
+                f"the {which[:-5]} type has no elem_type",
+            )
     elif which == "opaque_type":
         if not type_proto.opaque_type.name:
-            report.add(f"{path}.opaque_type.name", TYPE_ELEM_TYPE, "the opaque type has no name")
+            report.add(join(join(path, "opaque_type"), "name"), TYPE_ELEM_TYPE, "the opaque type has no name")
     elif which == "map_type":
         map_type = type_proto.map_type
         if not map_type.HasField("key_type"):
-            report.add(f"{path}.map_type.key_type", TYPE_ELEM_TYPE, "the map type has no key_type")
+            report.add(
+                join(join(path, "map_type"), "key_type"), TYPE_ELEM_TYPE, "the map type has no key_type"
+            )
         elif map_type.key_type not in _MAP_KEYS:
             report.add(
-                f"{path}.map_type.key_type",
+                join(join(path, "map_type"), "key_type"),
                 TYPE_ELEM_TYPE,
                 f"key_type {map_type.key_type} is neither an integral type nor STRING",
             )
         if map_type.HasField("value_type"):
-            _complete_type(report, f"{path}.map_type.value_type", map_type.value_type)
+            _complete_type(report, join(join(path, "map_type"), "value_type"), map_type.value_type)
         else:
-            report.add(f"{path}.map_type.value_type", TYPE_ELEM_TYPE, "the map type has no value_type")
+            report.add(
+                join(join(path, "map_type"), "value_type"), TYPE_ELEM_TYPE, "the map type has no value_type"
+            )

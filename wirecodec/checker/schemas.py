@@ -23,6 +23,7 @@ from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites, NodeSite
 from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
 from wirecodec.defs._registry import Registry, registry
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["BUILTIN_DOMAINS", "RULES", "check_schemas", "skipped_domains"]
 
@@ -167,7 +168,7 @@ def _compatibility(
         )
         if other is not None and other in imports:
             report.add(
-                f"{site.path}.domain",
+                join(site.path, "domain"),
                 FUNCTION_OPSET_COMPATIBLE,
                 f"the function imports the default domain as {other!r}; onnx looks {node.domain!r} up by "
                 "that exact name in a function",
@@ -182,7 +183,7 @@ def _compatibility(
         return  # an operator onnx has no schema for: nothing to compare
     if at_function is None or at_model is None or at_function.since_version != at_model.since_version:
         report.add(
-            f"{site.path}.domain",
+            join(site.path, "domain"),
             FUNCTION_OPSET_COMPATIBLE,
             f"{node.op_type!r} is {_show(at_function)} at the function's opset {mine} of {node.domain!r} "
             f"but {_show(at_model)} at the model's opset {theirs}",
@@ -200,7 +201,7 @@ def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, 
     if version is None:
         if node.domain == _DEFAULT_ALIAS and _DEFAULT in imports:
             report.add(
-                f"{path}.domain",
+                join(path, "domain"),
                 OP_REGISTERED,
                 "domain 'ai.onnx' is not imported under that name, and onnx registers the default "
                 "domain's operators under ''",
@@ -216,14 +217,14 @@ def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, 
             where = "''" if node.domain == _DEFAULT else repr(node.domain)
             hint = " (onnx registers them under '')" if node.domain == _DEFAULT_ALIAS else ""
             report.add(
-                f"{path}.op_type",
+                join(path, "op_type"),
                 OP_REGISTERED,
                 f"no operator {node.op_type!r} is registered in domain {where} at opset {version}{hint}",
             )
         return
     if schema.deprecated:
         report.add(
-            f"{path}.op_type",
+            join(path, "op_type"),
             OP_DEPRECATED,
             f"{node.op_type!r} is deprecated at opset {version} of {node.domain or 'ai.onnx'!r} "
             f"(since version {schema.since_version})",
@@ -280,7 +281,7 @@ def _count(
     for i, value in enumerate(values[: len(params)]):
         if not value and params[i].option == FormalParameterOption.Single:
             report.add(
-                f"{path}.{kind}[{i}]",
+                join(path, kind, i),
                 single,
                 f"{kind} {i} ({params[i].name!r}) of {_label(schema)} is required but omitted ('')",
             )
@@ -290,21 +291,23 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
     node, path = site.node, site.path
     given: set[str] = set()
     for j, attribute in enumerate(node.attribute):
-        name, where = attribute.name, f"{path}.attribute[{j}]"
+        name, where = attribute.name, join(path, "attribute", j)
         if not name:
             continue  # attribute-name reports it
         given.add(name)
         declared = schema.attributes.get(name)
         if declared is None:
             if not (schema.allows_unchecked_attributes or name.startswith("__")):
-                report.add(f"{where}.name", ATTRIBUTE_DECLARED, f"{_label(schema)} has no attribute {name!r}")
+                report.add(
+                    join(where, "name"), ATTRIBUTE_DECLARED, f"{_label(schema)} has no attribute {name!r}"
+                )
             continue
         actual = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
         if actual == _Type.UNDEFINED and typed:
             continue  # attribute-type reports it
         if actual != declared.type:
             report.add(
-                f"{where}.type",
+                join(where, "type"),
                 ATTRIBUTE_SCHEMA_TYPE,
                 f"attribute {name!r} of {_label(schema)} is {_type_name(actual)}; the schema declares "
                 f"{_type_name(declared.type)}",
@@ -314,7 +317,9 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
         names = ", ".join(map(repr, missing))
         plural = "s" if len(missing) > 1 else ""
         report.add(
-            f"{path}.attribute", ATTRIBUTE_REQUIRED, f"{_label(schema)} requires attribute{plural} {names}"
+            join(path, "attribute"),
+            ATTRIBUTE_REQUIRED,
+            f"{_label(schema)} requires attribute{plural} {names}",
         )
 
 

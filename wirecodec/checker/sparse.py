@@ -15,6 +15,7 @@ from typing import Final
 from schema_dsl.onnx import SparseTensorProto, TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "check_sparse"]
 
@@ -65,28 +66,30 @@ def check_sparse(sites: ModelSites, report: Report) -> None:
 def _sparse(report: Report, path: str, sparse: SparseTensorProto) -> None:
     dims = list(sparse.dims)
     if any(d < 0 for d in dims):
-        report.add(f"{path}.dims", SPARSE_DIMS, f"dims {dims} has a negative dimension")
+        report.add(join(path, "dims"), SPARSE_DIMS, f"dims {dims} has a negative dimension")
         dims_ok = False
     else:
         dims_ok = True
     if not sparse.HasField("values"):
-        report.add(f"{path}.values", SPARSE_VALUES, "the sparse tensor has no values")
+        report.add(join(path, "values"), SPARSE_VALUES, "the sparse tensor has no values")
         return
     if len(sparse.values.dims) != 1 or sparse.values.dims[0] < 0:
         report.add(
-            f"{path}.values.dims", SPARSE_VALUES, f"values have dims {list(sparse.values.dims)}, not [NNZ]"
+            join(join(path, "values"), "dims"),
+            SPARSE_VALUES,
+            f"values have dims {list(sparse.values.dims)}, not [NNZ]",
         )
         return
     nnz = sparse.values.dims[0]
     if not sparse.HasField("indices"):
         if nnz:
-            report.add(f"{path}.indices", SPARSE_INDICES_SHAPE, f"{nnz} values but no indices")
+            report.add(join(path, "indices"), SPARSE_INDICES_SHAPE, f"{nnz} values but no indices")
         return
     indices = sparse.indices
     shape = list(indices.dims)
     if shape not in ([nnz], [nnz, len(dims)]):
         report.add(
-            f"{path}.indices.dims",
+            join(join(path, "indices"), "dims"),
             SPARSE_INDICES_SHAPE,
             f"indices have dims {shape}; {nnz} values in rank {len(dims)} "
             f"need [{nnz}] or [{nnz}, {len(dims)}]",
@@ -94,7 +97,7 @@ def _sparse(report: Report, path: str, sparse: SparseTensorProto) -> None:
         return
     if indices.data_type not in _INTEGRAL:
         report.add(
-            f"{path}.indices.data_type",
+            join(join(path, "indices"), "data_type"),
             SPARSE_INDICES_SHAPE,
             f"indices have data_type {indices.data_type}, not an integer type",
         )
@@ -141,7 +144,7 @@ def _linear(report: Report, path: str, values: list[int], dims: list[int]) -> No
     k = _first(outside)
     if k is not None:
         report.add(
-            f"{path}.indices",
+            join(path, "indices"),
             SPARSE_INDEX_BOUNDS,
             f"linear index {values[k]} (entry {k}) is outside the {total} elements of dims {dims}"
             + _more(sum(outside)),
@@ -149,7 +152,7 @@ def _linear(report: Report, path: str, values: list[int], dims: list[int]) -> No
     k = _first([after <= before for before, after in itertools.pairwise(values)])
     if k is not None:
         report.add(
-            f"{path}.indices",
+            join(path, "indices"),
             SPARSE_INDEX_ORDER,
             f"index {values[k + 1]} (entry {k + 1}) does not come after {values[k]}",
         )
@@ -160,7 +163,7 @@ def _coordinates(report: Report, path: str, rows: list[tuple[int, ...]], dims: l
     k = _first(outside)
     if k is not None:
         report.add(
-            f"{path}.indices",
+            join(path, "indices"),
             SPARSE_INDEX_BOUNDS,
             f"index {list(rows[k])} (entry {k}) is outside dims {dims}" + _more(sum(outside)),
         )
@@ -168,7 +171,7 @@ def _coordinates(report: Report, path: str, rows: list[tuple[int, ...]], dims: l
     k = _first([after <= before for before, after in itertools.pairwise(rows)])
     if k is not None:
         report.add(
-            f"{path}.indices",
+            join(path, "indices"),
             SPARSE_INDEX_ORDER,
             f"index {list(rows[k + 1])} (entry {k + 1}) does not come after {list(rows[k])}",
         )

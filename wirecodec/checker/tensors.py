@@ -14,6 +14,7 @@ import math
 from schema_dsl.onnx import TensorProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import bytes_length
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, Info, raw_size
 
@@ -78,29 +79,31 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
     info = INFOS.get(tensor.data_type)
     if info is None:
         shown = f"data_type {tensor.data_type}" if tensor.HasField("data_type") else "no data_type"
-        report.add(f"{path}.data_type", TENSOR_DATA_TYPE, f"the tensor has {shown}")
+        report.add(join(path, "data_type"), TENSOR_DATA_TYPE, f"the tensor has {shown}")
     count = element_count(tensor)
     if count is None:
-        report.add(f"{path}.dims", TENSOR_DIMS, f"dims {list(tensor.dims)} has a negative dimension")
+        report.add(join(path, "dims"), TENSOR_DIMS, f"dims {list(tensor.dims)} has a negative dimension")
     typed = [name for name in TYPED_FIELDS if len(getattr(tensor, name))]
     has_raw = tensor.HasField("raw_data")
     used = (["raw_data"] if has_raw else []) + typed
     if len(used) > 1:
         report.add(
-            f"{path}.{used[1]}", TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only"
+            join(path, used[1]), TENSOR_DATA_FIELD, f"elements are in {' and '.join(used)}; one field only"
         )
         return
     if info is not None and info.bits == 0 and is_external(tensor):
         report.add(
-            f"{path}.data_location", TENSOR_DATA_FIELD, f"{info.name} elements cannot be stored externally"
+            join(path, "data_location"),
+            TENSOR_DATA_FIELD,
+            f"{info.name} elements cannot be stored externally",
         )
     if info is None or is_external(tensor) or count is None:
         return
     if has_raw and info.bits == 0:
-        report.add(f"{path}.raw_data", TENSOR_DATA_FIELD, f"{info.name} elements cannot be in raw_data")
+        report.add(join(path, "raw_data"), TENSOR_DATA_FIELD, f"{info.name} elements cannot be in raw_data")
         return
     if typed and typed[0] != info.field:
-        where = f"{path}.{typed[0]}"
+        where = join(path, typed[0])
         report.add(where, TENSOR_DATA_FIELD, f"{info.name} elements belong in {info.field}, not {typed[0]}")
         return
     if tensor.HasField("segment"):
@@ -110,26 +113,28 @@ def _tensor(report: Report, path: str, tensor: TensorProto) -> None:
         expected = raw_size(info.code, count)
         if size != expected:
             report.add(
-                f"{path}.raw_data",
+                join(path, "raw_data"),
                 TENSOR_SIZE,
                 f"raw_data has {size} bytes; dims {list(tensor.dims)} of {info.name} need {expected}",
             )
         elif info.bits == 6 and (count * 6) % 8 and tensor.raw_data[-1] >> ((count * 6) % 8):
             # Only the last byte has padding; a nonzero pad would be read as data by another packing.
-            report.add(f"{path}.raw_data", TENSOR_BITS, "the last byte of raw_data has non-zero padding bits")
+            report.add(
+                join(path, "raw_data"), TENSOR_BITS, "the last byte of raw_data has non-zero padding bits"
+            )
     else:
         held, expected = len(getattr(tensor, info.field)), typed_length(info, count)
         if info.bits == 6:
             wide = next((i for i, v in enumerate(tensor.int32_data) if not 0 <= v < 64), None)
             if wide is not None:
-                where = f"{path}.int32_data[{wide}]"
+                where = join(path, "int32_data", wide)
                 report.add(
                     where,
                     TENSOR_BITS,
                     f"{info.name} elements must use only bits 0-5 of int32_data: {tensor.int32_data[wide]}",
                 )
         if held != expected:
-            where = f"{path}.{info.field}" if typed else path
+            where = join(path, info.field) if typed else path
             report.add(
                 where,
                 TENSOR_SIZE,

@@ -13,25 +13,33 @@ import bisect
 import heapq
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
-from wirecodec._graphs import bodies, bodies_in
-from wirecodec._subgraph import outer_names
+from wirecodec._graphs import GraphScope, walk_graphs
 from wirecodec.cli.common import UsageError
 
 __all__ = ["clear_value_info", "out_of_place", "toposort", "toposort_graph", "value_info_count"]
 
 
-def _reads(node: NodeProto) -> set[str]:
+def _reads(node: NodeProto, bodies: list[GraphScope]) -> set[str]:
     """What ``node`` needs before it runs: its inputs and what its bodies read from outside."""
     names = {name for name in node.input if name}
-    for body in bodies(node):
-        names.update(outer_names(body))
+    for body in bodies:
+        names.update(body.reads())
     return names
 
 
 def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
-    """Sort ``graph``'s nodes (then each body's) topologically, keeping the given order
-    wherever it is already sound; returns how many nodes changed place (bodies included).
-    A cycle is a :class:`UsageError` naming a node on it."""
+    """Sort ``graph``'s nodes (then each body's, as the scope walk meets them, after their
+    graph is sorted) topologically, keeping the given order wherever it is already sound;
+    returns how many nodes changed place (bodies included). A cycle is a
+    :class:`UsageError` naming the graph's path and a node on it."""
+    return sum(_sort(scope) for scope in walk_graphs(graph, where))
+
+
+def _sort(scope: GraphScope) -> int:
+    graph, where = scope.graph, scope.path
+    held: dict[int, list[GraphScope]] = {}
+    for body in scope.inner():
+        held.setdefault(body.index, []).append(body)
     nodes = [graph.node[i] for i in range(len(graph.node))]
     producer: dict[str, int] = {}
     for index, node in enumerate(nodes):
@@ -41,7 +49,7 @@ def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
     waiting = [0] * len(nodes)
     readers: list[list[int]] = [[] for _ in nodes]
     for index, node in enumerate(nodes):
-        for name in _reads(node):
+        for name in _reads(node, held.get(index, [])):
             source = producer.get(name)
             if source is not None and source != index:
                 waiting[index] += 1
@@ -64,9 +72,6 @@ def toposort_graph(graph: GraphProto, where: str = "graph") -> int:
     if moved:
         del graph.node[:]
         graph.node.extend(nodes[index] for index in order)
-    for node in graph.node:
-        for body in bodies(node):
-            moved += toposort_graph(body, f"a body of {node.name or node.op_type!r}")
     return moved
 
 
@@ -93,23 +98,14 @@ def toposort(model: ModelProto) -> str:
     return f"{moved} node{'s' if moved != 1 else ''} moved into topological order"
 
 
-def _value_info_count(graph: GraphProto) -> int:
-    return len(graph.value_info) + sum(_value_info_count(body) for body in bodies_in(graph))
-
-
 def value_info_count(model: ModelProto) -> int:
     """How many ``value_info`` entries ``model``'s graphs (bodies included) record."""
-    return _value_info_count(model.graph)
+    return sum(len(scope.graph.value_info) for scope in walk_graphs(model.graph))
 
 
 def clear_value_info(model: ModelProto) -> str:
     """Remove every ``value_info`` entry (main graph and bodies); returns the line ``edit`` prints."""
     cleared = value_info_count(model)
-
-    def clear(graph: GraphProto) -> None:
-        graph.ClearField("value_info")
-        for body in bodies_in(graph):
-            clear(body)
-
-    clear(model.graph)
+    for scope in walk_graphs(model.graph):
+        scope.graph.ClearField("value_info")
     return f"{cleared} value_info entr{'ies' if cleared != 1 else 'y'} removed"

@@ -27,7 +27,7 @@ from schema_dsl import Message
 from wirecodec.errors import PathError
 from wirecodec.protobuf.wire import read_tag
 
-__all__ = ["Step", "format_path", "parse", "resolve"]
+__all__ = ["Step", "format_path", "join", "parse", "resolve"]
 
 _STEP: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|#[1-9][0-9]*)(?:\[(-?\d+)\])?")
 
@@ -55,7 +55,25 @@ def parse(path: str) -> list[Step]:
 
 def format_path(steps: list[Step]) -> str:
     """The text of ``steps``: the inverse of :func:`parse`."""
-    return ".".join(step.name if step.at is None else f"{step.name}[{step.at}]" for step in steps)
+    return ".".join(_text(step.name, step.at) for step in steps)
+
+
+def join(parent: str, name: str, at: int | None = None) -> str:
+    """The path of field ``name`` (element ``at`` of it, if given) under the path ``parent``
+    (``""`` for the root): ``format_path(parse(parent) + [Step(name, at)])`` without parsing
+    ``parent`` again, for the tools that build a path one step at a time.
+
+    >>> join("graph.node[3]", "attribute", 0)
+    'graph.node[3].attribute[0]'
+    >>> join(join("graph.node[3].attribute[0]", "g"), "node", 1)
+    'graph.node[3].attribute[0].g.node[1]'
+    """
+    step = name if at is None else f"{name}[{at}]"  # _text, inlined: the checker calls this per node
+    return f"{parent}.{step}" if parent else step
+
+
+def _text(name: str, at: int | None) -> str:
+    return name if at is None else f"{name}[{at}]"
 
 
 def resolve(root: Message, path: str) -> Any:

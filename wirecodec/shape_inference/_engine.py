@@ -23,6 +23,8 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
+from wirecodec._graphs import GraphScope, named_bodies, root_scope, walk_graphs
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import TypeCheckError, check_allowed_types, check_shared_types
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
@@ -81,13 +83,14 @@ class _Symbols:
             self.add_type(t.value)
 
     def add_graph(self, graph: GraphProto) -> None:
-        for info in (*graph.input, *graph.output, *graph.value_info):
-            if info.HasField("type"):
-                self.add_type(from_proto(info.type))
-        for node in graph.node:
-            for attr in node.attribute:
-                if attr.HasField("g"):
-                    self.add_graph(attr.g)
+        """The symbols ``graph`` and its bodies declare; as onnx's table, not those of a body
+        held in a ``graphs`` attribute (nor of the bodies inside one)."""
+        for scope in walk_graphs(graph):
+            if scope.in_graphs:
+                continue
+            for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
+                if info.HasField("type"):
+                    self.add_type(from_proto(info.type))
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
@@ -124,8 +127,13 @@ class _Model:
         self.depth = 0
 
 
-class _Scope:
-    """One graph or one function call under inference (onnx's ShapeInferenceImplBase)."""
+class _Inference:
+    """One graph or one function call under inference (onnx's ShapeInferenceImplBase).
+
+    A graph comes with its scope from the one scope walk (``where``: its path, and the
+    scopes of its nodes' bodies); a function call's body has none (``where`` None), its
+    ``path`` being a label (the call's node path and the function's name).
+    """
 
     def __init__(
         self,
@@ -134,12 +142,15 @@ class _Scope:
         outer_types: dict[str, Type],
         symbols_data: dict[str, tuple[Dim, ...]],
         graph: GraphProto | None,
-        path: str = "graph",
+        where: GraphScope | str,
     ) -> None:
         self.shared = shared
-        self.path = path
-        self.node_path = path  # the field path of the node under inference
+        self.where = where if isinstance(where, GraphScope) else None
+        self.path = where.path if isinstance(where, GraphScope) else where
+        self.node_path = self.path  # the field path of the node under inference
         self._current: NodeProto | None = None
+        self._index = -1
+        self._held: dict[int, list[GraphScope]] | None = None  # the bodies' scopes, by holder
         self.opsets = opsets
         self.types: dict[str, Type] = dict(outer_types)
         self.slots: dict[str, ValueInfoProto] = {}
@@ -187,7 +198,8 @@ class _Scope:
                     sparse.values.data_type, tuple(int(d) for d in sparse.dims), True
                 )
         for i, node in enumerate(graph.node):
-            self.node_path = f"{self.path}.node[{i}]"
+            self.node_path = join(self.path, "node", i)
+            self._index = i
             self.run_node(node)
 
     # -- one node ------------------------------------------------------------------------
@@ -314,24 +326,31 @@ class _Scope:
             declared = from_proto(info.type) if info.HasField("type") else None
             merged = self.shared.symbols.materialize(merge(given, declared, info.name))
             _rewrite(info, merged)
-        inner = _Scope(
-            self.shared, self.opsets, self.types, self.symbol_data, graph, self._subgraph_path(graph)
+        inner = _Inference(
+            self.shared, self.opsets, self.types, self.symbol_data, graph, self._body_scope(graph)
         )
         inner.run_graph(graph)
         inner.finish()
         return [from_proto(o.type) if o.HasField("type") else None for o in graph.output]
 
-    def _subgraph_path(self, graph: GraphProto) -> str:
-        """The field path of ``graph``, a body of the node under inference."""
+    def _body_scope(self, graph: GraphProto) -> GraphScope | str:
+        """The scope of ``graph``, a body of the node under inference, from the scope walk
+        (in a function's body, which the walk does not reach, the body's path)."""
+        if self.where is not None:
+            if self._held is None:  # asked once per graph: a long graph is walked once
+                self._held = {}
+                for scope in self.where.inner():
+                    self._held.setdefault(scope.index, []).append(scope)
+            for scope in self._held.get(self._index, ()):
+                if scope.graph is graph:
+                    return scope
+            return self.node_path  # not a body of this node: its findings go to the node
         node = self._current
         if node is not None:
-            for j, attr in enumerate(node.attribute):
-                if attr.HasField("g") and attr.g is graph:
-                    return f"{self.node_path}.attribute[{j}].g"
-                for k, g in enumerate(attr.graphs):
-                    if g is graph:
-                        return f"{self.node_path}.attribute[{j}].graphs[{k}]"
-        return f"{self.node_path}.<subgraph>"
+            for _, path, body in named_bodies(node, self.node_path):
+                if body is graph:
+                    return path
+        return self.node_path
 
     def call(self, node: NodeProto, function: FunctionProto, ctx: NodeContext) -> None:
         """Infer a call of a model-local function through its body."""
@@ -342,7 +361,7 @@ class _Scope:
         for actual, formal in zip(node.input, function.input, strict=False):
             if actual and actual in self.symbol_data:
                 bound_data[formal] = self.symbol_data[actual]
-        body = _Scope(
+        body = _Inference(
             shared,
             {o.domain: o.version for o in function.opset_import},
             {},
@@ -368,7 +387,7 @@ class _Scope:
         shared.depth += 1
         try:
             for i, inner in enumerate(function.node):
-                body.node_path = f"{body.path}.node[{i}]"
+                body.node_path = join(body.path, "node", i)
                 body.run_node(inner, _bind_attributes(inner, bindings))
         finally:
             shared.depth -= 1
@@ -416,6 +435,6 @@ def infer_model(model: ModelProto, options: Options) -> None:
     shared = _Model(model, options)
     shared.symbols.add_graph(model.graph)
     opsets = {o.domain: o.version for o in model.opset_import}
-    scope = _Scope(shared, opsets, {}, {}, model.graph)
+    scope = _Inference(shared, opsets, {}, {}, model.graph, root_scope(model.graph))
     scope.run_graph(model.graph)
     scope.finish()
