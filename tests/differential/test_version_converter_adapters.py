@@ -27,6 +27,7 @@ GRID = _info("g", TensorProto.FLOAT, [1, 2, 2, 2])
 INDICES = _info("i", TensorProto.INT64, [1, 5])
 UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
+XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
 
 CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
     "slice-9-10": ([helper.make_node("Slice", ["x"], ["y"], starts=[0, 1], ends=[2, 3], axes=[0, 1])],
@@ -58,6 +59,28 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
     "lppool-17-18": ([helper.make_node("LpPool", ["xi"], ["y"], kernel_shape=[2, 2])], [IMAGE], 17, 18),
     "relu-13-14": ([helper.make_node("Relu", ["x"], ["y"])], [X], 13, 14),
     "unknown-op": ([helper.make_node("Frobnicate", ["x"], ["y"])], [X], 13, 14),
+    # Softmax 12 -> 13 off the last axis, or where the rank is unknown (PaddleOCR's models):
+    # Flatten, the operator along the last axis, Reshape back (onnx's rewrite, its names)
+    "softmax-first-axis-12-13": ([helper.make_node("Softmax", ["x"], ["y"], axis=0)], [X], 12, 13),
+    "softmax-unknown-rank-12-13": ([helper.make_node("Softmax", ["xu"], ["y"], axis=1)], [XU], 12, 13),
+    "softmax-unknown-rank-default-axis-12-13": ([helper.make_node("Softmax", ["xu"], ["y"])], [XU], 12, 13),
+    "softmax-unknown-rank-last-axis-12-13": ([helper.make_node("Softmax", ["xu"], ["y"], axis=-1)],
+                                             [XU], 12, 13),
+    "logsoftmax-unknown-rank-then-more-12-13": ([
+        helper.make_node("LogSoftmax", ["xu"], ["t"], axis=-2),
+        helper.make_node("Relu", ["t"], ["r"]),
+        helper.make_node("Unsqueeze", ["r"], ["y"], axes=[0]),
+    ], [XU], 12, 13),
+    # Pad 10 -> 11: pads an initializer, the constant value a Constant input (float data: onnx's bytes)
+    "pad-value-10-11": ([helper.make_node("Pad", ["x"], ["y"], pads=[1, 2, 1, 2], value=1.5)], [X], 10, 11),
+    "pad-default-value-then-more-10-13": ([
+        helper.make_node("Pad", ["x"], ["t"], pads=[1, 2, 1, 2]),
+        helper.make_node("Unsqueeze", ["t"], ["y"], axes=[0]),
+    ], [X], 10, 13),
+    "pad-reflect-10-11": ([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 1], mode="reflect")],
+                          [X], 10, 11),
+    "pad-edge-10-18": ([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 1], mode="edge")], [X], 10, 18),
+    "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 
 
@@ -79,3 +102,61 @@ def test_as_onnx_converts_or_refuses(name: str) -> None:
         assert exc.path.startswith("graph.node["), exc
         ours = None
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("op", "axis", "rank"),
+    [("Softmax", 1, 3), ("LogSoftmax", 0, 3), ("Hardmax", 1, 3), ("Hardmax", -2, 4), ("Softmax", 1, 2)],
+)
+def test_softmax_12_13_computes_what_opset_12_did(op: str, axis: int, rank: int) -> None:
+    """Run by onnxruntime on the model's own data: the opset-13 model we make (its input's
+    rank unknown, as in PaddleOCR's exports) gives what the opset-12 model gave. (onnx keeps
+    a Hardmax's axis as it was, which computes another thing: we rewrite it as Softmax.)"""
+    ort = pytest.importorskip("onnxruntime", reason="the converted model is run to show it computes the same")
+    import numpy as np
+
+    graph = helper.make_graph([helper.make_node(op, ["xu"], ["y"], axis=axis)], "g", [XU], [Y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model.ir_version = 8
+    converted = convert_version(decode(ModelProto, model.SerializeToString()), 13)
+    assert [n.op_type for n in converted.graph.node] == ["Shape", "Flatten", op, "Reshape"]
+    data = np.random.default_rng(7).standard_normal((2, 3, 4, 5)[:rank]).astype(np.float32)
+    data[(0,) * rank] = 10.0  # a clear maximum for Hardmax
+
+    def run(payload: bytes) -> Any:
+        session = ort.InferenceSession(payload, providers=["CPUExecutionProvider"])
+        return session.run(None, {"xu": data})[0]
+
+    np.testing.assert_allclose(run(converted.SerializeToString()), run(model.SerializeToString()), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("elem_type", "mode"),
+    [(TensorProto.FLOAT, "constant"), (TensorProto.DOUBLE, "constant"), (TensorProto.FLOAT16, "constant"),
+     (TensorProto.FLOAT, "reflect"), (TensorProto.DOUBLE, "edge")],
+)  # fmt: skip
+def test_pad_10_11_computes_what_opset_10_did(elem_type: int, mode: str) -> None:
+    """Run by onnxruntime: the opset-11 Pad we make gives what the opset-10 one gave, for
+    double and float16 data too (onnx writes a float constant value there, which opset 11
+    refuses: Pad-11's value has the data's type)."""
+    ort = pytest.importorskip("onnxruntime", reason="the converted model is run to show it computes the same")
+    import numpy as np
+
+    dtype = helper.tensor_dtype_to_np_dtype(elem_type)
+    graph = helper.make_graph(
+        [helper.make_node("Pad", ["x"], ["y"], pads=[1, 2, 0, 1], mode=mode, value=3.0)],
+        "g", [_info("x", elem_type, [3, 4])], [_info("y", elem_type, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
+    model.ir_version = 8
+    converted = convert_version(decode(ModelProto, model.SerializeToString()), 11)
+    assert [n.op_type for n in converted.graph.node][-1] == "Pad"
+    data = (np.arange(12).reshape(3, 4) * 2).astype(dtype)
+
+    def run(payload: bytes) -> Any:
+        session = ort.InferenceSession(payload, providers=["CPUExecutionProvider"])
+        return session.run(None, {"x": data})[0]
+
+    ours, before = run(converted.SerializeToString()), run(model.SerializeToString())
+    assert ours.dtype == before.dtype
+    np.testing.assert_array_equal(ours, before)

@@ -12,7 +12,7 @@ import struct
 from collections.abc import Callable
 from typing import Final
 
-from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto, TensorShapeProto
+from schema_dsl.onnx import AttributeProto, NodeProto, TensorProto, TensorShapeProto, ValueInfoProto
 from wirecodec.version_converter._graph import Scope, float_constant, int64_constant
 from wirecodec.version_converter._table import TYPE_SETS
 
@@ -123,11 +123,16 @@ def remove(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, 
     if required is not None:
         held: object = attribute.s if isinstance(required, bytes) else attribute.i
         if held != required:
+            text = isinstance(required, bytes)
             shown = required.decode() if isinstance(required, bytes) else required
+            got = held.decode(errors="replace") if isinstance(held, bytes) else held
+            # onnx's wording first ("mode must have value DCR", "... must be -1 ... got 3")
+            why = f" ({args[2]})" if len(args) > 2 else ""
             raise scope.fail(
                 index,
-                f"{node.op_type} at opset {step[1]} has no attribute {name!r}: only {name}={shown} "
-                f"converts; keep the model at opset {step[0]} or above",
+                f"{name} must {'have value' if text else 'be'} {shown} to convert {node.op_type} to "
+                f"opset {step[1]}, which has no attribute {name!r}; got {got}{why}; "
+                f"keep the model at opset {step[0]} or above",
             )
     _remove_attribute(node, name)
     return index
@@ -157,6 +162,8 @@ def attribute_to_input(scope: Scope, index: int, step: tuple[int, int], args: tu
     """
     node = scope.graph.node[index]
     name, kind, required = str(args[0]), str(args[1]), bool(args[2])
+    for gone in args[3:]:  # an attribute the new version drops with it (Reshape's consumed_inputs)
+        _remove_attribute(node, str(gone))
     attribute = _attribute(node, name)
     if attribute is None:
         if required:
@@ -177,8 +184,17 @@ def _int64s(tensor: TensorProto) -> list[int]:
         raise ValueError(f"element type {tensor.data_type}, not INT64")
     if tensor.HasField("raw_data"):
         raw = bytes(tensor.raw_data)
-        return list(struct.unpack(f"<{len(raw) // 8}q", raw))
-    return [int(v) for v in tensor.int64_data]
+        values = list(struct.unpack(f"<{len(raw) // 8}q", raw[: len(raw) // 8 * 8]))
+        held = f"{len(raw)} bytes of raw_data"
+    else:
+        values = [int(v) for v in tensor.int64_data]
+        held = f"{len(values)} int64_data values"
+    count = 1
+    for size in tensor.dims:
+        count *= size
+    if len(values) != count or (tensor.HasField("raw_data") and len(raw) != 8 * count):
+        raise ValueError(f"dims {list(tensor.dims)} say {count} values, the tensor holds {held}")
+    return values
 
 
 def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
@@ -276,32 +292,68 @@ def _rank(scope: Scope, name: str) -> int:
 
 
 def softmax(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
-    """Softmax and LogSoftmax: opset 13 normalises along one axis, earlier ones over all
-    axes from ``axis`` on (coerced to 2-D). Only the last-axis case is the same operation."""
+    """Softmax, LogSoftmax and Hardmax: opset 13 normalises along one axis, earlier ones
+    over all axes from ``axis`` on (the input coerced to 2-D at ``axis``).
+
+    Up, the last axis (``-1``, or ``rank - 1`` where the rank is known) is the same
+    operation; any other axis, or an unknown rank, becomes what opset 12 computes and opset
+    13 can say for any rank: ``Flatten(axis)``, the operator along the last axis, and a
+    ``Reshape`` back to the input's ``Shape`` (onnx's rewrite, with onnx's names). ``args``
+    = ``("keep_last",)`` (Hardmax): a last axis is kept as written, as onnx keeps it.
+    """
     node = scope.graph.node[index]
-    if not node.input:
-        raise scope.fail(index, f"{node.op_type} has no input")
+    if not node.input or not node.output or not node.output[0]:
+        raise scope.fail(index, f"{node.op_type} needs its input and its output")
     rank = _rank(scope, node.input[0])
     held = _attribute(node, "axis")
     if step == (12, 13):
         axis = held.i if held is not None else 1
         if axis < 0:
             axis += rank
-        if axis != rank - 1:
-            raise scope.fail(
-                index,
-                f"{node.op_type} over axes {axis}.. of a rank-{rank} input "
-                f"is no single-axis {node.op_type} of "
-                "opset 13: wirecodec does not rewrite it (Flatten, Reshape); keep the model at opset 12",
-            )
-        _set_attribute(node, "axis", -1)
-        return index
+        if axis == rank - 1:
+            if "keep_last" not in args:
+                _set_attribute(node, "axis", -1)
+            return index
+        return _flatten_around(scope, index, axis)
     axis = held.i if held is not None else -1
     if axis == -1:
         _set_attribute(node, "axis", rank - 1)
     elif axis < 0:
         _set_attribute(node, "axis", rank + axis)
     return index
+
+
+def _flatten_around(scope: Scope, index: int, axis: int) -> int:
+    """``y = Op(x)`` (opset 12, at ``axis``) becomes ``Reshape(Op(Flatten(x, axis), -1), Shape(x))``;
+    the index of the Reshape (the walk goes on after it)."""
+    graph = scope.graph
+    node = graph.node[index]
+    source, output = node.input[0], node.output[0]
+    shape_name, flat_name = scope.new_value_name(), scope.new_value_name()
+    scope.new_value_name()  # the Reshape's own value, renamed to the output (onnx counts it)
+    intermediate = f"{output}_intermediate"
+    element = scope.element_types().get(output) or scope.element_types().get(source, 0)
+    shape = NodeProto(op_type="Shape", input=[source], output=[shape_name])
+    flatten = NodeProto(op_type="Flatten", input=[source], output=[flat_name])
+    flatten.attribute.append(AttributeProto(name="axis", i=axis, type=AttributeProto.INT))
+    node.input[0] = flat_name
+    node.output[0] = intermediate
+    _set_attribute(node, "axis", -1)
+    reshape = NodeProto(op_type="Reshape", input=[intermediate, shape_name], output=[output])
+    graph.node.insert(index + 1, reshape)
+    graph.node.insert(index, flatten)
+    graph.node.insert(index, shape)
+    info = ValueInfoProto(name=intermediate)
+    if element:
+        info.type.tensor_type.elem_type = element
+    # onnx writes value_info in node order: the intermediate goes before the first value
+    # made at or after the Reshape
+    later: set[str] = set()
+    for made in list(graph.node)[index + 3 :]:
+        later.update(made.output)
+    at = next((i for i, held in enumerate(graph.value_info) if held.name in later), len(graph.value_info))
+    graph.value_info.insert(at, info)
+    return index + 3
 
 
 def at_most_outputs(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
@@ -614,6 +666,54 @@ def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tup
     return index
 
 
+def _scalar_like(element: int, value: float) -> TensorProto | None:
+    """A scalar of float element type ``element`` holding ``value`` (Pad-2 takes floats
+    only); None for another type."""
+    if element in (TensorProto.FLOAT, 0):
+        return float_constant(value)
+    if element == TensorProto.DOUBLE:
+        return TensorProto(data_type=element, double_data=[value])
+    if element == TensorProto.FLOAT16:
+        (bits,) = struct.unpack("<H", struct.pack("<e", value))
+        return TensorProto(data_type=element, int32_data=[bits])
+    return None
+
+
+def pad_10_11(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Pad's ``pads`` becomes an int64 initializer input and, in constant mode, ``value``
+    a Constant scalar input (0 when absent), as onnx's converter writes them.
+
+    onnx makes that scalar a float whatever the data's type (Pad-11 then refuses double
+    or float16 data); the scalar here has the data's type, the same bytes for float data."""
+    graph = scope.graph
+    node = graph.node[index]
+    pads = _attribute(node, "pads")
+    if pads is None:
+        raise scope.fail(index, "Pad has no attribute 'pads', which opset 10 requires")
+    mode = _attribute(node, "mode")
+    value = _attribute(node, "value")
+    name = scope.new_value_name()
+    scope.new_value_name()  # onnx counts the initializer's value twice
+    tensor = int64_constant([int(v) for v in pads.ints])
+    tensor.name = name
+    graph.initializer.append(tensor)
+    node.input.append(name)
+    _remove_attribute(node, "pads")
+    if mode is None or mode.s == b"constant":
+        element = scope.element_types().get(node.input[0], 0)
+        scalar = _scalar_like(element, value.f if value is not None else 0.0)
+        if scalar is None:
+            raise scope.fail(
+                index,
+                f"Pad's constant value as an input of element type {element} is not written by wirecodec; "
+                "cast the data to float first, or keep opset 10",
+            )
+        created, index = _insert_constant(scope, index, scalar)
+        graph.node[index].input.append(created)
+    _remove_attribute(graph.node[index], "value")
+    return index
+
+
 def unsupported(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     node = scope.graph.node[index]
     raise scope.fail(
@@ -656,4 +756,5 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "resize_10_11": resize_10_11,
     "axis_to_attribute": axis_to_attribute,
     "unsupported": unsupported,
+    "pad_10_11": pad_10_11,
 }

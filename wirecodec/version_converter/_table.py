@@ -96,7 +96,7 @@ _SAME: Final[dict[tuple[int, int], str]] = {
     (12, 11): "BatchNormalization",
     (12, 13): "Abs Add ArgMin ArgMax Cast Ceil Clip Concat Constant DepthToSpace DequantizeLinear Div "
     "Dropout "
-    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Hardmax Identity If "
+    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Identity If "
     "IsNaN Less "
     "Log Loop LRN NegativeLogLikelihoodLoss MatMul Max Mean MeanVarianceNormalization Min Mod Mul Neg "
     "NonZero Pow "
@@ -198,7 +198,7 @@ _REDUCE_18: Final = (
 # Adapters that change a node: (op, from, to) -> (adapter name, arguments).
 _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Concat", 3, 4, "set_if_absent", ("axis", 1)),
-    ("Reshape", 4, 5, "attribute_to_input", ("shape", "ints", True)),
+    ("Reshape", 4, 5, "attribute_to_input", ("shape", "ints", True, "consumed_inputs")),
     ("Reshape", 5, 4, "input_to_attribute", ("shape",)),
     *((op, 5, 6, "remove", ("consumed_inputs", None)) for op in _CONSUMED_INPUTS_OPS.split()),
     ("BatchNormalization", 6, 5, "set", ("consumed_inputs", [0, 0])),
@@ -229,7 +229,7 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("TopK", 9, 10, "attribute_to_input", ("k", "i", True)),
     ("Upsample", 9, 10, "upsample_9_10", ()),
     ("Clip", 10, 11, "clip_10_11", ()),
-    ("Pad", 10, 11, "unsupported", ("Pad's pads and value as inputs",)),
+    ("Pad", 10, 11, "pad_10_11", ()),
     ("Resize", 10, 11, "resize_10_11", ()),
     ("Scatter", 10, 11, "scatter_10_11", ()),
     ("Dropout", 11, 12, "dropout_11_12", ()),
@@ -242,6 +242,8 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Split", 12, 13, "attribute_to_input", ("split", "ints", False)),
     ("Softmax", 12, 13, "softmax", ()),
     ("LogSoftmax", 12, 13, "softmax", ()),
+    # onnx keeps any Hardmax axis (a non-last one then means another thing): rewritten as Softmax
+    ("Hardmax", 12, 13, "softmax", ("keep_last",)),
     *((op, 13, 12, "input_to_attribute", ("axes",)) for op in ["ReduceSum", "Squeeze", "Unsqueeze"]),
     ("Split", 13, 12, "input_to_attribute", ("split",)),
     ("Softmax", 13, 12, "softmax", ()),
@@ -268,7 +270,16 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("DequantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
     ("QuantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
     ("Attention", 24, 23, "at_most_inputs", (6, "nonpad_kv_seqlen")),
-    ("Attention", 25, 24, "remove_each", (("left_window_size", -1), ("right_window_size", -1))),
+    (
+        "Attention",
+        25,
+        24,
+        "remove_each",
+        (
+            ("left_window_size", -1, "Windowed attention came in opset 25"),
+            ("right_window_size", -1, "Windowed attention came in opset 25"),
+        ),
+    ),
     ("Range", 27, 26, "range_27_26", ("float16",)),
     ("ReduceLogSum", 27, 28, "restrict_first_input", ("wide_ints",)),
     ("ReduceLogSumExp", 27, 28, "restrict_first_input", ("wide_ints",)),
