@@ -43,23 +43,28 @@ def test_an_output_nothing_defines_is_named() -> None:
 
 
 def test_an_outer_name_read_in_a_body_is_defined() -> None:
+    """A body reads a graph input and a value an earlier node made; an unknown name is named."""
     body = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["b"])], "body", [], [ValueInfoProto(name="b")]
+        [helper.make_node("Add", ["x", "t"], ["b"])], "body", [], [ValueInfoProto(name="b")]
     )
     cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    before = helper.make_node("Identity", ["x"], ["t"])
     model = _model(
-        [helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)], 13, [X, cond], [Y]
+        [before, helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)], 13, [X, cond], [Y]
     )
     assert convert_version(model, 14).opset_import[0].version == 14
     inner = helper.make_graph(
         [helper.make_node("Identity", ["q"], ["b"])], "body", [], [ValueInfoProto(name="b")]
     )
     model = _model(
-        [helper.make_node("If", ["c"], ["y"], then_branch=inner, else_branch=body)], 13, [X, cond], [Y]
+        [before, helper.make_node("If", ["c"], ["y"], then_branch=inner, else_branch=body)],
+        13,
+        [X, cond],
+        [Y],
     )
     with pytest.raises(ConvertError) as caught:
         convert_version(model, 14)
-    assert caught.value.path == "graph.node[0].attribute[1].g.node[0].input[0]"  # then_branch
+    assert caught.value.path == "graph.node[1].attribute[1].g.node[0].input[0]"  # then_branch
 
 
 def test_a_split_constant_whose_raw_data_does_not_fit_its_dims() -> None:

@@ -1,0 +1,107 @@
+"""Mutants of the opset converter's third round (issue 44: Softmax 12 -> 13 rewritten,
+Pad 10 -> 11, refusals as onnx's) and of the evaluator's 0-d outputs (issue 43)."""
+
+from __future__ import annotations
+
+from tests.mutation.mutant import Mutant
+
+_ADAPTERS = "tests/differential/test_version_converter_adapters.py"
+_AS_ONNX = _ADAPTERS + "::test_as_onnx_converts_or_refuses"
+_SOFTMAX_RUN = _ADAPTERS + "::test_softmax_12_13_computes_what_opset_12_did"
+_PAD_RUN = _ADAPTERS + "::test_pad_10_11_computes_what_opset_10_did"
+_REFUSALS = "tests/unit/version_converter/test_refusals.py"
+_ZERO_D = "tests/differential/test_reference_zero_d.py"
+_CONVERTER = "wirecodec/version_converter/_adapters.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "opset3-softmax-unknown-rank-taken-as-last-axis",
+        _CONVERTER,
+        "        if axis == rank - 1:\n",
+        "        if axis == rank - 1 or rank == 0:\n",
+        (_AS_ONNX, _SOFTMAX_RUN),
+        "a Softmax whose input rank is unknown keeps its axis: opset 13 then normalises one axis, "
+        "not the flattened tail (PaddleOCR's models, silently wrong)",
+    ),
+    Mutant(
+        "opset3-softmax-reshape-value-not-counted",
+        _CONVERTER,
+        "    scope.new_value_name()  # the Reshape's own value, renamed to the output (onnx counts it)\n",
+        "",
+        (_AS_ONNX,),
+        "the Reshape's value is not counted: a later adapter's new value is named one off onnx's",
+    ),
+    Mutant(
+        "opset3-hardmax-axis-kept-as-onnx-keeps-it",
+        "wirecodec/version_converter/_table.py",
+        '    ("Hardmax", 12, 13, "softmax", ("keep_last",)),',
+        '    ("Hardmax", 12, 13, "same", ()),',
+        (_SOFTMAX_RUN,),
+        "Hardmax off the last axis keeps its axis at opset 13 (onnx's way): it then picks along one "
+        "axis, not the flattened tail",
+    ),
+    Mutant(
+        "opset3-pad-value-only-with-an-explicit-mode",
+        _CONVERTER,
+        '    if mode is None or mode.s == b"constant":',
+        '    if mode is not None and mode.s == b"constant":',
+        (_AS_ONNX,),
+        "Pad without a mode attribute (constant by default) gets no constant value input",
+    ),
+    Mutant(
+        "opset3-pad-value-always-float",
+        _CONVERTER,
+        "        return TensorProto(data_type=element, double_data=[value])",
+        "        return float_constant(value)",
+        (_PAD_RUN,),
+        "Pad's constant value is a float for double data (as onnx writes it): opset 11 refuses the model",
+    ),
+    Mutant(
+        "opset3-undefined-graph-output-accepted",
+        "wirecodec/version_converter/_convert.py",
+        "    for at, info in enumerate(graph.output):\n        if info.name not in defined:",
+        "    for at, info in enumerate(graph.output):\n        if info.name not in defined and not at:",
+        (_REFUSALS,),
+        "a graph output nothing defines is let through (past the first), as a broken model",
+    ),
+    Mutant(
+        "opset3-bodies-see-no-outer-names",
+        "wirecodec/version_converter/_convert.py",
+        "        seen = frozenset(defined)",
+        "        seen = frozenset(info.name for info in graph.input)",
+        (_REFUSALS,),
+        "an If/Loop body reading a value made by an earlier node is refused as undefined",
+    ),
+    Mutant(
+        "opset3-raw-data-shorter-than-dims-accepted",
+        _CONVERTER,
+        '    if len(values) != count or (tensor.HasField("raw_data") and len(raw) != 8 * count):',
+        "    if len(values) > count:",
+        (_REFUSALS,),
+        "a constant whose raw_data holds fewer values than its dims say converts to a shorter split",
+    ),
+    Mutant(
+        "opset3-optional-element-type-not-read",
+        "wirecodec/version_converter/_graph.py",
+        '        elif kind.HasField("optional_type") and kind.optional_type.HasField("elem_type"):',
+        '        elif kind.HasField("optional_type") and not kind.optional_type.HasField("elem_type"):',
+        (_REFUSALS,),
+        "a type inside an optional is not checked going down: bfloat16 reaches OptionalHasElement-18",
+    ),
+    Mutant(
+        "opset3-reshape-keeps-consumed-inputs",
+        "wirecodec/version_converter/_table.py",
+        '("shape", "ints", True, "consumed_inputs")',
+        '("shape", "ints", True)',
+        (_REFUSALS,),
+        "Reshape 4 -> 5 keeps consumed_inputs, which Reshape-5 does not have (the checker refuses it)",
+    ),
+    Mutant(
+        "opset3-evaluator-0d-floats-only",
+        "wirecodec/reference/_evaluator.py",
+        "                    if isinstance(value, np.generic):",
+        "                    if isinstance(value, np.floating):",
+        (_ZERO_D,),
+        "only a float scalar becomes a 0-d array: IsNaN or QuantizeLinear on 0-d data give numpy scalars",
+    ),
+)
