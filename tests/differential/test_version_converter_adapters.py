@@ -28,6 +28,9 @@ INDICES = _info("i", TensorProto.INT64, [1, 5])
 UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
 XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
+SC = _info("sc", TensorProto.FLOAT, [])
+ZP = _info("zp", TensorProto.UINT8, [])
+Q = _info("q", TensorProto.UINT8, [4, 5])
 
 CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
     "slice-9-10": ([helper.make_node("Slice", ["x"], ["y"], starts=[0, 1], ends=[2, 3], axes=[0, 1])],
@@ -80,6 +83,38 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
     "pad-reflect-10-11": ([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 1], mode="reflect")],
                           [X], 10, 11),
     "pad-edge-10-18": ([helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 1], mode="edge")], [X], 10, 18),
+    # Resize 18 -> 17: the defaults 17 has dropped, the rest refused
+    "resize-defaults-18-17": ([helper.make_node("Resize", ["xi", "", "s"], ["y"], antialias=0,
+                                                keep_aspect_ratio_policy="stretch")],
+                              [IMAGE, SCALES], 18, 17),
+    "resize-antialias-18-17": ([helper.make_node("Resize", ["xi", "", "s"], ["y"], antialias=1)],
+                               [IMAGE, SCALES], 18, 17),
+    "resize-policy-18-17": ([helper.make_node("Resize", ["xi", "", "s"], ["y"],
+                                              keep_aspect_ratio_policy="not_larger")],
+                            [IMAGE, SCALES], 18, 17),
+    "resize-axes-18-17": ([helper.make_node("Resize", ["xi", "", "s2"], ["y"], axes=[2, 3])],
+                          [IMAGE, _info("s2", TensorProto.FLOAT, [2])], 18, 17),
+    "resize-half-pixel-symmetric-19-17": ([helper.make_node("Resize", ["xi", "", "s"], ["y"],
+                                                            coordinate_transformation_mode="half_pixel_symmetric")],
+                                          [IMAGE, SCALES], 19, 17),
+    "resize-plain-19-17": ([helper.make_node("Resize", ["xi", "", "s"], ["y"], mode="linear")],
+                           [IMAGE, SCALES], 19, 17),
+    # QuantizeLinear and DequantizeLinear 21 -> 20: block_size 0 and output_dtype go, the rest refused
+    "quantize-zero-point-21-20": ([helper.make_node("QuantizeLinear", ["x", "sc", "zp"], ["y"],
+                                                    block_size=0, output_dtype=TensorProto.UINT8)],
+                                  [X, SC, ZP], 21, 20),
+    "quantize-output-dtype-int8-21-20": ([helper.make_node("QuantizeLinear", ["x", "sc"], ["y"],
+                                                           output_dtype=TensorProto.INT8)], [X, SC], 21, 20),
+    "quantize-output-dtype-uint8-21-20": ([helper.make_node("QuantizeLinear", ["x", "sc"], ["y"],
+                                                            output_dtype=TensorProto.UINT8)],
+                                          [X, SC], 21, 20),
+    "quantize-int16-21-20": ([helper.make_node("QuantizeLinear", ["x", "sc", "zp16"], ["y"])],
+                             [X, SC, _info("zp16", TensorProto.INT16, [])], 21, 20),
+    "dequantize-blocked-21-20": ([helper.make_node("DequantizeLinear", ["q", "sc2"], ["y"], axis=0,
+                                                   block_size=2)],
+                                 [Q, _info("sc2", TensorProto.FLOAT, [2, 5])], 21, 20),
+    "dequantize-block-0-21-20": ([helper.make_node("DequantizeLinear", ["q", "sc"], ["y"], block_size=0)],
+                                 [Q, SC], 21, 20),
     "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 

@@ -44,10 +44,7 @@ LACKING: dict[Step, str] = {
     ("Upsample", 9, 8): "Upsample's scales input back to an attribute",
     ("OptionalGetElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
     ("OptionalHasElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
-    ("Resize", 18, 17): "antialias, axes and keep_aspect_ratio_policy checked and removed (not written yet)",
     ("GroupNormalization", 20, 21): "per-group scale and bias made per-channel (needs the channel count)",
-    ("QuantizeLinear", 21, 20): "blocked quantization refused, the rest kept (not written yet)",
-    ("DequantizeLinear", 21, 20): "blocked quantization refused, the rest kept (not written yet)",
 }
 
 _CALL = re.compile(r"registerAdapter\(")

@@ -666,6 +666,51 @@ def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tup
     return index
 
 
+def quantize_21_20(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """QuantizeLinear and DequantizeLinear at 20: none of the types ``args[0]`` names, no
+    blocked quantization (``block_size`` 0 is dropped), and QuantizeLinear's output type
+    comes from its zero point: an ``output_dtype`` other than uint8 needs one, then goes."""
+    node = scope.graph.node[index]
+    _check_types(scope, index, [*node.input, *node.output], str(args[0]), step)
+    index = remove(
+        scope, index, step, ("block_size", 0, f"Blocked quantization is not supported at opset {step[1]}")
+    )
+    node = scope.graph.node[index]
+    output_dtype = _attribute(node, "output_dtype")
+    if node.op_type == "QuantizeLinear" and output_dtype is not None:
+        if output_dtype.i != TensorProto.UINT8 and (len(node.input) < 3 or not node.input[2]):
+            raise scope.fail(
+                index,
+                f"Attribute output_dtype is not supported at opset {step[1]}: QuantizeLinear takes its "
+                "output type from its zero point there; supply a zero-point tensor instead, or keep the "
+                f"model at opset {step[0]} or above",
+            )
+        _remove_attribute(node, "output_dtype")
+    return index
+
+
+def resize_18_17(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Resize-17 has no ``axes``, no ``half_pixel_symmetric`` (opset 19), no antialias and
+    no aspect-ratio policy: a node using one is refused; ``antialias=0`` and
+    ``keep_aspect_ratio_policy="stretch"`` (what 17 does) are dropped, as onnx drops them."""
+    node = scope.graph.node[index]
+    if _attribute(node, "axes") is not None:
+        raise scope.fail(
+            index,
+            "Resize's axes attribute has no opset 17 form: give scales or sizes for every axis, "
+            "or keep the model at opset 18 or above",
+        )
+    mode = _attribute(node, "coordinate_transformation_mode")
+    if mode is not None and mode.s == b"half_pixel_symmetric":
+        raise scope.fail(
+            index,
+            "Resize coordinate_transformation_mode='half_pixel_symmetric' came in opset 19: "
+            "keep the model at opset 19 or above",
+        )
+    index = remove(scope, index, step, ("antialias", 0, "antialias=1 came in opset 18"))
+    return remove(scope, index, step, ("keep_aspect_ratio_policy", b"stretch"))
+
+
 def _scalar_like(element: int, value: float) -> TensorProto | None:
     """A scalar of float element type ``element`` holding ``value`` (Pad-2 takes floats
     only); None for another type."""
@@ -757,4 +802,6 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "axis_to_attribute": axis_to_attribute,
     "unsupported": unsupported,
     "pad_10_11": pad_10_11,
+    "resize_18_17": resize_18_17,
+    "quantize_21_20": quantize_21_20,
 }

@@ -67,6 +67,7 @@ TYPE_SETS: Final[dict[str, tuple[str, ...]]] = {
         "FLOAT6E3M2",
     ),
     "float6": ("FLOAT6E2M3", "FLOAT6E3M2"),
+    "q_dq_20": ("UINT16", "INT16", "UINT4", "INT4"),
 }
 
 # Operators whose new version changes nothing a model holds, by step.
@@ -260,15 +261,15 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("OptionalGetElement", 18, 17, "unsupported", ("optional inputs",)),
     ("OptionalHasElement", 18, 17, "unsupported", ("optional inputs",)),
     *((op, 18, 17, "input_to_attribute", ("axes",)) for op in _REDUCE_18.split()),
-    ("Resize", 18, 17, "unsupported", ("Resize's antialias and keep_aspect_ratio_policy",)),
+    ("Resize", 18, 17, "resize_18_17", ()),
     ("ScatterElements", 18, 17, "remove_values", ("reduction", b"max", b"min")),
     ("ScatterND", 18, 17, "remove_values", ("reduction", b"max", b"min")),
     ("DFT", 19, 20, "axis_to_input", (2, 1)),
     ("GridSample", 19, 20, "rename_value", ("mode", (b"bilinear", b"linear"), (b"bicubic", b"cubic"))),
     ("DFT", 20, 19, "axis_to_attribute", (2, -2)),
     ("GroupNormalization", 20, 21, "unsupported", ("GroupNormalization's per-channel scale and bias",)),
-    ("DequantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
-    ("QuantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
+    ("DequantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
+    ("QuantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
     ("Attention", 24, 23, "at_most_inputs", (6, "nonpad_kv_seqlen")),
     (
         "Attention",
