@@ -195,3 +195,34 @@ def test_pad_10_11_computes_what_opset_10_did(elem_type: int, mode: str) -> None
     ours, before = run(converted.SerializeToString()), run(model.SerializeToString())
     assert ours.dtype == before.dtype
     np.testing.assert_array_equal(ours, before)
+
+
+def test_group_normalization_20_21_computes_what_opset_18_did() -> None:
+    """GroupNormalization-21 takes a scale and bias per channel: ours repeats the per-group
+    ones (Reshape, Expand, Reshape) and gives what the opset-18 model gave in onnxruntime.
+    onnx 1.23's converter leaves the node as it was (it never calls its own adapter for
+    the deprecated GroupNormalization-18), a model onnxruntime then refuses."""
+    ort = pytest.importorskip("onnxruntime", reason="the converted model is run to show it computes the same")
+    import numpy as np
+
+    node = helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3, epsilon=1e-3)
+    graph = helper.make_graph(
+        [node], "g",
+        [_info("x", TensorProto.FLOAT, [2, 6, 3, 3]), _info("s", TensorProto.FLOAT, [3]),
+         _info("b", TensorProto.FLOAT, [3])],
+        [Y],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    converted = convert_version(decode(ModelProto, model.SerializeToString()), 21)
+    assert [n.op_type for n in converted.graph.node].count("Expand") == 2
+    feeds = {
+        "x": np.random.default_rng(1).standard_normal((2, 6, 3, 3)).astype(np.float32),
+        "s": np.array([1.0, 2.0, 3.0], np.float32),
+        "b": np.array([0.0, 1.0, -1.0], np.float32),
+    }
+
+    def run(payload: bytes) -> Any:
+        return ort.InferenceSession(payload, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+
+    np.testing.assert_allclose(run(converted.SerializeToString()), run(model.SerializeToString()), atol=1e-5)

@@ -44,7 +44,6 @@ LACKING: dict[Step, str] = {
     ("Upsample", 9, 8): "Upsample's scales input back to an attribute",
     ("OptionalGetElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
     ("OptionalHasElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
-    ("GroupNormalization", 20, 21): "per-group scale and bias made per-channel (needs the channel count)",
 }
 
 _CALL = re.compile(r"registerAdapter\(")

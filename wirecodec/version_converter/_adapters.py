@@ -666,6 +666,50 @@ def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tup
     return index
 
 
+def group_normalization_20_21(
+    scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]
+) -> int:
+    """GroupNormalization-21 takes a scale and a bias per channel, 18's one per group: each
+    is repeated ``C / num_groups`` times (``Reshape [-1, 1]``, ``Expand [1, C / groups]``,
+    ``Reshape [-1]``, with ``C`` read by ``Shape`` at run time), and ``stash_type`` is the
+    input's element type, in onnx's order and names."""
+    graph = scope.graph
+    node = graph.node[index]
+    if len(node.input) < 3 or not all(node.input[:3]):
+        raise scope.fail(index, "GroupNormalization needs its input, scale and bias")
+    groups = _attribute(node, "num_groups")
+    if groups is None:
+        raise scope.fail(index, "GroupNormalization has no num_groups, which opset 20 requires")
+    made: list[NodeProto] = []
+
+    def add(op_type: str, inputs: list[str], **attributes: object) -> str:
+        output = scope.new_value_name()
+        created = NodeProto(op_type=op_type, input=inputs, output=[output])
+        for name, value in attributes.items():
+            if isinstance(value, TensorProto):
+                created.attribute.append(AttributeProto(name=name, t=value, type=AttributeProto.TENSOR))
+            else:
+                _set_attribute(created, name, value)
+        made.append(created)
+        return output
+
+    channels = add("Shape", [node.input[0]], start=1, end=2)
+    count = add("Constant", [], value=int64_constant([int(groups.i)]))
+    per_group = add("Div", [channels, count])
+    one = add("Constant", [], value=int64_constant([1]))
+    expand_shape = add("Concat", [one, per_group], axis=0)
+    column = add("Constant", [], value=int64_constant([-1, 1]))
+    flat = add("Constant", [], value=int64_constant([-1]))
+    for slot in (1, 2):
+        repeated = add("Reshape", [node.input[slot], column])
+        repeated = add("Expand", [repeated, expand_shape])
+        node.input[slot] = add("Reshape", [repeated, flat])
+    _set_attribute(node, "stash_type", scope.element_types().get(node.input[0], 0))
+    for offset, created in enumerate(made):
+        graph.node.insert(index + offset, created)
+    return index + len(made)
+
+
 def quantize_21_20(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """QuantizeLinear and DequantizeLinear at 20: none of the types ``args[0]`` names, no
     blocked quantization (``block_size`` 0 is dropped), and QuantizeLinear's output type
@@ -804,4 +848,5 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "pad_10_11": pad_10_11,
     "resize_18_17": resize_18_17,
     "quantize_21_20": quantize_21_20,
+    "group_normalization_20_21": group_normalization_20_21,
 }

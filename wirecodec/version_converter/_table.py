@@ -267,7 +267,7 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("DFT", 19, 20, "axis_to_input", (2, 1)),
     ("GridSample", 19, 20, "rename_value", ("mode", (b"bilinear", b"linear"), (b"bicubic", b"cubic"))),
     ("DFT", 20, 19, "axis_to_attribute", (2, -2)),
-    ("GroupNormalization", 20, 21, "unsupported", ("GroupNormalization's per-channel scale and bias",)),
+    ("GroupNormalization", 20, 21, "group_normalization_20_21", ()),
     ("DequantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
     ("QuantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
     ("Attention", 24, 23, "at_most_inputs", (6, "nonpad_kv_seqlen")),
