@@ -3,6 +3,7 @@ onnx's converter: the same bytes where it converts, a ConvertError where it refu
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ INDICES = _info("i", TensorProto.INT64, [1, 5])
 UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
 XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
+RAW_SCALES = helper.make_tensor("v", TensorProto.FLOAT, [4], struct.pack("<4f", 1, 1, 2, 3), raw=True)
 SC = _info("sc", TensorProto.FLOAT, [])
 ZP = _info("zp", TensorProto.UINT8, [])
 Q = _info("q", TensorProto.UINT8, [4, 5])
@@ -115,6 +117,26 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
                                  [Q, _info("sc2", TensorProto.FLOAT, [2, 5])], 21, 20),
     "dequantize-block-0-21-20": ([helper.make_node("DequantizeLinear", ["q", "sc"], ["y"], block_size=0)],
                                  [Q, SC], 21, 20),
+    # Upsample's scales: two attributes (opset 6), a list attribute (7, 8), an input (9)
+    "upsample-scales-8-9": ([helper.make_node("Upsample", ["xi"], ["y"], scales=[1.0, 1.0, 2.0, 2.0])],
+                            [IMAGE], 8, 9),
+    "upsample-constant-scales-9-8": ([
+        helper.make_node("Constant", [], ["sc4"], value=helper.make_tensor("v", TensorProto.FLOAT, [4],
+                                                                            [1.0, 1.0, 2.0, 3.0])),
+        helper.make_node("Upsample", ["xi", "sc4"], ["y"]),
+    ], [IMAGE], 9, 8),
+    "upsample-raw-constant-scales-9-7": ([
+        helper.make_node("Constant", [], ["sc4"], value=RAW_SCALES),
+        helper.make_node("Upsample", ["xi", "sc4"], ["y"]),
+    ], [IMAGE], 9, 7),
+    "upsample-input-scales-9-8": ([helper.make_node("Upsample", ["xi", "s"], ["y"])], [IMAGE, SCALES], 9, 8),
+    # Going down to 8: float data kept as it is (integer data: see test_refusals)
+    "flatten-float-9-8": ([helper.make_node("Flatten", ["x"], ["y"])], [X], 9, 8),
+    "matmul-greater-float-9-8": ([helper.make_node("MatMul", ["x", "xt"], ["m"]),
+                                  helper.make_node("Greater", ["m", "m"], ["y"])],
+                                 [X, _info("xt", TensorProto.FLOAT, [5, 4])], 9, 8),
+    "cast-to-string-9-8": ([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.STRING)], [X], 9, 8),
+    "cast-float-9-8": ([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)], [X], 9, 8),
     "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 
@@ -226,3 +248,17 @@ def test_group_normalization_20_21_computes_what_opset_18_did() -> None:
         return ort.InferenceSession(payload, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
 
     np.testing.assert_allclose(run(converted.SerializeToString()), run(model.SerializeToString()), atol=1e-5)
+
+
+@pytest.mark.parametrize("target", [7, 9])
+def test_upsample_6_7_nodes_as_onnx_writes_them(target: int) -> None:
+    """Upsample-1's height_scale and width_scale become scales. The nodes are onnx's; the
+    output's inferred shape is not compared (wirecodec infers a rank-4 shape for
+    Upsample-1, onnx none)."""
+    node = helper.make_node("Upsample", ["xi"], ["y"], height_scale=2.0, width_scale=3.0, mode="bilinear")
+    model = helper.make_model(helper.make_graph([node], "g", [IMAGE], [Y]),
+                              opset_imports=[helper.make_opsetid("", 6)])  # fmt: skip
+    theirs = version_converter.convert_version(model, target).graph.node
+    ours = convert_version(decode(ModelProto, model.SerializeToString()), target).graph.node
+    assert [n.SerializeToString() for n in ours] == [n.SerializeToString() for n in theirs]
+    assert len(ours) == (1 if target == 7 else 2)

@@ -32,18 +32,17 @@ LACKING: dict[Step, str] = {
         (op, 8, 7): "opset 7 takes no broadcasting here: the input shapes must be proven equal first"
         for op in ("Max", "Mean", "Min", "Sum")
     },
-    **{
-        (op, 9, 8): "opset 8 lacks the newer element types: onnx wraps the node in Casts"
-        for op in ("Cast", "Constant", "Flatten", "Gemm", "Greater", "Less", "MatMul", "PRelu")
-    },
     ("Gemm", 6, 7): "Gemm's broadcast flag to numpy broadcasting (opset 7): rare, pre-2018 models",
     ("Gemm", 7, 6): "Gemm's numpy broadcasting to the broadcast flag (opset 6): rare, pre-2018 models",
     ("MaxPool", 8, 7): "MaxPool's storage_order and Indices output have no opset 7 form",
-    ("Upsample", 6, 7): "Upsample's width_scale/height_scale to scales: pre-2018 models",
-    ("Upsample", 8, 9): "Upsample's scales attribute to a Constant input: pre-2019 models",
-    ("Upsample", 9, 8): "Upsample's scales input back to an attribute",
     ("OptionalGetElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
     ("OptionalHasElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
+}
+
+# Adapters of ours that convert part of what onnx's convert, refusing the rest (named
+# with a ConvertError): by our adapter's name. Printed, not failed on.
+PARTIAL: dict[str, str] = {
+    "floats_only_8": "integer or bool data: onnx wraps the node in Casts to float (exact only below 2**24)",
 }
 
 _CALL = re.compile(r"registerAdapter\(")
@@ -131,8 +130,20 @@ def test_every_onnx_adapter_is_ours_or_listed_with_a_reason() -> None:
     assert not written, f"listed as lacking but converted now (remove them from LACKING): {written}"
 
 
+def test_a_partial_adapter_is_one_of_ours() -> None:
+    used = {name for name, _ in adapters().values()}
+    assert set(PARTIAL) <= used
+
+
 if __name__ == "__main__":
     steps, _ = onnx_adapters(_convert_h())
     print(f"{len(steps)} adapters in onnx's converter; wirecodec lacks {len(lacking(steps))}:")
     for step, why in sorted(lacking(steps).items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
         print(f"  {step[0]} {step[1]} -> {step[2]}: {LACKING.get(step, why)}")
+    table = adapters()
+    partial = sorted(
+        (step for step in steps if table.get(step, ("",))[0] in PARTIAL), key=lambda s: (s[1], s[2], s[0])
+    )
+    print(f"converted in part ({len(partial)}):")
+    for step in partial:
+        print(f"  {step[0]} {step[1]} -> {step[2]}: refused for {PARTIAL[table[step][0]]}")

@@ -44,6 +44,9 @@ def _set_attribute(node: NodeProto, name: str, value: object) -> None:
         made.s, made.type = value, AttributeProto.STRING
     elif isinstance(value, int):
         made.i, made.type = value, AttributeProto.INT
+    elif isinstance(value, list) and value and all(isinstance(v, float) for v in value):
+        made.floats.extend(value)
+        made.type = AttributeProto.FLOATS
     elif isinstance(value, list):
         made.ints.extend(int(v) for v in value)
         made.type = AttributeProto.INTS
@@ -197,6 +200,23 @@ def _int64s(tensor: TensorProto) -> list[int]:
     return values
 
 
+def _floats(tensor: TensorProto) -> list[float]:
+    if tensor.data_type != TensorProto.FLOAT:
+        raise ValueError(f"element type {tensor.data_type}, not FLOAT")
+    count = 1
+    for size in tensor.dims:
+        count *= size
+    if tensor.HasField("raw_data"):
+        raw = bytes(tensor.raw_data)
+        if len(raw) != 4 * count:
+            raise ValueError(f"dims {list(tensor.dims)} say {count} values, raw_data has {len(raw)} bytes")
+        return [float(v) for v in struct.unpack(f"<{count}f", raw)]
+    values = [float(v) for v in tensor.float_data]
+    if len(values) != count:
+        raise ValueError(f"dims {list(tensor.dims)} say {count} values, the tensor holds {len(values)}")
+    return values
+
+
 def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """A constant second input (a Constant node's output or an initializer) becomes an
     attribute; the constant goes when nothing else reads it."""
@@ -222,7 +242,7 @@ def input_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tu
             "a Constant node's output nor an initializer of this graph; fold it to a constant first",
         )
     try:
-        values = _int64s(tensor)
+        values: list[int] | list[float] = _floats(tensor) if "floats" in args[1:] else _int64s(tensor)
     except ValueError as exc:
         raise scope.fail(index, f"{node.op_type}'s {name!r} input {source!r}: {exc}") from None
     _set_attribute(node, name, values)
@@ -646,7 +666,7 @@ def axis_to_attribute(scope: Scope, index: int, step: tuple[int, int], args: tup
             "constant of this graph; fold it to a constant first",
         )
     try:
-        values = _int64s(tensor)
+        values: list[int] | list[float] = _floats(tensor) if "floats" in args[1:] else _int64s(tensor)
     except ValueError as exc:
         raise scope.fail(index, f"{node.op_type}'s axis input {source!r}: {exc}") from None
     if not values:
@@ -730,6 +750,69 @@ def quantize_21_20(scope: Scope, index: int, step: tuple[int, int], args: tuple[
                 f"model at opset {step[0]} or above",
             )
         _remove_attribute(node, "output_dtype")
+    return index
+
+
+def upsample_6_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Upsample-1's ``height_scale`` and ``width_scale`` (of a 4-D input) become Upsample-7's
+    ``scales`` = [1, 1, height, width]."""
+    node = scope.graph.node[index]
+    height, width = _attribute(node, "height_scale"), _attribute(node, "width_scale")
+    if height is None or width is None:
+        raise scope.fail(index, "Upsample at opset 6 needs its height_scale and width_scale attributes")
+    rank = _rank(scope, node.input[0]) if node.input else 0
+    if rank != 4:
+        raise scope.fail(
+            index,
+            "Upsample at opset 6 scales a 4-D input; this one's rank is "
+            f"{rank if rank else 'unknown'}: give the input a 4-D shape first",
+        )
+    _set_attribute(node, "scales", [1.0, 1.0, float(height.f), float(width.f)])
+    _remove_attribute(node, "width_scale")
+    _remove_attribute(node, "height_scale")
+    return index
+
+
+def upsample_8_9(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Upsample's ``scales`` attribute becomes a float Constant input."""
+    node = scope.graph.node[index]
+    scales = _attribute(node, "scales")
+    if scales is None:
+        raise scope.fail(index, "Upsample at opset 8 needs its scales attribute")
+    values = list(scales.floats)
+    value = TensorProto(data_type=TensorProto.FLOAT, dims=[len(values)], float_data=values)
+    created, index = _insert_constant(scope, index, value)
+    node = scope.graph.node[index]
+    node.input.append(created)
+    _remove_attribute(node, "scales")
+    return index
+
+
+_FLOATS_8 = {TensorProto.FLOAT: "FLOAT", TensorProto.FLOAT16: "FLOAT16", TensorProto.DOUBLE: "DOUBLE"}
+
+
+def floats_only_8(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Going down to 8, Flatten, Constant, MatMul, Gemm, PRelu, Greater and Less take (and
+    give) only float16, float and double. A node on those is kept as it is (as onnx keeps
+    it); onnx wraps any other in Casts to float, which changes what integer data computes
+    past 2**24: refused here, naming the type."""
+    node = scope.graph.node[index]
+    if len(node.output) != 1:
+        raise scope.fail(index, f"{node.op_type} has {len(node.output)} outputs; it makes exactly one")
+    types = scope.element_types()
+    values = [] if node.op_type == "Constant" else [name for name in node.input[:1] if name]
+    if node.op_type not in ("Greater", "Less"):
+        values += [name for name in node.output[:1] if name]
+    for value in values:
+        element = types.get(value, 0)
+        if element not in _FLOATS_8:
+            shown = TensorProto.DataType.Name(element) if element else "of unknown type"
+            raise scope.fail(
+                index,
+                f"{node.op_type} at opset {step[1]} takes only float16, float and double; {value!r} is "
+                f"{shown}: cast it to float first (onnx's converter inserts those Casts), or keep opset "
+                f"{step[0]}",
+            )
     return index
 
 
@@ -849,4 +932,7 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "resize_18_17": resize_18_17,
     "quantize_21_20": quantize_21_20,
     "group_normalization_20_21": group_normalization_20_21,
+    "upsample_6_7": upsample_6_7,
+    "upsample_8_9": upsample_8_9,
+    "floats_only_8": floats_only_8,
 }

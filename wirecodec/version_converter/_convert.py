@@ -181,6 +181,13 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                     f"from opset {start} to {end} "
                     f"(onnx has none either); replace the node, or keep the model's opset",
                 )
+            current = [schema for schema in history if schema.since_version <= start]
+            if current and len(node.input) < current[-1].min_input:
+                raise scope.fail(
+                    index,
+                    f"{op} at opset {start} takes at least {current[-1].min_input} inputs, the node has "
+                    f"{len(node.input)}; give it its inputs",
+                )
             name, args = entry
             index = ADAPTERS[name](scope, index, step, args)
             node = graph.node[index]

@@ -207,7 +207,7 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Gemm", 6, 7, "unsupported", ("Gemm's broadcast rules",)),
     ("BatchNormalization", 6, 7, "remove_unless", ("is_test", 0)),
     ("Dropout", 6, 7, "remove_unless", ("is_test", 0)),
-    ("Upsample", 6, 7, "unsupported", ("Upsample's scales",)),
+    ("Upsample", 6, 7, "upsample_6_7", ()),
     *((op, 7, 6, "unsupported", ("broadcasting by shapes",)) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
     ("BatchNormalization", 7, 6, "set", ("is_test", 1)),
     ("Dropout", 7, 6, "set", ("is_test", 1)),
@@ -218,14 +218,14 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("MaxPool", 8, 7, "unsupported", ("MaxPool's storage_order and indices",)),
     ("BatchNormalization", 8, 9, "remove", ("spatial", 1)),
     ("Scan", 8, 9, "scan_8_9", ()),
-    ("Upsample", 8, 9, "unsupported", ("Upsample's scales",)),
+    ("Upsample", 8, 9, "upsample_8_9", ()),
     *(
-        (op, 9, 8, "unsupported", ("casts around the newer element types",))
+        (op, 9, 8, "floats_only_8", ())
         for op in ["Flatten", "Constant", "MatMul", "Gemm", "PRelu", "Greater", "Less"]
     ),
-    ("Cast", 9, 8, "unsupported", ("casts from and to strings",)),
+    ("Cast", 9, 8, "restrict_and_attribute", ("string", "to")),
     ("Scan", 9, 8, "scan_9_8", ()),
-    ("Upsample", 9, 8, "unsupported", ("Upsample's scales",)),
+    ("Upsample", 9, 8, "input_to_attribute", ("scales", "floats")),
     ("Slice", 9, 10, "attributes_to_inputs", (("starts", True), ("ends", True), ("axes", False))),
     ("TopK", 9, 10, "attribute_to_input", ("k", "i", True)),
     ("Upsample", 9, 10, "upsample_9_10", ()),

@@ -105,3 +105,28 @@ def test_reshape_4_5_drops_consumed_inputs() -> None:
     converted = convert_version(_model([node], 4, [X], [Y]), 5)
     assert [a.name for a in converted.graph.node[-1].attribute] == []
     assert converted.graph.node[-1].op_type == "Reshape"
+
+
+@pytest.mark.parametrize("op", ["Flatten", "Constant", "Greater"])
+def test_integer_data_going_down_to_8_is_named(op: str) -> None:
+    """onnx wraps these in Casts to float (exact only below 2**24): refused here, with the type."""
+    ints = helper.make_tensor_value_info("x", TensorProto.INT64, [2, 3])
+    if op == "Constant":
+        node = helper.make_node(
+            "Constant", [], ["y"], value=helper.make_tensor("v", TensorProto.INT64, [1], [7])
+        )
+        inputs = []
+    else:
+        node = helper.make_node(op, ["x"] * (2 if op == "Greater" else 1), ["y"])
+        inputs = [ints]
+    model = _model([node], 9, inputs, [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)])
+    with pytest.raises(ConvertError, match=r"takes only float16, float and double; .* is INT64") as caught:
+        convert_version(model, 8)
+    assert caught.value.path == "graph.node[0]"
+
+
+def test_a_node_missing_an_input_it_needs_is_named() -> None:
+    model = _model([helper.make_node("Cast", [], ["y"], to=TensorProto.FLOAT)], 9, [], [Y])
+    with pytest.raises(ConvertError, match="takes at least 1 inputs") as caught:
+        convert_version(model, 8)
+    assert caught.value.path == "graph.node[0]"
