@@ -262,3 +262,33 @@ def test_upsample_6_7_nodes_as_onnx_writes_them(target: int) -> None:
     ours = convert_version(decode(ModelProto, model.SerializeToString()), target).graph.node
     assert [n.SerializeToString() for n in ours] == [n.SerializeToString() for n in theirs]
     assert len(ours) == (1 if target == 7 else 2)
+
+
+@pytest.mark.parametrize(("op", "axis"), [("Softmax", 0), ("Softmax", 1), ("LogSoftmax", -2), ("Softmax", 2)])
+def test_softmax_13_12_computes_what_opset_13_did(op: str, axis: int) -> None:
+    """Going down to 12 off the last axis, the axis is transposed to the end and back (onnx
+    keeps the axis, which at opset 12 normalises over every axis from it on)."""
+    ort = pytest.importorskip("onnxruntime", reason="the converted model is run to show it computes the same")
+    import numpy as np
+
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], axis=axis)], "g",
+                              [_info("x", TensorProto.FLOAT, [2, 3, 4])], [Y])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    converted = convert_version(decode(ModelProto, model.SerializeToString()), 12)
+    last = axis in (2, -1)
+    assert [n.op_type for n in converted.graph.node] == ([op] if last else ["Transpose", op, "Transpose"])
+    data = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float32)
+
+    def run(payload: bytes) -> Any:
+        return ort.InferenceSession(payload, providers=["CPUExecutionProvider"]).run(None, {"x": data})[0]
+
+    np.testing.assert_allclose(run(converted.SerializeToString()), run(model.SerializeToString()), rtol=1e-5)
+
+
+def test_softmax_13_12_off_the_last_axis_of_an_unknown_rank_is_refused() -> None:
+    graph = helper.make_graph([helper.make_node("Softmax", ["xu"], ["y"], axis=1)], "g", [XU], [Y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(ConvertError, match="unknown rank has no opset 12 form") as caught:
+        convert_version(decode(ModelProto, model.SerializeToString()), 12)
+    assert caught.value.path == "graph.node[0]"

@@ -338,9 +338,42 @@ def softmax(scope: Scope, index: int, step: tuple[int, int], args: tuple[object,
     axis = held.i if held is not None else -1
     if axis == -1:
         _set_attribute(node, "axis", rank - 1)
-    elif axis < 0:
-        _set_attribute(node, "axis", rank + axis)
-    return index
+        return index
+    if axis < 0:
+        axis += rank
+    if rank and axis == rank - 1:
+        _set_attribute(node, "axis", axis)
+        return index
+    if not rank:
+        raise scope.fail(
+            index,
+            f"{node.op_type} along axis {axis} of an input of unknown rank has no opset 12 form "
+            "(opset 12 normalises over every axis from 'axis' on); give the input a shape, "
+            "or keep the model at opset 13",
+        )
+    return _transpose_around(scope, index, axis, rank)
+
+
+def _transpose_around(scope: Scope, index: int, axis: int, rank: int) -> int:
+    """``y = Op(x, axis)`` (opset 13, ``axis`` not the last) becomes
+    ``Transpose(Op(Transpose(x, axis to the end), -1 as rank - 1), back)``: opset 12's
+    operator over the last axis alone is the same thing. (onnx's converter keeps the axis,
+    which at opset 12 normalises over every axis from it on: another result.)"""
+    graph = scope.graph
+    node = graph.node[index]
+    perm = [*range(axis), *range(axis + 1, rank), axis]
+    back = [perm.index(at) for at in range(rank)]
+    moved, inner = scope.new_value_name(), scope.new_value_name()
+    before = NodeProto(op_type="Transpose", input=[node.input[0]], output=[moved])
+    _set_attribute(before, "perm", perm)
+    after = NodeProto(op_type="Transpose", input=[inner], output=[node.output[0]])
+    _set_attribute(after, "perm", back)
+    node.input[0] = moved
+    node.output[0] = inner
+    _set_attribute(node, "axis", rank - 1)
+    graph.node.insert(index + 1, after)
+    graph.node.insert(index, before)
+    return index + 2
 
 
 def _flatten_around(scope: Scope, index: int, axis: int) -> int:
