@@ -12,6 +12,9 @@ _PAD_RUN = _ADAPTERS + "::test_pad_10_11_computes_what_opset_10_did"
 _REFUSALS = "tests/unit/version_converter/test_refusals.py"
 _ZERO_D = "tests/differential/test_reference_zero_d.py"
 _CONVERTER = "wirecodec/version_converter/_adapters.py"
+_GN_RUN = _ADAPTERS + "::test_group_normalization_20_21_computes_what_opset_18_did"
+_SOFTMAX_DOWN = _ADAPTERS + "::test_softmax_13_12_computes_what_opset_13_did"
+_UPSAMPLE_6_7 = _ADAPTERS + "::test_upsample_6_7_nodes_as_onnx_writes_them"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -95,6 +98,54 @@ MUTANTS: tuple[Mutant, ...] = (
         '("shape", "ints", True)',
         (_REFUSALS,),
         "Reshape 4 -> 5 keeps consumed_inputs, which Reshape-5 does not have (the checker refuses it)",
+    ),
+    Mutant(
+        "opset3-resize-keeps-antialias-0",
+        _CONVERTER,
+        '    index = remove(scope, index, step, ("antialias", 0, "antialias=1 came in opset 18"))\n',
+        "",
+        (_AS_ONNX,),
+        "Resize going down to 17 keeps antialias=0, an attribute Resize-17 does not have",
+    ),
+    Mutant(
+        "opset3-quantize-output-dtype-without-zero-point",
+        _CONVERTER,
+        "        if output_dtype.i != TensorProto.UINT8 and (len(node.input) < 3 or not node.input[2]):",
+        "        if output_dtype.i == TensorProto.UINT8 and (len(node.input) < 3 or not node.input[2]):",
+        (_AS_ONNX,),
+        "QuantizeLinear going down to 20 drops output_dtype=int8 without a zero point: it then gives uint8",
+    ),
+    Mutant(
+        "opset3-group-norm-scale-not-repeated",
+        _CONVERTER,
+        "        repeated = add(\"Expand\", [repeated, expand_shape])",
+        "        repeated = add(\"Identity\", [repeated])",
+        (_GN_RUN,),
+        "GroupNormalization 20 -> 21 keeps one scale per group: GN-21 reads it as one per channel",
+    ),
+    Mutant(
+        "opset3-upsample-scales-height-width-swapped",
+        _CONVERTER,
+        '    _set_attribute(node, "scales", [1.0, 1.0, float(height.f), float(width.f)])',
+        '    _set_attribute(node, "scales", [1.0, 1.0, float(width.f), float(height.f)])',
+        (_UPSAMPLE_6_7,),
+        "Upsample 6 -> 7 scales the height by the width's factor and the width by the height's",
+    ),
+    Mutant(
+        "opset3-softmax-13-12-transpose-back-with-same-perm",
+        _CONVERTER,
+        '    _set_attribute(after, "perm", back)',
+        '    _set_attribute(after, "perm", perm)',
+        (_SOFTMAX_DOWN,),
+        "Softmax 13 -> 12 transposes back with the forward permutation: axes end in the wrong order",
+    ),
+    Mutant(
+        "opset3-floats-only-8-checks-nothing",
+        _CONVERTER,
+        "        if element not in _FLOATS_8:",
+        "        if element not in _FLOATS_8 and element == 0:",
+        ("tests/unit/version_converter/test_refusals.py",),
+        "integer data going down to 8 is kept as it is, where opset 8's operator takes floats only",
     ),
     Mutant(
         "opset3-evaluator-0d-floats-only",
