@@ -29,6 +29,9 @@ INDICES = _info("i", TensorProto.INT64, [1, 5])
 UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
 XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
+OPT = helper.make_value_info(
+    "o", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [3]))
+)
 RAW_SCALES = helper.make_tensor("v", TensorProto.FLOAT, [4], struct.pack("<4f", 1, 1, 2, 3), raw=True)
 SC = _info("sc", TensorProto.FLOAT, [])
 ZP = _info("zp", TensorProto.UINT8, [])
@@ -137,6 +140,16 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
                                  [X, _info("xt", TensorProto.FLOAT, [5, 4])], 9, 8),
     "cast-to-string-9-8": ([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.STRING)], [X], 9, 8),
     "cast-float-9-8": ([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)], [X], 9, 8),
+    # MaxPool 8 -> 7: storage_order goes, Indices refused; Optional inputs at 17
+    "maxpool-storage-order-8-7": ([helper.make_node("MaxPool", ["xi"], ["y"], kernel_shape=[2, 2],
+                                                    storage_order=1)], [IMAGE], 8, 7),
+    "maxpool-indices-8-7": ([helper.make_node("MaxPool", ["xi"], ["y", "ix"], kernel_shape=[2, 2])],
+                            [IMAGE], 8, 7),
+    **{
+        f"{op.lower()}-{kind}-18-17": ([helper.make_node(op, [value.name], ["y"])], [value], 18, 17)
+        for op in ("OptionalHasElement", "OptionalGetElement")
+        for kind, value in (("optional", OPT), ("tensor", X))
+    },
     "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 

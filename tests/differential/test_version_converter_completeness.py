@@ -34,9 +34,6 @@ LACKING: dict[Step, str] = {
     },
     ("Gemm", 6, 7): "Gemm's broadcast flag to numpy broadcasting (opset 7): rare, pre-2018 models",
     ("Gemm", 7, 6): "Gemm's numpy broadcasting to the broadcast flag (opset 6): rare, pre-2018 models",
-    ("MaxPool", 8, 7): "MaxPool's storage_order and Indices output have no opset 7 form",
-    ("OptionalGetElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
-    ("OptionalHasElement", 18, 17): "a tensor (not optional) input has no opset 17 form",
 }
 
 # Adapters of ours that convert part of what onnx's convert, refusing the rest (named

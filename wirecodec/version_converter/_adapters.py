@@ -849,6 +849,41 @@ def floats_only_8(scope: Scope, index: int, step: tuple[int, int], args: tuple[o
     return index
 
 
+def maxpool_8_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """MaxPool-7 has no Indices output and so no ``storage_order`` (which orders only them)."""
+    node = scope.graph.node[index]
+    if len(node.output) > 1 and node.output[1]:
+        raise scope.fail(
+            index,
+            "MaxPool at opset 7 cannot include the Indices output; drop it, or keep the model at opset 8",
+        )
+    _remove_attribute(node, "storage_order")
+    return index
+
+
+def optional_input_18_17(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """OptionalHasElement and OptionalGetElement at 17 take an optional only (18 takes a
+    tensor or a sequence too): a node whose input is not declared optional is refused."""
+    node = scope.graph.node[index]
+    source = node.input[0] if node.input else ""
+    declared = next(
+        (
+            info.type
+            for info in (*scope.graph.input, *scope.graph.value_info, *scope.graph.output)
+            if source and info.name == source and info.HasField("type")
+        ),
+        None,
+    )
+    if declared is None or not declared.HasField("optional_type"):
+        what = "no input" if not source else f"input {source!r} is not declared optional"
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset 17 takes an optional input only; {what}: "
+            "wrap it in Optional, or keep the model at opset 18 or above",
+        )
+    return index
+
+
 def resize_18_17(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """Resize-17 has no ``axes``, no ``half_pixel_symmetric`` (opset 19), no antialias and
     no aspect-ratio policy: a node using one is refused; ``antialias=0`` and
@@ -968,4 +1003,6 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "upsample_6_7": upsample_6_7,
     "upsample_8_9": upsample_8_9,
     "floats_only_8": floats_only_8,
+    "maxpool_8_7": maxpool_8_7,
+    "optional_input_18_17": optional_input_18_17,
 }
