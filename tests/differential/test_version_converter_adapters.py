@@ -29,6 +29,7 @@ INDICES = _info("i", TensorProto.INT64, [1, 5])
 UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
 XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
+R5 = _info("r", TensorProto.FLOAT, [5])
 OPT = helper.make_value_info(
     "o", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [3]))
 )
@@ -150,6 +151,17 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
         for op in ("OptionalHasElement", "OptionalGetElement")
         for kind, value in (("optional", OPT), ("tensor", X))
     },
+    # numpy broadcasting down to opset 6's broadcast flag; Sum, Max at 7 without broadcasting
+    "add-suffix-8-5": ([helper.make_node("Add", ["x", "r"], ["y"])], [X, R5], 8, 5),
+    "mul-ones-8-6": ([helper.make_node("Mul", ["x", "r"], ["y"])], [X, _info("r", TensorProto.FLOAT, [1, 5])],
+                     8, 6),
+    "sub-same-8-6": ([helper.make_node("Sub", ["x", "x"], ["y"])], [X], 8, 6),
+    "div-not-suffix-8-6": ([helper.make_node("Div", ["x", "r"], ["y"])],
+                           [X, _info("r", TensorProto.FLOAT, [4, 1])], 8, 6),
+    "pow-first-smaller-8-6": ([helper.make_node("Pow", ["r", "x"], ["y"])], [X, R5], 8, 6),
+    "add-unknown-shape-8-6": ([helper.make_node("Add", ["xu", "xu"], ["y"])], [XU], 8, 6),
+    "sum-same-8-7": ([helper.make_node("Sum", ["x", "x", "x"], ["y"])], [X], 8, 7),
+    "max-same-8-7": ([helper.make_node("Max", ["x", "x"], ["y"])], [X], 8, 7),
     "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 

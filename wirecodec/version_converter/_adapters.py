@@ -849,6 +849,75 @@ def floats_only_8(scope: Scope, index: int, step: tuple[int, int], args: tuple[o
     return index
 
 
+def _dims(scope: Scope, name: str) -> list[int | None] | None:
+    """The declared or inferred dims of ``name`` (None for a symbolic or unknown one), or
+    None where no shape is known."""
+    for info in (*scope.graph.input, *scope.graph.value_info, *scope.graph.output):
+        if info.name == name and info.type.HasField("tensor_type"):
+            tensor = info.type.tensor_type
+            if not tensor.HasField("shape"):
+                return None
+            return [int(d.dim_value) if d.HasField("dim_value") else None for d in tensor.shape.dim]
+    return None
+
+
+def _known_dims(scope: Scope, index: int, at: int) -> list[int]:
+    node = scope.graph.node[index]
+    dims = _dims(scope, node.input[at]) if at < len(node.input) and node.input[at] else None
+    if dims is None or any(d is None for d in dims):
+        raise scope.fail(
+            index,
+            f"the shape of {node.op_type}'s input {at} is not known (or has a symbolic dim): going down, "
+            "broadcasting must be decided from shapes; give the inputs shapes, or keep the model's opset",
+        )
+    return [int(d) for d in dims if d is not None]
+
+
+def broadcast_backward(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Two inputs broadcasting as numpy go to opset 6's rule: the second's shape a suffix of
+    the first's (1s allowed), and ``broadcast=1`` where a broadcast happens. ``args`` =
+    ``("no_flag",)`` (Max, Min, Mean at 7, which have no such attribute): a broadcast is
+    refused instead (onnx writes the attribute they do not have)."""
+    node = scope.graph.node[index]
+    if len(node.input) != 2:
+        raise scope.fail(
+            index,
+            f"{node.op_type} at opset {step[1]} can only broadcast between 2 inputs; it has "
+            f"{len(node.input)}",
+        )
+    first, second = _known_dims(scope, index, 0), _known_dims(scope, index, 1)
+    axis = len(first) - len(second)
+    if axis < 0 or any(b != first[axis + i] and b != 1 for i, b in enumerate(second)):
+        raise scope.fail(
+            index,
+            f"{node.op_type} being converted from {step[0]} to {step[1]} does not have broadcastable inputs: "
+            f"{second} is no suffix of {first} at opset {step[1]}; swap or expand the inputs first",
+        )
+    if axis > 0 or second != first[axis:]:
+        if "no_flag" in args:
+            raise scope.fail(
+                index,
+                f"{node.op_type} at opset {step[1]} does not broadcast ({first} and {second}); "
+                "expand the inputs to one shape first, or keep the model's opset",
+            )
+        _set_attribute(node, "broadcast", 1)
+    return index
+
+
+def sum_8_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Sum-6 does not broadcast: kept where every input has one known shape, refused where
+    one differs (onnx lets numpy-broadcastable shapes through, which Sum-6 does not take)."""
+    node = scope.graph.node[index]
+    shapes = [_known_dims(scope, index, at) for at in range(len(node.input))]
+    if any(shape != shapes[0] for shape in shapes[1:]):
+        raise scope.fail(
+            index,
+            f"Sum at opset 7 does not broadcast; its inputs' shapes differ ({shapes}): expand them to "
+            "one shape first, or keep the model at opset 8",
+        )
+    return index
+
+
 def maxpool_8_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """MaxPool-7 has no Indices output and so no ``storage_order`` (which orders only them)."""
     node = scope.graph.node[index]
@@ -1005,4 +1074,6 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "floats_only_8": floats_only_8,
     "maxpool_8_7": maxpool_8_7,
     "optional_input_18_17": optional_input_18_17,
+    "broadcast_backward": broadcast_backward,
+    "sum_8_7": sum_8_7,
 }
