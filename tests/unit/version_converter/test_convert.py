@@ -107,7 +107,7 @@ def test_subgraphs_are_converted() -> None:
          "select_last_index"),
         (_model([helper.make_node("Sum", ["x", "r"], ["y"])], 8,
                 inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
-                        helper.make_tensor_value_info("r", TensorProto.FLOAT, [4])]), 7, "graph.node[0]",
+                        helper.make_tensor_value_info("r", TensorProto.FLOAT, [1, 4])]), 7, "graph.node[0]",
          "does not broadcast"),
         (_model([helper.make_node("Pad", ["x"], ["y"], pads=[0, 0, 0, 0])], 10,
                 inputs=[helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [3, 4])]), 11,
