@@ -30,6 +30,8 @@ UPDATES = _info("u", TensorProto.FLOAT, [1, 5])
 SCALES = _info("s", TensorProto.FLOAT, [4])
 XU = _info("xu", TensorProto.FLOAT, None)  # rank unknown
 R5 = _info("r", TensorProto.FLOAT, [5])
+W = _info("w", TensorProto.FLOAT, [5, 3])
+C3 = _info("c", TensorProto.FLOAT, [3])
 OPT = helper.make_value_info(
     "o", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [3]))
 )
@@ -162,6 +164,19 @@ CASES: dict[str, tuple[list[Any], list[Any], int, int]] = {
     "add-unknown-shape-8-6": ([helper.make_node("Add", ["xu", "xu"], ["y"])], [XU], 8, 6),
     "sum-same-8-7": ([helper.make_node("Sum", ["x", "x", "x"], ["y"])], [X], 8, 7),
     "max-same-8-7": ([helper.make_node("Max", ["x", "x"], ["y"])], [X], 8, 7),
+    # Gemm's C: a broadcast flag (6) or numpy broadcasting (7)
+    "gemm-row-bias-7-6": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"])], [X, W, C3], 7, 6),
+    "gemm-full-bias-7-6": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"])],
+                           [X, W, _info("c", TensorProto.FLOAT, [4, 3])], 7, 6),
+    "gemm-transposed-8-5": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"], transA=1, transB=1)],
+                            [X, _info("w", TensorProto.FLOAT, [3, 4]), _info("c", TensorProto.FLOAT, [5, 1])],
+                            8, 5),
+    "gemm-column-bias-bad-7-6": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"])],
+                                 [X, W, _info("c", TensorProto.FLOAT, [4, 1, 1])], 7, 6),
+    "gemm-broadcast-flag-6-7": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"], broadcast=1)],
+                                [X, W, C3], 6, 7),
+    "gemm-no-flag-6-9": ([helper.make_node("Gemm", ["x", "w", "c"], ["y"])],
+                         [X, W, _info("c", TensorProto.FLOAT, [4, 3])], 6, 9),
     "hardmax-last-axis-12-13": ([helper.make_node("Hardmax", ["x"], ["y"], axis=1)], [X], 12, 13),
 }
 

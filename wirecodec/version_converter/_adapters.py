@@ -904,6 +904,42 @@ def broadcast_backward(scope: Scope, index: int, step: tuple[int, int], args: tu
     return index
 
 
+def _needs_broadcast(first: list[int], second: list[int]) -> bool | None:
+    """Whether ``second`` broadcasts to ``first`` by opset 6's rule (a suffix, 1s allowed):
+    None where it cannot, else whether a broadcast happens at all."""
+    axis = len(first) - len(second)
+    if axis < 0 or any(b != first[axis + i] and b != 1 for i, b in enumerate(second)):
+        return None
+    return axis > 0 or second != first[axis:]
+
+
+def gemm_6_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
+    """Gemm between 6 (a ``broadcast`` flag for C) and 7 (C broadcasts as numpy): from the
+    known shapes of A, B and C, C must broadcast to (M, N) by opset 6's rule; going up the
+    flag goes, going down it is set where C broadcasts (as onnx's converter does)."""
+    node = scope.graph.node[index]
+    if len(node.input) != 3:
+        raise scope.fail(index, f"Gemm at opset {step[1]} takes 3 inputs here; it has {len(node.input)}")
+    a, b, c = (_known_dims(scope, index, at) for at in range(3))
+    if len(a) != 2 or len(b) != 2:
+        raise scope.fail(index, "Gemm inputs A and B must have exactly 2 dimensions")
+    trans_a, trans_b = _attribute(node, "transA"), _attribute(node, "transB")
+    rows = a[1] if trans_a is not None and trans_a.i == 1 else a[0]
+    columns = b[0] if trans_b is not None and trans_b.i == 1 else b[1]
+    needed = _needs_broadcast([rows, columns], c)
+    if needed is None:
+        raise scope.fail(
+            index,
+            f"Gemm being converted from {step[0]} to {step[1]} does not have broadcastable inputs: "
+            f"C {c} to (M, N) {[rows, columns]}",
+        )
+    if step[1] > step[0]:
+        _remove_attribute(node, "broadcast")
+    elif needed:
+        _set_attribute(node, "broadcast", 1)
+    return index
+
+
 def sum_8_7(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
     """Sum-6 does not broadcast: kept where every input has one known shape, refused where
     one differs (onnx lets numpy-broadcastable shapes through, which Sum-6 does not take)."""
@@ -1076,4 +1112,5 @@ ADAPTERS: Final[dict[str, Adapter]] = {
     "optional_input_18_17": optional_input_18_17,
     "broadcast_backward": broadcast_backward,
     "sum_8_7": sum_8_7,
+    "gemm_6_7": gemm_6_7,
 }
