@@ -32,7 +32,6 @@ PARTIAL: dict[tuple[str, tuple[object, ...]], str] = {
         "floats_only_8",
         (),
     ): "integer or bool data: onnx wraps the node in Casts to float (exact only below 2**24)",
-    ("broadcast_forward", ()): "a broadcast from an explicit axis (onnx inserts an Unsqueeze)",
     ("sum_8_7", ()): "inputs of different shapes (onnx lets them through; Sum-6 does not broadcast)",
     ("broadcast_backward", ("no_flag",)): "inputs that broadcast (onnx writes a broadcast attribute these "
     "versions do not have)",

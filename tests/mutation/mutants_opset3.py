@@ -180,6 +180,24 @@ MUTANTS: tuple[Mutant, ...] = (
         "OptionalHasElement going down to 17 keeps a tensor input, which version 15 does not take",
     ),
     Mutant(
+        "opset3-gemm-flag-set-when-not-needed",
+        _CONVERTER,
+        "    elif needed:\n",
+        "    elif not needed:\n",
+        (_AS_ONNX,),
+        "Gemm going down to 6 gets the broadcast flag where C has the full (M, N) shape, not where it "
+        "broadcasts",
+    ),
+    Mutant(
+        "opset3-unsqueeze-pads-to-the-first-rank",
+        _CONVERTER,
+        '            _set_attribute(unsqueeze, "axes", [len(second) + i for i in range(trailing)])',
+        '            _set_attribute(unsqueeze, "axes", [len(second) + i for i in range(len(first) - len(second))])',  # noqa: E501
+        (_ADAPTERS + "::test_broadcast_from_an_axis_6_7_unsqueezes_the_second_input",),
+        "a broadcast from axis 1 is padded to the first input's rank (onnx's way): the second input "
+        "misaligns",
+    ),
+    Mutant(
         "opset3-evaluator-0d-floats-only",
         "wirecodec/reference/_evaluator.py",
         "                    if isinstance(value, np.generic):",

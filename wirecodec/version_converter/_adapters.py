@@ -422,15 +422,31 @@ def at_most_outputs(scope: Scope, index: int, step: tuple[int, int], args: tuple
 
 
 def broadcast_forward(scope: Scope, index: int, step: tuple[int, int], args: tuple[object, ...]) -> int:
-    """Opset 7 broadcasts as numpy: a ``broadcast`` flag goes; an ``axis`` cannot be kept."""
+    """Opset 7 broadcasts as numpy: the ``broadcast`` flag and ``axis`` go. A broadcast
+    from an explicit ``axis`` (the second input aligned at that axis of the first) becomes
+    an Unsqueeze of the second input, trailing 1s up to the first's last axis (onnx's
+    converter, for axis 0; for another axis it pads to the first's rank, which misaligns)."""
     node = scope.graph.node[index]
     flag = _attribute(node, "broadcast")
-    if flag is not None and flag.i == 1 and _attribute(node, "axis") is not None:
-        raise scope.fail(
-            index,
-            f"{node.op_type} broadcasts from an explicit axis, which opset 7 does not have; "
-            "wirecodec does not insert the Unsqueeze it needs",
-        )
+    axis = _attribute(node, "axis")
+    if flag is not None and flag.i == 1 and axis is not None:
+        first, second = _known_dims(scope, index, 0), _known_dims(scope, index, 1)
+        at = int(axis.i) + (len(first) if axis.i < 0 else 0)
+        if not 0 <= at <= len(first) - len(second):
+            raise scope.fail(
+                index,
+                f"{node.op_type}'s axis {axis.i} does not place a rank-{len(second)} input inside "
+                f"a rank-{len(first)} one",
+            )
+        trailing = len(first) - at - len(second)
+        if at != len(first) - len(second) and trailing > 0:
+            made = scope.new_value_name()
+            unsqueeze = NodeProto(op_type="Unsqueeze", input=[node.input[1]], output=[made])
+            _set_attribute(unsqueeze, "axes", [len(second) + i for i in range(trailing)])
+            node.input[1] = made
+            scope.graph.node.insert(index, unsqueeze)
+            index += 1
+            node = scope.graph.node[index]
     _remove_attribute(node, "broadcast")
     _remove_attribute(node, "axis")
     return index
