@@ -27,6 +27,11 @@ KNOWN = pathlib.Path(__file__).with_name("version_converter_known.txt")
 pytestmark = pytest.mark.slow
 
 
+# The reason of a listed case where onnx's converted model computes another thing than
+# the model given (ours is then checked against the model given, not against onnx's).
+ONNX_COMPUTES_ANOTHER_THING = "onnx's result computes another thing"
+
+
 def known_differences() -> dict[tuple[str, int], str]:
     """The listed cases: (model, target) -> why ours differs from onnx's result."""
     listed: dict[tuple[str, int], str] = {}
@@ -131,7 +136,7 @@ def outcome(request: pytest.FixtureRequest) -> Outcome:
 
 def test_equal_to_onnx_or_listed(outcome: Outcome) -> None:
     print(dict(outcome.counts))
-    assert outcome.counts["equal bytes"] >= 4236, outcome.counts
+    assert outcome.counts["equal bytes"] >= 4235, outcome.counts
     assert not outcome.unlisted, f"{len(outcome.unlisted)} unlisted differences, e.g. {outcome.unlisted[:5]}"
 
 
@@ -161,20 +166,24 @@ _CORPUS_BY_NAME: dict[str, bytes] = {}
 
 
 def test_listed_differences_compute_the_same(outcome: Outcome) -> None:
-    """Each listed byte difference runs to the same outputs in onnxruntime (where it runs both)."""
+    """Each listed byte difference runs to the same outputs in onnxruntime (where it runs both):
+    ours and onnx's, or, where onnx's computes another thing, ours and the model given."""
     onnxruntime = pytest.importorskip("onnxruntime", reason="onnxruntime runs the two results")
     import numpy as np
     import onnx
 
     _CORPUS_BY_NAME.update((item.name, item.data) for item in backend_corpus())
+    listed = known_differences()
     ran = 0
     for item, target, ours, theirs in outcome.listed_cases:
         model = onnx.ModelProto.FromString(theirs)
         feeds = _inputs(item, model)
         if feeds is None:
             continue
+        # where onnx's result computes another thing, ours is run against the model given
+        other = listed[(item.name, target)].startswith(ONNX_COMPUTES_ANOTHER_THING)
         results = []
-        for data in (ours, theirs):
+        for data in (ours, item.data if other else theirs):
             try:
                 session = onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
                 results.append(session.run(None, feeds))

@@ -35,7 +35,15 @@ SHAPE_INFERENCE = (
     "function_inference",
     "shape_inference",
 )
-MODULES = CORE + SHAPE_INFERENCE
+# onnx's version-converter tests (issue 44): counted apart too. A module named here runs the
+# file FILES gives it (a path under the suite folder), else ``<module>_test.py``.
+VERSION_CONVERTER = ("version_converter", "automatic_upgrade", "automatic_downgrade")
+FILES = {
+    "automatic_upgrade": "version_converter/automatic_upgrade_test.py",
+    "automatic_downgrade": "version_converter/automatic_downgrade_test.py",
+}
+MODULES = CORE + SHAPE_INFERENCE + VERSION_CONVERTER
+GROUPS = {"core": CORE, "shape inference": SHAPE_INFERENCE, "version converter": VERSION_CONVERTER}
 EXPECTED_FAILURES = pathlib.Path(__file__).with_name("expected_failures.txt")
 SHIM = pathlib.Path(__file__).with_name("shim_onnx.py")
 PASS, FAIL, SKIP = "pass", "fail", "skip"
@@ -70,7 +78,10 @@ def _outcomes(junit: pathlib.Path) -> dict[str, str]:
         if not case.get("classname"):  # a module that failed to import: "<module>::<import>"
             test_id = f"{case.get('name', '').rpartition('.')[2]}::<import>"
         else:
-            test_id = "::".join([*case.get("classname", "").split("."), case.get("name", "")])
+            parts = case.get("classname", "").split(".")
+            # a test file in a folder (version_converter.automatic_upgrade_test.X): from the file on
+            at = next((i for i, part in enumerate(parts) if part.endswith("_test")), 0)
+            test_id = "::".join([*parts[at:], case.get("name", "")])
         test_id = test_id.replace("_test::", "::", 1)  # helper_test::X::y -> helper::X::y
         kinds = {child.tag for child in case}
         outcome = FAIL if kinds & {"failure", "error"} else SKIP if "skipped" in kinds else PASS
@@ -108,7 +119,7 @@ def run_side(folder: pathlib.Path, modules: tuple[str, ...], shim: bool) -> dict
             "--continue-on-collection-errors",
             "--timeout=900",
             f"--junitxml={junit}",
-            *[f"{name}_test.py" for name in modules],
+            *[FILES.get(name, f"{name}_test.py") for name in modules],
         ]
         subprocess.run(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not junit.is_file():
@@ -170,12 +181,12 @@ def _line(name: str, on_onnx: int, on_wirecodec: int) -> str:
 def report(comparison: Comparison, modules: tuple[str, ...] = MODULES) -> str:
     """The per-module table, the totals, and what fails without a listed cause."""
     lines = [f"{'module':<22} {'pass on onnx':>12} {'pass on wirecodec':>17}  share"]
-    totals: dict[str, list[int]] = {"core": [0, 0], "shape inference": [0, 0]}
+    totals = {name: [0, 0] for name, members in GROUPS.items() if set(members) & set(modules)}
     for module in modules:
         on_onnx = len(comparison.passing_on_onnx(module))
         on_wirecodec = on_onnx - len(comparison.failing_on_wirecodec(module))
         lines.append(_line(module, on_onnx, on_wirecodec))
-        group = totals["core" if module in CORE else "shape inference"]
+        group = totals[next(name for name, members in GROUPS.items() if module in members)]
         group[0] += on_onnx
         group[1] += on_wirecodec
     lines.append("")

@@ -14,6 +14,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from wirecodec.errors import EvaluationError
 from wirecodec.reference import _registry
 from wirecodec.reference._values import (
@@ -167,6 +169,10 @@ class _Graph:
                 result = (result,)
             for name, value in zip(step.outputs, result, strict=False):
                 if name:
+                    if isinstance(value, np.generic):
+                        # numpy gives a scalar for a 0-d result (np.take with a 0-d index, a
+                        # ufunc or matmul on 0-d or 1-d inputs): an output is an array, as onnx's
+                        value = np.asarray(value)
                     env[name] = value
             if verbose > 1:
                 for name in step.outputs:

@@ -57,6 +57,7 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
                 f"the {what} opset version {version} is not an ai.onnx version (known: {low} to {high})",
                 f"opset_import[{entry}]" if what == "model's" else "",
             )
+    _check_defined(model.graph, "graph", frozenset())
     try:
         result = infer_shapes(model)
     except ConvertError:
@@ -73,6 +74,37 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
     for at, function in enumerate(result.functions):
         _convert_function(function, f"functions[{at}]", target_version, (low, high))
     return result
+
+
+def _check_defined(graph: GraphProto, path: str, outer: frozenset[str]) -> None:
+    """Refuse, as onnx's converter does when it builds its graph, a value read before
+    anything defines it (an unknown node input, a graph output nothing makes)."""
+    defined = set(outer)
+    defined.update(info.name for info in graph.input)
+    defined.update(tensor.name for tensor in graph.initializer)
+    defined.update(sparse.values.name for sparse in graph.sparse_initializer)
+    for index, node in enumerate(graph.node):
+        for slot, name in enumerate(node.input):
+            if name and name not in defined:
+                raise ConvertError(
+                    f"{node.op_type} reads {name!r}, which is neither an input, an initializer nor "
+                    "the output of an earlier node; define it, or sort the nodes",
+                    f"{path}.node[{index}].input[{slot}]",
+                )
+        seen = frozenset(defined)
+        for at, attribute in enumerate(node.attribute):
+            where = f"{path}.node[{index}].attribute[{at}]"
+            if attribute.HasField("g"):
+                _check_defined(attribute.g, f"{where}.g", seen)
+            for which, sub in enumerate(attribute.graphs):
+                _check_defined(sub, f"{where}.graphs[{which}]", seen)
+        defined.update(name for name in node.output if name)
+    for at, info in enumerate(graph.output):
+        if info.name not in defined:
+            raise ConvertError(
+                f"the graph returns {info.name!r}, which nothing defines; make it, or drop the output",
+                f"{path}.output[{at}]",
+            )
 
 
 def _walk(top: Scope, initial: int, target: int) -> None:
@@ -148,6 +180,13 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                     f"{op} changed at opset {changed_at} and no adapter converts it "
                     f"from opset {start} to {end} "
                     f"(onnx has none either); replace the node, or keep the model's opset",
+                )
+            current = [schema for schema in history if schema.since_version <= start]
+            if current and len(node.input) < current[-1].min_input:
+                raise scope.fail(
+                    index,
+                    f"{op} at opset {start} takes at least {current[-1].min_input} inputs, the node has "
+                    f"{len(node.input)}; give it its inputs",
                 )
             name, args = entry
             index = ADAPTERS[name](scope, index, step, args)

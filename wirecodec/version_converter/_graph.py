@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto
+from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto
 from wirecodec.errors import ConvertError
 
 __all__ = ["Scope", "drop_boundary_types", "graph_attributes"]
@@ -40,10 +40,10 @@ class Scope:
         """Element type of every named value whose type is known here (0 when not a tensor)."""
         types = dict(self.outer_types)
         for info in (*self.graph.input, *self.graph.value_info, *self.graph.output):
-            if info.type.HasField("tensor_type"):
-                types[info.name] = info.type.tensor_type.elem_type
-            elif info.type.HasField("sparse_tensor_type"):
-                types[info.name] = info.type.sparse_tensor_type.elem_type
+            if info.HasField("type"):
+                element = _element_type(info.type)
+                if element is not None:
+                    types[info.name] = element
         for tensor in self.graph.initializer:
             types.setdefault(tensor.name, tensor.data_type)
         return types
@@ -93,6 +93,23 @@ class Scope:
 
     def fail(self, index: int, reason: str) -> ConvertError:
         return ConvertError(reason, self.node_path(index))
+
+
+def _element_type(kind: TypeProto) -> int | None:
+    """The element type of a tensor, a sparse tensor, or the tensors a sequence or an
+    optional holds (an operator's allowed types name those too); None for others."""
+    for _ in range(8):  # optional(sequence(tensor)) is as deep as a type goes in practice
+        if kind.HasField("tensor_type"):
+            return int(kind.tensor_type.elem_type)
+        if kind.HasField("sparse_tensor_type"):
+            return int(kind.sparse_tensor_type.elem_type)
+        if kind.HasField("sequence_type") and kind.sequence_type.HasField("elem_type"):
+            kind = kind.sequence_type.elem_type
+        elif kind.HasField("optional_type") and kind.optional_type.HasField("elem_type"):
+            kind = kind.optional_type.elem_type
+        else:
+            return None
+    return None
 
 
 def _uses(graph: GraphProto, name: str) -> int:

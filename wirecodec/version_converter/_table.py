@@ -67,6 +67,7 @@ TYPE_SETS: Final[dict[str, tuple[str, ...]]] = {
         "FLOAT6E3M2",
     ),
     "float6": ("FLOAT6E2M3", "FLOAT6E3M2"),
+    "q_dq_20": ("UINT16", "INT16", "UINT4", "INT4"),
 }
 
 # Operators whose new version changes nothing a model holds, by step.
@@ -96,7 +97,7 @@ _SAME: Final[dict[tuple[int, int], str]] = {
     (12, 11): "BatchNormalization",
     (12, 13): "Abs Add ArgMin ArgMax Cast Ceil Clip Concat Constant DepthToSpace DequantizeLinear Div "
     "Dropout "
-    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Hardmax Identity If "
+    "Equal Erf Exp Expand Flatten Floor Gather GatherElements GatherND Gemm Greater Identity If "
     "IsNaN Less "
     "Log Loop LRN NegativeLogLikelihoodLoss MatMul Max Mean MeanVarianceNormalization Min Mod Mul Neg "
     "NonZero Pow "
@@ -198,38 +199,38 @@ _REDUCE_18: Final = (
 # Adapters that change a node: (op, from, to) -> (adapter name, arguments).
 _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Concat", 3, 4, "set_if_absent", ("axis", 1)),
-    ("Reshape", 4, 5, "attribute_to_input", ("shape", "ints", True)),
+    ("Reshape", 4, 5, "attribute_to_input", ("shape", "ints", True, "consumed_inputs")),
     ("Reshape", 5, 4, "input_to_attribute", ("shape",)),
     *((op, 5, 6, "remove", ("consumed_inputs", None)) for op in _CONSUMED_INPUTS_OPS.split()),
     ("BatchNormalization", 6, 5, "set", ("consumed_inputs", [0, 0])),
     *((op, 6, 7, "broadcast_forward", ()) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
-    ("Gemm", 6, 7, "unsupported", ("Gemm's broadcast rules",)),
+    ("Gemm", 6, 7, "gemm_6_7", ()),
     ("BatchNormalization", 6, 7, "remove_unless", ("is_test", 0)),
     ("Dropout", 6, 7, "remove_unless", ("is_test", 0)),
-    ("Upsample", 6, 7, "unsupported", ("Upsample's scales",)),
-    *((op, 7, 6, "unsupported", ("broadcasting by shapes",)) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
+    ("Upsample", 6, 7, "upsample_6_7", ()),
+    *((op, 7, 6, "broadcast_backward", ()) for op in ["Add", "Div", "Mul", "Pow", "Sub"]),
     ("BatchNormalization", 7, 6, "set", ("is_test", 1)),
     ("Dropout", 7, 6, "set", ("is_test", 1)),
-    ("Gemm", 7, 6, "unsupported", ("Gemm's broadcast rules",)),
+    ("Gemm", 7, 6, "gemm_6_7", ()),
     ("AveragePool", 7, 6, "remove", ("count_include_pad", 0)),
-    *((op, 8, 7, "unsupported", ("broadcasting by shapes",)) for op in ["Max", "Min", "Mean"]),
-    ("Sum", 8, 7, "unsupported", ("broadcasting by shapes",)),
-    ("MaxPool", 8, 7, "unsupported", ("MaxPool's storage_order and indices",)),
+    *((op, 8, 7, "broadcast_backward", ("no_flag",)) for op in ["Max", "Min", "Mean"]),
+    ("Sum", 8, 7, "sum_8_7", ()),
+    ("MaxPool", 8, 7, "maxpool_8_7", ()),
     ("BatchNormalization", 8, 9, "remove", ("spatial", 1)),
     ("Scan", 8, 9, "scan_8_9", ()),
-    ("Upsample", 8, 9, "unsupported", ("Upsample's scales",)),
+    ("Upsample", 8, 9, "upsample_8_9", ()),
     *(
-        (op, 9, 8, "unsupported", ("casts around the newer element types",))
+        (op, 9, 8, "floats_only_8", ())
         for op in ["Flatten", "Constant", "MatMul", "Gemm", "PRelu", "Greater", "Less"]
     ),
-    ("Cast", 9, 8, "unsupported", ("casts from and to strings",)),
+    ("Cast", 9, 8, "restrict_and_attribute", ("string", "to")),
     ("Scan", 9, 8, "scan_9_8", ()),
-    ("Upsample", 9, 8, "unsupported", ("Upsample's scales",)),
+    ("Upsample", 9, 8, "input_to_attribute", ("scales", "floats")),
     ("Slice", 9, 10, "attributes_to_inputs", (("starts", True), ("ends", True), ("axes", False))),
     ("TopK", 9, 10, "attribute_to_input", ("k", "i", True)),
     ("Upsample", 9, 10, "upsample_9_10", ()),
     ("Clip", 10, 11, "clip_10_11", ()),
-    ("Pad", 10, 11, "unsupported", ("Pad's pads and value as inputs",)),
+    ("Pad", 10, 11, "pad_10_11", ()),
     ("Resize", 10, 11, "resize_10_11", ()),
     ("Scatter", 10, 11, "scatter_10_11", ()),
     ("Dropout", 11, 12, "dropout_11_12", ()),
@@ -242,6 +243,8 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Split", 12, 13, "attribute_to_input", ("split", "ints", False)),
     ("Softmax", 12, 13, "softmax", ()),
     ("LogSoftmax", 12, 13, "softmax", ()),
+    # onnx keeps any Hardmax axis (a non-last one then means another thing): rewritten as Softmax
+    ("Hardmax", 12, 13, "softmax", ("keep_last",)),
     *((op, 13, 12, "input_to_attribute", ("axes",)) for op in ["ReduceSum", "Squeeze", "Unsqueeze"]),
     ("Split", 13, 12, "input_to_attribute", ("split",)),
     ("Softmax", 13, 12, "softmax", ()),
@@ -255,20 +258,29 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Split", 17, 18, "split_17_18", ()),
     ("LpPool", 17, 18, "set", ("ceil_mode", 0)),
     *((op, 17, 18, "attribute_to_input", ("axes", "ints", False)) for op in _REDUCE_18.split()),
-    ("OptionalGetElement", 18, 17, "unsupported", ("optional inputs",)),
-    ("OptionalHasElement", 18, 17, "unsupported", ("optional inputs",)),
+    ("OptionalGetElement", 18, 17, "optional_input_18_17", ()),
+    ("OptionalHasElement", 18, 17, "optional_input_18_17", ()),
     *((op, 18, 17, "input_to_attribute", ("axes",)) for op in _REDUCE_18.split()),
-    ("Resize", 18, 17, "unsupported", ("Resize's antialias and keep_aspect_ratio_policy",)),
+    ("Resize", 18, 17, "resize_18_17", ()),
     ("ScatterElements", 18, 17, "remove_values", ("reduction", b"max", b"min")),
     ("ScatterND", 18, 17, "remove_values", ("reduction", b"max", b"min")),
     ("DFT", 19, 20, "axis_to_input", (2, 1)),
     ("GridSample", 19, 20, "rename_value", ("mode", (b"bilinear", b"linear"), (b"bicubic", b"cubic"))),
     ("DFT", 20, 19, "axis_to_attribute", (2, -2)),
-    ("GroupNormalization", 20, 21, "unsupported", ("GroupNormalization's per-channel scale and bias",)),
-    ("DequantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
-    ("QuantizeLinear", 21, 20, "unsupported", ("blocked quantization",)),
+    ("GroupNormalization", 20, 21, "group_normalization_20_21", ()),
+    ("DequantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
+    ("QuantizeLinear", 21, 20, "quantize_21_20", ("q_dq_20",)),
     ("Attention", 24, 23, "at_most_inputs", (6, "nonpad_kv_seqlen")),
-    ("Attention", 25, 24, "remove_each", (("left_window_size", -1), ("right_window_size", -1))),
+    (
+        "Attention",
+        25,
+        24,
+        "remove_each",
+        (
+            ("left_window_size", -1, "Windowed attention came in opset 25"),
+            ("right_window_size", -1, "Windowed attention came in opset 25"),
+        ),
+    ),
     ("Range", 27, 26, "range_27_26", ("float16",)),
     ("ReduceLogSum", 27, 28, "restrict_first_input", ("wide_ints",)),
     ("ReduceLogSumExp", 27, 28, "restrict_first_input", ("wide_ints",)),
