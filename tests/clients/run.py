@@ -35,6 +35,8 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "graphsurgeon_edit": ("onnx_graphsurgeon",),
     "spox_topk": ("spox",),
     "ort_quantize_dynamic": ("onnxruntime",),
+    "onnxscript_optimize": ("onnxscript",),
+    "ort_quantize_static": ("onnxruntime",),
 }
 
 

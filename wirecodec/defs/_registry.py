@@ -19,7 +19,7 @@ from wirecodec.defs._types import (
     TypeConstraint,
 )
 
-__all__ = ["Registry", "registry"]
+__all__ = ["Registry", "deregister", "register", "registry"]
 
 _STRING, _STRINGS = 3, 8  # AttributeProto.AttributeType: defaults held as text in the file
 
@@ -109,3 +109,39 @@ def registry() -> Registry:
     """The shipped schemas, read once (about 0.4 MB of JSON) on the first lookup."""
     text = importlib.resources.files("wirecodec.defs").joinpath("schemas.json").read_text("utf-8")
     return build(json.loads(text))
+
+
+def register(schema: OpSchema) -> None:
+    """Add ``schema`` to the registry every lookup reads (``onnx.defs.register_schema``).
+
+    Raises ``KeyError`` naming the schema when one of the same (domain, name, since_version)
+    is already there.
+    """
+    table = registry()
+    key = (schema.domain, schema.name)
+    history = list(table.by_op.get(key, ()))
+    if any(s.since_version == schema.since_version for s in history):
+        raise KeyError(f"{schema.name} (domain {schema.domain!r}, version {schema.since_version})")
+    history.append(schema)
+    history.sort(key=lambda s: s.since_version)
+    table.by_op[key] = tuple(history)
+    table._since[key] = [s.since_version for s in history]
+
+
+def deregister(op_type: str, version: int, domain: str) -> OpSchema:
+    """Remove the schema of exactly ``(domain, op_type, version)`` and return it
+    (``KeyError`` naming it when there is none)."""
+    table = registry()
+    key = (domain, op_type)
+    history = table.by_op.get(key, ())
+    kept = tuple(s for s in history if s.since_version != version)
+    if len(kept) == len(history):
+        raise KeyError(f"{op_type} (domain {domain!r}, version {version})")
+    removed = next(s for s in history if s.since_version == version)
+    if kept:
+        table.by_op[key] = kept
+        table._since[key] = [s.since_version for s in kept]
+    else:
+        del table.by_op[key]
+        del table._since[key]
+    return removed
