@@ -37,6 +37,8 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "ort_quantize_dynamic": ("onnxruntime",),
     "onnxscript_optimize": ("onnxscript",),
     "ort_quantize_static": ("onnxruntime",),
+    "onnx_tool_profile": ("onnx_tool",),
+    "polygraphy_fold": ("polygraphy", "onnx_graphsurgeon", "onnxruntime"),
 }
 
 
