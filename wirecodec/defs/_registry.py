@@ -112,7 +112,8 @@ def registry() -> Registry:
 
 
 def register(schema: OpSchema) -> None:
-    """Add ``schema`` to the registry every lookup reads (``onnx.defs.register_schema``).
+    """Add ``schema`` to the registry every lookup reads (``onnx.defs.register_schema``);
+    its domain's version range grows to take it, as onnx's does, and stays so.
 
     Raises ``KeyError`` naming the schema when one of the same (domain, name, since_version)
     is already there.
@@ -126,6 +127,9 @@ def register(schema: OpSchema) -> None:
     history.sort(key=lambda s: s.since_version)
     table.by_op[key] = tuple(history)
     table._since[key] = [s.since_version for s in history]
+    # As onnx's registry: the domain's version range grows to take the schema (and stays so).
+    low, high = table.domain_versions.get(schema.domain, (schema.since_version, schema.since_version))
+    table.domain_versions[schema.domain] = (min(low, schema.since_version), max(high, schema.since_version))
 
 
 def deregister(op_type: str, version: int, domain: str) -> OpSchema:

@@ -140,8 +140,11 @@ class _FormalParameter:
 
     @property
     def types(self) -> set[str]:
-        """The types this parameter takes (its constraint's, or its own type string)."""
-        return set(self._types)
+        """The types this parameter takes (its constraint's, or its own type string), spelled
+        as onnx spells them here (``map(int64,tensor(float))``)."""
+        from wirecodec.shape_inference._check_types import canonical_type_str
+
+        return {canonical_type_str(t) for t in self._types}
 
     def __repr__(self) -> str:
         return f"OpSchema.FormalParameter(name={self.name!r}, type_str={self.type_str!r})"

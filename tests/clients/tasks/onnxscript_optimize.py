@@ -4,13 +4,12 @@ import sys
 
 import numpy as np
 import onnx
-from onnxscript import FLOAT, script
+from onnxscript import FLOAT, optimizer, script
 from onnxscript import opset18 as op
-from onnxscript import optimizer
 
 
 @script()
-def gelu_mlp(x: FLOAT["N", 4]) -> FLOAT["N", 2]:
+def gelu_mlp(x: FLOAT["N", 4]) -> FLOAT["N", 2]:  # noqa: F821  (onnxscript reads "N" as a dim name)
     w = op.Constant(value=onnx.numpy_helper.from_array(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)))
     scale = op.Constant(value_float=0.5)
     one = op.Constant(value_float=1.0)
