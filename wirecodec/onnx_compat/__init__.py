@@ -88,7 +88,7 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import compose, helper, utils
+from wirecodec import helper
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
@@ -98,17 +98,7 @@ from wirecodec.files.load import load_tensor as _load_tensor
 from wirecodec.files.opener import Opened, open_model
 from wirecodec.files.save import save as _save
 from wirecodec.files.save import save_tensor as _save_tensor
-from wirecodec.onnx_compat import (
-    checker,
-    defs,
-    external_data_helper,
-    parser,
-    printer,
-    reference,
-    serialization,
-    shape_inference,
-    version_converter,
-)
+from wirecodec.onnx_compat import external_data_helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._external_save import save_with_onnx_layout
@@ -439,9 +429,29 @@ load_from_string = load_model_from_string
 
 # onnx's modules that few programs use, imported on first use (as attributes, and by
 # ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
+# So are the checker, the schemas, inference, the printer and parser, the evaluator and the
+# converter: a program that loads, edits and saves models (most libraries, most of the time)
+# does not pay for them (docs/coming-from-onnx.md, "Speed").
 _ON_FIRST_USE: Final = frozenset(
-    {"_mapping", "backend", "inliner", "mapping", "model_container", "onnx_cpp2py_export", "tools"}
+    {
+        "_mapping",
+        "backend",
+        "checker",
+        "defs",
+        "inliner",
+        "mapping",
+        "model_container",
+        "onnx_cpp2py_export",
+        "parser",
+        "printer",
+        "reference",
+        "shape_inference",
+        "tools",
+        "version_converter",
+    }
 )
+# onnx's modules that are wirecodec's own, under the same names.
+_WIRECODEC_MODULES: Final = {"compose": "wirecodec.compose", "utils": "wirecodec.utils"}
 
 # onnx's generated modules under their names (``import onnx.onnx_pb``, ``from onnx import
 # onnx_ml_pb2``): each is the module of its .proto file in ``protos``, known to the import
@@ -462,4 +472,6 @@ def __getattr__(name: str) -> object:
         return numpy_helper
     if name in _ON_FIRST_USE:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _WIRECODEC_MODULES:
+        return importlib.import_module(_WIRECODEC_MODULES[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
