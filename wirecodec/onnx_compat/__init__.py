@@ -54,7 +54,7 @@ import importlib
 import os
 import pathlib
 import sys
-from typing import IO, Final, TypeVar
+from typing import IO, TYPE_CHECKING, Final, TypeVar
 
 from schema_dsl.onnx import (
     EXPERIMENTAL,
@@ -93,17 +93,18 @@ from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.load import load_external_data_into
-from wirecodec.files.load import load_tensor as _load_tensor
-from wirecodec.files.opener import Opened, open_model
-from wirecodec.files.save import save as _save
-from wirecodec.files.save import save_tensor as _save_tensor
 from wirecodec.onnx_compat import external_data_helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._external_save import save_with_onnx_layout
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
+
+if TYPE_CHECKING:
+    from wirecodec.files.opener import Opened
+
+# The front doors (wirecodec.files: load, the opener and its layouts, save) are imported
+# by the functions that use them, on their first call: import onnx costs what onnx's does.
 
 __all__ = [
     "EXPERIMENTAL",
@@ -247,7 +248,7 @@ def _write_all(data: bytes | str, f: Target) -> None:
     if isinstance(data, str):
         data = data.encode("utf-8")
     if isinstance(f, (str, os.PathLike)):
-        with AtomicFiles() as files:
+        with AtomicFiles(durable=False) as files:  # onnx does not fsync either
             with files.open(f) as out:
                 out.write(data)
             files.commit()
@@ -273,6 +274,8 @@ def load_model(f: Target, format: str | None = None, load_external_data: bool = 
     path = _path_of(f)
     with_data = load_external_data and path is not None
     if _binary(chosen):
+        from wirecodec.files.opener import open_model
+
         opened = open_model(f)
         if with_data and path is not None:
             _resolve_external_as_onnx(opened, path.parent)
@@ -309,6 +312,8 @@ def load_tensor(f: Target, format: str | None = None) -> TensorProto:
     _check_target(f, "load_tensor")
     chosen = _format_of(format, f)
     if _binary(chosen):
+        from wirecodec.files.load import load_tensor as _load_tensor
+
         return _load_tensor(f)
     return _deserialize(chosen, _read_all(f), TensorProto())
 
@@ -367,7 +372,11 @@ def save_model(
         _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
     elif not save_as_external_data:
         if isinstance(f, (str, os.PathLike)):
-            _save(model, f)
+            # Atomic (a temporary renamed into place) but, as onnx's, not fsync'ed: the
+            # durable way is wirecodec.save.
+            from wirecodec.files.save import save as _save
+
+            _save(model, f, durable=False)
         else:
             encode_into(model, f)
     else:
@@ -407,6 +416,8 @@ def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> Non
     if not _binary(chosen):
         _write_all(serialization.registry.get(chosen).serialize_proto(tensor), f)
     elif isinstance(f, (str, os.PathLike)):
+        from wirecodec.files.save import save_tensor as _save_tensor
+
         _save_tensor(tensor, f)
     else:
         encode_into(tensor, f)
@@ -418,6 +429,8 @@ def load_external_data_for_model(model: ModelProto, base_dir: str | os.PathLike[
     As in onnx, each such tensor then reads as an ordinary one; its ``raw_data`` is a view
     of the mapped data file rather than a copy.
     """
+    from wirecodec.files.load import load_external_data_into
+
     load_external_data_into(as_message(model, ModelProto, "load_external_data_for_model: model"), base_dir)
 
 
