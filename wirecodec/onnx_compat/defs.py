@@ -313,6 +313,7 @@ _NESTED: Final = {
 for _name, _value in _NESTED.items():
     setattr(OpSchema, _name, _value)
 _CONVERTED: dict[tuple[str, str, int], OpSchema] = {}
+_HISTORY: list[OpSchema] = []  # get_all_schemas_with_history's, emptied by a registration
 
 
 def _onnx_schema(schema: _defs.OpSchema) -> OpSchema:
@@ -366,6 +367,7 @@ def register_schema(schema: OpSchema) -> None:
             "unknown line 0"
         ) from None
     _CONVERTED[(schema.domain, schema.name, schema.since_version)] = schema
+    _HISTORY.clear()
 
 
 def deregister_schema(op_type: str, max_inclusive_version: int, domain: str) -> None:
@@ -380,6 +382,7 @@ def deregister_schema(op_type: str, max_inclusive_version: int, domain: str) -> 
             f"version: {max_inclusive_version}"
         ) from None
     _CONVERTED.pop((domain, op_type, int(max_inclusive_version)), None)
+    _HISTORY.clear()
 
 
 def get_all_schemas() -> list[OpSchema]:
@@ -388,8 +391,11 @@ def get_all_schemas() -> list[OpSchema]:
 
 
 def get_all_schemas_with_history() -> list[OpSchema]:
-    """Every version of every operator's schema."""
-    return [_onnx_schema(s) for s in _defs.get_all_schemas_with_history()]
+    """Every version of every operator's schema (a new list each call, as onnx's; the
+    schemas are made once, until a registration changes them)."""
+    if not _HISTORY:
+        _HISTORY.extend(_onnx_schema(s) for s in _defs.get_all_schemas_with_history())
+    return list(_HISTORY)
 
 
 class SchemaError(WireCodecError, RuntimeError):

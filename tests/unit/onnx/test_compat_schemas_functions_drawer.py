@@ -369,3 +369,23 @@ def test_registration_grows_the_domain_range_as_onnxs() -> None:
         compat_defs.deregister_schema("RangeOp", version, domain)
         onnx.defs.deregister_schema("RangeOp", version, domain)
     assert compat_defs.schema_version_map()[domain] == schema_version_map()[domain] == (3, 9)
+
+
+@pytest.mark.quick
+def test_every_schema_lists_a_registered_one_until_it_goes() -> None:
+    before = compat_defs.get_all_schemas_with_history()
+    assert (
+        before == compat_defs.get_all_schemas_with_history()
+        and before is not compat_defs.get_all_schemas_with_history()
+    )
+    mine = _schema(compat_defs, compat_helper, "ListedOp", 1, domain="listed.test")
+    compat_defs.register_schema(mine)
+    onnx.defs.register_schema(_schema(onnx.defs, onnx.helper, "ListedOp", 1, domain="listed.test"))
+    try:
+        assert mine in compat_defs.get_all_schemas_with_history()
+        assert len(compat_defs.get_all_schemas_with_history()) == len(before) + 1
+        assert "ListedOp" in {s.name for s in onnx.defs.get_all_schemas_with_history()}
+    finally:
+        compat_defs.deregister_schema("ListedOp", 1, "listed.test")
+        onnx.defs.deregister_schema("ListedOp", 1, "listed.test")
+    assert compat_defs.get_all_schemas_with_history() == before
