@@ -119,10 +119,14 @@ def test_register_and_deregister_as_onnx(registered: None) -> None:
             defs.register_schema(_schema(defs, helper))
         with pytest.raises(defs.SchemaError, match="unregistered schema"):
             defs.deregister_schema("MyOp", 5, "my.domain")  # only the exact version goes
-        defs.register_schema(_schema(defs, helper, version=3))
-        assert defs.get_schema("MyOp", 5, "my.domain").since_version == 3
-        assert defs.get_schema("MyOp", 2, "my.domain").since_version == 1
+        defs.register_schema(_schema(defs, helper, version=5))
+        defs.register_schema(_schema(defs, helper, version=3))  # registered after a newer one
+        versions = [defs.get_schema("MyOp", v, "my.domain").since_version for v in (1, 2, 3, 4, 5, 9)]
+        assert versions == [1, 1, 3, 3, 5, 5]
+        defs.deregister_schema("MyOp", 5, "my.domain")
+        assert defs.get_schema("MyOp", 9, "my.domain").since_version == 3
         defs.deregister_schema("MyOp", 3, "my.domain")
+        assert defs.get_schema("MyOp", 9, "my.domain").since_version == 1
         defs.deregister_schema("MyOp", 1, "my.domain")
         assert not defs.has("MyOp", domain="my.domain")
         with pytest.raises(defs.SchemaError):
@@ -281,6 +285,7 @@ def test_load_op_eval_gives_onnxs_values(op: str, args: tuple[Any, ...], attrs: 
     n_outputs = 3 if op == "Split" else None
     mine = ours("", op, 18).eval(*args, n_outputs=n_outputs, **attrs)
     real = theirs("", op, 18).eval(*args, n_outputs=n_outputs, **attrs)
+    assert type(mine) is type(real)  # one output alone, several as a tuple
     mine, real = (
         (mine if isinstance(mine, tuple) else (mine,)),
         (real if isinstance(real, tuple) else (real,)),
