@@ -11,7 +11,9 @@ outcome and times (with ``--repeat``, the least of N runs of each side, taking t
 
 from __future__ import annotations
 
+import compileall
 import dataclasses
+import functools
 import os
 import pathlib
 import shutil
@@ -56,8 +58,19 @@ def tasks() -> list[str]:
     return sorted(p.stem for p in TASKS.glob("*.py"))
 
 
+@functools.cache
+def _byte_compiled() -> None:
+    """Compile wirecodec's sources once, as an install does: the tasks run with
+    ``PYTHONDONTWRITEBYTECODE``, so without this a fresh checkout's every task would compile
+    every module it imports, where onnx's side reads its installed ``.pyc`` files (measured:
+    1.40x onnx's time without, 1.11x with, the same code)."""
+    for package in ("wirecodec", "schema_dsl"):
+        compileall.compile_dir(REPO / package, quiet=2)
+
+
 def run_side(task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300) -> Side:
     """Run ``task`` in a subprocess, on onnx or (``shim``) on wirecodec."""
+    _byte_compiled()
     paths = [str(REPO)]
     if shim:
         package = scratch / "shim" / "onnx"
