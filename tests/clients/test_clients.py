@@ -1,7 +1,7 @@
 """Each client task gives the same bytes on wirecodec (through the shim) as on onnx.
 
 Skipped, with the reason, where onnx or a task's library is not installed (they are
-pinned in pyproject's ``test`` extra). About 40 s on 2 cores: each task is two fresh
+pinned in pyproject's ``test`` extra). About 46 s on 2 cores (13 tasks): each task is two fresh
 interpreters importing scikit-learn or the library.
 """
 

@@ -309,11 +309,7 @@ def test_saturate_cast_as_onnx() -> None:
 
 @pytest.mark.parametrize(
     ("module", "name"),
-    [
-        ("reference", "ops"),
-        ("shape_inference", "infer_function_output_types"),
-        ("defs", "register_schema"),
-    ],
+    [("defs", "get_function_ops")],
 )
 def test_what_is_not_provided_says_so(module: str, name: str) -> None:
     stub = getattr(compat, module)

@@ -7,6 +7,7 @@ import bisect
 import functools
 import importlib.resources
 import json
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,9 +20,47 @@ from wirecodec.defs._types import (
     TypeConstraint,
 )
 
-__all__ = ["Registry", "registry"]
+__all__ = ["Registry", "deregister", "register", "registry"]
 
 _STRING, _STRINGS = 3, 8  # AttributeProto.AttributeType: defaults held as text in the file
+
+
+_Key = tuple[str, str]
+
+
+class _Schemas(MutableMapping[_Key, tuple[OpSchema, ...]]):
+    """(domain, name) -> that operator's schemas, versions ascending, each operator's made
+    from the file's entries on its first lookup (a process that checks a few operators
+    does not build the 659 schemas; building one twice from two threads keeps the first)."""
+
+    def __init__(self, raw: dict[_Key, list[dict[str, Any]]]) -> None:
+        self._raw = raw
+        self._built: dict[_Key, tuple[OpSchema, ...]] = {}
+
+    def since_versions(self) -> dict[_Key, list[int]]:
+        """Each operator's since_versions, ascending, read without building a schema."""
+        return {key: sorted(r["since_version"] for r in entries) for key, entries in self._raw.items()}
+
+    def __getitem__(self, key: _Key) -> tuple[OpSchema, ...]:
+        found = self._built.get(key)
+        if found is None:
+            made = tuple(sorted((_schema(r) for r in self._raw[key]), key=lambda s: s.since_version))
+            found = self._built.setdefault(key, made)
+        return found
+
+    def __setitem__(self, key: _Key, value: tuple[OpSchema, ...]) -> None:
+        self._raw.setdefault(key, [])
+        self._built[key] = value
+
+    def __delitem__(self, key: _Key) -> None:
+        del self._raw[key]
+        self._built.pop(key, None)
+
+    def __iter__(self) -> Iterator[_Key]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
 
 
 @dataclass(frozen=True)
@@ -31,11 +70,16 @@ class Registry:
     onnx_version: str
     domain_versions: dict[str, tuple[int, int]]
     experimental_ops: frozenset[str]
-    by_op: dict[tuple[str, str], tuple[OpSchema, ...]]
-    _since: dict[tuple[str, str], list[int]] = field(default_factory=dict, compare=False, repr=False)
+    by_op: MutableMapping[_Key, tuple[OpSchema, ...]]
+    _since: dict[_Key, list[int]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._since.update({key: [s.since_version for s in history] for key, history in self.by_op.items()})
+        if isinstance(self.by_op, _Schemas):
+            self._since.update(self.by_op.since_versions())
+        else:
+            self._since.update(
+                {key: [s.since_version for s in history] for key, history in self.by_op.items()}
+            )
 
     def versions(self, op_type: str, domain: str) -> tuple[OpSchema, ...]:
         return self.by_op.get((domain, op_type), ())
@@ -92,20 +136,60 @@ def _schema(raw: dict[str, Any]) -> OpSchema:
 
 def build(data: dict[str, Any]) -> Registry:
     """A registry from the file's JSON value (the generator's output)."""
-    by_op: dict[tuple[str, str], list[OpSchema]] = {}
-    for raw in data["schemas"]:
-        schema = _schema(raw)
-        by_op.setdefault((schema.domain, schema.name), []).append(schema)
+    raw: dict[_Key, list[dict[str, Any]]] = {}
+    for entry in data["schemas"]:
+        raw.setdefault((entry["domain"], entry["name"]), []).append(entry)
     return Registry(
         onnx_version=data["onnx_version"],
         domain_versions={d: (low, high) for d, (low, high) in data["domain_versions"].items()},
         experimental_ops=frozenset(data["experimental_ops"]),
-        by_op={key: tuple(sorted(v, key=lambda s: s.since_version)) for key, v in by_op.items()},
+        by_op=_Schemas(raw),
     )
 
 
 @functools.cache
 def registry() -> Registry:
-    """The shipped schemas, read once (about 0.4 MB of JSON) on the first lookup."""
+    """The shipped schemas, read once (about 0.4 MB of JSON) on the first lookup; each
+    operator's schemas are made on its own first lookup."""
     text = importlib.resources.files("wirecodec.defs").joinpath("schemas.json").read_text("utf-8")
     return build(json.loads(text))
+
+
+def register(schema: OpSchema) -> None:
+    """Add ``schema`` to the registry every lookup reads (``onnx.defs.register_schema``);
+    its domain's version range grows to take it, as onnx's does, and stays so.
+
+    Raises ``KeyError`` naming the schema when one of the same (domain, name, since_version)
+    is already there.
+    """
+    table = registry()
+    key = (schema.domain, schema.name)
+    history = list(table.by_op.get(key, ()))
+    if any(s.since_version == schema.since_version for s in history):
+        raise KeyError(f"{schema.name} (domain {schema.domain!r}, version {schema.since_version})")
+    history.append(schema)
+    history.sort(key=lambda s: s.since_version)
+    table.by_op[key] = tuple(history)
+    table._since[key] = [s.since_version for s in history]
+    # As onnx's registry: the domain's version range grows to take the schema (and stays so).
+    low, high = table.domain_versions.get(schema.domain, (schema.since_version, schema.since_version))
+    table.domain_versions[schema.domain] = (min(low, schema.since_version), max(high, schema.since_version))
+
+
+def deregister(op_type: str, version: int, domain: str) -> OpSchema:
+    """Remove the schema of exactly ``(domain, op_type, version)`` and return it
+    (``KeyError`` naming it when there is none)."""
+    table = registry()
+    key = (domain, op_type)
+    history = table.by_op.get(key, ())
+    kept = tuple(s for s in history if s.since_version != version)
+    if len(kept) == len(history):
+        raise KeyError(f"{op_type} (domain {domain!r}, version {version})")
+    removed = next(s for s in history if s.since_version == version)
+    if kept:
+        table.by_op[key] = kept
+        table._since[key] = [s.since_version for s in kept]
+    else:
+        del table.by_op[key]
+        del table._since[key]
+    return removed

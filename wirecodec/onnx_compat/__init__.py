@@ -54,7 +54,7 @@ import importlib
 import os
 import pathlib
 import sys
-from typing import IO, Final, TypeVar
+from typing import IO, TYPE_CHECKING, Final, TypeVar
 
 from schema_dsl.onnx import (
     EXPERIMENTAL,
@@ -88,32 +88,23 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import compose, helper, utils
+from wirecodec import helper
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files._base.atomic import AtomicFiles
 from wirecodec.files._base.walk import iter_tensors
-from wirecodec.files.load import load_external_data_into
-from wirecodec.files.load import load_tensor as _load_tensor
-from wirecodec.files.opener import Opened, open_model
-from wirecodec.files.save import save as _save
-from wirecodec.files.save import save_tensor as _save_tensor
-from wirecodec.onnx_compat import (
-    checker,
-    defs,
-    external_data_helper,
-    parser,
-    printer,
-    reference,
-    serialization,
-    shape_inference,
-    version_converter,
-)
+from wirecodec.onnx_compat import external_data_helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._external_save import save_with_onnx_layout
 from wirecodec.onnx_compat._unsupported import NotProvidedError as NotProvidedError
 from wirecodec.protobuf.codec import decode, encode_into
+
+if TYPE_CHECKING:
+    from wirecodec.files.opener import Opened
+
+# The front doors (wirecodec.files: load, the opener and its layouts, save) are imported
+# by the functions that use them, on their first call: import onnx costs what onnx's does.
 
 __all__ = [
     "EXPERIMENTAL",
@@ -257,7 +248,7 @@ def _write_all(data: bytes | str, f: Target) -> None:
     if isinstance(data, str):
         data = data.encode("utf-8")
     if isinstance(f, (str, os.PathLike)):
-        with AtomicFiles() as files:
+        with AtomicFiles(durable=False) as files:  # onnx does not fsync either
             with files.open(f) as out:
                 out.write(data)
             files.commit()
@@ -283,6 +274,8 @@ def load_model(f: Target, format: str | None = None, load_external_data: bool = 
     path = _path_of(f)
     with_data = load_external_data and path is not None
     if _binary(chosen):
+        from wirecodec.files.opener import open_model
+
         opened = open_model(f)
         if with_data and path is not None:
             _resolve_external_as_onnx(opened, path.parent)
@@ -319,6 +312,8 @@ def load_tensor(f: Target, format: str | None = None) -> TensorProto:
     _check_target(f, "load_tensor")
     chosen = _format_of(format, f)
     if _binary(chosen):
+        from wirecodec.files.load import load_tensor as _load_tensor
+
         return _load_tensor(f)
     return _deserialize(chosen, _read_all(f), TensorProto())
 
@@ -377,7 +372,11 @@ def save_model(
         _write_all(serialization.registry.get(chosen).serialize_proto(model), f)
     elif not save_as_external_data:
         if isinstance(f, (str, os.PathLike)):
-            _save(model, f)
+            # Atomic (a temporary renamed into place) but, as onnx's, not fsync'ed: the
+            # durable way is wirecodec.save.
+            from wirecodec.files.save import save as _save
+
+            _save(model, f, durable=False)
         else:
             encode_into(model, f)
     else:
@@ -417,6 +416,8 @@ def save_tensor(proto: TensorProto, f: Target, format: str | None = None) -> Non
     if not _binary(chosen):
         _write_all(serialization.registry.get(chosen).serialize_proto(tensor), f)
     elif isinstance(f, (str, os.PathLike)):
+        from wirecodec.files.save import save_tensor as _save_tensor
+
         _save_tensor(tensor, f)
     else:
         encode_into(tensor, f)
@@ -428,6 +429,8 @@ def load_external_data_for_model(model: ModelProto, base_dir: str | os.PathLike[
     As in onnx, each such tensor then reads as an ordinary one; its ``raw_data`` is a view
     of the mapped data file rather than a copy.
     """
+    from wirecodec.files.load import load_external_data_into
+
     load_external_data_into(as_message(model, ModelProto, "load_external_data_for_model: model"), base_dir)
 
 
@@ -439,9 +442,29 @@ load_from_string = load_model_from_string
 
 # onnx's modules that few programs use, imported on first use (as attributes, and by
 # ``import onnx.x`` through the shim): ``_mapping`` and ``mapping`` import numpy.
+# So are the checker, the schemas, inference, the printer and parser, the evaluator and the
+# converter: a program that loads, edits and saves models (most libraries, most of the time)
+# does not pay for them (docs/coming-from-onnx.md, "Speed").
 _ON_FIRST_USE: Final = frozenset(
-    {"_mapping", "backend", "inliner", "mapping", "model_container", "onnx_cpp2py_export", "tools"}
+    {
+        "_mapping",
+        "backend",
+        "checker",
+        "defs",
+        "inliner",
+        "mapping",
+        "model_container",
+        "onnx_cpp2py_export",
+        "parser",
+        "printer",
+        "reference",
+        "shape_inference",
+        "tools",
+        "version_converter",
+    }
 )
+# onnx's modules that are wirecodec's own, under the same names.
+_WIRECODEC_MODULES: Final = {"compose": "wirecodec.compose", "utils": "wirecodec.utils"}
 
 # onnx's generated modules under their names (``import onnx.onnx_pb``, ``from onnx import
 # onnx_ml_pb2``): each is the module of its .proto file in ``protos``, known to the import
@@ -462,4 +485,6 @@ def __getattr__(name: str) -> object:
         return numpy_helper
     if name in _ON_FIRST_USE:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _WIRECODEC_MODULES:
+        return importlib.import_module(_WIRECODEC_MODULES[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from wirecodec.checker.violation import Violation
 from wirecodec.errors import CheckError, ExternalDataError
 
 __all__ = ["ExternalDataValidationError"]
@@ -17,5 +16,9 @@ class ExternalDataValidationError(ExternalDataError, CheckError):
     """
 
     def __init__(self, message: str, where: str = "") -> None:
+        # The checker package (its rules and the schemas) loads on the first such error, not
+        # with onnx_compat.
+        from wirecodec.checker.violation import Violation
+
         Exception.__init__(self, message)  # CheckError's own __init__ formats a list of violations
         self.violations = [Violation(where, "external-path", message)]

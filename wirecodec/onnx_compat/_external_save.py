@@ -176,7 +176,7 @@ def save_with_onnx_layout(
     all put in place together."""
     layout = onnx_layout(model, **options)
     base_dir = model_path.parent
-    with AtomicFiles() as files:
+    with AtomicFiles(durable=False) as files:  # onnx does not fsync either
         for path, data in list(_paths(base_dir, layout)):
             with files.open(path) as out:
                 _write_parts(out, data.parts)

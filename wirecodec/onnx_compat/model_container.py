@@ -153,7 +153,7 @@ class ModelContainer:
         seen: dict[str, int] = {}
         one_file: list[bytes] = []
         offset = 0
-        with AtomicFiles() as files:
+        with AtomicFiles(durable=False) as files:  # onnx does not fsync either
             for tensor in external_data_helper._get_all_tensors(copy):
                 if not external_data_helper.uses_external_data(tensor):
                     continue

@@ -5,16 +5,18 @@
 ``onnx_compat.printer.to_text`` raises for a tensor whose data does not fit its dims.
 ``infer_node_outputs`` infers one node's outputs from its inputs' types (and constant
 inputs), as onnx's does, through the same inference run on a one-node model.
-``infer_function_output_types`` raises :class:`~wirecodec.onnx_compat.NotProvidedError`.
+``infer_function_output_types`` infers a function's output types from its inputs' types
+and the attributes of a call, through the same inference run on a model that calls it once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from schema_dsl.onnx import (
     IR_VERSION,
+    AttributeProto,
+    FunctionProto,
     GraphProto,
     ModelProto,
     NodeProto,
@@ -27,10 +29,16 @@ from schema_dsl.onnx import (
 )
 from wirecodec.defs import OpSchema
 from wirecodec.errors import TensorError
-from wirecodec.onnx_compat._unsupported import missing_module_getattr
 from wirecodec.shape_inference import InferenceError, infer_shapes, infer_shapes_path
 
-__all__ = ["DataSizeError", "InferenceError", "infer_node_outputs", "infer_shapes", "infer_shapes_path"]
+__all__ = [
+    "DataSizeError",
+    "InferenceError",
+    "infer_function_output_types",
+    "infer_node_outputs",
+    "infer_shapes",
+    "infer_shapes_path",
+]
 
 
 class DataSizeError(InferenceError, TensorError):
@@ -92,6 +100,92 @@ def infer_node_outputs(
     return outputs
 
 
+def infer_function_output_types(
+    function: FunctionProto, input_types: Sequence[TypeProto], attributes: Sequence[AttributeProto]
+) -> list[TypeProto]:
+    """The types of ``function``'s outputs, in order, when called on inputs of ``input_types``
+    with ``attributes``: onnx's ``infer_function_output_types``.
+
+    An input without a type (fewer ``input_types`` than inputs) is untyped, and an output
+    whose type cannot be inferred is an empty ``TypeProto``; an inference that fails (inputs
+    of the wrong type, a node that needs the type of an untyped input, an attribute the body
+    needs and the call lacks) raises :class:`InferenceError`.
+
+    >>> from wirecodec import helper
+    >>> body = [helper.make_node("Transpose", ["a"], ["b"], perm=[1, 0])]
+    >>> fn = helper.make_function("my", "T", ["a"], ["b"], body, [helper.make_opsetid("", 18)])
+    >>> a = helper.make_tensor_type_proto(TensorProto.FLOAT, [2, "N"])
+    >>> out = infer_function_output_types(fn, [a], [])
+    >>> [(d.dim_value, d.dim_param) for d in out[0].tensor_type.shape.dim]
+    [(0, 'N'), (2, '')]
+    """
+    given = {a.name: a for a in attributes}
+    defaults = {a.name: a for a in function.attribute_proto}
+    body = [_bound(node, given, defaults) for node in function.node]
+    versions = {o.domain: o.version for o in function.opset_import}
+    for index, node in enumerate(body):
+        _require_attributes(node, versions, f"{function.name}.node[{index}] ({node.op_type})")
+    graph = GraphProto(
+        name=function.name or "infer_function_output_types",
+        node=body,
+        input=[
+            ValueInfoProto(name=name, type=value) if value is not None else ValueInfoProto(name=name)
+            for name, value in zip(
+                function.input, [*input_types, *[None] * len(function.input)], strict=False
+            )
+        ],
+        output=[ValueInfoProto(name=name) for name in function.output],
+    )
+    model = ModelProto(
+        ir_version=IR_VERSION,
+        graph=graph,
+        opset_import=[OperatorSetIdProto(domain=o.domain, version=o.version) for o in function.opset_import],
+    )
+    inferred = infer_shapes(model, check_type=True, strict_mode=True)
+    found = {
+        v.name: v.type for v in (*inferred.graph.value_info, *inferred.graph.output) if v.HasField("type")
+    }
+    return [found[name] if name in found else TypeProto() for name in function.output]
+
+
+def _bound(
+    node: NodeProto, given: dict[str, AttributeProto], defaults: dict[str, AttributeProto]
+) -> NodeProto:
+    """``node`` of a function body with its attribute references replaced by the call's values
+    (else the function's defaults; a reference to neither is dropped, as onnx drops it)."""
+    if not any(a.ref_attr_name for a in node.attribute):
+        return node
+    bound = NodeProto()
+    bound.CopyFrom(node)
+    del bound.attribute[:]
+    for attribute in node.attribute:
+        if not attribute.ref_attr_name:
+            bound.attribute.append(attribute)
+            continue
+        value = given.get(attribute.ref_attr_name, defaults.get(attribute.ref_attr_name))
+        if value is not None:
+            copy = AttributeProto()
+            copy.CopyFrom(value)
+            copy.name = attribute.name
+            bound.attribute.append(copy)
+    return bound
+
+
+def _require_attributes(node: NodeProto, versions: dict[str, int], where: str) -> None:
+    """onnx's refusal of a body node lacking a required attribute once the call's are bound."""
+    from wirecodec.defs import get_schema
+
+    domain = "" if node.domain == "ai.onnx" else node.domain
+    version = versions.get(domain, versions.get("ai.onnx" if domain == "" else domain))
+    schema = None if version is None else get_schema(node.op_type, version, domain)
+    if schema is None:
+        return
+    present = {a.name for a in node.attribute}
+    for name, attribute in schema.attributes.items():
+        if attribute.required and name not in present:
+            raise InferenceError(f"{where}: Value of attribute {name} not specified in node {node.op_type}")
+
+
 def _dims(value: TypeProto) -> Iterator[TensorShapeProto.Dimension]:
     """Every dimension in a type, through sequences, optionals and maps."""
     for kind in ("tensor_type", "sparse_tensor_type"):
@@ -117,10 +211,3 @@ def _named_sparse(tensor: SparseTensorProto, name: str) -> SparseTensorProto:
     copy.CopyFrom(tensor)
     copy.values.name = name
     return copy
-
-
-__getattr__: Any = missing_module_getattr(
-    "onnx.shape_inference",
-    "inferring a function's output types is not provided",
-    frozenset({"infer_function_output_types"}),
-)

@@ -3,7 +3,8 @@
 ``ReferenceEvaluator`` runs a model with numpy (``run(output_names, feeds)`` as onnx's);
 ``op_run.OpRun`` is the base of custom operators given through ``new_ops=``. numpy and
 the operator families are imported on first use, never by ``import wirecodec``.
-onnx's per-operator classes (``onnx.reference.ops``) are not provided.
+``ops.load_op(domain, op_type, version)`` gives one operator as a class with onnx's
+``eval`` (onnxscript's constant folding calls it).
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from wirecodec.onnx_compat._unsupported import not_provided
+__all__ = ["ReferenceEvaluator", "op_run", "ops"]  # ReferenceEvaluator, op_run: by __getattr__, on first use
 
-__all__ = ["ReferenceEvaluator", "op_run"]  # noqa: F822  (given by __getattr__, on first use)
-
-_MODULES = {"op_run": "wirecodec.reference.op_run", "reference_evaluator": "wirecodec.reference._evaluator"}
+_MODULES = {
+    "op_run": "wirecodec.reference.op_run",
+    "reference_evaluator": "wirecodec.reference._evaluator",
+    "ops": "wirecodec.onnx_compat.reference.ops",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -23,9 +26,4 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("wirecodec.reference").ReferenceEvaluator
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
-    if name == "ops":
-        not_provided(
-            "onnx.reference.ops",
-            "wirecodec's evaluator registers plain functions per operator family (wirecodec.reference.ops)",
-        )
     raise AttributeError(f"module 'onnx.reference' has no attribute {name!r}")

@@ -1,0 +1,113 @@
+"""``onnx.reference.ops``: ``load_op``, one operator of the evaluator as a class.
+
+``load_op(domain, op_type, version)`` gives a class with onnx's ``OpRun`` class methods
+``make_node``, ``create`` and ``eval`` (``eval(*inputs, n_outputs=None, **attributes)`` runs
+the operator once: one output is returned alone, several as a tuple), backed by
+:mod:`wirecodec.reference`'s implementation in effect at ``version``. As onnx's, it serves
+the main domain only (``ValueError`` for another, ``"ai.onnx"`` included) and refuses an
+operator the evaluator has no implementation of (``NotImplementedError``), so a library that
+folds constants with it (onnxscript's optimizer) folds what it folds on onnx.
+
+>>> import numpy as np
+>>> from wirecodec.onnx_compat.reference.ops import load_op
+>>> load_op("", "Add").eval(np.array([1.0]), np.array([2.0]))
+array([3.])
+>>> [int(v) for v in load_op("", "TopK", 18).eval(np.array([3.0, 1.0, 2.0]), np.array([2]))[1]]
+[0, 2]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["load_op"]
+
+
+class _LoadedOp:
+    """An operator of the evaluator dressed as onnx's ``OpRun`` subclass (made by :func:`load_op`)."""
+
+    op_domain = ""
+    op_type = ""
+    op_version = 0
+
+    def __init__(self, onnx_node: Any, run_params: dict[str, Any] | None = None) -> None:
+        self.onnx_node = onnx_node
+        self.run_params = run_params or {}
+
+    @classmethod
+    def make_node(cls, n_inputs: int | None = None, n_outputs: int | None = None, **kwargs: Any) -> Any:
+        """A node of this operator on inputs ``x0..`` and outputs ``y0..`` (counts default to
+        the schema's minimum), ``kwargs`` its attributes."""
+        from wirecodec import defs, helper
+
+        schema = None
+        if n_inputs is None or n_outputs is None:
+            schema = defs.get_schema(cls.op_type, cls.op_version, cls.op_domain)
+        if n_inputs is None:
+            n_inputs = schema.min_input if schema is not None else 0
+        if n_outputs is None:
+            n_outputs = schema.min_output if schema is not None else 1
+        return helper.make_node(
+            cls.op_type, [f"x{i}" for i in range(n_inputs)], [f"y{i}" for i in range(n_outputs)], **kwargs
+        )
+
+    @classmethod
+    def create(
+        cls, n_inputs: int | None = None, n_outputs: int | None = None, verbose: int = 0, **kwargs: Any
+    ) -> _LoadedOp:
+        """An instance holding the node :meth:`make_node` makes."""
+        return cls(cls.make_node(n_inputs, n_outputs, **kwargs), {"verbose": verbose})
+
+    @classmethod
+    def eval(cls, *args: Any, n_outputs: int | None = None, verbose: int = 0, **kwargs: Any) -> Any:
+        """Run the operator once on ``args`` with attributes ``kwargs``."""
+        result = cls.create(len(args), n_outputs=n_outputs, verbose=verbose, **kwargs).run(*args)
+        return result[0] if len(result) == 1 else result
+
+    def run(self, *args: Any, **_: Any) -> tuple[Any, ...]:
+        """The node's outputs on inputs ``args`` (None: an absent optional input)."""
+        from wirecodec import helper
+        from wirecodec.reference import ReferenceEvaluator
+
+        node = self.onnx_node
+        names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]
+        while names and not names[-1]:
+            names.pop()
+        single = helper.make_node(node.op_type, names, list(node.output), domain=node.domain or None)
+        single.attribute.extend(node.attribute)
+        evaluator = ReferenceEvaluator(single, opsets={self.op_domain: self.op_version})
+        feeds = {name: value for name, value in zip(node.input, args, strict=False) if value is not None}
+        return tuple(evaluator.run(None, feeds))
+
+
+def load_op(
+    domain: str,
+    op_type: str,
+    version: int | None = None,
+    custom: Any = None,
+    node: Any = None,
+    input_types: Any = None,
+    expand: bool = False,
+    evaluator_cls: type | None = None,
+) -> Any:
+    """The class running ``op_type`` of ``domain`` at opset ``version`` (default: the latest).
+
+    ``custom`` (a callable) is returned wrapped as onnx does; ``node``, ``input_types``,
+    ``expand`` and ``evaluator_cls`` are accepted for onnx's signature.
+    """
+    from wirecodec import defs
+    from wirecodec.reference import _registry
+
+    if custom is not None:
+        return lambda *args: custom(*args)
+    if version is None:
+        version = defs.onnx_opset_version()
+    if domain != "":
+        raise ValueError(f"Domain must be '' not {domain!r}.")
+    _registry.load_all()
+    if _registry.lookup(domain, op_type, version) is None:
+        raise NotImplementedError(
+            f"No registered implementation for operator {op_type!r} and domain {domain!r} "
+            f"at opset {version} in wirecodec's evaluator."
+        )
+    return type(op_type, (_LoadedOp,), {"op_domain": domain, "op_type": op_type, "op_version": version})
