@@ -131,6 +131,11 @@ else:
         globals()[name] = value
         return value
 
+    def __dir__() -> list[str]:
+        # dir() lists make_tensor before its first use, as onnx.helper's does (code that
+        # looks for builders by name, like the concepts document's examples, finds it).
+        return sorted({*globals(), "make_tensor"})
+
 
 __all__ = [
     "DEFAULT_OPSET_VERSION",
