@@ -208,9 +208,21 @@ class Message(metaclass=MessageType):
 
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:
         """Present fields in field-number order, as ``(spec, value)`` pairs."""
-        if self._lazy:
+        x = self._x
+        if x is not None and x.lazy:
             self._load_lazy()
-        return [(spec, value) for spec, value in stored_fields(self) if value or not spec.repeated]
+        listed: list[tuple[FieldSpec, Any]] = []
+        has = self._has
+        if has:
+            # Bits follow field numbers: past the highest stored bit nothing is left to list.
+            for spec, bit, name, repeated in self.__schema__.listing:
+                if has & bit:
+                    value = getattr(self, name)
+                    if value or not repeated:
+                        listed.append((spec, value))
+                elif bit > has:
+                    break
+        return listed
 
     # -- serialization (through the installed codec) --------------------------------------
 
