@@ -9,7 +9,6 @@ from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import AttributeSite, ModelSites
 from wirecodec.protobuf.fieldpath import join
-from wirecodec.protobuf.lazy import elements
 
 __all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
 
@@ -76,13 +75,16 @@ def check_attributes(sites: ModelSites, report: Report) -> None:
                 seen[attribute.name] = i
 
 
+_ORDER: Final = {name: i for i, name in enumerate(VALUE_FIELDS.values())}
+
+
 def _present(attribute: AttributeProto) -> list[str]:
-    return [
-        name
-        for name in VALUE_FIELDS.values()
-        # elements(): an unset list is looked at without storing an empty one (a read would)
-        if (elements(attribute, name) if name in _REPEATED else attribute.HasField(name))
-    ]
+    """The value fields ``attribute`` carries, in VALUE_FIELDS' order: one ListFields (which
+    skips empty lists and stores nothing) instead of a look per value field."""
+    found = [spec.name for spec, _ in attribute.ListFields() if spec.name in _ORDER]
+    if len(found) > 1:
+        found.sort(key=_ORDER.__getitem__)
+    return found
 
 
 def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
