@@ -40,9 +40,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "spool-first-chunk-only",
-        _HTTP,
-        "        while chunk := response.read(_SPOOL_CHUNK):\n            spool.write(chunk)\n",
-        "        spool.write(response.read(_SPOOL_CHUNK))\n",
+        "wirecodec/files/_base/spool.py",
+        "        while data := read(piece):\n            file.write(data)\n",
+        "        file.write(read(piece))\n",
         (_SPOOL,),
         "only the first MiB of a full download is spooled (the rest of the model is lost)",
     ),

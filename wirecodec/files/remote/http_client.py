@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import http.client
 import re
-import tempfile
 import time
 import urllib.parse
 import weakref
 from typing import BinaryIO, Final
 
 from wirecodec.errors import RemoteError
+from wirecodec.files._base.spool import spool
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
 
 __all__ = ["HttpSource", "first_bytes"]
@@ -270,17 +270,14 @@ def first_bytes(url: str, options: RemoteOptions, size: int) -> tuple[str, bytes
 def _spooled(response: http.client.HTTPResponse) -> BinaryIO:
     """The body of ``response`` copied to an anonymous temporary file, a chunk at a time
     (never all in memory); the file is gone once closed, also on an error or Ctrl-C."""
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 (handed on open, closed on error)
-    try:
-        while chunk := response.read(_SPOOL_CHUNK):
-            spool.write(chunk)
-        expected = response.getheader("Content-Length")
-        if expected is not None and expected.isdigit() and spool.tell() != int(expected):
-            raise http.client.IncompleteRead(b"", int(expected) - spool.tell())
-    except BaseException:
-        spool.close()
-        raise
-    return spool
+    file = spool(response.read, _SPOOL_CHUNK)
+    expected = response.getheader("Content-Length")
+    size = file.seek(0, 2)
+    file.seek(0)
+    if expected is not None and expected.isdigit() and size != int(expected):
+        file.close()
+        raise http.client.IncompleteRead(b"", int(expected) - size)
+    return file
 
 
 def _close_all(box: list[http.client.HTTPConnection]) -> None:

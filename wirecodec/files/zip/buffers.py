@@ -20,6 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 from wirecodec.errors import ContainerError
 from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
+from wirecodec.files._base.spool import spool
 from wirecodec.protobuf.payloads import read_only_map
 
 if TYPE_CHECKING:
@@ -87,30 +88,24 @@ def open_buffer(source: Source, lazy: bool, remote: RemoteOptions | None = None)
 
 def _spooled(source: str, remote: RemoteOptions | None) -> IO[bytes]:
     """``-`` (standard input) or a URL copied to an anonymous temporary file, rewound."""
-    import tempfile  # only here: it imports shutil and random
+    if classify(source) == "stdin":
+        return spool(sys.stdin.buffer.read, _PIECE)
+    from wirecodec.files.remote.clients import open_source  # only for a URL
+    from wirecodec.files.remote.source import RemoteOptions
 
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 (handed on open, closed on error)
+    file = open_source(source, remote or RemoteOptions())
+    position = 0
+
+    def read(size: int) -> bytes:
+        nonlocal position
+        data = file.read(position, min(position + size, file.size))
+        position += len(data)
+        return data
+
     try:
-        if classify(source) == "stdin":
-            pipe = sys.stdin.buffer
-            while piece := pipe.read(_PIECE):
-                spool.write(piece)
-        else:
-            from wirecodec.files.remote.clients import open_source  # only for a URL
-            from wirecodec.files.remote.source import RemoteOptions
-
-            file = open_source(source, remote or RemoteOptions())
-            try:
-                for start in range(0, file.size, _PIECE):
-                    spool.write(file.read(start, start + _PIECE))
-            finally:
-                file.close()
-        spool.flush()
-        spool.seek(0)
-    except BaseException:
-        spool.close()
-        raise
-    return spool
+        return spool(read, _PIECE)
+    finally:
+        file.close()
 
 
 def archive_file_of(data: Any) -> ArchiveFile | None:
