@@ -180,8 +180,11 @@ def test_load_threads_and_a_host_making_garbage(collector_on: None, tmp_path: pa
     assert sampler.disabled == 0 and sampler.thresholds == {gc.get_threshold()}
     assert sampler.freeze_counts == {gc.get_freeze_count()}
     # The host's garbage is collected all along. Alone, a few hundred cycles live at
-    # once; beside threads that free whole models (frees count against allocations, so
-    # the collector's next pass comes later) about 2% of what is made meanwhile. With
-    # the collector paused during decodes, as before, 17% lived at once.
+    # once. Beside threads that free whole models (frees count against allocations, so
+    # the collector's next pass comes later) the peak depends on how the threads are
+    # scheduled: about 2% of what is made on a quiet machine, 12-16% seen with both cores
+    # busy (CI runs test files side by side). So the peak only tells a collector that
+    # runs from one that does not (then every cycle made lives: 100%); a pause of the
+    # collector during decodes is what the sampler's ``disabled`` count above catches.
     assert alone < made_alone // 10
-    assert loaded < made // 10, (loaded, made)
+    assert loaded < made // 2, (loaded, made)
