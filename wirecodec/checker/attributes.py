@@ -75,16 +75,13 @@ def check_attributes(sites: ModelSites, report: Report) -> None:
                 seen[attribute.name] = i
 
 
-_ORDER: Final = {name: i for i, name in enumerate(VALUE_FIELDS.values())}
+_VALUE_NAMES: Final = frozenset(VALUE_FIELDS.values())
 
 
 def _present(attribute: AttributeProto) -> list[str]:
-    """The value fields ``attribute`` carries, in VALUE_FIELDS' order: one ListFields (which
+    """The value fields ``attribute`` carries, in field-number order: one ListFields (which
     skips empty lists and stores nothing) instead of a look per value field."""
-    found = [spec.name for spec, _ in attribute.ListFields() if spec.name in _ORDER]
-    if len(found) > 1:
-        found.sort(key=_ORDER.__getitem__)
-    return found
+    return [spec.name for spec, _ in attribute.ListFields() if spec.name in _VALUE_NAMES]
 
 
 def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:

@@ -29,7 +29,6 @@ from wirecodec.cli.common import (
     add_remote_arguments,
     describe_error,
     print_json,
-    remote_options,
 )
 from wirecodec.cli.progress import add_quiet_argument
 from wirecodec.errors import WireCodecError
@@ -149,8 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         # Every verb decodes as the library does (docs/performance.md, *Records and views*).
-        with remote_options(args):
-            code: int = args.run(args)
+        code: int = args.run(args)
         return code
     except KeyboardInterrupt:
         # Ctrl-C: one line, the shell's code for SIGINT (128 + 2), no traceback. Temporary

@@ -49,7 +49,7 @@ def _count(count: int, one: str, many: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_model(args.model)
+    opened = open_model(args.model, options=args)
     result = attach(
         opened.model,
         args.weights,

@@ -127,7 +127,9 @@ def _check_one(
 ) -> tuple[int, dict[str, Any]]:
     """Check ``model`` and print its report (but for ``quiet``: JSON of several, printed
     whole at the end); returns 0 or 1 and the model's JSON."""
-    opened = open_model(model, load_external_data=False, check_safetensors=False, payloads=False)
+    opened = open_model(
+        model, options=args, load_external_data=False, check_safetensors=False, payloads=False
+    )
     if args.full:
         shown(f"{opened.label}: checking, every weight read for its checksum")
         shown(f"{opened.label}: strict shape inference")  # after the rules, in examine

@@ -9,13 +9,10 @@ for something the model does not have). Verbs raise :class:`CliError` (or
 from __future__ import annotations
 
 import argparse
-import contextlib
-import contextvars
 import json
 import pathlib
 import re
 import sys
-from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
@@ -42,7 +39,6 @@ __all__ = [
     "open_model",
     "print_json",
     "read_stdin",
-    "remote_options",
 ]
 
 EXAMPLE: Final = pathlib.Path(__file__).parent.parent / "examples" / "mlp.onnx"
@@ -62,12 +58,6 @@ between payloads is then filled from those blocks, not fetched again (RemoteOpti
 keeps 64 by default)."""
 
 MODEL_HELP: Final = "an .onnx file, an .onnxz container, an https:// URL, or - for standard input"
-
-# How this run reads models by URL (set by wirecodec.cli.main from the verb's options).
-_REMOTE: Final[contextvars.ContextVar[dict[str, Any] | None]] = contextvars.ContextVar(
-    "wirecodec_cli_remote", default=None
-)
-
 
 class CliError(Exception):
     """A failure to report on standard error (no traceback); ``code`` is the exit code."""
@@ -133,23 +123,18 @@ def add_remote_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@contextlib.contextmanager
-def remote_options(args: argparse.Namespace) -> Iterator[None]:
-    """Within the block, models by URL are opened with the verb's URL options. Kept as
-    given: they are checked, and the remote modules imported, only when a URL is opened."""
-    names = ("timeout", "retries", "allow_full_download")
-    token = _REMOTE.set({key: getattr(args, key) for key in names if hasattr(args, key)})
-    try:
-        yield
-    finally:
-        _REMOTE.reset(token)
+# The verb's options that say how a model is read by URL (add_remote_arguments).
+_REMOTE_OPTIONS: Final = ("timeout", "retries", "allow_full_download")
 
 
-def _remote() -> RemoteOptions:
+def _remote(options: argparse.Namespace | None) -> RemoteOptions:
+    """How a URL is read for a verb: its parsed options, checked (and the remote modules
+    imported) only when a URL is opened."""
     from wirecodec.files.remote.source import RemoteOptions  # only when a URL is opened
 
+    given = {key: getattr(options, key) for key in _REMOTE_OPTIONS if hasattr(options, key)}
     try:
-        return RemoteOptions(whole_below=SMALL_MODEL, cache_blocks=CACHE_BLOCKS, **(_REMOTE.get() or {}))
+        return RemoteOptions(whole_below=SMALL_MODEL, cache_blocks=CACHE_BLOCKS, **given)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -197,6 +182,7 @@ def read_stdin(stream: IO[bytes] | None = None) -> bytes:
 def open_model(
     source: str | pathlib.Path,
     *,
+    options: argparse.Namespace | None = None,
     load_external_data: bool = True,
     streamed: bool = False,
     spool_dir: str | pathlib.Path | None = None,
@@ -215,6 +201,8 @@ def open_model(
     A safetensors data file whose header lies is refused (``check_safetensors``; reads
     only headers), and loading a container's data refuses an entry whose bytes do not
     match their CRC-32 (every entry is read then anyway).
+    ``options`` are the verb's parsed arguments: a URL is read with their URL options
+    (``--timeout``, ``--retries``, ``--allow-full-download``), else with the defaults.
     Any failure is a :class:`CliError` naming the right file, never a traceback.
     """
 
@@ -223,7 +211,7 @@ def open_model(
     kind = classify(str(source))
     url = kind == "url"
     given = str(source) if kind in ("stdin", "url") else pathlib.Path(source)
-    remote = _remote() if url else None
+    remote = _remote(options) if url else None
     # A pipe is read once: its first bytes are kept as they pass, for the same diagnosis
     # (HTML, .npy, gzip...) as a path gets by reading its head again.
     pipe = _HeadKeeper(sys.stdin.buffer) if given == STDIN else None
@@ -240,7 +228,7 @@ def open_model(
             refuse_bad_crc(opened)
             opened.resolve_external()
     except (WireCodecError, OSError) as exc:
-        what = _looks_like(given, exc, pipe.head if pipe is not None else None)
+        what = _looks_like(given, exc, pipe.head if pipe is not None else None, remote)
         if what is not None:
             raise CliError(f"{label}: not an ONNX model: this looks like {what}") from None
         raise CliError(describe_error(label, exc)) from None
@@ -261,13 +249,18 @@ class _HeadKeeper:
         return data
 
 
-def _looks_like(given: str | pathlib.Path, exc: BaseException, piped: bytes | None = None) -> str | None:
+def _looks_like(
+    given: str | pathlib.Path,
+    exc: BaseException,
+    piped: bytes | None = None,
+    remote: RemoteOptions | None = None,
+) -> str | None:
     """What the input that failed to open as a model looks like (a text file, HTML, a
     safetensors file...), when that says more than the decoder's error; else None.
     ``piped``: the first bytes of a pipe that was read (it cannot be read again)."""
     try:
         if isinstance(exc, RemoteError) and isinstance(given, str) and "ignores Range" in str(exc):
-            return _url_looks_like(given)
+            return _url_looks_like(given, remote or _remote(None))
         if not isinstance(exc, (DecodeError, ContainerError)):
             return None
         if piped is not None:
@@ -299,11 +292,11 @@ def _holds_model_entry(path: pathlib.Path) -> bool:
         return True  # a damaged archive: say nothing beyond the container's own error
 
 
-def _url_looks_like(url: str) -> str | None:
+def _url_looks_like(url: str, remote: RemoteOptions) -> str | None:
     """A server that ignores Range answers with the whole body: read only its start."""
     from wirecodec.files.remote.http_client import first_bytes  # the one HTTP client
 
-    kind, head = first_bytes(url, _remote(), HEAD)
+    kind, head = first_bytes(url, remote, HEAD)
     if kind == "text/html":
         return "an HTML page (a directory listing? give the URL of the .onnx file)"
     return looks_like(head)

@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--convert-attribute goes with --to external or --to safetensors")
     # read errors name SRC; a pipe is spooled beside OUT, the one place this verb writes
     spool = pathlib.Path(args.dst).resolve().parent
-    opened = open_model(args.model, load_external_data=False, streamed=True, spool_dir=spool)
+    opened = open_model(args.model, options=args, load_external_data=False, streamed=True, spool_dir=spool)
     try:
         refuse_bad_crc(opened)  # every entry is copied whole: a corrupt one must not pass on
     except WireCodecError as exc:
@@ -209,7 +209,7 @@ def _report(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     and what stayed in the model and why (small tensors; Constant values, moved only when
     asked). Read back from DST's structure: it says what is there, not what was meant.
     The lines printed, and the same as the ``--json`` keys."""
-    written = open_model(args.dst, load_external_data=False, check_safetensors=False)
+    written = open_model(args.dst, options=args, load_external_data=False, check_safetensors=False)
     lines = [f"wrote {args.dst} ({written.size:,} bytes, {written.layout})"]
     facts: dict[str, Any] = {
         "out": str(args.dst),

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wirecodec.version_converter import convert_version
 
-    opened = open_model(args.model, load_external_data=False)
+    opened = open_model(args.model, options=args, load_external_data=False)
     external = opened.layout == "external"
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
     before = next((o.version for o in opened.model.opset_import if o.domain in ("", "ai.onnx")), None)

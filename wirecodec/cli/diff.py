@@ -448,7 +448,7 @@ def compare(
 def run(args: argparse.Namespace) -> int:
     if args.a == STDIN and args.b == STDIN:
         raise UsageError("only one of A and B can be - (standard input)")
-    first, second = open_model(args.a), open_model(args.b)
+    first, second = open_model(args.a, options=args), open_model(args.b, options=args)
     tolerance = Tolerance(args.rtol, args.atol)
     differences = list(compare(first.model, second.model, "", tolerance))
     line = summary(differences, first.label, second.label)

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _draw(args: argparse.Namespace, fmt: str, shown: Status) -> int:
     shown(f"opening {args.model}")
-    opened = open_model(args.model)
+    opened = open_model(args.model, options=args)
     try:
         shown("laying out the graph")
         text = to_dot(

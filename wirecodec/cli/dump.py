@@ -73,6 +73,6 @@ def _render(value: Any, form: str, all_data: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened = open_model(args.model, load_external_data=False, payloads=False)
+    opened = open_model(args.model, options=args, load_external_data=False, payloads=False)
     print(_render(field_at(opened.model, args.field), args.format, args.all_data), end="")
     return 0

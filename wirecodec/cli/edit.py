@@ -402,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _edit(args: argparse.Namespace, shown: Status) -> int:
     shown(f"opening {args.model}")
-    opened = open_model(args.model, load_external_data=False)
+    opened = open_model(args.model, options=args, load_external_data=False)
     model = opened.model
     to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
     old_files = _data_files(model) if opened.layout == "external" else set()

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _extract(args: argparse.Namespace, inputs: list[str], outputs: list[str], shown: Status) -> int:
     shown(f"opening {args.model}")
-    opened = open_model(args.model)
+    opened = open_model(args.model, options=args)
     model = opened.model
     graph = model.graph
     if not inputs:

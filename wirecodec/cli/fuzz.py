@@ -99,12 +99,12 @@ def _stem(label: str, index: int, seen: set[str]) -> str:
     return stem
 
 
-def _model_bytes(source: str) -> bytes:
+def _model_bytes(source: str, options: argparse.Namespace) -> bytes:
     """The model as one self-contained encoding: its own bytes for a single file, else
     re-encoded with every tensor's data read in."""
     from wirecodec.protobuf.codec import encode
 
-    opened = open_model(source)
+    opened = open_model(source, options=options)
     if opened.layout == "single" and opened.original is not None:
         return bytes(opened.original)
     return encode(opened.model)
@@ -145,7 +145,7 @@ def _make_from(
     from wirecodec.fuzz import invalid, mutate, rewrite
 
     written = 0
-    data = _model_bytes(source)
+    data = _model_bytes(source, args)
     out.mkdir(parents=True, exist_ok=True)  # only once a model could be read
     stem = _stem(source, index, seen)
     origin = f"{stem}.orig.onnx"

@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with status(args) as shown:
         shown(f"opening {args.model}")
-        opened = open_model(args.model, load_external_data=False)
+        opened = open_model(args.model, options=args, load_external_data=False)
         to_zip = opened.layout == "zip" or str(args.output).endswith(".onnxz")
         try:
             shown(f"inferring shapes of {len(opened.model.graph.node)} nodes")

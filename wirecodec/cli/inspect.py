@@ -419,10 +419,10 @@ def _ok(summary: dict[str, Any]) -> bool:
     return summary["byte_identical"] is not False and not any(f["error"] for f in summary["external_data"])
 
 
-def _open(source: str) -> tuple[Opened, float]:
+def _open(source: str, options: argparse.Namespace | None = None) -> tuple[Opened, float]:
     """The model (references left in place) and how long opening it took."""
     started = time.perf_counter()
-    opened = open_model(source, load_external_data=False, payloads=False)
+    opened = open_model(source, options=options, load_external_data=False, payloads=False)
     return opened, time.perf_counter() - started
 
 
@@ -434,7 +434,7 @@ def describe(path: str) -> tuple[list[str], bool]:
 
 
 def run(args: argparse.Namespace) -> int:
-    opened, seconds = _open(args.model)
+    opened, seconds = _open(args.model, args)
     summary = summarise(opened, top=args.top)
     if args.json:
         print_json(summary)

@@ -99,9 +99,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace, shown: Status) -> int:
     shown(f"opening {args.model}")
-    first = open_model(args.model)
+    first = open_model(args.model, options=args)
     shown(f"opening {args.second}")
-    second = open_model(args.second)
+    second = open_model(args.second, options=args)
     pairs = io_map(
         args.io_map, {v.name for v in first.model.graph.output}, {v.name for v in second.model.graph.input}
     )

@@ -394,7 +394,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compare is not None and args.compare_engine is not None:
         raise UsageError("--compare and --compare-engine do not go together: choose one")
     engine = _engine(args)
-    opened = open_model(args.model)
+    opened = open_model(args.model, options=args)
     specs = declared_inputs(opened.model)
     values = _inputs(args, specs)
     session = _make_session(opened, engine, args.ort_log_level)
@@ -416,7 +416,7 @@ def run(args: argparse.Namespace) -> int:
         report["latency"] = _latency(opened, session, values, args.repeat)
     rows: list[Difference] = []
     if args.compare is not None:
-        other = open_model(args.compare)
+        other = open_model(args.compare, options=args)
         other_values = _same_inputs(declared_inputs(other.model), specs, values, other.label, opened.label)
         other_names, other_outputs = _execute(other, _session(other, args.ort_log_level), other_values)
         rows = compare(names, outputs, other_names, other_outputs, atol=args.atol, rtol=args.rtol)

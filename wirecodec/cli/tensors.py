@@ -378,11 +378,12 @@ def run(args: argparse.Namespace) -> int:
     if args.list or args.tensor is None:
         if args.tensor is not None or args.output is not None:
             raise UsageError("--list takes only MODEL")
-        return _list(open_model(args.model, load_external_data=False, payloads=False), args.json)
+        opened = open_model(args.model, options=args, load_external_data=False, payloads=False)
+        return _list(opened, args.json)
     if args.json:
         raise UsageError("--json goes with the list (no TENSOR)")
     numpy_module()  # writing a .npy file needs numpy: say so before any work (NumpyMissingError)
-    opened = open_model(args.model, load_external_data=False)
+    opened = open_model(args.model, options=args, load_external_data=False)
     found = find(opened.model, args.tensor)
     _resolve_external(found, opened)
     array = _for_npy(array_of(found), _data_type(found))

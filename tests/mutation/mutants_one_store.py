@@ -1,0 +1,44 @@
+"""Mutants of this round's read and option paths (issue 48): ListFields' one loop over a
+class's listing, the checker's value fields from one ListFields, and the verbs' URL options
+passed as a parameter (the last context variable of the command line gone)."""
+
+from __future__ import annotations
+
+from tests.mutation.mutant import Mutant
+
+_COMMON = "wirecodec/cli/common.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "listfields-stops-at-first-unset",
+        "schema_dsl/message.py",
+        "                elif bit > has:\n                    break\n",
+        "                else:\n                    break\n",
+        ("tests/unit/schema/test_message_api.py", "tests/differential/test_message_api_vs_onnx.py"),
+        "ListFields stops at the first unset field: fields after a gap are not listed",
+    ),
+    Mutant(
+        "listfields-lists-empty-lists",
+        "schema_dsl/message.py",
+        "                    if value or not repeated:\n",
+        "                    if True:\n",
+        ("tests/unit/schema/test_message_api.py", "tests/differential/test_message_api_vs_onnx.py"),
+        "ListFields lists an empty repeated field once it has been read",
+    ),
+    Mutant(
+        "url-options-not-passed",
+        _COMMON,
+        "    remote = _remote(options) if url else None\n",
+        "    remote = _remote(None) if url else None\n",
+        ("tests/cli/test_verb_url_options.py",),
+        "a verb's --allow-full-download, --retries and --timeout never reach the URL reader",
+    ),
+    Mutant(
+        "url-options-bad-value-accepted",
+        _COMMON,
+        "        raise UsageError(str(exc)) from None\n\n\ndef describe_error(",
+        "        return RemoteOptions()\n\n\ndef describe_error(",
+        ("tests/cli/test_verb_url_options.py",),
+        "a bad --retries or --timeout is replaced by the defaults instead of refused",
+    ),
+)
