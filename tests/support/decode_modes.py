@@ -101,7 +101,6 @@ SWITCHES: dict[str, str] = {
     "encode(reuse_source=)": "reemit-off",
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",
-    "wirecodec_cli_remote": "not a mode: the command line's options for models by URL (docs/remote.md)",
     "decode(records=)": "on in every lazy mode (the default); where a graph keeps records is records' switch",
     "Representation.records_always": "records (every graph keeps records, views everywhere)",
 }
