@@ -41,4 +41,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/cli/test_verb_url_options.py",),
         "a bad --retries or --timeout is replaced by the defaults instead of refused",
     ),
+    Mutant(
+        "walk-any-bit-is-presence",
+        "wirecodec/protobuf/walk.py",
+        "            elif current._has & bit:  # HasField of a singular message field, in one look\n",
+        "            elif current._has:\n",
+        ("tests/unit/protobuf/test_walk_peek.py", "tests/unit/files"),
+        "the walk descends into an unset sub-message whenever any field is set (stores empty children)",
+    ),
+    Mutant(
+        "elements-ignores-pending",
+        "wirecodec/protobuf/lazy.py",
+        "            loaded: Sequence[Message] = getattr(message, name)\n            return loaded\n",
+        "            return ()\n",
+        ("tests/unit/protobuf", "tests/unit/checker"),
+        "a repeated field whose elements still wait is seen as empty by every walk",
+    ),
 )

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Kind, Message
-from schema_dsl.message import extras, slot_value, stored_fields, stored_value
+from schema_dsl.message import extras, slot_value, stored_fields
 from schema_dsl.presence import changed
 from wirecodec.protobuf.runtime import unpack_f32_run, unpack_run
 from wirecodec.protobuf.wire import read_varint
@@ -507,9 +507,14 @@ def elements(message: Message, name: str) -> Sequence[Message]:
     """The elements of repeated message field ``name``, loaded if they wait; an unset
     field gives an empty tuple and, unlike reading it, stores no empty container."""
     # The table first: a loading thread stores the list before it drops the record.
-    table = message._lazy
-    if table is not None and name in table:
-        loaded: Sequence[Message] = getattr(message, name)
-        return loaded
-    stored: Sequence[Message] | None = stored_value(message, name)
-    return () if stored is None else stored
+    # (Slots read directly: this is every walk's look at every repeated field.)
+    x = message._x
+    if x is not None:
+        table = x.lazy
+        if table is not None and name in table:
+            loaded: Sequence[Message] = getattr(message, name)
+            return loaded
+    if message._has & message.__schema__.bit[name]:
+        stored: Sequence[Message] = getattr(message, name)
+        return stored
+    return ()

@@ -110,28 +110,29 @@ def walk(
     so use needles only where paths are not needed.
     """
     firsts = order or {}
-    plans: dict[type[Message], tuple[tuple[str, bool], ...]] = {}
+    plans: dict[type[Message], tuple[tuple[str, bool, int], ...]] = {}
 
-    def plan(cls: type[Message]) -> tuple[tuple[str, bool], ...]:
-        """The fields of ``cls`` to descend into, as (name, repeated); computed once per walk."""
+    def plan(cls: type[Message]) -> tuple[tuple[str, bool, int], ...]:
+        """The fields of ``cls`` to descend into, as (name, repeated, presence bit);
+        computed once per walk."""
         found = plans.get(cls)
         if found is None:
             declared = _declared(cls)
             specs = _ordered_fields(declared, targets, firsts.get(declared, ()))
-            found = plans[cls] = tuple(
-                (spec.name, spec.repeated) for spec in specs if (declared, spec.name) not in skip
-            )
+            bits = declared.__schema__.bit
+            kept = [spec for spec in specs if (declared, spec.name) not in skip]
+            found = plans[cls] = tuple((spec.name, spec.repeated, bits[spec.name]) for spec in kept)
         return found
 
-    def children(site: Site, fields: tuple[tuple[str, bool], ...]) -> Iterator[Site]:
+    def children(site: Site, fields: tuple[tuple[str, bool, int], ...]) -> Iterator[Site]:
         current = site.message
         prefix = f"{site.path}." if paths and site.path else ""
-        for name, repeated in fields:
+        for name, repeated, bit in fields:
             if repeated:
                 items = lazy.peek(current, name, needles) if peek else lazy.elements(current, name)
                 for i, item in enumerate(items):
                     yield Site(f"{prefix}{name}[{i}]" if paths else "", item, name, current)
-            elif current.HasField(name):
+            elif current._has & bit:  # HasField of a singular message field, in one look
                 yield Site(f"{prefix}{name}" if paths else "", getattr(current, name), name, current)
 
     def visit(root: Site) -> Iterator[Site]:
