@@ -17,6 +17,14 @@ file (a model past 32 MiB shows the spooled pipe), beside onnx where onnx does t
 (``onnx.load`` from stdin, then shape inference, a save, or the checker):
 
     python bench/memory_paths.py MODEL --verbs --repeat 1
+
+With ``--zip`` each model is first converted to an ``.onnxz`` container (``wirecodec
+convert --to zip``), then opened with ``wirecodec.load_zip`` from the file, a pipe and a
+URL (a pipe or a URL is copied to a temporary file piece by piece, then mapped: its size
+must not show in the peak); the child counts the initializers and the bytes their
+``raw_data`` says it holds, without reading them. onnx has no reader of the container.
+
+    python bench/memory_paths.py MODEL --zip --repeat 3
 """
 
 from __future__ import annotations
@@ -58,6 +66,14 @@ _ONNX = _PEAK + (
     "print(len(m.graph.node))\n_peak()\n"
 )
 
+_ZIP = _PEAK + (
+    "import sys, wirecodec\n"
+    "m = wirecodec.load_zip(sys.argv[1])\n"
+    "print(len(m.graph.initializer), sum(len(t.raw_data) for t in m.graph.initializer))\n"
+    "status = open('/proc/self/status').read()\n"
+    "os.write(2, ('\\nANON_KB ' + status.split('RssAnon:')[1].split()[0] + '\\n').encode())\n"
+    "_peak()\n"
+)
 
 _VERB = _PEAK + (
     "import sys\nfrom wirecodec.cli import main\n"
@@ -125,7 +141,12 @@ def _verbs(models: list[pathlib.Path], repeat: int, work: pathlib.Path) -> None:
                 )
 
 
-def _run(code: str, source: str, file: pathlib.Path, out: pathlib.Path | None) -> tuple[float, int]:
+_last_stderr: list[str] = [""]  # what the last child of _zip wrote on stderr
+
+
+def _run(
+    code: str, source: str, file: pathlib.Path, out: pathlib.Path | None, stderr: list[str] | None = None
+) -> tuple[float, int]:
     """Seconds and peak kB of one child reading ``source`` (``-``: ``file`` through a pipe),
     writing ``out`` when given (then removed, with its data)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -142,10 +163,50 @@ def _run(code: str, source: str, file: pathlib.Path, out: pathlib.Path | None) -
     if done.returncode != 0:
         raise RuntimeError(f"{source}: {done.stderr[-2000:]}")
     peak = int(done.stderr.rsplit("PEAK_KB ", 1)[1].split()[0])
+    if stderr is not None:
+        stderr[0] = done.stderr
     if out is not None:
         for written in out.parent.iterdir():
             written.unlink()
     return seconds, peak
+
+
+def _zip(models: list[pathlib.Path], repeat: int, work: pathlib.Path) -> None:
+    """Peak and time of ``load_zip`` of each model's container from a file, a pipe and a URL."""
+    server = Nginx(work)
+    try:
+        # The peak counts the archive's file pages mapped around each entry's header; the
+        # anonymous memory (RssAnon, at the end) is what the process itself holds.
+        print("| model | container size | from | wirecodec peak | of it anonymous | wirecodec time |")
+        print("|---|---|---|---|---|---|")
+        for index, model in enumerate(models):
+            container = server.root / f"{index}.onnxz"
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            made = subprocess.run(
+                [sys.executable, "-m", "wirecodec", "convert", str(model), str(container), "--to", "zip"],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            if made.returncode != 0:
+                raise RuntimeError(f"{model}: {made.stderr[-2000:]}")
+            size = container.stat().st_size
+            url = server.url(container.name)
+            for path, source in (("file", str(container)), ("pipe", "-"), ("URL", url)):
+                runs, anon = [], []
+                for _ in range(repeat):
+                    runs.append(_run(_ZIP, source, container, None, _last_stderr))
+                    anon.append(float(_last_stderr[0].rsplit("ANON_KB ", 1)[1].split()[0]))
+                print(
+                    f"| {model.parent.name}/{model.name} | {size / 2**20:,.1f} MB | {path} "
+                    f"| {_spread([p for _, p in runs], ' MB', 1024)} | {_spread(anon, ' MB', 1024)} "
+                    f"| {_spread([t for t, _ in runs], ' ms', 1e-3)} |",
+                    flush=True,
+                )
+            container.unlink()
+    finally:
+        server.stop()
 
 
 def _spread(values: list[float], unit: str, scale: float) -> str:
@@ -159,7 +220,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--convert", action="store_true", help="convert to external data instead of reading")
     parser.add_argument("--verbs", action="store_true", help="each verb from a pipe and a file")
+    parser.add_argument("--zip", action="store_true", help="load_zip of each model's .onnxz, three ways")
     args = parser.parse_args()
+    if args.zip:
+        with tempfile.TemporaryDirectory(prefix="memory-zip-") as work_name:
+            _zip([m.resolve() for m in args.models], args.repeat, pathlib.Path(work_name))
+        return
     if args.verbs:
         with tempfile.TemporaryDirectory(prefix="memory-verbs-") as work_name:
             _verbs([m.resolve() for m in args.models], args.repeat, pathlib.Path(work_name) / "w")

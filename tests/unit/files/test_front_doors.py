@@ -174,6 +174,7 @@ def test_a_zip_from_a_pipe_or_a_url_is_spooled_piece_by_piece(
     from wirecodec.files.zip import buffers
 
     data = _inputs(tmp_path)["zip"]
-    monkeypatch.setattr(buffers, "_PIECE", 37)
+    monkeypatch.setattr(buffers, "_PIPE_PIECE", 37)
+    monkeypatch.setattr(buffers, "_URL_PIECE", 37)
     assert len(data) > 10 * 37
     assert _zip(_source(kind, data, "m.onnxz", bad_server, monkeypatch)) == _zip(data)

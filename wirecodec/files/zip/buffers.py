@@ -63,7 +63,10 @@ def _map(file: IO[bytes], lazy: bool) -> memoryview:
     return memoryview(mapped).toreadonly()
 
 
-_PIECE: Final = 1 << 24  # a pipe or a URL is copied to its temporary file this much at a time
+# A pipe is copied to its temporary file a MiB at a time (the memory the copy costs); a URL
+# 4 MiB at a time, each piece one range request.
+_PIPE_PIECE: Final = 1 << 20
+_URL_PIECE: Final = 1 << 22
 
 
 def open_buffer(source: Source, lazy: bool, remote: RemoteOptions | None = None) -> memoryview:
@@ -89,7 +92,7 @@ def open_buffer(source: Source, lazy: bool, remote: RemoteOptions | None = None)
 def _spooled(source: str, remote: RemoteOptions | None) -> IO[bytes]:
     """``-`` (standard input) or a URL copied to an anonymous temporary file, rewound."""
     if classify(source) == "stdin":
-        return spool(sys.stdin.buffer.read, _PIECE)
+        return spool(sys.stdin.buffer.read, _PIPE_PIECE)
     from wirecodec.files.remote.clients import open_source  # only for a URL
     from wirecodec.files.remote.source import RemoteOptions
 
@@ -103,7 +106,7 @@ def _spooled(source: str, remote: RemoteOptions | None) -> IO[bytes]:
         return data
 
     try:
-        return spool(read, _PIECE)
+        return spool(read, _URL_PIECE)
     finally:
         file.close()
 
