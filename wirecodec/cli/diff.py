@@ -42,6 +42,7 @@ from schema_dsl.onnx import TensorProto
 from wirecodec.cli.common import STDIN, UsageError, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import dtype_name
 from wirecodec.errors import TensorError
+from wirecodec.protobuf.fieldpath import element, join
 from wirecodec.tensors.dtypes import info_of
 
 if TYPE_CHECKING:
@@ -221,7 +222,7 @@ def _fields(
     for spec in type(a).__schema__.fields:
         if spec.name in skip:
             continue
-        where = f"{path}.{spec.name}" if path else spec.name
+        where = join(path, spec.name)
         if spec.repeated:
             yield from _repeated(spec.kind, getattr(a, spec.name), getattr(b, spec.name), where, tolerance)
             continue
@@ -276,19 +277,19 @@ def _repeated(
             return
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if kind is Kind.MESSAGE:
-            yield from compare(x, y, f"{where}[{i}]", tolerance)
+            yield from compare(x, y, element(where, i), tolerance)
         elif not _same_scalar(kind, x, y, tolerance):
-            yield Difference(f"{where}[{i}]", _plain(x), _plain(y))
+            yield Difference(element(where, i), _plain(x), _plain(y))
     for side, longer in (("A", a), ("B", b)):
         for i in range(min(len(a), len(b)), len(longer)):
             item = longer[i]
             shown = _summary(item) if kind is Kind.MESSAGE else _plain(item)
             yield Difference(
-                f"{where}[{i}]",
+                element(where, i),
                 shown if side == "A" else None,
                 shown if side == "B" else None,
                 f"only in {side}: {shown if kind is Kind.MESSAGE else _show(shown)}",
-                path_b=f"{where}[{i}]" if side == "B" else None,
+                path_b=element(where, i) if side == "B" else None,
             )
 
 
@@ -303,7 +304,7 @@ def _by_key(
     for key, i in keys_a.items():
         j = keys_b.get(key)
         if j is not None:
-            at_a, at_b = f"{where}[{i}]", f"{where}[{j}]"
+            at_a, at_b = element(where, i), element(where, j)
             for found in compare(a[i], b[j], at_a, tolerance):
                 if i != j or found.path_b is not None:
                     # the same place in B, under B's index here (and B's below, if already given)
@@ -311,11 +312,11 @@ def _by_key(
                 yield found
         else:
             shown = _summary(a[i])
-            yield Difference(f"{where}[{i}]", shown, None, f"only in A: {shown}")
+            yield Difference(element(where, i), shown, None, f"only in A: {shown}")
     for key, j in keys_b.items():
         if key not in keys_a:
             shown = _summary(b[j])
-            yield Difference(f"{where}[{j}]", None, shown, f"only in B: {shown}", path_b=f"{where}[{j}]")
+            yield Difference(element(where, j), None, shown, f"only in B: {shown}", path_b=element(where, j))
 
 
 def summary(differences: list[Difference], a: str, b: str) -> str:
@@ -409,7 +410,7 @@ def _values(a: TensorProto, b: TensorProto, where: str, tolerance: Tolerance) ->
         "first_index": at,
         "largest_difference": largest,
     }
-    yield Difference(f"{where}.values", _json_list(shown_a), _json_list(shown_b), message, details)
+    yield Difference(join(where, "values"), _json_list(shown_a), _json_list(shown_b), message, details)
 
 
 def _json_list(values: list[Any] | None) -> Any:

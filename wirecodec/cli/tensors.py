@@ -164,13 +164,13 @@ def find_all(model: ModelProto) -> Iterator[Found]:
             held = _constant_value(message)
             if held is not None:
                 i, attribute = held
-                at = f"{path}.attribute[{i}]"
+                at = fieldpath.join(path, "attribute", i)
                 inner = attribute.t.name if attribute.HasField("t") else ""
                 names = tuple(dict.fromkeys(n for n in (message.output[0], inner) if n))
-                claimed.update({f"{at}.t", f"{at}.sparse_tensor"})
+                claimed.update({fieldpath.join(at, "t"), fieldpath.join(at, "sparse_tensor")})
                 yield _constant_found(names, at, attribute)
         elif isinstance(message, SparseTensorProto):
-            claimed.update({f"{path}.values", f"{path}.indices"})
+            claimed.update({fieldpath.join(path, "values"), fieldpath.join(path, "indices")})
             yield Found((message.values.name,) if message.values.name else (), path, message)
         elif isinstance(message, TensorProto):
             yield Found((message.name,) if message.name else (), path, message)
@@ -187,7 +187,7 @@ def _at_path(model: ModelProto, wanted: str) -> Found | None:
         held = _constant_value(value)
         if held is None:
             return None
-        return _constant_found((value.output[0],), f"{wanted}.attribute[{held[0]}]", held[1])
+        return _constant_found((value.output[0],), fieldpath.join(wanted, "attribute", held[0]), held[1])
     if isinstance(value, TensorProto):
         return Found((value.name,) if value.name else (), wanted, value)
     if isinstance(value, SparseTensorProto):
@@ -202,9 +202,9 @@ def _constant_found(names: tuple[str, ...], at: str, attribute: AttributeProto) 
     """A Constant's value (or a tensor attribute) at the path of the tensor itself,
     ``...attribute[0].t``, as inspect and the checker print it: one path for one tensor."""
     if attribute.type == Attr.TENSOR:
-        return Found(names, f"{at}.t", attribute.t)
+        return Found(names, fieldpath.join(at, "t"), attribute.t)
     if attribute.type == Attr.SPARSE_TENSOR:
-        return Found(names, f"{at}.sparse_tensor", attribute.sparse_tensor)
+        return Found(names, fieldpath.join(at, "sparse_tensor"), attribute.sparse_tensor)
     return Found(names, at, attribute)  # value_float, value_ints...: the attribute is the value
 
 

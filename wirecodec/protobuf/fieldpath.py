@@ -27,7 +27,7 @@ from schema_dsl import Message
 from wirecodec.errors import PathError
 from wirecodec.protobuf.wire import read_tag
 
-__all__ = ["Step", "format_path", "join", "parse", "resolve"]
+__all__ = ["Step", "element", "format_path", "join", "parse", "resolve"]
 
 _STEP: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|#[1-9][0-9]*)(?:\[(-?\d+)\])?")
 
@@ -70,6 +70,15 @@ def join(parent: str, name: str, at: int | None = None) -> str:
     """
     step = name if at is None else f"{name}[{at}]"  # _text, inlined: the checker calls this per node
     return f"{parent}.{step}" if parent else step
+
+
+def element(path: str, at: int) -> str:
+    """The path of element ``at`` of the repeated field at ``path``.
+
+    >>> element("graph.node", 3)
+    'graph.node[3]'
+    """
+    return f"{path}[{at}]"
 
 
 def _text(name: str, at: int | None) -> str:

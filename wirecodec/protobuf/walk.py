@@ -126,6 +126,7 @@ def walk(
 
     def children(site: Site, fields: tuple[tuple[str, bool, int], ...]) -> Iterator[Site]:
         current = site.message
+        # Paths as fieldpath.join makes them, inlined: a call per site is this loop's cost.
         prefix = f"{site.path}." if paths and site.path else ""
         for name, repeated, bit in fields:
             if repeated:
