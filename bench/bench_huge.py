@@ -167,7 +167,7 @@ print(f"    {located} payload bytes located", file=sys.stderr)
 
 HASH_EXTERNAL = """
 import hashlib, json, os, sys, wirecodec
-from wirecodec.files._base.references import parse_ref
+from wirecodec.files.base.references import parse_ref
 model = wirecodec.load(sys.argv[1], load_external_data=False)
 folder = os.path.dirname(sys.argv[1])
 hashes = {}

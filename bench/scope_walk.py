@@ -59,11 +59,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    from wirecodec._subgraph import Extractor
     from wirecodec.checker import violations
     from wirecodec.checker.names import check_names
     from wirecodec.checker.violation import Report
-    from wirecodec.draw import to_dot
+    from wirecodec.graphs.draw import to_dot
+    from wirecodec.graphs.subgraph import Extractor
     from wirecodec.shape_inference import infer_shapes
 
     model = build(args.nodes)

@@ -18,7 +18,7 @@ with instrumented():
     from _common import EXPECTED
 
     import wirecodec
-    from wirecodec.files._base.walk import iter_tensors
+    from wirecodec.files.base.walk import iter_tensors
 
 SECRET = b"\x5e\xc7\x3e\x7b" * 8
 ROOT = pathlib.Path(tempfile.mkdtemp(prefix="wirecodec-fuzz-load-"))

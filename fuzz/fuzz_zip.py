@@ -31,7 +31,7 @@ with instrumented():
     from _common import EXPECTED
 
     from tests.support import zip_mutator
-    from wirecodec.files._base.walk import iter_tensors
+    from wirecodec.files.base.walk import iter_tensors
     from wirecodec.files.zip.container import load_zip
     from wirecodec.tensors import to_array
 

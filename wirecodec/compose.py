@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from wirecodec._graphs import bodies, named_bodies, walk_graphs
-from wirecodec._subgraph import Extractor
 from wirecodec.checker import violations
 from wirecodec.errors import CheckError, GraphError
+from wirecodec.graphs.scopes import bodies, named_bodies, walk_graphs
+from wirecodec.graphs.subgraph import Extractor
 from wirecodec.helper import (
     make_model,
     make_node,

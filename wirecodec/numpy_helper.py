@@ -42,7 +42,7 @@ from schema_dsl.onnx import MapProto, OptionalProto, SequenceProto, TensorProto
 from wirecodec._helper import numpy_extras
 from wirecodec._helper.args import as_message
 from wirecodec._helper.numpy_extras import create_random_int, saturate_cast, to_float8e8m0
-from wirecodec.files._base.references import uses_external_data
+from wirecodec.files.base.references import uses_external_data
 from wirecodec.files.external.read import ExternalDataStore
 from wirecodec.tensors import array_from_raw
 from wirecodec.tensors import from_array as _from_array

@@ -31,9 +31,9 @@ from typing import Any, Final
 import numpy as np
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.files._base.references import uses_external_data
-from wirecodec.files._base.source import classify
-from wirecodec.files._base.walk import ByIdentity, iter_tensors
+from wirecodec.files.base.references import uses_external_data
+from wirecodec.files.base.source import classify
+from wirecodec.files.base.walk import ByIdentity, iter_tensors
 from wirecodec.files.opener import Opened, open_model
 from wirecodec.files.zip.data import ZipData
 from wirecodec.protobuf.codec import encode

@@ -1,6 +1,6 @@
 """``onnx.utils``'s tools: :func:`extract_model` cuts a subgraph out of a model file.
 
-It takes onnx's arguments and writes onnx's bytes (see :mod:`wirecodec._subgraph` for
+It takes onnx's arguments and writes onnx's bytes (see :mod:`wirecodec.graphs.subgraph` for
 the rules), and it also works where ``onnx.utils.extract_model`` cannot: on models past
 2 GiB, on ``.onnxz`` containers and on models with external data, without reading the
 weights it does not keep: the source is mapped, and only the kept tensors' bytes are
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
-from wirecodec._subgraph import Extractor, extract
 from wirecodec.errors import GraphError
 from wirecodec.files.load import load
 from wirecodec.files.writeback import write_back
+from wirecodec.graphs.subgraph import Extractor, extract
 
 __all__ = ["Extractor", "extract", "extract_model", "save_like_onnx"]
 

@@ -13,8 +13,8 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import ModelProto
 from tests.support.exports import Export
-from wirecodec._runner import Declared, compare, declared_inputs, feeds
 from wirecodec.cli import main
+from wirecodec.cli.runner import Declared, compare, declared_inputs, feeds
 from wirecodec.errors import TensorError
 from wirecodec.helper import make_graph, make_model, make_node, make_opsetid, make_tensor_value_info
 

@@ -1,4 +1,4 @@
-"""wirecodec.draw and the draw verb: DOT text for every corpus model, clusters, cuts, rendering."""
+"""wirecodec.graphs.draw and the draw verb: DOT text for every corpus model, clusters, cuts, rendering."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from tests.support.exports import Export
 from tests.support.reference import CorpusItem, backend_corpus, require_onnx
 from wirecodec import GraphError
 from wirecodec.cli import main
-from wirecodec.draw import render, to_dot
 from wirecodec.examples.build_mlp import build
+from wirecodec.graphs.draw import render, to_dot
 from wirecodec.helper import make_graph, make_model, make_node, make_opsetid, make_tensor_value_info
 
 DOT = shutil.which("dot")

@@ -11,7 +11,7 @@ import pytest
 from tests.support import odd_models
 from wirecodec import save
 from wirecodec.cli import main
-from wirecodec.draw import to_dot
+from wirecodec.graphs.draw import to_dot
 
 _OP = re.compile(r"^\s*(n\d+) \[label=<<b>([^<]+)</b>(?:<br/><font point-size='9'>([^<]*)</font>)?")
 _EDGE = re.compile(r"^\s*(\w+) -> (\w+)")

@@ -12,8 +12,8 @@ import pytest
 
 from tests.support import odd_models
 from wirecodec import save
-from wirecodec._runner import compare
 from wirecodec.cli import main
+from wirecodec.cli.runner import compare
 from wirecodec.helper import make_tensor_value_info
 from wirecodec.numpy_helper import from_array
 

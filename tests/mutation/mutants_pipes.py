@@ -40,7 +40,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "spool-first-chunk-only",
-        "wirecodec/files/_base/spool.py",
+        "wirecodec/files/base/spool.py",
         "        while data := read(piece):\n            file.write(data)\n",
         "        file.write(read(piece))\n",
         (_SPOOL,),

@@ -1,5 +1,5 @@
 """Mutants of the one scope walk and the one path formatter (issue 47, item 5): the walk's
-scopes (wirecodec/_graphs.py), the tools that take their scopes from it (the checker's
+scopes (wirecodec/graphs/scopes.py), the tools that take their scopes from it (the checker's
 names rule, shape inference, draw, extract, edit --toposort) and fieldpath.join. Each is a
 plausible slip; the walk's own unit test or the tool's tests must notice it."""
 
@@ -13,7 +13,7 @@ _PATHS = "tests/unit/checker/test_finding_paths.py"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "scopes-holder-output-visible-in-body",
-        "wirecodec/_graphs.py",
+        "wirecodec/graphs/scopes.py",
         "        if found is not None and found[0] < self._limit:\n",
         "        if found is not None and found[0] <= self._limit:\n",
         (f"{_WALK}::test_walk_graphs_gives_every_body_with_its_scope",),
@@ -21,7 +21,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "scopes-holder-output-not-later",
-        "wirecodec/_graphs.py",
+        "wirecodec/graphs/scopes.py",
         "        return self._last.get(name, -1) >= self._start or name in self._outside\n",
         "        return self._last.get(name, -1) > self._start or name in self._outside\n",
         (f"{_WALK}::test_walk_graphs_gives_every_body_with_its_scope",),
@@ -38,7 +38,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "scopes-reads-include-own-names",
-        "wirecodec/_graphs.py",
+        "wirecodec/graphs/scopes.py",
         '    used.discard("")\n    return used - defined\n',
         '    used.discard("")\n    return used\n',
         (
@@ -49,7 +49,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "scopes-implicit-reads-on-node-0",
-        "wirecodec/_subgraph.py",
+        "wirecodec/graphs/subgraph.py",
         "        reads.setdefault(scope.index, set()).update(scope.reads())\n",
         "        reads.setdefault(0, set()).update(scope.reads())\n",
         (
@@ -68,7 +68,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "scopes-draw-collapsed-reads-dropped",
-        "wirecodec/draw.py",
+        "wirecodec/graphs/draw.py",
         "            for name in sorted(body.reads()):  # what a collapsed body reads: dashed edges\n",
         "            for name in ():  # what a collapsed body reads: dashed edges\n",
         (f"{_WALK}::test_draw_takes_bodies_and_outer_reads_from_the_walk",),

@@ -1,5 +1,5 @@
 """Mutants of the one write-back (issue 47): wirecodec/files/writeback.py, the map origins
-it asks (files/_base/mapping.py, files/external/read.py) and the safetensors reference
+it asks (files/base/mapping.py, files/external/read.py) and the safetensors reference
 check that zero-size entries tripped (files/integrity.py). Written from the code, each a
 plausible slip, each with the tests that must notice it."""
 

@@ -1,6 +1,6 @@
 """Big model and data files are mapped with their descriptor, so a save copies payloads in the kernel.
 
-``wirecodec.files._base.mapping``: from ``KEEP_DESCRIPTOR_FROM`` bytes on, ``load`` and the
+``wirecodec.files.base.mapping``: from ``KEEP_DESCRIPTOR_FROM`` bytes on, ``load`` and the
 external-data store map a file as a ``SourceMap``; saving a model whose tensors view it
 then moves their bytes with ``copy_file_range`` (docs/performance.md), and the output is
 the same bytes either way. The threshold is lowered here so the files stay small.
@@ -19,7 +19,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
-from wirecodec.files._base import mapping
+from wirecodec.files.base import mapping
 from wirecodec.protobuf.payloads import SourceMap
 from wirecodec.protobuf.wire import varint_size
 

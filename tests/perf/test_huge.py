@@ -246,7 +246,7 @@ def test_single_file_loads_and_goes_back_to_external(huge: Huge) -> None:
     found = huge.folder / "final.json"
     hash_external = """
     import hashlib, json, os, sys, wirecodec
-    from wirecodec.files._base.references import parse_ref
+    from wirecodec.files.base.references import parse_ref
     model = wirecodec.load(sys.argv[1], load_external_data=False)
     hashes = {}
     for tensor in model.graph.initializer:

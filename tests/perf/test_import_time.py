@@ -47,7 +47,7 @@ NOT_ON_LOAD = (
     "zipfile",
     "wirecodec.files.zip.replace",
     "wirecodec.files.zip.layout",
-    "wirecodec.files._base.atomic",
+    "wirecodec.files.base.atomic",
     "wirecodec.checker",
     "wirecodec.helper",
     "wirecodec.cli",

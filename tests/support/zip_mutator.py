@@ -485,7 +485,7 @@ def zipfile_bytes(archive: zipfile.ZipFile, name: str) -> bytes:
 
 def judge(data: bytes) -> None:
     """Load ``data``; raise WireCodecError if refused, AssertionError if the rule is broken."""
-    from wirecodec.files._base.walk import iter_tensors
+    from wirecodec.files.base.walk import iter_tensors
     from wirecodec.files.zip.container import load_zip
     from wirecodec.files.zip.records import read_archive
     from wirecodec.tensors import to_array

@@ -45,8 +45,8 @@ from wirecodec.checker import (
 from wirecodec.checker.violation import Report, Rule, Violation
 from wirecodec.checker.walk import ModelSites, walk
 from wirecodec.errors import CheckError
-from wirecodec.files._base.source import Source
-from wirecodec.files._base.tensor_data import TensorData
+from wirecodec.files.base.source import Source
+from wirecodec.files.base.tensor_data import TensorData
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Opened, open_model
 

@@ -18,7 +18,7 @@ from wirecodec.checker.tensors import element_count, is_external
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
 from wirecodec.errors import WireCodecError
-from wirecodec.files._base.tensor_data import Located, TensorData
+from wirecodec.files.base.tensor_data import Located, TensorData
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.tensors.dtypes import INFOS, TYPED_FIELDS, raw_size
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
-from wirecodec._graphs import GraphScope, body_scopes, root_scope
 from wirecodec.checker.violation import Report, Rule
+from wirecodec.graphs.scopes import GraphScope, body_scopes, root_scope
 from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "check_names"]

@@ -20,7 +20,7 @@ from schema_dsl.onnx import (
     SparseTensorProto,
     TensorProto,
 )
-from wirecodec.files._base.walk import ORDER
+from wirecodec.files.base.walk import ORDER
 from wirecodec.protobuf.walk import walk as tensor_walk
 
 __all__ = ["AttributeSite", "GraphSite", "ModelSites", "NodeSite", "SparseSite", "TensorSite", "walk"]

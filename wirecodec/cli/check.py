@@ -34,7 +34,7 @@ from wirecodec.checker import examine
 from wirecodec.cli.common import MODEL_HELP, CliError, UsageError, describe_error, open_model, print_json
 from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
-from wirecodec.files._base.source import classify
+from wirecodec.files.base.source import classify
 
 HELP = "check a model against the ONNX IR rules and operator schemas"
 

@@ -18,7 +18,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 from wirecodec.cli.integrity import refuse_bad_crc, refuse_lying_safetensors
 from wirecodec.cli.sniff import HEAD, looks_like
 from wirecodec.errors import ContainerError, DecodeError, RemoteError, WireCodecError
-from wirecodec.files._base.source import STDIN, classify
+from wirecodec.files.base.source import STDIN, classify
 from wirecodec.files.opener import Opened
 from wirecodec.files.opener import open_model as _open
 

@@ -24,9 +24,9 @@ import sys
 
 from wirecodec.cli.common import CliError, UsageError, open_model, print_json
 from wirecodec.cli.progress import Status, status
-from wirecodec.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 from wirecodec.errors import GraphError
-from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.graphs.draw import DEFAULT_MAX_NODES, FORMATS, render, to_dot
 
 __all__ = ["HELP", "add_arguments", "run"]
 

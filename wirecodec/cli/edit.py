@@ -49,7 +49,6 @@ from schema_dsl.onnx import (
     TensorShapeProto,
     ValueInfoProto,
 )
-from wirecodec._graphs import bodies_in, given_names
 from wirecodec.cli.common import (
     CliError,
     Opened,
@@ -65,11 +64,12 @@ from wirecodec.cli.facts import is_external
 from wirecodec.cli.graph_order import clear_value_info, toposort, value_info_count
 from wirecodec.cli.progress import Status, status
 from wirecodec.errors import WireCodecError
-from wirecodec.files._base.references import parse_ref
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.references import parse_ref
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.integrity import refuse_bad_crc
 from wirecodec.files.load import load
 from wirecodec.files.writeback import where_data_went, write_back
+from wirecodec.graphs.scopes import bodies_in, given_names
 from wirecodec.protobuf.walk import walk
 
 __all__ = ["HELP", "add_arguments", "rename_value", "run", "set_dim", "set_metadata", "value_names"]

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from typing import Final
 
 from schema_dsl.onnx import ModelProto
-from wirecodec._subgraph import extract
 from wirecodec.checker.violation import Violation
 from wirecodec.cli.common import (
     CliError,
@@ -35,6 +34,7 @@ from wirecodec.cli.common import (
 )
 from wirecodec.cli.progress import Status, status
 from wirecodec.errors import CheckError, GraphError, WireCodecError
+from wirecodec.graphs.subgraph import extract
 from wirecodec.shape_inference._types import InferenceError
 from wirecodec.utils import save_like_onnx
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from schema_dsl.onnx import TensorProto, TensorShapeProto, TypeProto, ValueInfoProto
 from wirecodec.errors import TensorError
-from wirecodec.files._base.references import parse_ref
+from wirecodec.files.base.references import parse_ref
 from wirecodec.protobuf.lazy import bytes_length
 from wirecodec.tensors.dtypes import raw_size
 

@@ -13,8 +13,8 @@ import bisect
 import heapq
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
-from wirecodec._graphs import GraphScope, walk_graphs
 from wirecodec.cli.common import UsageError
+from wirecodec.graphs.scopes import GraphScope, walk_graphs
 
 __all__ = ["clear_value_info", "out_of_place", "toposort", "toposort_graph", "value_info_count"]
 

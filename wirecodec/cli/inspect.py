@@ -35,8 +35,8 @@ from wirecodec.errors import WireCodecError
 
 if TYPE_CHECKING:
     import numpy.typing as npt
-from wirecodec.files._base.tensor_data import TensorData
-from wirecodec.files._base.walk import ORDER
+from wirecodec.files.base.tensor_data import TensorData
+from wirecodec.files.base.walk import ORDER
 from wirecodec.protobuf.codec import encode_chunks
 from wirecodec.protobuf.walk import walk
 

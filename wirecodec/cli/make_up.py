@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from wirecodec._graphs import bodies
 from wirecodec.cli.facts import TensorFacts, tensor_facts
+from wirecodec.graphs.scopes import bodies
 
 __all__ = ["QUANTIZING", "as_packed", "make_up", "packed_weights", "percent"]
 

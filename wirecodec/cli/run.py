@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from wirecodec._runner import Declared, Difference, compare, declared_inputs, feeds
 from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
+from wirecodec.cli.runner import Declared, Difference, compare, declared_inputs, feeds
 from wirecodec.errors import TensorError, WireCodecError
 from wirecodec.protobuf.codec import encode
 from wirecodec.runtime_bridge import onnxruntime_session

@@ -44,8 +44,8 @@ from wirecodec.cli.common import (
 from wirecodec.cli.facts import is_external, tensor_facts
 from wirecodec.cli.integrity import refuse_bad_crc
 from wirecodec.errors import PathError, WireCodecError
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.walk import ORDER
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.walk import ORDER
 from wirecodec.protobuf import fieldpath
 from wirecodec.protobuf.walk import walk
 from wirecodec.tensors.dtypes import info_of, numpy_module

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from schema_dsl.onnx import ModelProto
-from wirecodec.files._base.options import SaveOptions
+from wirecodec.files.base.options import SaveOptions
 from wirecodec.files.opener import Opened, Source, open_model
 from wirecodec.files.save import with_stand_ins
 from wirecodec.files.writeback import write_back

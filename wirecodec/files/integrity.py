@@ -25,8 +25,8 @@ from typing import Final
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ContainerError, ExternalDataError, WireCodecError
-from wirecodec.files._base.references import ExternalRef, parse_ref
-from wirecodec.files._base.walk import tensor_sites
+from wirecodec.files.base.references import ExternalRef, parse_ref
+from wirecodec.files.base.walk import tensor_sites
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Opened
 from wirecodec.files.safetensors.format import ONNX_TYPES, Header, read_header

@@ -17,9 +17,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files._base.references import uses_external_data
-from wirecodec.files._base.source import classify, open_source_file
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.references import uses_external_data
+from wirecodec.files.base.source import classify, open_source_file
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.opener import Source, decode_source, open_model, read_payload_source
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH

@@ -3,7 +3,7 @@
 :func:`open_model` takes a path, ``-`` (standard input), bytes, a binary file object,
 a zip container (``.onnxz``), a model with external data, or a single file of any
 size, and returns an :class:`Opened`: the decoded model with its references left as
-they are, and the :class:`~wirecodec.files._base.tensor_data.TensorData` that resolves them
+they are, and the :class:`~wirecodec.files.base.tensor_data.TensorData` that resolves them
 (data files beside the model, or the archive's entries). A new layout is added here
 once, and every tool has it.
 
@@ -44,11 +44,11 @@ from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeVar
 from schema_dsl.message import Message
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError, PayloadPassedError
-from wirecodec.files._base.mapping import map_read_only
-from wirecodec.files._base.references import any_external_data, label_of, uses_external_data
-from wirecodec.files._base.source import STDIN, Source, classify, open_source_file
-from wirecodec.files._base.tensor_data import NoData, TensorData
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.mapping import map_read_only
+from wirecodec.files.base.references import any_external_data, label_of, uses_external_data
+from wirecodec.files.base.source import STDIN, Source, classify, open_source_file
+from wirecodec.files.base.tensor_data import NoData, TensorData
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
 from wirecodec.files.zip.container import is_zip, open_zip
 from wirecodec.files.zip.data import ZipData

@@ -14,8 +14,8 @@ import os
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.options import SaveOptions
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.options import SaveOptions
 from wirecodec.files.writeback import with_stand_ins, write_back
 from wirecodec.protobuf.codec import encode_chunks, write_chunks
 

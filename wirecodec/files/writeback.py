@@ -16,7 +16,7 @@
 - **nothing is deleted** that this call did not create: an in-place write of a model with
   external data rewrites the ``.onnx`` only, and a data file the new model no longer uses
   stays (another model may use it); a data file in use by the model is never replaced;
-- every file is replaced atomically (:class:`~wirecodec.files._base.atomic.AtomicFiles`):
+- every file is replaced atomically (:class:`~wirecodec.files.base.atomic.AtomicFiles`):
   data files first, the model last.
 
 >>> import pathlib, tempfile
@@ -44,13 +44,13 @@ from typing import IO, Any, Final, Literal
 from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.mapping import FileOrigin, file_of
-from wirecodec.files._base.options import SaveOptions
-from wirecodec.files._base.raw import raw_bytes
-from wirecodec.files._base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
-from wirecodec.files._base.tensor_data import TensorData
-from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.mapping import FileOrigin, file_of
+from wirecodec.files.base.options import SaveOptions
+from wirecodec.files.base.raw import raw_bytes
+from wirecodec.files.base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
+from wirecodec.files.base.tensor_data import TensorData
+from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.protobuf.fieldpath import Step, parse
 from wirecodec.protobuf.lazy import waiting_bytes

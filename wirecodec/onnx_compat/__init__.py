@@ -91,8 +91,8 @@ from schema_dsl.onnx import (
 from wirecodec import helper
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.onnx_compat import external_data_helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError

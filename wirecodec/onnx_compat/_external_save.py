@@ -21,8 +21,8 @@ from typing import Any
 
 from schema_dsl.message import shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.walk import ByIdentity, substitute
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.walk import ByIdentity, substitute
 from wirecodec.files.external.write import data_path
 from wirecodec.onnx_compat import external_data_helper as helper
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
@@ -104,7 +104,7 @@ def onnx_layout(
 
     ``default_location`` names the one data file when ``location`` is None (onnx: a random name).
     """
-    # Every tensor held while the walks below look it up by identity (wirecodec.files._base.walk).
+    # Every tensor held while the walks below look it up by identity (wirecodec.files.base.walk).
     tensors = list(helper._get_all_tensors(model))
     marks = (
         _marked(

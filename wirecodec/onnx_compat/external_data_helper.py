@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from schema_dsl.onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files.base.locations import relative_location_problem
 from wirecodec.files.external.read import resolve
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
-from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files.base.atomic import AtomicFiles
 from wirecodec.onnx_compat import checker, external_data_helper
 
 __all__ = ["ModelContainer", "make_large_model", "make_large_tensor_proto"]

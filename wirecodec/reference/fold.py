@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
-from wirecodec._graphs import bodies
+from wirecodec.graphs.scopes import bodies
 
 __all__ = ["DEFAULT_LIMIT", "RANDOM_OPS", "FoldReport", "fold_constants", "fold_constants_report"]
 

@@ -23,7 +23,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._graphs import GraphScope, named_bodies, root_scope, walk_graphs
+from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import TypeCheckError, check_allowed_types, check_shared_types
 from wirecodec.shape_inference._context import NodeContext

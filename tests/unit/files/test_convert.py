@@ -22,7 +22,7 @@ from wirecodec import DecodeError, ExternalDataError, convert, to_array
 from wirecodec.cli import main
 from wirecodec.cli.convert import Progress, byte_count
 from wirecodec.examples.build_mlp import build
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.walk import iter_tensors
 
 
 def _weights(path: pathlib.Path) -> dict[str, bytes]:

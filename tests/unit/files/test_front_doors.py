@@ -1,5 +1,5 @@
 """One way in (issue 47, item 2): every front door takes every kind of source that
-``files._base.source.classify`` knows — a path (``str`` and ``PathLike``), bytes,
+``files.base.source.classify`` knows — a path (``str`` and ``PathLike``), bytes,
 bytearray, memoryview, a regular file, a pipe-like file object, ``-`` (standard input) and
 a URL (a loopback server that honours ``Range``) — and gives what it gives for the same
 bytes in memory. The matrix is front door by source kind; where a door cannot take a kind
@@ -19,7 +19,7 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import ModelProto
 from tests.support.http_server import BadServer, bad_server  # noqa: F401 (a fixture)
-from wirecodec.files._base.source import classify
+from wirecodec.files.base.source import classify
 from wirecodec.files.stream.reader import assemble
 from wirecodec.files.zip.container import load_zip, save_zip
 from wirecodec.numpy_helper import from_array

@@ -24,7 +24,7 @@ import pytest
 import wirecodec
 import wirecodec.files.writeback as writeback_module
 from schema_dsl.onnx import GraphProto, ModelProto
-from wirecodec.files._base.atomic import AtomicFiles
+from wirecodec.files.base.atomic import AtomicFiles
 
 onnx = pytest.importorskip("onnx", reason="onnx.save is the reference for the bytes written (test extra)")
 from onnx import helper, numpy_helper  # noqa: E402

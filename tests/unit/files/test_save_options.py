@@ -1,4 +1,4 @@
-"""SaveOptions (wirecodec/files/_base/options.py) refuses a bad option before anything is
+"""SaveOptions (wirecodec/files/base/options.py) refuses a bad option before anything is
 written, whichever front door built it: save and convert alike."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import wirecodec
 from wirecodec.examples.build_mlp import build
-from wirecodec.files._base.options import SaveOptions
+from wirecodec.files.base.options import SaveOptions
 
 BAD: list[tuple[dict[str, Any], str]] = [
     ({"align": 0}, "align must be a power of two, got 0"),

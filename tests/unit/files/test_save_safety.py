@@ -18,7 +18,7 @@ import pytest
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, StringStringEntryProto, TensorProto
 from wirecodec import ExternalDataError
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.load import load
 from wirecodec.files.save import save
 

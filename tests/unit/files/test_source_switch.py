@@ -1,4 +1,4 @@
-"""The one source switch (wirecodec/files/_base/source.py): every front door classifies a
+"""The one source switch (wirecodec/files/base/source.py): every front door classifies a
 source there, opens a source by name there, and takes every kind of source it names."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import wirecodec
 from schema_dsl.onnx import TensorProto
 from tests.support.http_server import Nginx
 from wirecodec.examples.build_mlp import build
-from wirecodec.files._base.source import classify, head_of
+from wirecodec.files.base.source import classify, head_of
 from wirecodec.files.stream.reader import assemble, stream
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -25,9 +25,9 @@ FILES = ROOT / "wirecodec" / "files"
 # atomic writes, and the layout readers that map their own data files (external data, a
 # container, safetensors files) or spool anonymous memory (remote shadows, stream padding).
 ALLOWED = {
-    "_base/source.py",
-    "_base/mapping.py",
-    "_base/atomic.py",
+    "base/source.py",
+    "base/mapping.py",
+    "base/atomic.py",
     "external/read.py",
     "zip/buffers.py",
     "zip/replace.py",
@@ -73,7 +73,7 @@ def test_the_source_alias_is_declared_once() -> None:
         for node in ast.parse(path.read_text()).body
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "Source" for t in node.targets)
     ]
-    assert declared == ["wirecodec/files/_base/source.py"]
+    assert declared == ["wirecodec/files/base/source.py"]
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_head_of_puts_a_file_object_back() -> None:
 
 
 def test_a_container_is_opened_once(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from wirecodec.files._base import source as switch
+    from wirecodec.files.base import source as switch
 
     path = tmp_path / "m.onnxz"
     wirecodec.save(build(), tmp_path / "m.onnx")

@@ -37,7 +37,7 @@ from schema_dsl.onnx import (
 from tests.support.exports import Export
 from wirecodec import ContainerError, ExternalDataError, WireCodecError, from_array, to_array
 from wirecodec.examples.build_mlp import build
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.zip import replace as zip_replace
 from wirecodec.files.zip.container import is_zip, load_zip, replace_model, save_zip
 from wirecodec.files.zip.layout import EntryNames

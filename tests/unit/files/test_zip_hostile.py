@@ -22,7 +22,7 @@ import wirecodec
 from tests.support import zip_mutator
 from tests.support.zip_cases import CASES, Case, V, W
 from wirecodec import ContainerError, WireCodecError
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.zip.container import load_zip
 from wirecodec.files.zip.records import read_archive
 from wirecodec.tensors import to_array

@@ -76,7 +76,7 @@ def _load(path: pathlib.Path, how: str) -> ModelProto:
 
 
 def _never_read_the_secret(model: ModelProto) -> None:
-    from wirecodec.files._base.walk import iter_tensors
+    from wirecodec.files.base.walk import iter_tensors
 
     for tensor in iter_tensors(model):
         assert SECRET[:16] not in bytes(tensor.raw_data), f"tensor {tensor.name!r} holds the secret"

@@ -106,7 +106,7 @@ def test_a_layout_room_never_calls_a_front_door() -> None:
 
 
 def test_the_base_builds_on_no_room() -> None:
-    assert {t for t in _room_edges().get("_base", set()) if not t.startswith("front:")} == set()
+    assert {t for t in _room_edges().get("base", set()) if not t.startswith("front:")} == set()
 
 
 @pytest.mark.parametrize("package", ["wirecodec", "schema_dsl"])

@@ -1,4 +1,4 @@
-"""One scope walk (wirecodec/_graphs.py): every tool sees the same bodies — ``g`` when set and
+"""One scope walk (wirecodec/graphs/scopes.py): every tool sees the same bodies — ``g`` when set and
 every ``graphs`` element, whatever the attribute's ``type`` says — with the same paths."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pytest
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 from wirecodec import compose, helper
-from wirecodec._graphs import body_scopes, named_bodies, walk_bodies, walk_graphs
 from wirecodec.checker import violations
-from wirecodec.draw import to_dot
 from wirecodec.files.opener import open_model
+from wirecodec.graphs.draw import to_dot
+from wirecodec.graphs.scopes import body_scopes, named_bodies, walk_bodies, walk_graphs
 from wirecodec.protobuf.codec import encode
 from wirecodec.protobuf.fieldpath import resolve
 

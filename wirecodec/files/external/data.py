@@ -6,7 +6,7 @@ import os
 import pathlib
 
 from schema_dsl.onnx import TensorProto
-from wirecodec.files._base.tensor_data import Located, TensorData
+from wirecodec.files.base.tensor_data import Located, TensorData
 from wirecodec.files.external.read import ExternalDataStore, resolve
 
 __all__ = ["DirectoryData"]

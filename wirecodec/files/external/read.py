@@ -20,10 +20,10 @@ import stat
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.mapping import map_read_only, remember_file
-from wirecodec.files._base.references import ExternalRef, label_of, parse_ref
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.locations import relative_location_problem
+from wirecodec.files.base.mapping import map_read_only, remember_file
+from wirecodec.files.base.references import ExternalRef, label_of, parse_ref
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.protobuf.payloads import SourceMap
 
 __all__ = ["ExternalDataStore", "ExternalRef", "iter_tensors", "parse_ref", "resolve"]
@@ -73,7 +73,7 @@ class ExternalDataStore:
         self.base_dir = pathlib.Path(base_dir)
         self.lazy = lazy
         # Maps that keep a descriptor of their file whatever its size, so a save copies
-        # their bytes file to file (what convert wants; see wirecodec.files._base.mapping).
+        # their bytes file to file (what convert wants; see wirecodec.files.base.mapping).
         self.for_copying = for_copying
         self._files: dict[pathlib.Path, memoryview] = {}
         self._root: pathlib.Path | None = None

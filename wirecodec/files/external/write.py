@@ -9,7 +9,7 @@ import os
 import pathlib
 
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.locations import relative_location_problem
+from wirecodec.files.base.locations import relative_location_problem
 
 __all__ = ["check_location", "data_path"]
 

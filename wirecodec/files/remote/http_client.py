@@ -26,7 +26,7 @@ import weakref
 from typing import BinaryIO, Final
 
 from wirecodec.errors import RemoteError
-from wirecodec.files._base.spool import spool
+from wirecodec.files.base.spool import spool
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
 
 __all__ = ["HttpSource", "first_bytes"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Final
 
 from wirecodec.errors import RemoteError
-from wirecodec.files._base.source import is_url
+from wirecodec.files.base.source import is_url
 
 __all__ = ["RangeSource", "RemoteOptions", "is_url"]
 

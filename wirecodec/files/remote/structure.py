@@ -33,11 +33,11 @@ from schema_dsl import FieldSpec, Message
 from schema_dsl.layout import slot_value
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, NotAModelError, RemoteError
-from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.references import label_of
-from wirecodec.files._base.source import is_zip_head
-from wirecodec.files._base.tensor_data import Located, TensorData
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.locations import relative_location_problem
+from wirecodec.files.base.references import label_of
+from wirecodec.files.base.source import is_zip_head
+from wirecodec.files.base.tensor_data import Located, TensorData
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.remote.clients import open_source
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
 from wirecodec.protobuf.codec import decode_split

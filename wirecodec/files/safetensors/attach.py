@@ -27,9 +27,9 @@ from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files._base.locations import relative_location_problem
-from wirecodec.files._base.references import as_reference, uses_external_data
-from wirecodec.files._base.walk import ByIdentity, substitute
+from wirecodec.files.base.locations import relative_location_problem
+from wirecodec.files.base.references import as_reference, uses_external_data
+from wirecodec.files.base.walk import ByIdentity, substitute
 from wirecodec.files.safetensors.format import Entry, Header, read_header, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors
 from wirecodec.protobuf.payloads import WINDOW, read_only_map, release

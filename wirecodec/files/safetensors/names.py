@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files._base.walk import tensors
+from wirecodec.files.base.walk import tensors
 from wirecodec.files.safetensors.format import METADATA_KEY
 
 __all__ = ["named_tensors"]

@@ -10,7 +10,7 @@ Hugging Face hub's format is written beside them.
 
 Payloads are written one at a time (views of mapped files are copied file to file), so
 memory does not grow with the weights; every file is written to a temporary and renamed
-into place only when all are complete (:class:`~wirecodec.files._base.atomic.AtomicFiles`).
+into place only when all are complete (:class:`~wirecodec.files.base.atomic.AtomicFiles`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
-from wirecodec.files._base.atomic import AtomicFiles
-from wirecodec.files._base.options import SaveOptions
-from wirecodec.files._base.raw import raw_bytes
-from wirecodec.files._base.references import as_reference, uses_external_data
-from wirecodec.files._base.walk import ByIdentity, substitute
+from wirecodec.files.base.atomic import AtomicFiles
+from wirecodec.files.base.options import SaveOptions
+from wirecodec.files.base.raw import raw_bytes
+from wirecodec.files.base.references import as_reference, uses_external_data
+from wirecodec.files.base.walk import ByIdentity, substitute
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.files.safetensors.format import Entry, byte_size, encode_header, layout, safetensors_dtype
 from wirecodec.files.safetensors.names import named_tensors

@@ -39,7 +39,7 @@ from typing import IO, Any, Final, Literal
 from schema_dsl import Message
 from schema_dsl.onnx import GraphProto, ModelProto, TensorProto
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
+from wirecodec.files.base.source import Source, classify, is_regular_file, open_source_file
 from wirecodec.files.stream.events import (
     Event,
     Function,

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from wirecodec.errors import ContainerError
-from wirecodec.files._base.source import Source, classify, is_regular_file, open_source_file
-from wirecodec.files._base.spool import spool
+from wirecodec.files.base.source import Source, classify, is_regular_file, open_source_file
+from wirecodec.files.base.spool import spool
 from wirecodec.protobuf.payloads import read_only_map
 
 if TYPE_CHECKING:

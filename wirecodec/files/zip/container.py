@@ -27,9 +27,9 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
-from wirecodec.files._base.references import label_of, parse_ref, uses_external_data
-from wirecodec.files._base.source import Source, head_of, is_zip_head
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.references import label_of, parse_ref, uses_external_data
+from wirecodec.files.base.source import Source, head_of, is_zip_head
+from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.zip.buffers import open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
 from wirecodec.protobuf.codec import DEFAULT_MAX_DEPTH, decode, encode
@@ -95,7 +95,7 @@ def save_zip(model: ModelProto, path: str | os.PathLike[str], *, align: int = 64
         raise ValueError(f"align must be a power of two from 1 to 32768, got {align}")
     import zipfile
 
-    from wirecodec.files._base.atomic import AtomicFiles
+    from wirecodec.files.base.atomic import AtomicFiles
     from wirecodec.files.zip.layout import plan_entries
 
     plan = plan_entries(model)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ContainerError, WireCodecError
-from wirecodec.files._base.tensor_data import Located, TensorData
+from wirecodec.files.base.tensor_data import Located, TensorData
 from wirecodec.files.zip.container import entry_range, held_entry
 from wirecodec.files.zip.records import Archive
 

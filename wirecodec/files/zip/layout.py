@@ -21,9 +21,9 @@ from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ExternalDataError, NumpyMissingError, TensorError
-from wirecodec.files._base.raw import raw_bytes
-from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
-from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
+from wirecodec.files.base.raw import raw_bytes
+from wirecodec.files.base.references import as_reference, parse_ref, uses_external_data
+from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute
 from wirecodec.files.zip.records import MODEL_ENTRY
 from wirecodec.protobuf.lazy import PendingBytes
 

@@ -34,8 +34,8 @@ from typing import IO, Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError
-from wirecodec.files._base.references import as_reference, parse_ref, uses_external_data
-from wirecodec.files._base.walk import ByIdentity, iter_tensors, substitute
+from wirecodec.files.base.references import as_reference, parse_ref, uses_external_data
+from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute
 from wirecodec.files.zip.buffers import archive_file_of
 from wirecodec.files.zip.records import (
     CENTRAL_FIXED,

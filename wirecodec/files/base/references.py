@@ -13,7 +13,7 @@ from typing import Final
 from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError
-from wirecodec.files._base.walk import iter_tensors
+from wirecodec.files.base.walk import iter_tensors
 
 __all__ = [
     "DATA_FIELDS",

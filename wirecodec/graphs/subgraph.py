@@ -38,9 +38,9 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._graphs import root_scope
 from wirecodec.checker import check
 from wirecodec.errors import GraphError
+from wirecodec.graphs.scopes import root_scope
 from wirecodec.helper import make_graph, make_model
 from wirecodec.protobuf.fieldpath import join
 

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
-from wirecodec._graphs import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.errors import GraphError, WireCodecError
+from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 
 __all__ = ["DEFAULT_MAX_NODES", "FORMATS", "render", "to_dot"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.errors import ExternalDataError, WireCodecError
-from wirecodec.files._base.references import label_of, parse_ref
+from wirecodec.files.base.references import label_of, parse_ref
 
 __all__ = ["Located", "NoData", "TensorData", "label_of"]
 
