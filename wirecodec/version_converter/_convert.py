@@ -175,11 +175,12 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                         f"{op} came in opset {start}: it has no version at opset {end} or below; "
                         f"keep the model at opset {start} or above",
                     )
+                since = [schema.since_version for schema in history if schema.since_version <= start]
                 raise scope.fail(
                     index,
-                    f"{op} changed at opset {changed_at} and no adapter converts it "
-                    f"from opset {start} to {end} "
-                    f"(onnx has none either); replace the node, or keep the model's opset",
+                    f"{op}-{since[-1] if since else start} changed at opset {changed_at} and no adapter "
+                    f"converts it from opset {start} to {end} (onnx has none either); replace the node, "
+                    f"or keep the model at opset {start}",
                 )
             current = [schema for schema in history if schema.since_version <= start]
             if current and len(node.input) < current[-1].min_input:
