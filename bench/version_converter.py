@@ -35,6 +35,9 @@ the data), with what its result keeps of the model given (external references, n
 ``metadata_props``, ``value_info``). ``--run`` also runs the model given and our result
 in onnxruntime on the same tokens and compares the logits (needs ~6 GB more).
 
+With ``--profile KEY``: one model's first conversion in a fresh process under cProfile,
+the top 20 by cumulative time (where the converter's time goes).
+
 wirecodec is used as ``wirecodec.load(path)`` then ``convert_version``;
 onnx as ``onnx.load(path)`` then ``onnx.version_converter.convert_version``.
 """
@@ -370,6 +373,30 @@ def _kept(given: object, converted: object) -> str:
     )
 
 
+PROFILE = """
+import cProfile, pstats, sys, wirecodec
+from wirecodec.version_converter import convert_version
+model = wirecodec.load(sys.argv[1])
+profiler = cProfile.Profile()
+profiler.runcall(convert_version, model, int(sys.argv[2]))
+pstats.Stats(profiler).sort_stats("cumtime").print_stats(int(sys.argv[3]))
+"""
+
+
+def profile(cache: pathlib.Path, key: str, target: int, rows: int = 20) -> int:
+    """cProfile of a fresh process's first ``convert_version(model, target)`` of model ``key``
+    (``gpt-small`` or a model people have), sorted by cumulative time."""
+    paths = dict(models(cache, [key], installed_only=False))
+    if not paths:
+        print(f"no model {key!r}", file=sys.stderr)
+        return 2
+    (path,) = paths.values()
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    return subprocess.run(
+        [sys.executable, "-c", PROFILE, str(path), str(target), str(rows)], env=env
+    ).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("keys", nargs="*", help="models (default: all): gpt-small and the models people have")
@@ -389,11 +416,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--run", action="store_true", help="--export: run the given and converted in onnxruntime"
     )
+    parser.add_argument(
+        "--profile", metavar="KEY", help="profile one model's first conversion in a fresh process (cProfile)"
+    )
     parser.add_argument("--child", nargs=2, metavar=("LIBRARY", "MODEL"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], args.child[1], args.to)
         return 0
+    if args.profile:
+        return profile(args.cache, args.profile, args.to)
     if args.export:
         return export(args.export, args.start, args.to, args.run, args.runs)
     if args.huge:
