@@ -265,16 +265,23 @@ def export(folder: pathlib.Path, start: int, target: int, run: bool, runs: int =
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "model.onnx"
     data = folder / "model.onnx.data"
+    output = folder / f"model-opset{target}.onnx"
+    theirs = folder / f"onnx-opset{target}.onnx"
+    ours_and_theirs = (output, theirs, folder / f"{theirs.name}.data")
     if not data.exists():
-        for stale in folder.iterdir():
-            stale.unlink()
+        if source.exists():  # a graph without its data: not ours to replace
+            print(
+                f"{source} is there but {data.name} is not: give an empty folder, or the export's",
+                file=sys.stderr,
+            )
+            return 2
         env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
         subprocess.run(
             [sys.executable, "-c", EXPORT, str(source), str(start), str(HERE)], env=env, check=True
         )
-    for made in folder.iterdir():
-        if made.name not in (source.name, data.name):
-            made.unlink()
+    for made in ours_and_theirs:  # an earlier run's outputs (nothing else in the folder is touched)
+        made.unlink(missing_ok=True)
+    files_before = {p.name for p in folder.iterdir()}
     import wirecodec
 
     given = wirecodec.load(source, load_external_data=False)
@@ -287,7 +294,6 @@ def export(folder: pathlib.Path, start: int, target: int, run: bool, runs: int =
     if opsets[0] != start:
         print(f"    (the export already in {folder} is at opset {opsets[0]}, not --from {start}: kept)")
     before = os.stat(data)
-    output = folder / f"model-opset{target}.onnx"
     verb = [
         sys.executable,
         "-m",
@@ -310,7 +316,7 @@ def export(folder: pathlib.Path, start: int, target: int, run: bool, runs: int =
         before.st_size,
         before.st_mtime_ns,
     )
-    new = sorted(p.name for p in folder.iterdir() if p.name not in (source.name, data.name))
+    new = sorted({p.name for p in folder.iterdir()} - files_before)
     print(f"    data file {data.name}: inode, size and mtime unchanged: {same}; new files: {new}")
     converted = wirecodec.load(output, load_external_data=False)
     print(f"    {_kept(given, converted)}")
@@ -318,12 +324,10 @@ def export(folder: pathlib.Path, start: int, target: int, run: bool, runs: int =
     if run and status == 0:
         runner = [sys.executable, "-c", RUN_BOTH, str(source), str(output)]
         status |= int(_measured("    onnxruntime: the model given and ours", runner, folder)["code"] != 0)
-    theirs = folder / f"onnx-opset{target}.onnx"
     script = [sys.executable, "-c", ONNX_AS_USERS_CALL_IT, str(source), str(theirs), str(target)]
     _measured(f"onnx: load, convert_version, save (external data) {opsets[0]} -> {target}", script, folder)
-    for made in folder.iterdir():
-        if made.name.startswith("onnx-"):
-            made.unlink()
+    for made in ours_and_theirs[1:]:  # onnx's whole-model copy, if it made one (gigabytes)
+        made.unlink(missing_ok=True)
     script = [sys.executable, "-c", ONNX_GRAPH_ONLY, str(source), str(theirs), str(target)]
     timings = []
     for _ in range(runs):

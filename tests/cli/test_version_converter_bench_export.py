@@ -79,3 +79,18 @@ def test_export_run_fails_when_the_verb_fails(tmp_path: pathlib.Path) -> None:
     done = _bench(tmp_path, "--runs", "1")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED" in done.stdout
+
+
+def test_export_run_leaves_other_files_alone(tmp_path: pathlib.Path) -> None:
+    """A file of the user's in the folder is neither removed nor taken for a new file; a graph
+    without its data file is refused rather than replaced by a fresh export."""
+    _stand_in(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    done = _bench(tmp_path, "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "new files: ['model-opset21.onnx']" in done.stdout
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    (tmp_path / "model.onnx.data").unlink()
+    done = _bench(tmp_path, "--runs", "1")
+    assert done.returncode == 2 and "model.onnx.data is not" in done.stderr
+    assert (tmp_path / "notes.txt").exists() and (tmp_path / "model.onnx").exists()
