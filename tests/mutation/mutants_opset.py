@@ -51,7 +51,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "opset-subgraphs-skipped",
         "wirecodec/version_converter/_convert.py",
-        "            _convert_graph(inner, step, scopes)",
+        "            _convert_graph(inner, step, scopes, known)",
         "            pass",
         (_UNIT,),
         "If/Loop/Scan bodies keep their old-version nodes",

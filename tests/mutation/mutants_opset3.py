@@ -70,8 +70,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "opset3-bodies-see-no-outer-names",
         "wirecodec/version_converter/_convert.py",
-        "        seen = frozenset(defined)",
-        "        seen = frozenset(info.name for info in graph.input)",
+        "                seen = frozenset(defined) if seen is None else seen\n"
+        "                _check_defined(attribute.g,",
+        "                seen = frozenset(info.name for info in graph.input) if seen is None else seen\n"
+        "                _check_defined(attribute.g,",
         (_REFUSALS,),
         "an If/Loop body reading a value made by an earlier node is refused as undefined",
     ),

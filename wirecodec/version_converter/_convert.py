@@ -57,7 +57,6 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
                 f"the {what} opset version {version} is not an ai.onnx version (known: {low} to {high})",
                 f"opset_import[{entry}]" if what == "model's" else "",
             )
-    _check_defined(model.graph, "graph", frozenset())
     try:
         result = infer_shapes(model)
     except ConvertError:
@@ -68,6 +67,9 @@ def convert_version(model: ModelProto, target_version: int) -> ModelProto:
         if not isinstance(exc, WireCodecError):
             raise
         raise ConvertError(f"shape inference, which conversion runs first, failed: {exc}") from None
+    # on the copy, whose nodes are decoded already (the model given may be a lazy view of
+    # its file, which a walk of its own would decode a second time)
+    _check_defined(result.graph, "graph", frozenset())
     _walk(Scope(result.graph, "graph"), initial, target_version)
     result.opset_import[entry].version = target_version
     drop_boundary_types(result.graph)
@@ -91,12 +93,14 @@ def _check_defined(graph: GraphProto, path: str, outer: frozenset[str]) -> None:
                     "the output of an earlier node; define it, or sort the nodes",
                     f"{path}.node[{index}].input[{slot}]",
                 )
-        seen = frozenset(defined)
+        seen: frozenset[str] | None = None  # what a body sees: made only for a node that has one
         for at, attribute in enumerate(node.attribute):
             where = f"{path}.node[{index}].attribute[{at}]"
             if attribute.HasField("g"):
+                seen = frozenset(defined) if seen is None else seen
                 _check_defined(attribute.g, f"{where}.g", seen)
             for which, sub in enumerate(attribute.graphs):
+                seen = frozenset(defined) if seen is None else seen
                 _check_defined(sub, f"{where}.graphs[{which}]", seen)
         defined.update(name for name in node.output if name)
     for at, info in enumerate(graph.output):
@@ -111,9 +115,10 @@ def _walk(top: Scope, initial: int, target: int) -> None:
     """Step ``top`` (and the bodies in it) one opset version at a time to ``target``."""
     step = 1 if target > initial else -1
     scopes: dict[int, tuple[object, Scope]] = {}
+    changes: dict[str, frozenset[int]] = {}
     version = initial
     while version != target:
-        _convert_graph(top, (version, version + step), scopes)
+        _convert_graph(top, (version, version + step), scopes, changes)
         version += step
 
 
@@ -142,7 +147,24 @@ def _convert_function(function: FunctionProto, path: str, target: int, known: tu
     function.opset_import[entry].version = target
 
 
-def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[object, Scope]]) -> None:
+def _changes(op: str, known: dict[str, frozenset[int]]) -> frozenset[int]:
+    """The opset versions at which the ai.onnx operator ``op`` changed (empty: no schema),
+    kept in ``known`` for the rest of one conversion (a schema registered later is seen by
+    the next one)."""
+    changes = known.get(op)
+    if changes is None:
+        from wirecodec.defs._registry import registry
+
+        changes = known[op] = frozenset(schema.since_version for schema in registry().versions(op, ""))
+    return changes
+
+
+def _convert_graph(
+    scope: Scope,
+    step: tuple[int, int],
+    scopes: dict[int, tuple[object, Scope]],
+    known: dict[str, frozenset[int]],
+) -> None:
     from wirecodec import defs
     from wirecodec.defs._registry import registry
     from wirecodec.version_converter._adapters import ADAPTERS
@@ -159,14 +181,16 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
         if op in _KEPT or node.domain not in _DEFAULT_DOMAINS:
             index += 1
             continue
-        history = registry().versions(op, "")
-        if not history:
-            raise scope.fail(
-                index,
-                f"{op} is no ai.onnx operator (no schema), so it cannot be converted from opset {start} to "
-                f"{end}; give it its domain, or replace it",
-            )
-        if any(schema.since_version == changed_at for schema in history):
+        changes = _changes(op, known)
+        if changed_at not in changes:  # the common case, one set lookup (most nodes, most steps)
+            if not changes:
+                raise scope.fail(
+                    index,
+                    f"{op} is no ai.onnx operator (no schema), so it cannot be converted from opset {start} "
+                    f"to {end}; give it its domain, or replace it",
+                )
+        else:
+            history = registry().versions(op, "")
             entry = table.get((op, start, end))
             if entry is None:
                 if end < start and history[0].since_version == start:
@@ -175,11 +199,12 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                         f"{op} came in opset {start}: it has no version at opset {end} or below; "
                         f"keep the model at opset {start} or above",
                     )
+                since = [schema.since_version for schema in history if schema.since_version <= start]
                 raise scope.fail(
                     index,
-                    f"{op} changed at opset {changed_at} and no adapter converts it "
-                    f"from opset {start} to {end} "
-                    f"(onnx has none either); replace the node, or keep the model's opset",
+                    f"{op}-{since[-1] if since else start} changed at opset {changed_at} and no adapter "
+                    f"converts it from opset {start} to {end} (onnx has none either); replace the node, "
+                    f"or keep the model at opset {start}",
                 )
             current = [schema for schema in history if schema.since_version <= start]
             if current and len(node.input) < current[-1].min_input:
@@ -200,6 +225,6 @@ def _convert_graph(scope: Scope, step: tuple[int, int], scopes: dict[int, tuple[
                 scopes[key] = held
             inner = held[1]
             inner.path = f"{scope.node_path(index)}.attribute[{at}].g"
-            _convert_graph(inner, step, scopes)
+            _convert_graph(inner, step, scopes, known)
         index += 1
     del defs  # imported for its registry's first load

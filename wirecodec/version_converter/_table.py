@@ -249,6 +249,9 @@ _SPECIAL: Final[tuple[tuple[str, int, int, str, tuple[object, ...]], ...]] = (
     ("Split", 13, 12, "input_to_attribute", ("split",)),
     ("Softmax", 13, 12, "softmax", ()),
     ("LogSoftmax", 13, 12, "softmax", ()),
+    # onnx has no Hardmax 13 -> 12 adapter: the last axis is the same thing, another one is
+    # transposed to the end and back, an unknown rank off the last axis is refused
+    ("Hardmax", 13, 12, "softmax", ()),
     *((op, 13, 14, "set", ("layout", 0)) for op in ["GRU", "LSTM", "RNN"]),
     ("BatchNormalization", 13, 14, "at_most_outputs", (3,)),
     *((op, 14, 13, "remove", ("layout", 0)) for op in ["GRU", "LSTM", "RNN"]),
