@@ -235,7 +235,9 @@ def backend(engines: list[str], runs: int, repeat: int, only: str, top: int) -> 
     for engine in ok:
         common = [n for n in both if n in medians[engine]]
         run_totals = [
-            sum(t[n] or 0.0 for n in common) for t in per_run[engine] if all(t.get(n) is not None for n in common)
+            sum(t[n] or 0.0 for n in common)
+            for t in per_run[engine]
+            if all(t.get(n) is not None for n in common)
         ]
         totals[engine] = sum(medians[engine][n] for n in common)
         ratio = "" if "onnx" not in totals else f"{totals[engine] / totals['onnx']:.2f}x"
@@ -331,7 +333,9 @@ def real_models(
         for _ in range(runs):
             for engine in engines:
                 out = work / f"{shipped.key}-{engine}.npz"
-                results[engine].append(_spawn([engine, "model", str(path), str(feeds), str(out), str(repeat)]))
+                results[engine].append(
+                    _spawn([engine, "model", str(path), str(feeds), str(out), str(repeat)])
+                )
         medians = {}
         for engine in engines:
             ok = [r for r in results[engine] if "run" in r]
