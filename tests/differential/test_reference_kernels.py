@@ -138,3 +138,45 @@ def test_matmul_and_gemm_of_strided_operands(perm: list[int]) -> None:
     strided["B"] = rng.standard_normal((3, 4)).astype(np.float32)
     ours, theirs = _both(gemm, strided)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("ratio", [0, 2])
+@pytest.mark.parametrize("transform", ["half_pixel", "output_half_pixel"])
+def test_roi_align_matches_onnx_reference(mode: str, ratio: int, transform: str) -> None:
+    # RoiAlign without a loop over samples: regions inside, across the border and outside
+    onnx = pytest.importorskip("onnx", reason="onnx's evaluator is RoiAlign's reference here")
+    from onnx.reference import ReferenceEvaluator as OnnxEvaluator
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 9, 7)).astype(np.float32)
+    rois = np.array(
+        [[0, 0, 6, 8], [1.5, 2.2, 5.1, 4.4], [-3, -2, 3, 4], [5, 7, 12, 15], [20, 20, 25, 30]], np.float32
+    )
+    batch = np.array([0, 1, 1, 0, 1], np.int64)
+    node = helper.make_node(
+        "RoiAlign",
+        ["X", "R", "B"],
+        ["Y"],
+        mode=mode,
+        output_height=3,
+        output_width=4,
+        sampling_ratio=ratio,
+        spatial_scale=0.8,
+        coordinate_transformation_mode=transform,
+    )
+    io = [
+        helper.make_tensor_value_info("X", FLOAT, None),
+        helper.make_tensor_value_info("R", FLOAT, None),
+        helper.make_tensor_value_info("B", 7, None),
+        helper.make_tensor_value_info("Y", FLOAT, None),
+    ]
+    model = helper.make_model(
+        helper.make_graph([node], "g", io[:3], io[3:]), opset_imports=[helper.make_opsetid("", 16)]
+    )
+    from wirecodec import encode
+
+    feeds = {"X": x, "R": rois, "B": batch}
+    ours = ReferenceEvaluator(model).run(None, feeds)[0]
+    theirs = OnnxEvaluator(onnx.load_from_string(encode(model))).run(None, feeds)[0]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
