@@ -180,3 +180,34 @@ def test_roi_align_matches_onnx_reference(mode: str, ratio: int, transform: str)
     ours = ReferenceEvaluator(model).run(None, feeds)[0]
     theirs = OnnxEvaluator(onnx.load_from_string(encode(model))).run(None, feeds)[0]
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_resize_crops_an_axis_it_does_not_scale(mode: str) -> None:
+    # scale 1 on the last axis, yet tf_crop_and_resize's roi moves its positions (onnx's
+    # evaluator is the reference: onnxruntime places tf_crop_and_resize's samples otherwise)
+    onnx = pytest.importorskip("onnx", reason="onnx's evaluator is the reference here")
+    from onnx.reference import ReferenceEvaluator as OnnxEvaluator
+
+    from wirecodec import encode
+
+    rng = np.random.default_rng(5)
+    feeds = {
+        "X": rng.standard_normal((1, 2, 6, 5)).astype(np.float32),
+        "roi": np.array([0, 0, 0.1, 0.2, 1, 1, 0.9, 0.8], np.float32),
+        "scales": np.array([1, 1, 1.5, 1], np.float32),
+    }
+    node = helper.make_node(
+        "Resize",
+        ["X", "roi", "scales"],
+        ["Y"],
+        mode=mode,
+        coordinate_transformation_mode="tf_crop_and_resize",
+        extrapolation_value=-3.0,
+    )
+    io = [helper.make_tensor_value_info(k, FLOAT, list(v.shape)) for k, v in feeds.items()]
+    graph = helper.make_graph([node], "g", io, [helper.make_tensor_value_info("Y", FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    ours = ReferenceEvaluator(model).run(None, feeds)[0]
+    theirs = OnnxEvaluator(onnx.load_from_string(encode(model))).run(None, feeds)[0]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)

@@ -167,8 +167,8 @@ def _roi_align(ctx: Ctx, x: Any, rois: Any, batch_indices: Any) -> Any:
         if use_max:
             rows = np.stack([ylo, yhi], axis=-1)  # (oh, grid_h, 2)
             cols = np.stack([xlo, xhi], axis=-1)  # (ow, grid_w, 2)
-            wy = np.stack([wylo, wyhi], axis=-1) * yin[..., None]
-            wx = np.stack([wxlo, wxhi], axis=-1) * xin[..., None]
+            wy = np.stack([wylo, wyhi], axis=-1)
+            wx = np.stack([wxlo, wxhi], axis=-1)
             values = img[:, rows[:, :, :, None, None, None], cols[None, None, None]]
             weighted = values * (wy[:, :, :, None, None, None] * wx[None, None, None])
             inside = yin[:, :, None, None, None, None] & xin[None, None, None, :, :, None]
