@@ -48,6 +48,8 @@ CONVS = {
     "depthwise-3x3": ((2, 6, 8, 8), (6, 1, 3, 3), {"group": 6, "pads": [1, 1, 1, 1]}),
     "depthwise-multiplier-2": ((1, 3, 7, 9), (6, 1, 3, 2), {"group": 3, "strides": [2, 1]}),
     "depthwise-1d": ((2, 5, 12), (5, 1, 4), {"group": 5, "dilations": [2]}),
+    "one-channel-long-kernel": ((1, 1, 64), (6, 1, 16), {"strides": [4], "pads": [8, 8]}),
+    "depthwise-9x9": ((1, 4, 12, 12), (4, 1, 9, 9), {"group": 4, "pads": [4, 4, 4, 4]}),
     "grouped-2x3": ((2, 6, 7, 7), (4, 3, 3, 3), {"group": 2, "pads": [0, 1, 2, 0]}),
     "grouped-pointwise": ((1, 8, 4, 5), (8, 2, 1, 1), {"group": 4}),
     "grouped-3d": ((1, 4, 5, 6, 4), (6, 2, 2, 3, 2), {"group": 2}),

@@ -91,7 +91,9 @@ def _correlate(
         flat = np.matmul(w.reshape(w.shape[0], channels), picked.reshape(n, channels, -1))
         return flat.reshape(n, w.shape[0], *out)
     patches = windows(xp, kernel, strides, dilations, out)
-    if cg == 1:  # depthwise: each output channel reads one input channel
+    if cg == 1 and group > 1 and np.prod(kernel) <= 49:
+        # depthwise (each output channel reads one input channel), a kernel of up to 7x7:
+        # a sum over the kernel's offsets (one channel in and group 1 is a matmul: below)
         source = np.repeat(patches, mg, axis=1) if mg > 1 else patches
         # 16-bit floats are summed in float32, as einsum does
         wide = w.astype(np.float32) if w.dtype.kind == "f" and w.dtype.itemsize < 4 else w
