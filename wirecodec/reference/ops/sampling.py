@@ -42,53 +42,52 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
         elif padding == "reflection":
             p = _reflect(p, 0, size - 1) if align else _reflect(p, -0.5, size - 0.5)
         coords.append(p)
+    # every batch at once: a gather indexes the batch axis too, the channels come last
+    batch = np.arange(n).reshape((n,) + (1,) * (grid.ndim - 2))
+
+    def axis_index(i: int, j: Any) -> tuple[Any, Any]:
+        """(index into axis i, inside the image or None) of positions j along axis i."""
+        size = sizes[i]
+        if padding == "zeros":
+            return np.clip(j, 0, size - 1), (j >= 0) & (j < size)
+        if padding == "border":
+            return np.clip(j, 0, size - 1), None
+        r = (
+            _reflect(j.astype(np.float64), 0, size - 1)
+            if align
+            else _reflect(j.astype(np.float64), -0.5, size - 0.5)
+        )
+        return np.clip(np.rint(r).astype(np.int64), 0, size - 1), None
+
+    def fetch(picks: list[tuple[Any, Any]]) -> Any:
+        values = np.moveaxis(x[(batch, slice(None), *(index for index, _ in picks))], -1, 1).astype(
+            np.float64
+        )
+        valid = None
+        for _, inside in picks:
+            if inside is not None:
+                valid = inside if valid is None else valid & inside
+        return values if valid is None else np.where(valid[:, None], values, 0.0)
+
+    if mode == "nearest":
+        picks = [axis_index(i, np.rint(p).astype(np.int64)) for i, p in enumerate(coords)]
+        return fetch(picks).astype(x.dtype)
+    if mode == "linear":
+        base = [np.floor(p).astype(np.int64) for p in coords]
+        offsets = [(0, 1)] * d
+        weights = [[1 - (coords[i] - base[i]), coords[i] - base[i]] for i in range(d)]
+    else:
+        base = [np.floor(p).astype(np.int64) - 1 for p in coords]
+        offsets = [(0, 1, 2, 3)] * d
+        weights = [[_cubic(coords[i] - (base[i] + o), -0.75) for o in range(4)] for i in range(d)]
+    # per axis and offset, once: the index, whether it is inside, the weight
+    picked = [[axis_index(i, base[i] + o) for o in offsets[i]] for i in range(d)]
     out = np.zeros((n, c, *grid.shape[1:-1]), dtype=np.float64)
-
-    def fetch(b: int, idx: list[Any]) -> Any:
-        valid = np.ones(idx[0].shape, dtype=bool)
-        fixed = []
-        for i, j in enumerate(idx):
-            size = sizes[i]
-            if padding == "zeros":
-                valid &= (j >= 0) & (j < size)
-                fixed.append(np.clip(j, 0, size - 1))
-            elif padding == "border":
-                fixed.append(np.clip(j, 0, size - 1))
-            else:
-                r = (
-                    _reflect(j.astype(np.float64), 0, size - 1)
-                    if align
-                    else _reflect(j.astype(np.float64), -0.5, size - 0.5)
-                )
-                fixed.append(np.clip(np.rint(r).astype(np.int64), 0, size - 1))
-        values = x[b][(slice(None), *fixed)].astype(np.float64)
-        return np.where(valid, values, 0.0)
-
-    for b in range(n):
-        pts = [p[b] for p in coords]
-        if mode == "nearest":
-            out[b] = fetch(b, [np.rint(p).astype(np.int64) for p in pts])
-            continue
-        if mode == "linear":
-            base = [np.floor(p).astype(np.int64) for p in pts]
-            offsets: list[tuple[int, ...]] = [(0, 1)] * d
-
-            def weight(i: int, o: int, base: list[Any] = base, pts: list[Any] = pts) -> Any:
-                frac = pts[i] - base[i]
-                return frac if o else 1 - frac
-        else:
-            base = [np.floor(p).astype(np.int64) - 1 for p in pts]
-            offsets = [(0, 1, 2, 3)] * d
-
-            def weight(i: int, o: int, base: list[Any] = base, pts: list[Any] = pts) -> Any:
-                return _cubic(pts[i] - (base[i] + o), -0.75)
-
-        weights = [[weight(i, o) for o in offsets[i]] for i in range(d)]  # once per axis and offset
-        for combo in itertools.product(*offsets):
-            w = np.ones(pts[0].shape)
-            for i, o in enumerate(combo):
-                w = w * weights[i][offsets[i].index(o)]
-            out[b] += w * fetch(b, [base[i] + o for i, o in enumerate(combo)])
+    for combo in itertools.product(*offsets):
+        w = weights[0][combo[0]]
+        for i in range(1, d):
+            w = w * weights[i][combo[i]]
+        out += w[:, None] * fetch([picked[i][o] for i, o in enumerate(combo)])
     return out.astype(x.dtype)
 
 
