@@ -74,7 +74,7 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
         return fetch(picks).astype(x.dtype)
     if mode == "linear":
         base = [np.floor(p).astype(np.int64) for p in coords]
-        offsets = [(0, 1)] * d
+        offsets: list[tuple[int, ...]] = [(0, 1)] * d
         weights = [[1 - (coords[i] - base[i]), coords[i] - base[i]] for i in range(d)]
     else:
         base = [np.floor(p).astype(np.int64) - 1 for p in coords]
