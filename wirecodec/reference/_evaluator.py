@@ -244,7 +244,6 @@ class ReferenceEvaluator:
         optimized: bool = True,
         **_: Any,
     ) -> None:
-        _registry.load_all()
         self.verbose = verbose
         self._new_ops: dict[tuple[str, str], type] = {}
         for cls in new_ops or ():
