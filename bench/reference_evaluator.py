@@ -6,8 +6,9 @@
 Every measurement is a fresh process (``--child``) running one engine; the engines take
 turns, ``--runs`` times each (default 3), and the tables give the median over those
 processes and the spread (max - min). The engines: ``wirecodec`` (wirecodec.reference),
-``onnx`` (onnx.reference.ReferenceEvaluator) and ``onnxruntime`` (CPU provider, its
-default threads: for scale).
+``onnx`` (onnx.reference.ReferenceEvaluator) and ``onnxruntime`` (CPU provider, for
+scale), every one on one thread (``OPENBLAS_NUM_THREADS=1`` for numpy's BLAS, one
+intra- and inter-op thread for onnxruntime).
 
 **Backend node tests** (the installed onnx's, built in memory by
 ``onnx.backend.test.case.node``; the ones onnx's evaluator passes: the first line says
@@ -53,6 +54,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 ENGINES = ("wirecodec", "onnx", "onnxruntime")
+# Every engine on one thread (numpy's BLAS and onnxruntime's pools): on a shared 2-core
+# machine, OpenBLAS's second thread spinning against other processes made densenet's run
+# 10 times slower and the spread as large as the median.
+THREADS = 1
 
 # Models of bench/models_people_have.py run here: the CNNs, the silero VADs (If and Loop
 # subgraphs) and the one ai.onnx.ml model. Each input's shape where the model leaves a
@@ -92,7 +97,9 @@ def _session(engine: str, model: Any, data: bytes) -> Any:
         return OnnxEvaluator(model)
     import onnxruntime
 
-    return onnxruntime.InferenceSession(data, providers=["CPUExecutionProvider"])
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = THREADS
+    return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
 
 
 def _parsed(engine: str, data: bytes) -> Any:
@@ -195,6 +202,8 @@ def child_model(engine: str, model_path: str, feeds_path: str, out_path: str, re
 def _spawn(args: list[str]) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HERE.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = str(THREADS)
     done = subprocess.run(
         [sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env, check=False
     )
