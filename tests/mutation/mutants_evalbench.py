@@ -87,4 +87,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/unit/reference/test_reference_without_numpy.py",),
         "without numpy, importing the evaluator fails with a bare ImportError from an operator module",
     ),
+    Mutant(
+        "evalbench-swish-ignores-alpha",
+        "wirecodec/reference/ops/elementwise.py",
+        "scaled = _same(x, np.asarray(np.float32(alpha)).astype(x.dtype) * x)",
+        "scaled = _same(x, x)",
+        (f"{_BACKEND}[test_swiglu_alpha]", f"{_BACKEND}[test_swish]"),
+        "Swish and SwiGLU, computed directly instead of through their bodies, drop alpha",
+    ),
+    Mutant(
+        "evalbench-grid-sample-zeros-padding-lost",
+        _SAMPLING,
+        "return values if valid is None else np.where(valid[:, None], values, 0.0)",
+        "return values",
+        (f"{_BACKEND}[test_gridsample_zeros_padding]", f"{_BACKEND}[test_gridsample_bicubic]"),
+        "GridSample's batched gather reads the border pixel where padding_mode zeros reads 0",
+    ),
 )
