@@ -30,9 +30,12 @@ from wirecodec import helper
 from wirecodec.reference import ReferenceEvaluator
 nodes = [helper.make_node("Relu", ["X"], ["H"]), helper.make_node("Conv", ["H", "W"], ["Y"])]
 io = [helper.make_tensor_value_info(n, 1, None) for n in ("X", "W", "Y")]
-model = helper.make_model(helper.make_graph(nodes, "g", io[:2], io[2:]), opset_imports=[helper.make_opsetid("", 21)])
-y = ReferenceEvaluator(model).run(None, {"X": np.ones((1, 1, 3, 3), np.float32), "W": np.ones((1, 1, 2, 2), np.float32)})
-print(float(y[0].sum()), sorted(m.rpartition(".")[2] for m in sys.modules if m.startswith("wirecodec.reference.ops.")))
+graph = helper.make_graph(nodes, "g", io[:2], io[2:])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+feeds = {"X": np.ones((1, 1, 3, 3), np.float32), "W": np.ones((1, 1, 2, 2), np.float32)}
+y = ReferenceEvaluator(model).run(None, feeds)
+families = [m.rpartition(".")[2] for m in sys.modules if m.startswith("wirecodec.reference.ops.")]
+print(float(y[0].sum()), sorted(families))
 """
 
 
