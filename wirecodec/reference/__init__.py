@@ -11,10 +11,18 @@
 [array([0., 2.], dtype=float32)]
 
 See docs/reference-evaluator.md. Importing this package imports numpy (it is never
-imported by ``import wirecodec``).
+imported by ``import wirecodec``); without numpy it raises
+:class:`~wirecodec.errors.NumpyMissingError` (a ``ModuleNotFoundError`` named ``numpy``).
 """
 
 from __future__ import annotations
+
+from wirecodec.errors import NumpyMissingError
+
+try:
+    import numpy  # noqa: F401  (the evaluator's one dependency: checked once, here)
+except ImportError as exc:  # one typed error naming numpy, not an ImportError deep inside
+    raise NumpyMissingError() from exc
 
 from wirecodec.reference._evaluator import NodeContext, ReferenceEvaluator
 from wirecodec.reference.op_run import OpRun

@@ -83,7 +83,7 @@ class NodeContext:
 
 
 class _Step:
-    __slots__ = ("checks", "ctx", "impl", "inputs", "op_type", "outputs", "path")
+    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "outputs", "path")
 
     def __init__(
         self,
@@ -100,6 +100,12 @@ class _Step:
         self.path = ctx.path
         self.op_type = ctx.op_type
         self.checks = checks
+        # the inputs whose type the schema constrains: (index, allowed types)
+        self.checked = [
+            (index, allowed)
+            for index, allowed in enumerate(checks[: len(inputs)])
+            if allowed is not None and inputs[index]
+        ]
 
 
 class _Graph:
@@ -134,27 +140,24 @@ class _Graph:
             env.update(feeds)
         verbose = self.verbose
         for step in self.steps:
-            args: list[Any] = []
-            for index, name in enumerate(step.inputs):
-                if not name:
-                    args.append(None)
-                    continue
-                try:
-                    value = env[name]
-                except KeyError:
-                    raise EvaluationError(
-                        f"{step.op_type}: input {index} {name!r} is neither fed nor computed", step.path
-                    ) from None
-                allowed = step.checks[index] if index < len(step.checks) else None
-                if allowed is not None:
+            try:
+                args = [env[name] if name else None for name in step.inputs]
+            except KeyError:
+                raise _missing(step, env) from None
+            for index, allowed in step.checked:
+                value = args[index]
+                if type(value) is np.ndarray:
+                    kind = _KINDS.get(value.dtype)
+                    if kind is None:
+                        kind = _KINDS[value.dtype] = type_name(value)
+                else:
                     kind = type_name(value)
-                    if kind is not None and kind not in allowed:
-                        raise EvaluationError(
-                            f"{step.op_type}: input {index} {name!r} is {kind}, which the operator "
-                            f"does not take (it takes {', '.join(sorted(allowed))})",
-                            step.path,
-                        )
-                args.append(value)
+                if kind is not None and kind not in allowed:
+                    raise EvaluationError(
+                        f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the "
+                        f"operator does not take (it takes {', '.join(sorted(allowed))})",
+                        step.path,
+                    )
             ctx = step.ctx
             ctx.env = env
             try:
@@ -185,6 +188,16 @@ class _Graph:
             except KeyError:
                 raise EvaluationError(f"output {name!r} is never computed", self.path) from None
         return out
+
+
+# dtype -> its ONNX tensor type string: the input type check reads it for every input of
+# every step, and numpy's dtype.name is slow to compute
+_KINDS: dict[Any, str | None] = {}
+
+
+def _missing(step: _Step, env: dict[str, Any]) -> EvaluationError:
+    index, name = next((i, n) for i, n in enumerate(step.inputs) if n and n not in env)
+    return EvaluationError(f"{step.op_type}: input {index} {name!r} is neither fed nor computed", step.path)
 
 
 def _describe(value: Any) -> str:
@@ -231,7 +244,6 @@ class ReferenceEvaluator:
         optimized: bool = True,
         **_: Any,
     ) -> None:
-        _registry.load_all()
         self.verbose = verbose
         self._new_ops: dict[tuple[str, str], type] = {}
         for cls in new_ops or ():

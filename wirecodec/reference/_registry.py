@@ -3,8 +3,8 @@
 An implementation is a function ``impl(ctx, *inputs)`` returning one value or a tuple of
 values; ``ctx`` (:class:`~wirecodec.reference._context.NodeContext`) holds the node's
 attributes (schema defaults filled in), the opset version in effect, and runs subgraphs.
-The families register themselves when :func:`load_all` imports them (on the first
-evaluator built, never at ``import wirecodec``).
+A family registers its operators when it is imported: :func:`lookup` imports the one
+that holds an operator (:func:`load_all` imports all of them), never at ``import wirecodec``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ _FAMILIES = (
     "training",
 )
 _loaded = False
+_imported: set[str] = set()
 
 
 def op(name: str, since: int = 1, domain: str = "") -> Callable[[Impl], Impl]:
@@ -60,16 +61,228 @@ def load_all() -> None:
     if _loaded:
         return
     for family in _FAMILIES:
-        importlib.import_module(f"wirecodec.reference.ops.{family}")
+        _import_family(family)
     _loaded = True
+
+
+def _import_family(family: str) -> None:
+    if family not in _imported:
+        importlib.import_module(f"wirecodec.reference.ops.{family}")
+        _imported.add(family)
 
 
 @functools.cache
 def lookup(domain: str, name: str, version: int) -> Impl | None:
-    """The implementation in effect at opset ``version``, or None (the table is complete once
-    :func:`load_all` ran, before any lookup)."""
+    """The implementation in effect at opset ``version``, or None. Imports the one family
+    that registers the operator (``_FAMILY_OPS``), or every family for an operator the
+    index does not name, so a None is only ever final."""
+    family = _FAMILY_OF.get((domain, name))
+    if family is not None:
+        _import_family(family)
+    else:
+        load_all()
     versions = _TABLE.get((domain, name))
     if not versions:
         return None
     at = bisect.bisect_right([v for v, _ in versions], version)
     return versions[at - 1][1] if at else versions[0][1]
+
+
+# Which family registers each operator ("domain:Name" outside ai.onnx): a model imports
+# only the families its operators need (importing all of them took about 0.1 s of a first
+# evaluator's build). Every registration of an operator is in one family;
+# tests/unit/reference/test_reference_registry.py checks this index against them.
+_FAMILY_OPS: dict[str, tuple[str, ...]] = {
+    "elementwise": (
+        "Abs",
+        "Acos",
+        "Acosh",
+        "Add",
+        "And",
+        "Asin",
+        "Asinh",
+        "Atan",
+        "Atanh",
+        "BitShift",
+        "BitwiseAnd",
+        "BitwiseNot",
+        "BitwiseOr",
+        "BitwiseXor",
+        "Ceil",
+        "Celu",
+        "Clip",
+        "Cos",
+        "Cosh",
+        "Div",
+        "Elu",
+        "Equal",
+        "Erf",
+        "Exp",
+        "Floor",
+        "Gelu",
+        "Greater",
+        "GreaterOrEqual",
+        "HardSigmoid",
+        "HardSwish",
+        "IsInf",
+        "IsNaN",
+        "LeakyRelu",
+        "Less",
+        "LessOrEqual",
+        "Log",
+        "Max",
+        "Mean",
+        "Min",
+        "Mish",
+        "Mod",
+        "Mul",
+        "Neg",
+        "Not",
+        "Or",
+        "PRelu",
+        "Pow",
+        "Reciprocal",
+        "Relu",
+        "Round",
+        "Selu",
+        "Shrink",
+        "Sigmoid",
+        "Sign",
+        "Sin",
+        "Sinh",
+        "Softplus",
+        "Softsign",
+        "Sqrt",
+        "Sub",
+        "Sum",
+        "SwiGLU",
+        "Swish",
+        "Tan",
+        "Tanh",
+        "ThresholdedRelu",
+        "Where",
+        "Xor",
+    ),
+    "math": ("Det", "Gemm", "Hardmax", "LogSoftmax", "MatMul", "MatMulInteger", "Softmax"),
+    "reductions": (
+        "ArgMax",
+        "ArgMin",
+        "CumProd",
+        "CumSum",
+        "ReduceL1",
+        "ReduceL2",
+        "ReduceLogSum",
+        "ReduceLogSumExp",
+        "ReduceMax",
+        "ReduceMean",
+        "ReduceMin",
+        "ReduceProd",
+        "ReduceSum",
+        "ReduceSumSquare",
+    ),
+    "shape": (
+        "CenterCropPad",
+        "Compress",
+        "Concat",
+        "Constant",
+        "ConstantOfShape",
+        "DepthToSpace",
+        "Einsum",
+        "Expand",
+        "EyeLike",
+        "Flatten",
+        "Gather",
+        "GatherElements",
+        "GatherND",
+        "Identity",
+        "NonZero",
+        "OneHot",
+        "Pad",
+        "Range",
+        "Reshape",
+        "ReverseSequence",
+        "Scatter",
+        "ScatterElements",
+        "ScatterND",
+        "Shape",
+        "Size",
+        "Slice",
+        "SpaceToDepth",
+        "Split",
+        "Squeeze",
+        "TensorScatter",
+        "Tile",
+        "TopK",
+        "Transpose",
+        "Trilu",
+        "Unique",
+        "Unsqueeze",
+    ),
+    "nn": (
+        "Attention",
+        "BatchNormalization",
+        "Dropout",
+        "GlobalAveragePool",
+        "GlobalLpPool",
+        "GlobalMaxPool",
+        "GroupNormalization",
+        "InstanceNormalization",
+        "LRN",
+        "LayerNormalization",
+        "LinearAttention",
+        "LpNormalization",
+        "MeanVarianceNormalization",
+        "NegativeLogLikelihoodLoss",
+        "RMSNormalization",
+        "RotaryEmbedding",
+        "SoftmaxCrossEntropyLoss",
+        "ai.onnx.preview:FlexAttention",
+    ),
+    "conv": ("CausalConvWithState", "Conv", "ConvInteger", "ConvTranspose", "DeformConv"),
+    "pool": ("AveragePool", "LpPool", "MaxPool", "MaxUnpool"),
+    "control": ("If", "Loop", "Scan"),
+    "sequences": (
+        "ConcatFromSequence",
+        "Optional",
+        "OptionalGetElement",
+        "OptionalHasElement",
+        "SequenceAt",
+        "SequenceConstruct",
+        "SequenceEmpty",
+        "SequenceErase",
+        "SequenceInsert",
+        "SequenceLength",
+        "SequenceMap",
+        "SplitToSequence",
+    ),
+    "quantize": (
+        "DequantizeLinear",
+        "DynamicQuantizeLinear",
+        "QLinearConv",
+        "QLinearMatMul",
+        "QuantizeLinear",
+    ),
+    "ml": (
+        "ai.onnx.ml:ArrayFeatureExtractor",
+        "ai.onnx.ml:Binarizer",
+        "ai.onnx.ml:LabelEncoder",
+        "ai.onnx.ml:TreeEnsemble",
+    ),
+    "random": (),
+    "text": ("RegexFullMatch", "StringConcat", "StringNormalizer", "StringSplit", "TfIdfVectorizer"),
+    "misc": ("BitCast", "Cast", "CastLike"),
+    "resize": ("Resize", "Upsample"),
+    "rnn": ("GRU", "LSTM", "RNN"),
+    "sampling": ("AffineGrid", "Col2Im", "GridSample", "MelWeightMatrix", "RoiAlign"),
+    "signal": ("BlackmanWindow", "DFT", "HammingWindow", "HannWindow", "NonMaxSuppression", "STFT"),
+    "training": (
+        "ai.onnx.preview.training:Adagrad",
+        "ai.onnx.preview.training:Adam",
+        "ai.onnx.preview.training:Momentum",
+    ),
+}
+_FAMILY_OF: dict[tuple[str, str], str] = {
+    (qualified.rpartition(":")[0], qualified.rpartition(":")[2]): family
+    for family, names in _FAMILY_OPS.items()
+    for qualified in names
+}

@@ -60,19 +60,60 @@ def _conv(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
     begin, end = pads_for(ctx, x.shape[2:], kernel, strides, dilations)
     xp = np.pad(x, [(0, 0), (0, 0), *list(zip(begin, end, strict=True))])
     out = [(xp.shape[2 + i] - ((kernel[i] - 1) * dilations[i] + 1)) // strides[i] + 1 for i in range(nd)]
-    patches = windows(xp, kernel, strides, dilations, out)
-    letters = string.ascii_lowercase
-    sp, ks = letters[:nd], letters[nd : 2 * nd]
-    equation = f"NC{sp}{ks},MC{ks}->NM{sp}".replace("N", "y").replace("C", "z").replace("M", "x")
-    cg, mg = x.shape[1] // group, w.shape[0] // group
-    parts = [
-        np.einsum(equation, patches[:, g * cg : (g + 1) * cg], w[g * mg : (g + 1) * mg], optimize=True)
-        for g in range(group)
-    ]
-    y = parts[0] if group == 1 else np.concatenate(parts, axis=1)
+    y = _correlate(xp, w, kernel, strides, dilations, out, group)
     if b is not None:
         y = y + b.reshape((1, -1) + (1,) * nd)
-    return y.astype(x.dtype)
+    return y.astype(x.dtype, copy=False)
+
+
+def _correlate(
+    xp: Any,
+    w: Any,
+    kernel: tuple[int, ...],
+    strides: list[int],
+    dilations: list[int],
+    out: list[int],
+    group: int,
+) -> Any:
+    """The cross-correlation of padded ``xp`` (N, C, *spatial) with ``w`` (M, C/group, *kernel).
+
+    One numpy call per convolution, whatever the groups (a Python loop over the groups of a
+    depthwise convolution made one einsum per channel): a 1x1 kernel is a matmul over the
+    channels, a depthwise one a sum over the kernel's offsets, any other a single einsum
+    with the group as an axis of its own.
+    """
+    nd = len(kernel)
+    n, channels = xp.shape[:2]
+    cg, mg = channels // group, w.shape[0] // group
+    if group == 1 and all(k == 1 for k in kernel):
+        steps = tuple(slice(0, o * s, s) for o, s in zip(out, strides, strict=True))
+        picked = xp[(slice(None), slice(None), *steps)]
+        flat = np.matmul(w.reshape(w.shape[0], channels), picked.reshape(n, channels, -1))
+        return flat.reshape(n, w.shape[0], *out)
+    patches = windows(xp, kernel, strides, dilations, out)
+    if cg == 1 and group > 1 and np.prod(kernel) <= 49:
+        # depthwise (each output channel reads one input channel), a kernel of up to 7x7:
+        # a sum over the kernel's offsets (one channel in and group 1 is a matmul: below)
+        source = np.repeat(patches, mg, axis=1) if mg > 1 else patches
+        # 16-bit floats are summed in float32, as einsum does
+        wide = w.astype(np.float32) if w.dtype.kind == "f" and w.dtype.itemsize < 4 else w
+        y: Any = None
+        for offset in np.ndindex(*kernel):
+            weight = wide[(slice(None), 0, *offset)].reshape((1, -1) + (1,) * nd)
+            term = source[(Ellipsis, *offset)] * weight
+            y = term if y is None else y + term
+        return y
+    letters = string.ascii_lowercase
+    sp, ks = letters[:nd], letters[nd : 2 * nd]
+    if group == 1:
+        equation = f"NC{sp}{ks},MC{ks}->NM{sp}".replace("N", "y").replace("C", "z").replace("M", "x")
+        return np.einsum(equation, patches, w, optimize=True)
+    grouped = patches.reshape(n, group, cg, *patches.shape[2:])
+    weights = w.reshape(group, mg, cg, *w.shape[2:])
+    equation = f"NGC{sp}{ks},GMC{ks}->NGM{sp}"
+    equation = equation.replace("N", "y").replace("G", "w").replace("C", "z").replace("M", "x")
+    y = np.einsum(equation, grouped, weights, optimize=True)
+    return y.reshape(n, group * mg, *out)
 
 
 op("Conv")(_conv)

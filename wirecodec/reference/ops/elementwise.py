@@ -234,3 +234,24 @@ def _mean(ctx: Ctx, *xs: Any) -> Any:
 @op("Where", 9)
 def _where(ctx: Ctx, cond: Any, a: Any, b: Any) -> Any:
     return np.where(cond, a, b).astype(a.dtype)
+
+
+def _swish_of(x: Any, alpha: float) -> Any:
+    """Swish's function body, node by node: CastLike(float32 alpha, X), Mul, Sigmoid, Mul,
+    each rounded to X's type as the body's nodes are (compiling the body for every
+    evaluator built cost more than running it)."""
+    with np.errstate(all="ignore"):
+        scaled = _same(x, np.asarray(np.float32(alpha)).astype(x.dtype) * x)
+        return _same(x, x * _same(scaled, _sigmoid(scaled)))
+
+
+@op("Swish", 24)
+def _swish(ctx: Ctx, x: Any) -> Any:
+    return _swish_of(x, ctx.attrs.get("alpha", 1.0))
+
+
+@op("SwiGLU", 28)
+def _swiglu(ctx: Ctx, a: Any, b: Any) -> Any:
+    gate = _swish_of(a, ctx.attrs.get("alpha", 1.0))
+    with np.errstate(all="ignore"):
+        return _same(gate, gate * b)

@@ -11,9 +11,18 @@ from wirecodec.reference._registry import op
 Ctx = Any
 
 
+def blasable(x: Any) -> Any:
+    """``x``, or a contiguous copy when neither order is: numpy's matmul runs a strided
+    operand (a slice of a transposed array) through its own loop, not BLAS, up to 100
+    times slower than the copy costs."""
+    if x.ndim >= 2 and not (x.flags.c_contiguous or x.flags.f_contiguous):
+        return np.ascontiguousarray(x)
+    return x
+
+
 @op("MatMul")
 def _matmul(ctx: Ctx, a: Any, b: Any) -> Any:
-    return np.matmul(a, b).astype(a.dtype)
+    return np.matmul(blasable(a), blasable(b)).astype(a.dtype, copy=False)
 
 
 @op("MatMulInteger", 10)
@@ -28,7 +37,7 @@ def _matmul_integer(ctx: Ctx, a: Any, b: Any, a_zero: Any = None, b_zero: Any = 
 def _gemm(ctx: Ctx, a: Any, b: Any, c: Any = None) -> Any:
     at = a.T if ctx.attrs.get("transA", 0) else a
     bt = b.T if ctx.attrs.get("transB", 0) else b
-    y = ctx.attrs.get("alpha", 1.0) * np.matmul(at, bt)
+    y = ctx.attrs.get("alpha", 1.0) * np.matmul(blasable(at), blasable(bt))
     if c is not None:
         y = y + ctx.attrs.get("beta", 1.0) * c
     return y.astype(a.dtype)

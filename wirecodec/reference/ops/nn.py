@@ -132,6 +132,8 @@ def _dropout(ctx: Ctx, x: Any, ratio: Any = None, training: Any = None) -> Any:
     if not train:
         return x, np.ones(x.shape, dtype=bool)
     r = 0.5 if ratio is None else float(ratio)
+    if r == 0.0:  # nothing dropped: no generator to seed (x * 1 * 1.0 is x)
+        return x, np.ones(x.shape, dtype=bool)
     seed = ctx.attrs.get("seed")
     rng = np.random.RandomState(seed)
     mask = rng.uniform(0, 1, x.shape) >= r

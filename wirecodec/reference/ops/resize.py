@@ -85,20 +85,30 @@ def _weights(ctx: Ctx, n_in: int, n_out: int, scale: float, roi: tuple[float, fl
             return _cubic(t, cubic_a)
 
     exclude = a.get("exclude_outside", 0)
-    for o in range(n_out):
-        lo = math.floor(x[o] - support) + 1
-        hi = math.floor(x[o] + support)
-        js = np.arange(lo, hi + 1)
-        ws = kernel((x[o] - js) * s)
-        inside = (js >= 0) & (js < n_in)
-        if exclude:
-            ws = np.where(inside, ws, 0.0)
-        if antialias or exclude:
-            total = ws.sum()
-            if total != 0:
-                ws = ws / total
-        np.add.at(w[o], np.clip(js, 0, n_in - 1), ws)
+    # every output position at once: row o reads input positions lo[o] .. hi[o]
+    lo = np.floor(x - support).astype(np.int64) + 1
+    hi = np.floor(x + support).astype(np.int64)
+    taps = int((hi - lo).max()) + 1 if n_out else 0
+    js = lo[:, None] + np.arange(taps)
+    used = js <= hi[:, None]
+    ws = np.where(used, kernel((x[:, None] - js) * s), 0.0)
+    if exclude:
+        ws = np.where((js >= 0) & (js < n_in), ws, 0.0)
+    if antialias or exclude:
+        total = ws.sum(axis=1, keepdims=True)
+        ws = ws / np.where(total != 0, total, 1.0)
+    rows = np.broadcast_to(np.arange(n_out)[:, None], js.shape)
+    np.add.at(w, (rows, np.clip(js, 0, n_in - 1)), ws)
     return w, outside
+
+
+def _nearest_index(ctx: Ctx, n_in: int, n_out: int, scale: float, roi: tuple[float, float]) -> Any:
+    """The input position each output position copies (mode ``nearest``)."""
+    a = ctx.attrs
+    coord = a.get("coordinate_transformation_mode", "half_pixel") if ctx.version >= 11 else "asymmetric"
+    x = _source(np.arange(n_out, dtype=np.float64), coord, scale, n_in, n_out, roi)
+    nearest_mode = a.get("nearest_mode", "round_prefer_floor") if ctx.version >= 11 else "floor"
+    return np.clip(_nearest(x, nearest_mode), 0, n_in - 1).astype(np.int64)
 
 
 def _resize(ctx: Ctx, x: Any, roi: Any, scales: Any, sizes: Any) -> Any:
@@ -131,9 +141,16 @@ def _resize(ctx: Ctx, x: Any, roi: Any, scales: Any, sizes: Any) -> Any:
             roi_pairs = [(r[ax], r[ax + k]) for ax in axes]
         else:
             roi_pairs = [(r[j], r[j + k]) for j in range(k)]
-    y = x.astype(np.float64)
+    nearest = a.get("mode", "nearest") == "nearest"
+    crop = a.get("coordinate_transformation_mode") == "tf_crop_and_resize" and ctx.version >= 11
+    y = x if nearest else x.astype(np.float64)
     outside = np.zeros([1] * rank, dtype=bool)
     for ax, n_in, n_out, f, pair in zip(axes, in_shape, out, factors, roi_pairs, strict=True):
+        if f == 1.0 and n_in == n_out and not crop:
+            continue  # every mode and coordinate transformation maps i to i: weights are the identity
+        if nearest and not crop:
+            y = np.take(y, _nearest_index(ctx, n_in, n_out, f, pair), axis=ax)
+            continue
         w, out_mask = _weights(ctx, n_in, n_out, f, pair)
         y = np.moveaxis(np.tensordot(w, y, axes=([1], [ax])), 0, ax)
         shape = [1] * rank
@@ -141,9 +158,9 @@ def _resize(ctx: Ctx, x: Any, roi: Any, scales: Any, sizes: Any) -> Any:
         outside = outside | out_mask.reshape(shape)
     if outside.any():
         y = np.where(outside, a.get("extrapolation_value", 0.0), y)
-    if x.dtype.kind in "iu":
+    if x.dtype.kind in "iu" and not nearest:
         y = np.rint(y)
-    return y.astype(x.dtype)
+    return y.astype(x.dtype, copy=False)
 
 
 @op("Resize", 11)

@@ -101,7 +101,9 @@ def _prepare(ctx: Ctx, x: Any, init: list[Any]) -> tuple[Any, list[Any]]:
     if ctx.attrs.get("layout", 0):
         x = np.swapaxes(x, 0, 1)
         init = [None if s is None else np.swapaxes(s, 0, 1) for s in init]
-    return x, init
+    # each step multiplies x[t] by the weights: a strided x[t] (a transposed input) takes
+    # numpy's loop instead of BLAS, 100 times slower (ddddocr's LSTM reads a Transpose)
+    return np.ascontiguousarray(x), init
 
 
 def _finish(ctx: Ctx, y: Any, finals: list[Any]) -> tuple[Any, ...]:

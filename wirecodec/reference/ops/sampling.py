@@ -42,52 +42,52 @@ def _grid_sample(ctx: Ctx, x: Any, grid: Any) -> Any:
         elif padding == "reflection":
             p = _reflect(p, 0, size - 1) if align else _reflect(p, -0.5, size - 0.5)
         coords.append(p)
+    # every batch at once: a gather indexes the batch axis too, the channels come last
+    batch = np.arange(n).reshape((n,) + (1,) * (grid.ndim - 2))
+
+    def axis_index(i: int, j: Any) -> tuple[Any, Any]:
+        """(index into axis i, inside the image or None) of positions j along axis i."""
+        size = sizes[i]
+        if padding == "zeros":
+            return np.clip(j, 0, size - 1), (j >= 0) & (j < size)
+        if padding == "border":
+            return np.clip(j, 0, size - 1), None
+        r = (
+            _reflect(j.astype(np.float64), 0, size - 1)
+            if align
+            else _reflect(j.astype(np.float64), -0.5, size - 0.5)
+        )
+        return np.clip(np.rint(r).astype(np.int64), 0, size - 1), None
+
+    def fetch(picks: list[tuple[Any, Any]]) -> Any:
+        values = np.moveaxis(x[(batch, slice(None), *(index for index, _ in picks))], -1, 1).astype(
+            np.float64
+        )
+        valid = None
+        for _, inside in picks:
+            if inside is not None:
+                valid = inside if valid is None else valid & inside
+        return values if valid is None else np.where(valid[:, None], values, 0.0)
+
+    if mode == "nearest":
+        picks = [axis_index(i, np.rint(p).astype(np.int64)) for i, p in enumerate(coords)]
+        return fetch(picks).astype(x.dtype)
+    if mode == "linear":
+        base = [np.floor(p).astype(np.int64) for p in coords]
+        offsets: list[tuple[int, ...]] = [(0, 1)] * d
+        weights = [[1 - (coords[i] - base[i]), coords[i] - base[i]] for i in range(d)]
+    else:
+        base = [np.floor(p).astype(np.int64) - 1 for p in coords]
+        offsets = [(0, 1, 2, 3)] * d
+        weights = [[_cubic(coords[i] - (base[i] + o), -0.75) for o in range(4)] for i in range(d)]
+    # per axis and offset, once: the index, whether it is inside, the weight
+    picked = [[axis_index(i, base[i] + o) for o in offsets[i]] for i in range(d)]
     out = np.zeros((n, c, *grid.shape[1:-1]), dtype=np.float64)
-
-    def fetch(b: int, idx: list[Any]) -> Any:
-        valid = np.ones(idx[0].shape, dtype=bool)
-        fixed = []
-        for i, j in enumerate(idx):
-            size = sizes[i]
-            if padding == "zeros":
-                valid &= (j >= 0) & (j < size)
-                fixed.append(np.clip(j, 0, size - 1))
-            elif padding == "border":
-                fixed.append(np.clip(j, 0, size - 1))
-            else:
-                r = (
-                    _reflect(j.astype(np.float64), 0, size - 1)
-                    if align
-                    else _reflect(j.astype(np.float64), -0.5, size - 0.5)
-                )
-                fixed.append(np.clip(np.rint(r).astype(np.int64), 0, size - 1))
-        values = x[b][(slice(None), *fixed)].astype(np.float64)
-        return np.where(valid, values, 0.0)
-
-    for b in range(n):
-        pts = [p[b] for p in coords]
-        if mode == "nearest":
-            out[b] = fetch(b, [np.rint(p).astype(np.int64) for p in pts])
-            continue
-        if mode == "linear":
-            base = [np.floor(p).astype(np.int64) for p in pts]
-            offsets: list[tuple[int, ...]] = [(0, 1)] * d
-
-            def weight(i: int, o: int, base: list[Any] = base, pts: list[Any] = pts) -> Any:
-                frac = pts[i] - base[i]
-                return frac if o else 1 - frac
-        else:
-            base = [np.floor(p).astype(np.int64) - 1 for p in pts]
-            offsets = [(0, 1, 2, 3)] * d
-
-            def weight(i: int, o: int, base: list[Any] = base, pts: list[Any] = pts) -> Any:
-                return _cubic(pts[i] - (base[i] + o), -0.75)
-
-        for combo in itertools.product(*offsets):
-            w = np.ones(pts[0].shape)
-            for i, o in enumerate(combo):
-                w = w * weight(i, o)
-            out[b] += w * fetch(b, [base[i] + o for i, o in enumerate(combo)])
+    for combo in itertools.product(*offsets):
+        w = weights[0][combo[0]]
+        for i in range(1, d):
+            w = w * weights[i][combo[i]]
+        out += w[:, None] * fetch([picked[i][o] for i, o in enumerate(combo)])
     return out.astype(x.dtype)
 
 
@@ -121,31 +121,17 @@ def _col2im(ctx: Ctx, x: Any, image_shape: Any, block_shape: Any) -> Any:
     return y[crop]
 
 
-def _bilinear_corners(img: Any, y: float, x: float) -> list[tuple[float, Any]] | None:
-    """(weight, value) of the four neighbours of (y, x), or None outside the image."""
-    height, width = img.shape[-2:]
-    if y < -1.0 or y > height or x < -1.0 or x > width:
-        return None
-    y, x = max(y, 0.0), max(x, 0.0)
-    y_low, x_low = int(y), int(x)
-    if y_low >= height - 1:
-        y_low = y_high = height - 1
-        y = float(y_low)
-    else:
-        y_high = y_low + 1
-    if x_low >= width - 1:
-        x_low = x_high = width - 1
-        x = float(x_low)
-    else:
-        x_high = x_low + 1
-    ly, lx = y - y_low, x - x_low
-    hy, hx = 1 - ly, 1 - lx
-    return [
-        (hy * hx, img[..., y_low, x_low]),
-        (hy * lx, img[..., y_low, x_high]),
-        (ly * hx, img[..., y_high, x_low]),
-        (ly * lx, img[..., y_high, x_high]),
-    ]
+def _corners(t: Any, size: int) -> tuple[Any, Any, Any, Any, Any]:
+    """Bilinear interpolation along one axis at positions ``t``: (low index, high index,
+    low weight, high weight, inside), where ``inside`` is False beyond one pixel out."""
+    inside = (t >= -1.0) & (t <= size)
+    t = np.maximum(t, 0.0)
+    low = t.astype(np.int64)
+    edge = low >= size - 1
+    low = np.where(edge, size - 1, low)
+    high = np.where(edge, size - 1, low + 1)
+    frac = np.where(edge, 0.0, t - low)
+    return low, high, 1 - frac, frac, inside
 
 
 @op("RoiAlign", 10)
@@ -157,7 +143,11 @@ def _roi_align(ctx: Ctx, x: Any, rois: Any, batch_indices: Any) -> Any:
     half_pixel = ctx.version >= 16 and a.get("coordinate_transformation_mode", "half_pixel") == "half_pixel"
     use_max = a.get("mode", "avg") == "max"
     offset = 0.5 if half_pixel else 0.0
+    height, width = x.shape[-2:]
     out = np.zeros((rois.shape[0], x.shape[1], oh, ow), dtype=np.float64)
+    # The samples of a region form a grid and bilinear weights factor into a row weight
+    # times a column weight (a sample outside the image in either direction counts 0), so
+    # the average is Wy @ image @ Wx.T, and the maximum one gather: no loop over samples.
     for r, roi in enumerate(rois.astype(np.float64)):
         img = x[int(batch_indices[r])].astype(np.float64)
         x0, y0 = roi[0] * scale - offset, roi[1] * scale - offset
@@ -167,29 +157,32 @@ def _roi_align(ctx: Ctx, x: Any, rois: Any, batch_indices: Any) -> Any:
         bin_h, bin_w = h / oh, w / ow
         grid_h = ratio if ratio > 0 else int(np.ceil(h / oh))
         grid_w = ratio if ratio > 0 else int(np.ceil(w / ow))
-        count = max(grid_h * grid_w, 1)
-        for ph in range(oh):
-            for pw in range(ow):
-                acc = np.zeros(x.shape[1])
-                best = np.full(x.shape[1], -np.inf)
-                seen = False
-                for iy in range(grid_h):
-                    yy = y0 + ph * bin_h + (iy + 0.5) * bin_h / grid_h
-                    for ix in range(grid_w):
-                        xx = x0 + pw * bin_w + (ix + 0.5) * bin_w / grid_w
-                        corners = _bilinear_corners(img, yy, xx)
-                        if corners is None:
-                            if use_max:
-                                best = np.maximum(best, 0.0)
-                                seen = True
-                            continue
-                        if use_max:
-                            for weight, value in corners:
-                                best = np.maximum(best, weight * value)
-                            seen = True
-                        else:
-                            acc += sum(weight * value for weight, value in corners)
-                out[r, :, ph, pw] = (best if seen else 0.0) if use_max else acc / count
+        if grid_h <= 0 or grid_w <= 0:
+            continue  # no sample: 0, as onnx's
+        ys = y0 + np.arange(oh)[:, None] * bin_h + (np.arange(grid_h)[None, :] + 0.5) * bin_h / grid_h
+        xs = x0 + np.arange(ow)[:, None] * bin_w + (np.arange(grid_w)[None, :] + 0.5) * bin_w / grid_w
+        ylo, yhi, wylo, wyhi, yin = _corners(ys, height)
+        xlo, xhi, wxlo, wxhi, xin = _corners(xs, width)
+        if use_max:
+            rows = np.stack([ylo, yhi], axis=-1)  # (oh, grid_h, 2)
+            cols = np.stack([xlo, xhi], axis=-1)  # (ow, grid_w, 2)
+            wy = np.stack([wylo, wyhi], axis=-1)
+            wx = np.stack([wxlo, wxhi], axis=-1)
+            values = img[:, rows[:, :, :, None, None, None], cols[None, None, None]]
+            weighted = values * (wy[:, :, :, None, None, None] * wx[None, None, None])
+            inside = yin[:, :, None, None, None, None] & xin[None, None, None, :, :, None]
+            weighted = np.where(inside, weighted, 0.0)  # a sample outside counts 0
+            out[r] = weighted.max(axis=(2, 3, 5, 6))
+            continue
+        wy_matrix = np.zeros((oh, height))
+        wx_matrix = np.zeros((ow, width))
+        bins_y = np.broadcast_to(np.arange(oh)[:, None], ys.shape)
+        bins_x = np.broadcast_to(np.arange(ow)[:, None], xs.shape)
+        np.add.at(wy_matrix, (bins_y, ylo), wylo * yin)
+        np.add.at(wy_matrix, (bins_y, yhi), wyhi * yin)
+        np.add.at(wx_matrix, (bins_x, xlo), wxlo * xin)
+        np.add.at(wx_matrix, (bins_x, xhi), wxhi * xin)
+        out[r] = np.einsum("ph,chw,qw->cpq", wy_matrix, img, wx_matrix) / (grid_h * grid_w)
     return out.astype(x.dtype)
 
 
