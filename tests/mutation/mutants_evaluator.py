@@ -36,8 +36,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "evaluator-subgraph-path-loses-attribute",
         "wirecodec/reference/_evaluator.py",
-        'f"{self.path}.attribute[{index}].g"',
-        'f"{self.path}.g"',
+        'join(join(self.path, "attribute", index), "g")',
+        'join(self.path, "g")',
         (f"{_UNIT}::test_errors_inside_a_subgraph_carry_the_whole_path",),
         "an error inside a subgraph names a path the path parser cannot resolve",
     ),

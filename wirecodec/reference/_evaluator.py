@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.errors import EvaluationError
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.reference import _registry
 from wirecodec.reference._values import (
     GRAPH,
@@ -70,7 +71,7 @@ class NodeContext:
         if compiled is None:
             index = next(i for i, a in enumerate(self.node.attribute) if a.name == name)
             compiled = self._evaluator._compile_graph(
-                self.attrs[name], f"{self.path}.attribute[{index}].g", self.opsets, {}
+                self.attrs[name], join(join(self.path, "attribute", index), "g"), self.opsets, {}
             )
             self._graphs[name] = compiled
         return compiled
@@ -312,7 +313,7 @@ class ReferenceEvaluator:
         graph = self._graph
         for index, name in enumerate(graph.inputs):
             if name not in feed_inputs and name not in graph.constants and name:
-                raise EvaluationError(f"input {name!r} is not fed", f"{graph.path}.input[{index}]")
+                raise EvaluationError(f"input {name!r} is not fed", join(graph.path, "input", index))
         env: dict[str, Any] = {}
         wanted = list(graph.outputs) if output_names is None else list(output_names)
         saved = graph.outputs
@@ -346,7 +347,7 @@ class ReferenceEvaluator:
         defined = set(inputs) | set(constants)
         free: set[str] = set()
         for index, node in enumerate(graph.node):
-            step = self._compile_node(node, f"{path}.node[{index}]", opsets, outer_attrs)
+            step = self._compile_node(node, join(path, "node", index), opsets, outer_attrs)
             steps.append(step)
             for name in step.inputs:
                 if name and name not in defined:

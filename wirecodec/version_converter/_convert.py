@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, ValueInfoProto
 from wirecodec.errors import ConvertError
+from wirecodec.protobuf.fieldpath import join
 from wirecodec.version_converter._graph import Scope, drop_boundary_types, graph_attributes
 
 __all__ = ["convert_version"]
@@ -91,23 +92,23 @@ def _check_defined(graph: GraphProto, path: str, outer: frozenset[str]) -> None:
                 raise ConvertError(
                     f"{node.op_type} reads {name!r}, which is neither an input, an initializer nor "
                     "the output of an earlier node; define it, or sort the nodes",
-                    f"{path}.node[{index}].input[{slot}]",
+                    join(join(path, "node", index), "input", slot),
                 )
         seen: frozenset[str] | None = None  # what a body sees: made only for a node that has one
         for at, attribute in enumerate(node.attribute):
-            where = f"{path}.node[{index}].attribute[{at}]"
+            where = join(join(path, "node", index), "attribute", at)
             if attribute.HasField("g"):
                 seen = frozenset(defined) if seen is None else seen
-                _check_defined(attribute.g, f"{where}.g", seen)
+                _check_defined(attribute.g, join(where, "g"), seen)
             for which, sub in enumerate(attribute.graphs):
                 seen = frozenset(defined) if seen is None else seen
-                _check_defined(sub, f"{where}.graphs[{which}]", seen)
+                _check_defined(sub, join(where, "graphs", which), seen)
         defined.update(name for name in node.output if name)
     for at, info in enumerate(graph.output):
         if info.name not in defined:
             raise ConvertError(
                 f"the graph returns {info.name!r}, which nothing defines; make it, or drop the output",
-                f"{path}.output[{at}]",
+                join(path, "output", at),
             )
 
 
@@ -134,7 +135,7 @@ def _convert_function(function: FunctionProto, path: str, target: int, known: tu
     if not known[0] <= initial <= known[1]:
         raise ConvertError(
             f"the function imports ai.onnx opset {initial}, not a known version ({known[0]} to {known[1]})",
-            f"{path}.opset_import[{entry}]",
+            join(path, "opset_import", entry),
         )
     body = GraphProto(
         input=[ValueInfoProto(name=name) for name in function.input],
@@ -220,11 +221,11 @@ def _convert_graph(
             key = id(sub)
             held = scopes.get(key)
             if held is None or held[0] is not sub:
-                path = f"{scope.node_path(index)}.attribute[{at}].g"
+                path = join(join(scope.node_path(index), "attribute", at), "g")
                 held = (sub, Scope(sub, path, scope.element_types()))
                 scopes[key] = held
             inner = held[1]
-            inner.path = f"{scope.node_path(index)}.attribute[{at}].g"
+            inner.path = join(join(scope.node_path(index), "attribute", at), "g")
             _convert_graph(inner, step, scopes, known)
         index += 1
     del defs  # imported for its registry's first load

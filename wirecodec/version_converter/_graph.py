@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, TensorProto, TypeProto
 from wirecodec.errors import ConvertError
+from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["Scope", "drop_boundary_types", "graph_attributes"]
 
@@ -78,7 +79,7 @@ class Scope:
                 return
 
     def node_path(self, index: int) -> str:
-        return f"{self.path}.node[{index}]"
+        return join(self.path, "node", index)
 
     def uses(self, name: str) -> int:
         """How many node inputs and graph outputs of this graph (and its subgraphs) read ``name``."""
