@@ -54,6 +54,8 @@ def _spatial(
             out.append(None)
             continue
         effective = (k - 1) * dilations[i] + 1
+        if effective >= 1 << 63:
+            raise ctx.fail(f"the dilated kernel of spatial axis {i} ({effective}) would overflow int64")
         if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
             out.append(math.ceil(d / strides[i]))
             continue
