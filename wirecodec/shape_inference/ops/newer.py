@@ -94,9 +94,50 @@ def dft(ctx: NodeContext) -> None:
 
 @rule("STFT")
 def stft(ctx: NodeContext) -> None:
-    ctx.set_tensor(0, ctx.elem(0), None)
+    """(batch, frames, bins, 2): frames from the signal's length, the frame length (the
+    frame_length input, else the window's length) and the step; bins the frame length,
+    halved plus one when one-sided."""
+    elem = ctx.elem(0)
+    signal, step = ctx.shape(0), ctx.ints(1)
+    if signal is not None and len(signal) < 2:
+        raise ctx.fail(f"the signal must have at least 2 dimensions, got rank {len(signal)}")
+    if signal is None or len(signal) != 3 or not isinstance(signal[1], int) or not step:
+        ctx.set_tensor(0, elem, None)
+        return
+    window = ctx.shape(2) if ctx.has_input(2) else None
+    if window is not None and len(window) != 1:
+        raise ctx.fail(f"the window must have rank 1, got rank {len(window)}")
+    window_length = window[0] if window is not None and isinstance(window[0], int) else None
+    frame_length_given = ctx.ints(3) if ctx.has_input(3) else None
+    frame_length = frame_length_given[0] if frame_length_given else None
+    if frame_length is not None and window_length is not None and frame_length != window_length:
+        raise ctx.fail(f"the window's length ({window_length}) is not frame_length ({frame_length})")
+    length = frame_length if frame_length is not None else window_length
+    if length is None:
+        ctx.set_tensor(0, elem, None)
+        return
+    if step[0] <= 0:
+        raise ctx.fail(f"frame_step must be positive, got {step[0]}")
+    frames = (signal[1] - length) // step[0] + 1
+    bins = length // 2 + 1 if ctx.attr_int("onesided", 0) else length
+    ctx.set_tensor(0, elem, (signal[0], frames, bins, 2))
 
 
-@rule("HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix")
+def _scalar(ctx: NodeContext, i: int) -> int | None:
+    values = ctx.ints(i) if ctx.has_input(i) else None
+    return values[0] if values is not None and len(values) == 1 else None
+
+
+@rule("HannWindow", "HammingWindow", "BlackmanWindow")
 def window(ctx: NodeContext) -> None:
-    ctx.set_tensor(0, ctx.attr_int("output_datatype", FLOAT), None)
+    """(size,): the value of the size input."""
+    size = _scalar(ctx, 0)
+    ctx.set_tensor(0, ctx.attr_int("output_datatype", FLOAT), None if size is None else (size,))
+
+
+@rule("MelWeightMatrix")
+def mel_weight_matrix(ctx: NodeContext) -> None:
+    """(dft_length // 2 + 1, num_mel_bins)."""
+    bins, dft_length = _scalar(ctx, 0), _scalar(ctx, 1)
+    shape = None if bins is None or dft_length is None else (dft_length // 2 + 1, bins)
+    ctx.set_tensor(0, ctx.attr_int("output_datatype", FLOAT), shape)
