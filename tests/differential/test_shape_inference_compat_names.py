@@ -82,3 +82,31 @@ def test_an_elem_type_naming_no_type_passes_check_model_as_in_onnx() -> None:
         onnx.checker.check_model(model)
     with pytest.raises(checker.ValidationError, match="no elem_type"):
         checker.check_model(decode(ModelProto, model.SerializeToString()))
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "outputs"), [("Relu", 2, 1), ("Add", 1, 1), ("Relu", 1, 2), ("Add", 2, 1)]
+)
+@pytest.mark.parametrize("strict", [True, False])
+def test_check_type_refuses_a_node_outside_its_schema_arity_as_onnx(
+    op: str, inputs: int, outputs: int, strict: bool
+) -> None:
+    names = ["x", "y"][:inputs]
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node(op, names, [f"o{i}" for i in range(outputs)])],
+        "g",
+        [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in names],
+        [],
+    )
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 14)])
+    try:
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=strict)
+        refused = False
+    except onnx.shape_inference.InferenceError:
+        refused = True
+    ours = decode(ModelProto, model.SerializeToString())
+    if refused:
+        with pytest.raises(compat_inference.InferenceError, match="not in range"):
+            compat_inference.infer_shapes(ours, check_type=True, strict_mode=strict)
+    else:
+        compat_inference.infer_shapes(ours, check_type=True, strict_mode=strict)

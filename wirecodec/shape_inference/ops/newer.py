@@ -69,6 +69,12 @@ def dft(ctx: NodeContext) -> None:
         return
     rank = len(t.shape)
     inverse, onesided = ctx.attr_int("inverse", 0), ctx.attr_int("onesided", 0)
+    components = t.shape[-1] if rank else None
+    if onesided and isinstance(components, int):
+        if not inverse and components != 1:
+            raise ctx.fail("one-sided DFT requires real input (last dimension must be 1)")
+        if inverse and components != 2:
+            raise ctx.fail("inverse one-sided DFT requires complex input (last dimension must be 2)")
     last = 1 if inverse and onesided else 2
     dims: list[Dim] = [*t.shape[:-1], last]
     if ctx.opset >= 20:
@@ -82,9 +88,15 @@ def dft(ctx: NodeContext) -> None:
             dims = [*(None for _ in range(rank - 1)), last]
         ctx.set_tensor(0, t.elem, tuple(dims))
         return
+    if not -rank <= axis < rank - 1 or axis == -1:
+        raise ctx.fail(
+            f"axis {axis} is invalid for a tensor of rank {rank}: -rank <= axis < rank - 1, not -1"
+        )
     a = axis_in(axis, rank)
     n: Dim = length[0] if length is not None and len(length) == 1 else (None if ctx.has_input(1) else dims[a])
-    if onesided and isinstance(n, int):
+    if onesided and inverse and length is not None:
+        pass  # an inverse one-sided transform of a given length yields that many values
+    elif onesided and isinstance(n, int):
         n = (n - 1) * 2 if inverse else n // 2 + 1
     elif onesided:
         n = None
