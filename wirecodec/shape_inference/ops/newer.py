@@ -16,23 +16,76 @@ def same_as_first(ctx: NodeContext) -> None:
         ctx.set_tensor(0, t.elem, t.shape)
 
 
+# update_rule -> (needs decay, needs beta), from the operator's description
+_UPDATE_RULES = {
+    "linear": (False, False),
+    "gated": (True, False),
+    "delta": (False, True),
+    "gated_delta": (True, True),
+}
+
+
 @rule("LinearAttention")
 def linear_attention(ctx: NodeContext) -> None:
-    """output: (B, T, q_heads * d_v); present_state: (B, kv_heads, d_k, d_v)."""
-    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
-    elem = ctx.elem(0)
+    """output: (B, T, q_heads * d_v); present_state: (B, kv_heads, d_k, d_v). The attributes
+    and the optional inputs' ranks and sizes are checked as the operator describes them."""
     q_heads, kv_heads = ctx.attr_int("q_num_heads", 0), ctx.attr_int("kv_num_heads", 0)
-    if q is None or k is None or v is None or len(q) != 3 or not q_heads or not kv_heads:
-        ctx.set_tensor(0, elem, None)
-        return
+    if q_heads <= 0 or kv_heads <= 0 or q_heads % kv_heads:
+        raise ctx.fail(f"q_num_heads ({q_heads}) must be a positive multiple of kv_num_heads ({kv_heads})")
+    update = ctx.attr_str("update_rule", "gated_delta")
+    if update not in _UPDATE_RULES:
+        raise ctx.fail(f"update_rule {update!r} is not one of {', '.join(_UPDATE_RULES)}")
+    needs_decay, needs_beta = _UPDATE_RULES[update]
+    has_decay, has_beta = ctx.has_input(4), ctx.has_input(5)
+    if (needs_decay and not has_decay) or (needs_beta and not has_beta):
+        raise ctx.fail(
+            f"update_rule {update!r} needs the {'decay' if needs_decay and not has_decay else 'beta'} input"
+        )
+    if (has_decay and not needs_decay) or (has_beta and not needs_beta):
+        raise ctx.fail(
+            f"update_rule {update!r} forbids the {'decay' if has_decay and not needs_decay else 'beta'} input"
+        )
+    shapes = [ctx.shape(i) if ctx.has_input(i) else None for i in range(6)]
+    for i, name, rank in (
+        (0, "query", 3),
+        (1, "key", 3),
+        (2, "value", 3),
+        (3, "past_state", 4),
+        (4, "decay", 3),
+        (5, "beta", 3),
+    ):
+        given = shapes[i]
+        if given is not None and len(given) != rank:
+            raise ctx.fail(f"{name} must have rank {rank}, got rank {len(given)}")
+    q, k, v, past, decay, beta = shapes
+    if q is not None and isinstance(q[2], int) and q[2] % q_heads:
+        raise ctx.fail(f"the query's last dimension ({q[2]}) is not a multiple of q_num_heads ({q_heads})")
 
     def per_head(d: Dim, heads: int) -> Dim:
         return d // heads if isinstance(d, int) else None
 
-    d_k, d_v = per_head(k[2], kv_heads), per_head(v[2], kv_heads)
-    ctx.set_tensor(0, elem, (q[0], q[1], q_heads * d_v if isinstance(d_v, int) else None))
+    def first(*dims: Dim) -> Dim:
+        known = [d for d in dims if d is not None]
+        return next((d for d in known if isinstance(d, int)), known[0] if known else None)
+
+    from_query = per_head(q[2], q_heads) if q is not None else None
+    from_key = per_head(k[2], kv_heads) if k is not None else None
+    if isinstance(from_query, int) and isinstance(from_key, int) and from_query != from_key:
+        raise ctx.fail(f"d_k from the query ({from_query}) and from the key ({from_key}) differ")
+    d_k = first(from_key, from_query, past[2] if past is not None else None)
+    d_v = first(per_head(v[2], kv_heads) if v is not None else None, past[3] if past is not None else None)
+    known_decay = decay is not None and isinstance(decay[2], int) and isinstance(d_k, int)
+    if known_decay and decay is not None and decay[2] not in (kv_heads, kv_heads * (d_k or 0)):
+        raise ctx.fail(f"decay's last dimension ({decay[2]}) is neither kv_num_heads nor kv_num_heads * d_k")
+    if beta is not None and isinstance(beta[2], int) and beta[2] not in (kv_heads, 1):
+        raise ctx.fail(f"beta's last dimension ({beta[2]}) is neither kv_num_heads nor 1")
+    elem = ctx.elem(0)
+    rank3 = [t for t in (q, k, v, decay, beta) if t is not None]
+    batch = first(*(t[0] for t in rank3), past[0] if past is not None else None)
+    steps = first(*(t[1] for t in rank3))
+    ctx.set_tensor(0, elem, (batch, steps, q_heads * d_v if isinstance(d_v, int) else None))
     if ctx.has_output(1):
-        ctx.set_tensor(1, ctx.elem(3) if ctx.has_input(3) else elem, (q[0], kv_heads, d_k, d_v))
+        ctx.set_tensor(1, ctx.elem(3) if ctx.has_input(3) else elem, (batch, kv_heads, d_k, d_v))
 
 
 @rule("FlexAttention", domain="ai.onnx.preview")
