@@ -9,11 +9,31 @@ from wirecodec.shape_inference._types import Dim
 from wirecodec.shape_inference.ops._util import FLOAT, axis_in
 
 
-@rule("RotaryEmbedding", "SwiGLU")
+@rule("RotaryEmbedding")
 def same_as_first(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is not None:
         ctx.set_tensor(0, t.elem, t.shape)
+
+
+@rule("SwiGLU")
+def swiglu(ctx: NodeContext) -> None:
+    """Y has the shape A and B share (no broadcasting): the two merged, a size over a symbol."""
+    a, b = ctx.tensor(0), ctx.tensor(1)
+    if a is None:
+        return
+    x, y = a.shape, ctx.shape(1) if b is not None else None
+    if x is None or y is None:
+        ctx.set_tensor(0, a.elem, None)  # onnx claims no shape unless it knows both
+        return
+    if len(x) != len(y):
+        raise ctx.fail(f"A and B must have one shape: ranks {len(x)} and {len(y)}")
+    merged: list[Dim] = []
+    for axis, (p, q) in enumerate(zip(x, y, strict=True)):
+        if isinstance(p, int) and isinstance(q, int) and p != q:
+            raise ctx.fail(f"A and B must have one shape: axis {axis} is {p} and {q}")
+        merged.append(p if isinstance(p, int) else q if isinstance(q, int) else p if p is not None else q)
+    ctx.set_tensor(0, a.elem, tuple(merged))
 
 
 # update_rule -> (needs decay, needs beta), from the operator's description
