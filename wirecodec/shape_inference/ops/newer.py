@@ -121,14 +121,26 @@ def flex_attention(ctx: NodeContext) -> None:
 @rule("CausalConvWithState")
 def causal_conv_with_state(ctx: NodeContext) -> None:
     """output: the input's shape; present_state: (B, C, k - 1)."""
+    activation = ctx.attr_str("activation", "none")
+    if activation not in ("silu", "swish", "none"):
+        raise ctx.fail(f"activation {activation!r} is not one of 'silu', 'swish', 'none'")
     x, w = ctx.shape(0), ctx.shape(1)
+    for name, given in (("input", x), ("weight", w)):
+        if given is not None and len(given) != 3:
+            raise ctx.fail(f"{name} must have rank 3, got rank {len(given)}")
+    if w is not None and isinstance(w[2], int) and w[2] < 1:
+        raise ctx.fail(f"the kernel size (weight's last dimension) must be positive, got {w[2]}")
     elem = ctx.elem(0)
     ctx.set_tensor(0, elem, x)
     if ctx.has_output(1):
-        if x is None or w is None or len(x) != 3 or len(w) != 3:
-            ctx.set_tensor(1, elem, None)
-        else:
-            ctx.set_tensor(1, elem, (x[0], x[1], w[2] - 1 if isinstance(w[2], int) else None))
+        kernel = w[2] if w is not None else None
+        channels = x[1] if x is not None else w[0] if w is not None else None
+        state: tuple[Dim, ...] = (
+            x[0] if x is not None else None,
+            channels,
+            kernel - 1 if isinstance(kernel, int) else None,
+        )
+        ctx.set_tensor(1, elem, state)
 
 
 @rule("DFT")
