@@ -88,12 +88,11 @@ from schema_dsl.onnx import (
     ValueInfoProto,
     Version,
 )
-from wirecodec import helper
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.base.atomic import AtomicFiles
 from wirecodec.files.base.walk import iter_tensors
-from wirecodec.onnx_compat import external_data_helper, serialization
+from wirecodec.onnx_compat import external_data_helper, helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 from wirecodec.onnx_compat._external_save import save_with_onnx_layout

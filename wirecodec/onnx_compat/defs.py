@@ -407,8 +407,19 @@ def onnx_opset_version() -> int:
     return DEFAULT_OPSET_VERSION
 
 
-def get_schema(op_type: str, max_inclusive_version: int | None = None, domain: str = ONNX_DOMAIN) -> OpSchema:
-    """The schema of ``op_type`` in effect at ``max_inclusive_version`` (default: the newest)."""
+def _version_and_domain(max_inclusive_version: int | str | None, domain: str) -> tuple[int | None, str]:
+    """onnx's two call forms: ``(op_type, max_inclusive_version, domain)`` and ``(op_type, domain)``."""
+    if isinstance(max_inclusive_version, str):
+        return None, max_inclusive_version
+    return max_inclusive_version, domain
+
+
+def get_schema(
+    op_type: str, max_inclusive_version: int | str | None = None, domain: str = ONNX_DOMAIN
+) -> OpSchema:
+    """The schema of ``op_type`` in effect at ``max_inclusive_version`` (default: the newest);
+    ``get_schema(op_type, domain)`` is the newest in ``domain``, as in onnx."""
+    max_inclusive_version, domain = _version_and_domain(max_inclusive_version, domain)
     version = max_inclusive_version if max_inclusive_version is not None else 1 << 30
     found = _defs.get_schema(op_type, version, domain)
     if found is None:
@@ -421,8 +432,10 @@ def schema_version_map() -> dict[str, tuple[int, int]]:
     return dict(_registry().domain_versions)
 
 
-def has(op_type: str, max_inclusive_version: int | None = None, domain: str = ONNX_DOMAIN) -> bool:
-    """Whether ``op_type`` has a schema (at ``max_inclusive_version`` when given)."""
+def has(op_type: str, max_inclusive_version: int | str | None = None, domain: str = ONNX_DOMAIN) -> bool:
+    """Whether ``op_type`` has a schema (at ``max_inclusive_version`` when given);
+    ``has(op_type, domain)`` asks in ``domain``, as in onnx."""
+    max_inclusive_version, domain = _version_and_domain(max_inclusive_version, domain)
     return _defs.has_schema(op_type, max_inclusive_version, domain)
 
 

@@ -12,6 +12,7 @@ and the attributes of a call, through the same inference run on a model that cal
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import (
     IR_VERSION,
@@ -28,8 +29,11 @@ from schema_dsl.onnx import (
     ValueInfoProto,
 )
 from wirecodec.defs import OpSchema
-from wirecodec.errors import TensorError
+from wirecodec.errors import CheckError, TensorError
 from wirecodec.shape_inference import InferenceError, infer_shapes, infer_shapes_path
+
+if TYPE_CHECKING:
+    from wirecodec.checker.violation import Violation
 
 __all__ = [
     "DataSizeError",
@@ -39,6 +43,18 @@ __all__ = [
     "infer_shapes",
     "infer_shapes_path",
 ]
+
+
+class FullCheckInferenceError(CheckError, InferenceError):
+    """A full check (``checker.check_model(..., full_check=True)``) that failed in shape
+    inference: a :class:`~wirecodec.CheckError` listing the violations (rule
+    ``shape-inference``), as wirecodec's checker reports it, and an ``InferenceError``
+    naming the first node that failed, as onnx raises it."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        CheckError.__init__(self, violations)
+        self.reason = str(self)
+        self.node = self.violations[0].path if self.violations else ""
 
 
 class DataSizeError(InferenceError, TensorError):

@@ -162,3 +162,23 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
         schema.inputs, [ctx.input_type(i) if ctx.has_input(i) else None for i in range(ctx.n_inputs)], False
     )
     judge(schema.outputs, list(ctx.outputs), True)
+
+
+def check_arity(domain: str, opset: int, ctx: NodeContext) -> None:
+    """Raise :class:`TypeCheckError` when ``ctx``'s node has more or fewer inputs or outputs
+    than its schema's range (what onnx's inference refuses, under ``check_type``, before it
+    infers). Nodes without a schema are left alone."""
+    from wirecodec.defs import get_schema
+
+    schema = get_schema(ctx.node.op_type, opset, domain)
+    if schema is None:
+        return
+    for kind, count, low, high in (
+        ("input", len(ctx.node.input), schema.min_input, schema.max_input),
+        ("output", len(ctx.node.output), schema.min_output, schema.max_output),
+    ):
+        if not low <= count <= high:
+            raise TypeCheckError(
+                f"Node with schema({domain}::{schema.name}:{schema.since_version}) has {kind} size "
+                f"{count} not in range [min={low}, max={high}]"
+            )

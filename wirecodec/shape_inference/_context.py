@@ -17,6 +17,7 @@ __all__ = ["NodeContext", "SubgraphInferer"]
 SubgraphInferer = Callable[[GraphProto, Sequence["Type | None"]], list["Type | None"]]
 
 _EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL: the payload is elsewhere, never read here
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def tensor_values(tensor: TensorProto | npt.NDArray[Any]) -> npt.NDArray[Any] | None:
@@ -154,6 +155,10 @@ class NodeContext:
             self.outputs[i] = t
 
     def set_tensor(self, i: int, elem: int, shape: Shape) -> None:
+        for axis, d in enumerate(shape or ()):
+            if isinstance(d, int) and not _INT64_MIN <= d <= _INT64_MAX:
+                # a size computed past int64 (Concat of huge axes, Tile, group x channels)
+                raise InferenceError(f"output {i}: the size of axis {axis} ({d}) would overflow int64")
         self.set(i, TensorType(elem, shape))
 
     def fail(self, reason: str) -> InferenceError:

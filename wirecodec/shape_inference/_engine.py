@@ -25,7 +25,12 @@ from schema_dsl.onnx import (
 )
 from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
-from wirecodec.shape_inference._check_types import TypeCheckError, check_allowed_types, check_shared_types
+from wirecodec.shape_inference._check_types import (
+    TypeCheckError,
+    check_allowed_types,
+    check_arity,
+    check_shared_types,
+)
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
 from wirecodec.shape_inference._types import (
@@ -232,6 +237,8 @@ class _Inference:
         where = self.node_path
         check_type = self.shared.options.check_type
         try:
+            if check_type:
+                check_arity(key[0], opset, ctx)
             fn = RULES.get(key)
             function = self.shared.functions.get((node.domain, node.op_type, node.overload))
             if fn is not None and key[0] in ("", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"):

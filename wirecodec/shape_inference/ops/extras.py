@@ -86,6 +86,8 @@ def col2im(ctx: NodeContext) -> None:
         return
     channels: Dim = None
     size = product(block) if block is not None else None
+    if isinstance(size, int) and size >= 1 << 63:
+        raise ctx.fail(f"the block shape's size ({size}) would overflow int64")
     if isinstance(x[1], int) and isinstance(size, int) and size:
         channels = x[1] // size
     spatial: tuple[Dim, ...] = tuple(image) if image is not None else tuple(None for _ in range(n_spatial))

@@ -363,8 +363,11 @@ def pad(ctx: NodeContext) -> None:
         raise InferenceError(f"pads has {len(pads)} values for {len(axes)} axes")
     dims = list(t.shape)
     for k, a in enumerate(axes):
+        total = pads[k] + pads[k + len(axes)]
+        if not -(1 << 63) <= total < 1 << 63:
+            raise InferenceError(f"the total padding of axis {a} ({total}) would overflow int64")
         d = dims[a]
-        dims[a] = d + pads[k] + pads[k + len(axes)] if isinstance(d, int) else None
+        dims[a] = d + total if isinstance(d, int) else None
     ctx.set_tensor(0, t.elem, tuple(dims))
 
 
@@ -448,6 +451,8 @@ def _blocks(ctx: NodeContext, into_space: bool) -> None:
             raise InferenceError("input must be 4-D")
         return
     b = ctx.attr_int("blocksize", 0)
+    if b * b >= 1 << 63:
+        raise InferenceError(f"blocksize {b}: the block area would overflow int64")
     n, c, h, w = t.shape
 
     def times(d: Dim, k: int, divide: bool) -> Dim:
