@@ -24,6 +24,11 @@ node), the graph of a PyTorch dynamo export (``gpt-small``; ``gpt-graph`` if nam
 and the models people have (``bench/models_people_have.py``: fetched from PyPI wheels
 into the cache unless ``--installed-only``). Missing inputs are built or fetched first.
 
+Before measuring, wirecodec's and schema_dsl's modules are compiled to bytecode once
+(``compileall``, into their ``__pycache__``), as an installed wheel has them and onnx has
+its own: a checkout run with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile every
+module from source in every process. ``--no-bytecode`` leaves that out.
+
 ``--json FILE`` also writes every measurement. A process that exits non-zero is shown
 with its exit code (``check`` exits 1 on an invalid model: the row says so).
 """
@@ -227,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbs", default=",".join(VERBS), help="comma-separated: inspect,check")
     parser.add_argument("--cache", type=pathlib.Path, default=HERE / ".cache")
     parser.add_argument("--installed-only", action="store_true", help="no PyPI download")
+    parser.add_argument(
+        "--no-bytecode", action="store_true", help="do not compile wirecodec's modules to bytecode first"
+    )
     parser.add_argument("--json", type=pathlib.Path, help="also write every measurement here")
     args = parser.parse_args(argv)
     verbs = [v for v in args.verbs.split(",") if v]
@@ -234,10 +242,18 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or args.runs < 1:
         parser.error(f"unknown verbs {sorted(unknown)}" if unknown else "--runs must be at least 1")
     chosen = models(args.cache, args.keys, args.installed_only)
+    if not args.no_bytecode:
+        import compileall
+
+        for package in ("wirecodec", "schema_dsl"):
+            compileall.compile_dir(HERE.parent / package, quiet=1)
     before = _load()
     started = time.perf_counter()
     results = run(chosen, verbs, args.runs)
-    print(f"python {sys.version.split()[0]}; {args.runs} runs each, fresh processes, taking turns")
+    bytecode = "from source" if args.no_bytecode else "with bytecode"
+    print(
+        f"python {sys.version.split()[0]}; {args.runs} runs each, fresh processes, taking turns; {bytecode}"
+    )
     print(f"load average before: {before}; after: {_load()}; {time.perf_counter() - started:.0f} s in all")
     print(table(results, chosen, verbs))
     if args.json:
