@@ -142,7 +142,7 @@ def examine(
 def _run_rules(
     model: ModelProto, sites: ModelSites, report: Report, data: TensorData | None, full: bool, ir_only: bool
 ) -> list[Violation]:
-    names.check_names(model, report, sites)
+    names.check_names(model, report)
     required.check_required(sites, report)
     opsets.check_opsets(sites, report)
     attributes.check_attributes(sites, report)

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites
 from wirecodec.graphs.scopes import GraphScope, body_scopes, root_scope
 from wirecodec.protobuf.fieldpath import join
 
@@ -112,10 +111,9 @@ def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     return held
 
 
-def check_names(model: ModelProto, report: Report, sites: ModelSites | None = None) -> None:
-    """Report every naming violation in the model's graphs, training graphs and functions
-    (``sites``: the checker's walk of ``model``, whose value lists the other families reuse)."""
-    checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None, sites)
+def check_names(model: ModelProto, report: Report) -> None:
+    """Report every naming violation in the model's graphs, training graphs and functions."""
+    checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None)
     main: dict[str, str] = {}
     if model.HasField("graph"):
         main = checker.graph(root_scope(model.graph, "graph"), main=True)
@@ -131,16 +129,9 @@ def check_names(model: ModelProto, report: Report, sites: ModelSites | None = No
 
 
 class _NameChecker:
-    def __init__(self, report: Report, ir_version: int | None, sites: ModelSites | None) -> None:
+    def __init__(self, report: Report, ir_version: int | None) -> None:
         self.report = report
         self.ir_version = ir_version
-        self.sites = sites
-
-    def values(self, path: str, graph: GraphProto, field_name: str) -> Iterable[ValueInfoProto]:
-        if self.sites is None:
-            values: Iterable[ValueInfoProto] = getattr(graph, field_name)
-            return values
-        return self.sites.values(path, graph, field_name)
 
     def define(self, scope: _Names, name: str, path: str, *, node_output: bool) -> None:
         if not name:
@@ -161,15 +152,15 @@ class _NameChecker:
         graph, path = where.graph, where.path
         scope = _Names(where)
         inputs: dict[str, str] = {}
-        for i, value in enumerate(self.values(path, graph, "input")):
+        for i, value in enumerate(graph.input):
             at = join(path, "input", i)
             self.define(scope, value.name, join(at, "name"), node_output=False)
             inputs.setdefault(value.name, at)
         self.initializers(path, graph, scope, inputs, main=main)
-        self.value_infos(path, "value_info", self.values(path, graph, "value_info"))
+        self.value_infos(path, "value_info", graph.value_info)
         self.nodes(path, graph.node, scope, _by_holder(where.inner()))
         scope.position = len(graph.node)
-        for i, value in enumerate(self.values(path, graph, "output")):
+        for i, value in enumerate(graph.output):
             self.use_output(scope, value.name, join(join(path, "output", i), "name"))
         return scope.defined
 

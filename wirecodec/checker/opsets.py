@@ -165,7 +165,7 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
         if graph.metadata_props:
             since(10, join(path, "metadata_props"), "metadata_props on a graph")
         for field_name in ("input", "output", "value_info"):
-            for i, value in enumerate(sites.values(path, graph, field_name)):
+            for i, value in enumerate(getattr(graph, field_name)):
                 which = value.type.WhichOneof("value") if value.HasField("type") else None
                 if which in ("optional_type", "sparse_tensor_type"):
                     since(8, join(join(join(path, field_name, i), "type"), which), which)

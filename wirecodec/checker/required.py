@@ -84,7 +84,7 @@ def check_required(sites: ModelSites, report: Report) -> None:
         if not graph.name:
             report.add(join(path, "name"), GRAPH_NAME, "the graph has no name")
         for field_name in ("input", "output", "value_info"):
-            for i, value in enumerate(sites.values(path, graph, field_name)):
+            for i, value in enumerate(getattr(graph, field_name)):
                 where = join(path, field_name, i)
                 _value_info(report, where, value, main_io=site.role == "main" and field_name != "value_info")
         for i, tensor in enumerate(graph.initializer):

@@ -19,7 +19,6 @@ from schema_dsl.onnx import (
     NodeProto,
     SparseTensorProto,
     TensorProto,
-    ValueInfoProto,
 )
 from wirecodec.files.base.walk import ORDER
 from wirecodec.protobuf.walk import walk as tensor_walk
@@ -76,23 +75,6 @@ class ModelSites:
     attributes: list[AttributeSite] = field(default_factory=list)
     tensors: list[TensorSite] = field(default_factory=list)
     sparse: list[SparseSite] = field(default_factory=list)
-    _values: dict[tuple[str, str], tuple[GraphProto, list[ValueInfoProto]]] = field(
-        default_factory=dict, repr=False
-    )
-
-    def values(self, path: str, graph: GraphProto, field_name: str) -> list[ValueInfoProto]:
-        """``graph.input``, ``.output`` or ``.value_info`` (of the graph at ``path``), read once.
-
-        Every rule family reads these lists; held here, the views the first read made are
-        the ones the next families get, instead of each family building a view per value
-        again (a value_info per intermediate is as many values as nodes).
-        """
-        held = self._values.get((path, field_name))
-        if held is not None and held[0] is graph:
-            return held[1]
-        values: list[ValueInfoProto] = list(getattr(graph, field_name))
-        self._values[(path, field_name)] = (graph, values)
-        return values
 
 
 _KINDS: Final = (GraphProto, NodeProto, AttributeProto, TensorProto, SparseTensorProto)
