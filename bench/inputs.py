@@ -22,6 +22,13 @@ keep).
   path-like names (``/model/layers.17/attn/q_proj/MatMulNBits``), 1-4 attributes per node
   of mixed kinds, and a ``value_info`` for every intermediate with a 4-dim shape mixing
   ``dim_param`` (``batch``, ``seq``) and ``dim_value``; built with ``onnx.helper``;
+* ``chain-N``: a *plain chain* of exactly N nodes, Transpose (``perm``), Softmax (``axis``) and
+  Relu in turn, path-like names (``/model/blocks.17/Softmax``), and a ``value_info`` with a
+  4-dim symbolic shape for every intermediate; built with ``onnx.helper``;
+* ``nested-N``: N nodes in all, half of them in ``If`` subgraphs: HardSigmoid (``alpha``,
+  ``beta``) and ``If`` in turn at the top, each ``If`` with a ``then_branch`` (LpNormalization:
+  ``axis``, ``p``) and an ``else_branch`` (Gelu: ``approximate``) reading the outer scope, every
+  subgraph output and intermediate with a 4-dim symbolic shape; built with ``onnx.helper``;
 * ``hostile-SHAPE``: a ``GraphProto`` of identical small nodes filling a given size, the
   inputs of the memory-amplification rows (see ``docs/hostile-input.md``);
 * ``pypi-KEY``: an ONNX file shipped inside a package on PyPI (``bench/models_people_have.py``);
@@ -165,8 +172,9 @@ def _folder_name(sizes: Sizes, name: str) -> str:
     kind = "torch" if sizes.use_torch else "helper"
     if name in GPT_INPUTS:
         return f"{name}-{kind}-{gpt_shape(sizes, name).tag}"
-    if name.startswith("meta-"):
-        return f"meta-{int(name.removeprefix('meta-'))}"
+    for kind in ("meta", "chain", "nested"):
+        if name.startswith(kind + "-"):
+            return f"{kind}-{int(name.removeprefix(kind + '-'))}"
     if name.startswith("hostile-"):
         return f"{name}-{sizes.hostile_bytes}"
     if name == "mlp":
@@ -203,6 +211,12 @@ def _builder(sizes: Sizes, name: str) -> Callable[[pathlib.Path], None]:
     if name.startswith("meta-"):
         nodes = int(name.removeprefix("meta-"))
         return lambda path: path.write_bytes(metadata_model(nodes).SerializeToString())
+    if name.startswith("chain-"):
+        nodes = int(name.removeprefix("chain-"))
+        return lambda path: path.write_bytes(chain_model(nodes).SerializeToString())
+    if name.startswith("nested-"):
+        nodes = int(name.removeprefix("nested-"))
+        return lambda path: path.write_bytes(nested_model(nodes).SerializeToString())
     if name.startswith("hostile-"):
         shape = name.removeprefix("hostile-")
         return lambda path: path.write_bytes(hostile_graph(shape, sizes.hostile_bytes))
@@ -392,6 +406,87 @@ def metadata_model(count: int, helper: Any = None, numpy_helper: Any = None) -> 
     graph = helper.make_graph(nodes, "main_graph", [graph_input], [graph_output], value_info=value_info)
     opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
     return helper.make_model(graph, opset_imports=opsets, producer_name="wirecodec-bench")
+
+
+# --- the plain chain and the graph of subgraphs ---------------------------------------------
+
+# The two shapes a Transpose(perm=[0, 2, 1, 3]) alternates between.
+_CHAIN_SHAPES: tuple[list[int | str], ...] = (["batch", "seq", "heads", 64], ["batch", "heads", "seq", 64])
+
+
+def chain_model(count: int) -> Any:
+    """A ModelProto of a plain chain of ``count`` nodes: Transpose, Softmax, Relu in turn."""
+    from onnx import TensorProto, helper
+
+    nodes = []
+    value_info = []
+    previous = "input"
+    shape = 0
+    for i in range(count):
+        block, step = divmod(i, 3)
+        op_type = ("Transpose", "Softmax", "Relu")[step]
+        name = f"/model/blocks.{block}/{op_type}"
+        output = f"{name}_output_0"
+        attributes: dict[str, Any] = {}
+        if op_type == "Transpose":
+            attributes["perm"] = [0, 2, 1, 3]
+            shape = 1 - shape
+        elif op_type == "Softmax":
+            attributes["axis"] = -1
+        nodes.append(helper.make_node(op_type, [previous], [output], name=name, **attributes))
+        value_info.append(helper.make_tensor_value_info(output, TensorProto.FLOAT, _CHAIN_SHAPES[shape]))
+        previous = output
+    graph_input = helper.make_tensor_value_info("input", TensorProto.FLOAT, _CHAIN_SHAPES[0])
+    graph_output = value_info.pop()
+    graph = helper.make_graph(nodes, "chain", [graph_input], [graph_output], value_info=value_info)
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21)], producer_name="wirecodec-bench"
+    )
+
+
+_NESTED_SHAPE: list[int | str] = ["batch", "heads", "seq", "seq"]
+
+
+def nested_model(count: int) -> Any:
+    """A ModelProto of ``count`` nodes in all, half of them inside ``If`` subgraphs."""
+    from onnx import TensorProto, helper
+
+    nodes = []
+    value_info = []
+    previous = "input"
+    for i in range(count // 4):
+        prefix = f"/model/layers.{i}"
+        hard = f"{prefix}/HardSigmoid_output_0"
+        nodes.append(
+            helper.make_node(
+                "HardSigmoid", [previous], [hard], name=f"{prefix}/HardSigmoid", alpha=0.2, beta=0.5
+            )
+        )
+        value_info.append(helper.make_tensor_value_info(hard, TensorProto.FLOAT, _NESTED_SHAPE))
+        branches = {}
+        for branch, op_type, attributes in (
+            ("then", "LpNormalization", {"axis": -1, "p": 2}),
+            ("else", "Gelu", {"approximate": "tanh"}),
+        ):
+            out = f"{prefix}/If/{branch}/{op_type}_output_0"
+            body = helper.make_node(
+                op_type, [hard], [out], name=f"{prefix}/If/{branch}/{op_type}", **attributes
+            )
+            out_info = helper.make_tensor_value_info(out, TensorProto.FLOAT, _NESTED_SHAPE)
+            branches[f"{branch}_branch"] = helper.make_graph([body], f"{prefix}/If/{branch}", [], [out_info])
+        output = f"{prefix}/If_output_0"
+        nodes.append(helper.make_node("If", ["cond"], [output], name=f"{prefix}/If", **branches))
+        value_info.append(helper.make_tensor_value_info(output, TensorProto.FLOAT, _NESTED_SHAPE))
+        previous = output
+    inputs = [
+        helper.make_tensor_value_info("input", TensorProto.FLOAT, _NESTED_SHAPE),
+        helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+    ]
+    graph_output = value_info.pop()
+    graph = helper.make_graph(nodes, "nested", inputs, [graph_output], value_info=value_info)
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21)], producer_name="wirecodec-bench"
+    )
 
 
 # --- hostile inputs ---------------------------------------------------------------------
