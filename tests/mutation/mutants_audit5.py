@@ -72,14 +72,16 @@ _T_MESSAGES = (
 
 MUTANTS: tuple[Mutant, ...] = (
     # -- the write-back ---------------------------------------------------------------------
+    # (first written: _reachable's commonpath as a string prefix; equivalent, since
+    # check_location refuses the '../out2/w.bin' it then gives: replaced before any run counted)
     Mutant(
-        "audit5-writeback-reachable-by-prefix",
+        "audit5-writeback-fresh-name-like-a-shard",
         _WRITEBACK,
-        "    if os.path.commonpath([real, root]) != root or real == root:",
-        "    if not real.startswith(root) or real == root:",
+        '        name = f"{target.name}.data" if n == 0 else f"{target.name}.{n}.data"',
+        '        name = f"{target.name}.data" if n == 0 else f"{target.name}.data.{n}"',
         _T_WRITEBACK,
-        "a data file in a sibling folder whose name starts with the output folder's (out2/ for "
-        "out/) is taken as reachable: the model names '../out2/w.bin' as '2/w.bin'",
+        "when <model>.data is taken the fresh name is <model>.data.1, which is the name of a "
+        "shard of <model>.data",
     ),
     Mutant(
         "audit5-writeback-tensor-file-names-case-sensitive",
