@@ -1,7 +1,9 @@
-"""The reference evaluator against onnx's: a fed input that also has an initializer (its
-default) is computed with the feed; a 0-d result numpy gives as a scalar comes back as an
-array. And ReduceLogSumExp over a row of -inf gives -inf, as onnxruntime does (log of a sum
-of zeros; onnx's own reference evaluator gives nan there, so onnxruntime is the reference)."""
+"""The reference evaluator against onnx's: an input that also has an initializer (its default)
+is computed with the value given (a feed, or a Loop body's carried value); a 0-d result
+numpy gives as a scalar (Add of 0-d inputs, MatMul of vectors, Gather at a 0-d index) comes
+back as an array. And ReduceLogSumExp over a row of -inf gives -inf, as onnxruntime does
+(log of a sum of zeros; onnx's own reference evaluator gives nan there, so onnxruntime is
+the reference for that one)."""
 
 from __future__ import annotations
 
@@ -73,3 +75,55 @@ def test_a_zero_d_result_is_an_array() -> None:
     ours, theirs = _both(model, feeds)
     assert type(ours[0]) is type(theirs[0]) is np.ndarray
     assert ours[0].shape == () and ours[0] == 3.5
+
+
+def test_a_loop_body_input_wins_over_a_body_initializer_of_its_name() -> None:
+    # The body's initializer 'a_in' is a default: each iteration's carried value replaces it.
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["a_in", "one"], ["a_out"]),
+            helper.make_node("Identity", ["c_in"], ["c_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", 7, []),
+            helper.make_tensor_value_info("c_in", 9, []),
+            helper.make_tensor_value_info("a_in", F, [1]),
+        ],
+        [helper.make_tensor_value_info("c_out", 9, []), helper.make_tensor_value_info("a_out", F, [1])],
+        [from_array(np.array([100.0], np.float32), "a_in"), from_array(np.array([1.0], np.float32), "one")],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["n", "c", "a"], ["a_final"], body=body)],
+        "g",
+        [
+            helper.make_tensor_value_info("n", 7, []),
+            helper.make_tensor_value_info("c", 9, []),
+            helper.make_tensor_value_info("a", F, [1]),
+        ],
+        [helper.make_tensor_value_info("a_final", F, [1])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feeds = {"n": np.array(3, np.int64), "c": np.array(True), "a": np.array([0.0], np.float32)}
+    ours, theirs = _both(model, feeds)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[0], [3.0])
+
+
+def test_matmul_of_vectors_and_gather_at_a_0_d_index_give_arrays() -> None:
+    # numpy gives a scalar for both (np.matmul of 1-d inputs, np.take at a 0-d index).
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "y"], ["z"]), helper.make_node("Gather", ["x", "k"], ["w"])],
+        "g",
+        [
+            helper.make_tensor_value_info("x", F, [2]),
+            helper.make_tensor_value_info("y", F, [2]),
+            helper.make_tensor_value_info("k", 7, []),
+        ],
+        [helper.make_tensor_value_info("z", F, []), helper.make_tensor_value_info("w", F, [])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feeds = {"x": np.array([1, 2], np.float32), "y": np.array([3, 4], np.float32), "k": np.array(1, np.int64)}
+    ours, theirs = _both(model, feeds)
+    assert [type(v) for v in ours] == [type(v) for v in theirs] == [np.ndarray, np.ndarray]
+    assert [float(v) for v in ours] == [11.0, 2.0]

@@ -110,14 +110,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "(sub/m.onnx -> m.onnx: 'w.bin' instead of 'sub/w.bin'): the saved model names a "
         "missing file",
     ),
+    # (first written: in_use keeps the path as given, not its realpath; equivalent, since
+    # every data file's path reaching it is resolved already: replaced after the first run)
     Mutant(
-        "audit5-writeback-in-use-by-unresolved-path",
+        "audit5-writeback-sparse-values-moved",
         _WRITEBACK,
-        "            in_use.add(os.path.realpath(from_file))",
-        "            in_use.add(str(from_file))",
+        "            sparse=False,\n            functions=options.convert_attribute,",
+        "            sparse=True,\n            functions=options.convert_attribute,",
         _T_WRITEBACK,
-        "the data file the weights are read from is remembered by its path as given, so a "
-        "write to it through another spelling (a symlinked folder) is not refused",
+        "save(external_data=True) moves a sparse initializer's values out too (onnx leaves "
+        "them inline, and onnx.load then cannot read them back as onnx's own save would)",
     ),
     # -- the front doors --------------------------------------------------------------------
     Mutant(

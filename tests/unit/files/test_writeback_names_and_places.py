@@ -32,11 +32,13 @@ def _locations(path: pathlib.Path) -> dict[str, str]:
     return {t.name: parse_ref(t).location for t in model.graph.initializer if uses_external_data(t)}
 
 
+@pytest.mark.parametrize("names", [("W", "w"), ("w", "W")])
 def test_per_tensor_files_of_names_differing_in_case_are_distinct_on_any_file_system(
-    tmp_path: pathlib.Path,
+    tmp_path: pathlib.Path, names: tuple[str, str]
 ) -> None:
     # macOS and Windows file systems ignore case: 'W' and 'w' would be one file there.
-    model = _model(W=np.ones(16, np.float32), w=np.full(16, 2, np.float32))
+    first, second = names
+    model = _model(**{first: np.ones(16, np.float32), second: np.full(16, 2, np.float32)})
     wirecodec.save(
         model, tmp_path / "m.onnx", external_data=True, size_threshold=0, all_tensors_to_one_file=False
     )

@@ -29,6 +29,9 @@ def test_a_write_through_an_element_read_by_a_negative_index_is_kept(at: int) ->
     assert [n.name for n in model.graph.node].count("renamed") == 1
     again = ModelProto.FromString(model.SerializeToString())
     assert again.graph.node[5 + at].name == "renamed"
+    # As for a positive index: from the write on, the list holds the element itself (reads
+    # and the encoder find it at once, not through the table of pins).
+    assert list.__getitem__(model.graph.node, 5 + at) is held
 
 
 def test_a_message_whose_only_field_is_an_empty_list_read_holds_no_field() -> None:
