@@ -19,7 +19,10 @@ _CHECK_TYPES = "wirecodec/shape_inference/_check_types.py"
 _ADAPTERS = "wirecodec/version_converter/_adapters.py"
 _EVALUATOR = "wirecodec/reference/_evaluator.py"
 
+# Each selection: the test file written for this audit first (with -x a kill stops there),
+# then the tests of the area that were there before it (the audit's "before" selection).
 _T_WRITEBACK = (
+    "tests/unit/files/test_writeback_names_and_places.py",
     "tests/unit/files/test_save_safety.py",
     "tests/unit/files/test_writeback_in_place.py",
     "tests/unit/files/test_save_options.py",
@@ -28,6 +31,7 @@ _T_WRITEBACK = (
     "tests/unit/files/test_convert.py",
 )
 _T_DOORS = (
+    "tests/unit/files/test_front_doors_odd_sources.py",
     "tests/unit/files/test_source_switch.py",
     "tests/unit/files/test_front_doors.py",
     "tests/unit/files/test_one_way_in.py",
@@ -37,33 +41,39 @@ _T_DOORS = (
     "tests/unit/files/test_remote_spool.py",
 )
 _T_SCOPES = (
+    "tests/unit/onnx/test_scope_walk_edges.py",
     "tests/unit/onnx/test_scope_walk.py",
     "tests/unit/protobuf/test_one_path_dialect.py",
     "tests/differential/test_graphs_attribute_bodies.py",
     "tests/unit/checker",
 )
 _T_CHECKER = (
+    "tests/differential/test_type_checks_and_attribute_types.py",
     "tests/unit/checker",
     "tests/unit/shape_inference",
     "tests/differential/test_check_verdicts.py",
     "tests/differential/test_checker_schemas.py",
 )
 _T_CONVERTER = (
+    "tests/differential/test_version_converter_defaults.py",
     "tests/unit/version_converter",
     "tests/differential/test_version_converter_adapters.py",
     "tests/differential/test_version_converter_onnx.py",
 )
 _T_EVALUATOR = (
+    "tests/differential/test_reference_feeds_and_extremes.py",
     "tests/unit/reference",
     "tests/differential/test_reference_zero_d.py",
 )
 _T_COMPAT = (
+    "tests/unit/onnx/test_compat_history_aliases_and_labels.py",
     "tests/unit/onnx/test_compat_schemas_functions_drawer.py",
     "tests/differential/test_onnx_compat.py",
     "tests/differential/test_onnx_compat_names.py",
     "tests/differential/test_onnx_compat_namespace.py",
 )
 _T_MESSAGES = (
+    "tests/unit/protobuf/test_views_by_negative_index_and_empty_lists.py",
     "tests/unit/protobuf/test_lazy.py",
     "tests/differential/test_records.py",
     "tests/differential/test_message_api_vs_onnx.py",
@@ -161,23 +171,22 @@ MUTANTS: tuple[Mutant, ...] = (
         '        return view.cast("B") if view.format != "B" or view.ndim != 1 else view.toreadonly()',
         "        return view.toreadonly()",
         _T_DOORS,
-        "load_zip of a buffer whose items are not bytes (an array('I'), a 2-D view) indexes items, "
-        "not bytes",
+        "load_zip of a buffer whose items are not bytes (an array('I'), a 2-D view) indexes items, not bytes",
     ),
     # -- the one scope walk ---------------------------------------------------------------
     Mutant(
         "audit5-definitions-last-producer",
         _GRAPHS,
-        "                defined.setdefault(name, join(join(path, \"node\", i), \"output\", j))",
-        "                defined[name] = join(join(path, \"node\", i), \"output\", j)",
+        '                defined.setdefault(name, join(join(path, "node", i), "output", j))',
+        '                defined[name] = join(join(path, "node", i), "output", j)',
         _T_SCOPES,
         "a name produced twice is said to be defined by its last producer, not its first",
     ),
     Mutant(
         "audit5-in-graphs-not-inherited",
         _GRAPHS,
-        "            inherited_graphs or not body_path.endswith(\".g\"),",
-        "            not body_path.endswith(\".g\"),",
+        '            inherited_graphs or not body_path.endswith(".g"),',
+        '            not body_path.endswith(".g"),',
         _T_SCOPES,
         "a g body inside a graphs element is not marked in_graphs (type inference enters it)",
     ),
