@@ -26,6 +26,7 @@ def _theirs(model: ModelProto) -> Any:
     )
 
 
+@pytest.mark.quick
 def test_a_schema_type_string_with_spaces_reads_as_without() -> None:
     assert canonical_type_str("seq(map(int64, float))") == "seq(map(int64,tensor(float)))"
     assert canonical_type_str("map(string, tensor(float))") == "map(string,tensor(float))"

@@ -18,6 +18,7 @@ def _body(name: str) -> GraphProto:
     return GraphProto(name=name, node=[NodeProto(op_type="Identity", input=["x"], output=[f"{name}_out"])])
 
 
+@pytest.mark.quick
 def test_a_name_produced_twice_is_defined_by_its_first_producer() -> None:
     graph = GraphProto(
         node=[
@@ -75,6 +76,7 @@ def test_the_names_a_body_sees_listed_are_those_it_can_look_up() -> None:
     assert len(scope.before) == 2
 
 
+@pytest.mark.quick
 def test_a_field_path_with_a_negative_index_reads_from_the_end() -> None:
     assert parse("graph.node[-1].output[0]") == [Step("graph", None), Step("node", -1), Step("output", 0)]
     model = ModelProto(graph=_body_scope().parent.graph)  # type: ignore[union-attr]

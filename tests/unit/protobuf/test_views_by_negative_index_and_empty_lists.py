@@ -34,6 +34,7 @@ def test_a_write_through_an_element_read_by_a_negative_index_is_kept(at: int) ->
     assert list.__getitem__(model.graph.node, 5 + at) is held
 
 
+@pytest.mark.quick
 def test_a_message_whose_only_field_is_an_empty_list_read_holds_no_field() -> None:
     model = ModelProto()
     assert len(model.opset_import) == 0  # a read: may store an empty list
