@@ -9,23 +9,12 @@ survivors and the tests that now kill them: docs/testing.md ("Fresh audit, round
 
 from __future__ import annotations
 
-import pathlib
-
 from tests.mutation.mutant import Mutant
 
-_ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _moved(now: str, before: str) -> str:
-    """The file's path in this tree: ``now`` since the tree's reorganisation (issue 47
-    item 7: wirecodec/graphs/, wirecodec/files/base/), else where it was."""
-    return now if (_ROOT / now).exists() else before
-
-
 _WRITEBACK = "wirecodec/files/writeback.py"
-_SOURCE = _moved("wirecodec/files/base/source.py", "wirecodec/files/_base/source.py")
+_SOURCE = "wirecodec/files/base/source.py"
 _ZIPBUF = "wirecodec/files/zip/buffers.py"
-_GRAPHS = _moved("wirecodec/graphs/scopes.py", "wirecodec/_graphs.py")
+_GRAPHS = "wirecodec/graphs/scopes.py"
 _CHECK_TYPES = "wirecodec/shape_inference/_check_types.py"
 _ADAPTERS = "wirecodec/version_converter/_adapters.py"
 _EVALUATOR = "wirecodec/reference/_evaluator.py"

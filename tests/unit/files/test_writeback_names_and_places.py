@@ -13,11 +13,7 @@ import pytest
 
 import wirecodec
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, OperatorSetIdProto
-
-try:  # wirecodec/files/base/ since the tree's reorganisation (issue 47 item 7)
-    from wirecodec.files.base.references import parse_ref, uses_external_data
-except ImportError:  # before it
-    from wirecodec.files._base.references import parse_ref, uses_external_data  # type: ignore[no-redef]
+from wirecodec.files.base.references import parse_ref, uses_external_data
 from wirecodec.numpy_helper import from_array, to_array
 
 

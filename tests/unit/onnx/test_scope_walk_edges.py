@@ -8,11 +8,7 @@ from __future__ import annotations
 import pytest
 
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
-
-try:  # wirecodec/graphs/scopes.py since the tree's reorganisation (issue 47 item 7)
-    from wirecodec.graphs.scopes import GraphScope, definitions, walk_graphs
-except ImportError:  # before it
-    from wirecodec._graphs import GraphScope, definitions, walk_graphs  # type: ignore[no-redef]
+from wirecodec.graphs.scopes import GraphScope, definitions, walk_graphs
 from wirecodec.protobuf.fieldpath import Step, parse, resolve
 
 _G = AttributeProto.AttributeType
