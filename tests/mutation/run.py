@@ -77,7 +77,8 @@ class HarnessError(Exception):
 @dataclass(frozen=True)
 class Result:
     mutant: Mutant
-    # "killed", "killed (collection)" when the mutant broke an import, "survived", or
+    # "killed", "killed (collection)" when the mutant broke an import, "killed (timed out)"
+    # when its tests hung past the timeout, "survived", or
     # "survived (...)": every test skipped, or (after the baseline) its killer skipped unmutated
     verdict: str
     seconds: float
@@ -280,13 +281,20 @@ def run_one(mutant: Mutant, tests: Sequence[str], timeout: float, copies: Copies
         try:
             started = time.perf_counter()
             generate = mutant.file.startswith(_GENERATING)
-            code, summary, failed, seen = run_pytest(
-                copy, tests, timeout, copy.parent, generate_codecs=generate
-            )
+            try:
+                code, summary, failed, seen = run_pytest(
+                    copy, tests, timeout, copy.parent, generate_codecs=generate
+                )
+            except subprocess.TimeoutExpired:
+                # The mutant made its tests hang: noticed (as a user would notice), reported
+                # apart, and the run goes on to the other mutants.
+                code, summary, failed, seen = -1, f"timed out after {timeout:.0f} s", (), {}
             seconds = time.perf_counter() - started
         finally:
             restore(mutant, copy, original)
-    if code == 0:
+    if code == -1:
+        verdict = "killed (timed out)"
+    elif code == 0:
         verdict = "survived" if "passed" in seen.values() else "survived (every test skipped)"
     elif code == 1:
         verdict = "killed"
