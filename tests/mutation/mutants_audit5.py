@@ -9,7 +9,7 @@ survivors and the tests that now kill them: docs/testing.md ("Fresh audit, round
 
 from __future__ import annotations
 
-from tests.mutation.mutant import Mutant
+from tests.mutation.mutant import Mutant, tests_in
 
 _WRITEBACK = "wirecodec/files/writeback.py"
 _SOURCE = "wirecodec/files/base/source.py"
@@ -45,24 +45,24 @@ _T_SCOPES = (
     "tests/unit/onnx/test_scope_walk.py",
     "tests/unit/protobuf/test_one_path_dialect.py",
     "tests/differential/test_graphs_attribute_bodies.py",
-    "tests/unit/checker",
+    *tests_in("tests/unit/checker"),
 )
 _T_CHECKER = (
     "tests/differential/test_type_checks_and_attribute_types.py",
-    "tests/unit/checker",
-    "tests/unit/shape_inference",
+    *tests_in("tests/unit/checker"),
+    *tests_in("tests/unit/shape_inference"),
     "tests/differential/test_check_verdicts.py",
     "tests/differential/test_checker_schemas.py",
 )
 _T_CONVERTER = (
     "tests/differential/test_version_converter_defaults.py",
-    "tests/unit/version_converter",
+    *tests_in("tests/unit/version_converter"),
     "tests/differential/test_version_converter_adapters.py",
     "tests/differential/test_version_converter_onnx.py",
 )
 _T_EVALUATOR = (
     "tests/differential/test_reference_feeds_and_extremes.py",
-    "tests/unit/reference",
+    *tests_in("tests/unit/reference"),
     "tests/differential/test_reference_zero_d.py",
 )
 _T_COMPAT = (

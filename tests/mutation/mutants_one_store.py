@@ -4,7 +4,7 @@ passed as a parameter (the last context variable of the command line gone)."""
 
 from __future__ import annotations
 
-from tests.mutation.mutant import Mutant
+from tests.mutation.mutant import Mutant, tests_in
 
 _COMMON = "wirecodec/cli/common.py"
 
@@ -46,7 +46,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/walk.py",
         "            elif current._has & bit:  # HasField of a singular message field, in one look\n",
         "            elif current._has:\n",
-        ("tests/unit/protobuf/test_walk_peek.py", "tests/unit/files"),
+        ("tests/unit/protobuf/test_walk_peek.py", *tests_in("tests/unit/files")),
         "the walk descends into an unset sub-message whenever any field is set (stores empty children)",
     ),
     Mutant(
@@ -54,7 +54,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "wirecodec/protobuf/lazy.py",
         "            loaded: Sequence[Message] = getattr(message, name)\n            return loaded\n",
         "            return ()\n",
-        ("tests/unit/protobuf", "tests/unit/checker"),
+        (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/checker")),
         "a repeated field whose elements still wait is seen as empty by every walk",
     ),
 )
