@@ -57,4 +57,20 @@ MUTANTS: tuple[Mutant, ...] = (
         (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/checker")),
         "a repeated field whose elements still wait is seen as empty by every walk",
     ),
+    Mutant(
+        "url-external-weights-fetched-whole",
+        "wirecodec/files/writeback.py",
+        "            payload = _pending(tensor, source) or source.view(tensor)\n",
+        "            payload = source.view(tensor)\n",
+        ("tests/perf/test_memory_matrix.py::test_external_data_by_url_is_copied_in_pieces",),
+        "convert URL --to external fetches every external weight whole, holding them all (638 MB, 600 MB)",
+    ),
+    Mutant(
+        "url-external-inlined-fetched-whole",
+        "wirecodec/files/writeback.py",
+        "    pending = _pending(tensor, source)\n    if pending is None:\n",
+        "    pending = None\n    if pending is None:\n",
+        ("tests/perf/test_memory_matrix.py::test_external_data_by_url_is_copied_in_pieces",),
+        "convert URL --to single/safetensors fetches every external weight whole before writing",
+    ),
 )

@@ -39,7 +39,7 @@ import pathlib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any, Final, Literal
+from typing import IO, Any, Final, Literal, cast
 
 from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
@@ -53,7 +53,7 @@ from wirecodec.files.base.tensor_data import TensorData
 from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
 from wirecodec.files.external.write import check_location, data_path
 from wirecodec.protobuf.fieldpath import Step, parse
-from wirecodec.protobuf.lazy import waiting_bytes
+from wirecodec.protobuf.lazy import PendingBytes, pending_bytes, waiting_bytes
 from wirecodec.protobuf.payloads import advance, stand_in, write_payload
 from wirecodec.protobuf.stream_encode import BIG
 from wirecodec.protobuf.stream_encode import plan as plan_encoding
@@ -177,9 +177,29 @@ def _resolved(model: ModelProto, source: TensorData) -> ModelProto:
         tensor = site.message
         assert isinstance(tensor, TensorProto)
         if uses_external_data(tensor):
-            swaps[site.path] = _inline(tensor, source.view(tensor))
+            swaps[site.path] = _inline_from(tensor, source)
     changed: ModelProto = _swapped(model, swaps)
     return changed
+
+
+def _inline_from(tensor: TensorProto, source: TensorData) -> TensorProto:
+    """A copy of ``tensor`` holding the bytes its reference names: a view of a mapped file,
+    or, from a source that fetches (a model by URL), bytes still to be fetched, which the
+    layout's writer copies a piece at a time (never the whole weight held)."""
+    pending = _pending(tensor, source)
+    if pending is None:
+        return _inline(tensor, source.view(tensor))
+    copy = shallow_copy(tensor, leave_out=_REFERENCE_FIELDS)
+    copy.data_type = tensor.data_type
+    pending_bytes(copy, "raw_data", pending.nbytes, pending.fetch, pending.fetch_range)
+    return copy
+
+
+def _pending(tensor: TensorProto, source: TensorData) -> PendingBytes | None:
+    """``tensor``'s referenced bytes as a payload still to be fetched, where ``source``
+    fetches them (RemoteData.pending); None where they are mapped."""
+    make = getattr(source, "pending", None)
+    return None if make is None else cast(PendingBytes, make(tensor))
 
 
 def _reads_from(model: ModelProto, source: TensorData | None, file: pathlib.Path) -> bool:
@@ -263,7 +283,7 @@ def _write_external(
         payload: Any
         if uses_external_data(tensor):
             assert source is not None  # references without one were kept above
-            payload = source.view(tensor)
+            payload = _pending(tensor, source) or source.view(tensor)
         elif from_file is not None or (move_inline and site.path in movable):
             payload = _payload(tensor)
             if payload is None:
@@ -277,7 +297,9 @@ def _write_external(
         ):
             to_move.append((site.path, tensor, payload))
         elif uses_external_data(tensor):
-            swaps[site.path] = _inline(tensor, payload)  # a container's entry that stays inline
+            # a container's entry (or a small fetched range) that stays inline
+            inline = payload.load() if isinstance(payload, PendingBytes) else payload
+            swaps[site.path] = _inline(tensor, inline)
     files = _lay_out(to_move, target, options, swaps, in_use)
     _commit(_swapped(model, swaps), target, files, options.durable)
     return Written(target, tuple(f.location for f in files), tuple(sorted(kept)))

@@ -41,7 +41,7 @@ from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.remote.clients import open_source
 from wirecodec.files.remote.source import RangeSource, RemoteOptions
 from wirecodec.protobuf.codec import decode_split
-from wirecodec.protobuf.lazy import pending_bytes
+from wirecodec.protobuf.lazy import PendingBytes, pending_bytes
 from wirecodec.protobuf.sparse import MIN_PAYLOAD, gaps, walk_payloads
 
 __all__ = ["RemoteData", "Shadow", "fetch_structure"]
@@ -164,6 +164,15 @@ class RemoteData(TensorData):
     def view(self, tensor: TensorProto) -> memoryview:
         found = self.locate(tensor)
         return memoryview(self._source(found.where, tensor).read(found.start, found.end)).toreadonly()
+
+    def pending(self, tensor: TensorProto) -> PendingBytes:
+        """``tensor``'s referenced bytes, not fetched yet: a writer copies them a piece (one
+        ranged read) at a time (wirecodec.protobuf.payloads.write_payload), never holding
+        the tensor whole, where :meth:`view` would fetch it at once."""
+        found = self.locate(tensor)
+        source = self._source(found.where, tensor)
+        fetch = functools.partial(source.read, found.start, found.end)
+        return PendingBytes(found.end - found.start, fetch, _piece_reader(source.read, found.start))
 
     def resolve_all(self, tensors: Iterable[TensorProto]) -> int:
         """As :meth:`TensorData.resolve_all`, but each tensor's bytes wait to be fetched
