@@ -19,11 +19,27 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schema_dsl.onnx import AttributeProto, FunctionProto, NodeProto, OperatorSetIdProto, ValueInfoProto
 from wirecodec import helper as _wirecodec_helper
-from wirecodec.helper import *  # noqa: F403  (onnx.helper is wirecodec.helper's names)
+
+if TYPE_CHECKING:
+    from wirecodec.helper import *  # noqa: F403  (onnx.helper is wirecodec.helper's names)
+else:
+    # wirecodec.helper's names, but make_tensor: it needs numpy, so it is looked up when
+    # first asked for, as wirecodec.helper does (the namespace imports without numpy).
+    _eager = [name for name in _wirecodec_helper.__all__ if name != "make_tensor"]
+    globals().update({name: getattr(_wirecodec_helper, name) for name in _eager})
+
+    def __getattr__(name: str) -> Any:
+        if name != "make_tensor":
+            raise AttributeError(f"module 'wirecodec.onnx_compat.helper' has no attribute {name!r}")
+        return _wirecodec_helper.make_tensor
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), "make_tensor"})
+
 
 __all__ = list(_wirecodec_helper.__all__)
 
