@@ -126,6 +126,26 @@ def test_a_pipe_passes_big_payloads_by_and_says_so_when_one_is_read(big: BigMode
         _ = tensor.raw_data
 
 
+def _convert_by_url(url: str, out: pathlib.Path, layout: str) -> int:
+    """Peak kB of ``wirecodec convert URL OUT --to LAYOUT`` in a child of its own."""
+    argv = ["convert", url, str(out), "--to", layout]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", _CHILD, *argv]
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return _peak_kb(done.stderr)
+
+
+def _assert_marked(path: pathlib.Path, count: int) -> None:
+    """Each of the ``count`` weights written to ``path`` opens and closes with its marks."""
+    import wirecodec
+
+    model = wirecodec.load(path)
+    for index in range(count):
+        raw = model.graph.initializer[index].raw_data
+        assert bytes(raw[:16]) == mark(index) == bytes(raw[-16:]), index
+
+
 @pytest.mark.parametrize("layout", ["external", "single", "safetensors"])
 def test_a_weight_bigger_than_the_limit_is_copied_from_a_url_in_pieces(
     layout: str, nginx_server: Nginx, tmp_path: pathlib.Path
@@ -137,20 +157,10 @@ def test_a_weight_bigger_than_the_limit_is_copied_from_a_url_in_pieces(
         pytest.skip("VmHWM is read from /proc (Linux)")
     big = write_big_model(nginx_server.root / "one-big.onnx", count=2, each=300 * 1024 * 1024)
     out = tmp_path / "o.onnx"
-    argv = ["convert", nginx_server.url("one-big.onnx"), str(out), "--to", layout]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-c", _CHILD, *argv]
-    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
-    assert done.returncode == 0, done.stderr
-    peak = _peak_kb(done.stderr)
+    peak = _convert_by_url(nginx_server.url("one-big.onnx"), out, layout)
     print(f"\nconvert URL --to {layout} (two weights of {big.each >> 20} MB): peak {peak / 1024:.0f} MB")
     assert peak < 128 * 1024, f"peak {peak:,} kB"
-    import wirecodec
-
-    model = wirecodec.load(out)
-    for index in range(2):
-        raw = model.graph.initializer[index].raw_data
-        assert bytes(raw[:16]) == mark(index) == bytes(raw[-16:]), index
+    _assert_marked(out, 2)
 
 
 def _write_external_model(folder: pathlib.Path, count: int, each: int) -> None:
@@ -205,17 +215,7 @@ def test_external_data_by_url_is_copied_in_pieces(
     folder.mkdir(exist_ok=True)
     _write_external_model(folder, count=3, each=200 * 1024 * 1024)
     out = tmp_path / "o.onnx"
-    argv = ["convert", nginx_server.url("external-model/model.onnx"), str(out), "--to", layout]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-c", _CHILD, *argv]
-    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
-    assert done.returncode == 0, done.stderr
-    peak = _peak_kb(done.stderr)
+    peak = _convert_by_url(nginx_server.url("external-model/model.onnx"), out, layout)
     print(f"\nconvert URL --to {layout} (three external weights of 200 MB): peak {peak / 1024:.0f} MB")
     assert peak < 128 * 1024, f"peak {peak:,} kB"
-    import wirecodec
-
-    model = wirecodec.load(out)
-    for index in range(3):
-        raw = model.graph.initializer[index].raw_data
-        assert bytes(raw[:16]) == mark(index) == bytes(raw[-16:]), index
+    _assert_marked(out, 3)
