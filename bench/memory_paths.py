@@ -209,6 +209,22 @@ def _zip(models: list[pathlib.Path], repeat: int, work: pathlib.Path) -> None:
         server.stop()
 
 
+def _runs(
+    code: str, source: str, file: pathlib.Path, out: pathlib.Path | None, repeat: int
+) -> list[tuple[float, int]] | str:
+    """``repeat`` runs of :func:`_run`, or the first words of the error of a library that
+    cannot take the model that way (onnx has no reader of external data by pipe or URL)."""
+    try:
+        return [_run(code, source, file, out) for _ in range(repeat)]
+    except RuntimeError as exc:
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        return "fails: " + (lines[-1][:80] if lines else "?")
+
+
+def _column(runs: list[tuple[float, int]] | str, at: int, unit: str, scale: float) -> str:
+    return runs if isinstance(runs, str) else _spread([float(r[at]) for r in runs], unit, scale)
+
+
 def _spread(values: list[float], unit: str, scale: float) -> str:
     low, high = min(values) / scale, max(values) / scale
     return f"{low:,.0f}{unit}" if round(low) == round(high) else f"{low:,.0f}-{high:,.0f}{unit}"
@@ -244,14 +260,12 @@ def main() -> None:
                     out = pathlib.Path(work_name) / "out" / "out.onnx" if args.convert else None
                     if out is not None:
                         out.parent.mkdir(exist_ok=True)
-                    ours = [_run(_WIRECODEC, source, model, out) for _ in range(args.repeat)]
-                    theirs = [_run(_ONNX, source, model, out) for _ in range(args.repeat)]
+                    ours = _runs(_WIRECODEC, source, model, out, args.repeat)
+                    theirs = _runs(_ONNX, source, model, out, args.repeat)
                     print(
                         f"| {model.parent.name} | {size / 2**20:,.1f} MB | {path} "
-                        f"| {_spread([p for _, p in ours], ' MB', 1024)} "
-                        f"| {_spread([p for _, p in theirs], ' MB', 1024)} "
-                        f"| {_spread([s for s, _ in ours], ' ms', 1e-3)} "
-                        f"| {_spread([s for s, _ in theirs], ' ms', 1e-3)} |",
+                        f"| {_column(ours, 1, ' MB', 1024)} | {_column(theirs, 1, ' MB', 1024)} "
+                        f"| {_column(ours, 0, ' ms', 1e-3)} | {_column(theirs, 0, ' ms', 1e-3)} |",
                         flush=True,
                     )
         finally:
