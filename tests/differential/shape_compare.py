@@ -108,3 +108,23 @@ def summarize(results: list[Result]) -> tuple[float, Counter[str]]:
             gaps[op] += 1
     equal = sum(r.equal for r in results)
     return (equal / len(results) if results else 1.0), gaps
+
+
+def assert_strict_inference_as_onnx(model: Any) -> None:
+    """Strict shape inference of an onnx ``model`` gives onnx's bytes, or refuses where onnx does."""
+    import onnx
+
+    from schema_dsl.onnx import ModelProto
+    from wirecodec.protobuf.codec import decode, encode
+    from wirecodec.shape_inference import InferenceError, infer_shapes
+
+    try:
+        theirs: bytes | None = onnx.shape_inference.infer_shapes(model, strict_mode=True).SerializeToString()
+    except onnx.shape_inference.InferenceError:
+        theirs = None
+    try:
+        decoded = decode(ModelProto, model.SerializeToString())
+        ours: bytes | None = encode(infer_shapes(decoded, strict_mode=True))
+    except InferenceError:
+        ours = None
+    assert ours == theirs

@@ -10,10 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from schema_dsl.onnx import ModelProto
+from tests.differential.shape_compare import assert_strict_inference_as_onnx
 from tests.support.reference import require_onnx
-from wirecodec import decode, encode
-from wirecodec.shape_inference import InferenceError, infer_shapes
 
 onnx = require_onnx()
 helper = onnx.helper
@@ -52,14 +50,4 @@ def _model(
 @pytest.mark.parametrize("length", [None, 42])
 def test_dft_as_onnx(opset: int, shape: Any, axis: Any, onesided: Any, inverse: Any, length: Any) -> None:
     model = _model(opset, shape, axis, onesided, inverse, length)
-    try:
-        theirs: bytes | None = onnx.shape_inference.infer_shapes(model, strict_mode=True).SerializeToString()
-    except onnx.shape_inference.InferenceError:
-        theirs = None
-    try:
-        ours: bytes | None = encode(
-            infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)
-        )
-    except InferenceError:
-        ours = None
-    assert ours == theirs
+    assert_strict_inference_as_onnx(model)

@@ -9,10 +9,8 @@ from typing import Any
 
 import pytest
 
-from schema_dsl.onnx import ModelProto
+from tests.differential.shape_compare import assert_strict_inference_as_onnx
 from tests.support.reference import require_onnx
-from wirecodec import decode, encode
-from wirecodec.shape_inference import InferenceError, infer_shapes
 
 onnx = require_onnx()
 helper, F = onnx.helper, onnx.TensorProto.FLOAT
@@ -28,17 +26,7 @@ def _same(shapes: dict[str, Any], **attributes: Any) -> None:
     inputs = [helper.make_tensor_value_info(n, F, s) for n, s in shapes.items()]
     graph = helper.make_graph([node], "g", inputs, [])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 27)])
-    try:
-        theirs: bytes | None = onnx.shape_inference.infer_shapes(model, strict_mode=True).SerializeToString()
-    except onnx.shape_inference.InferenceError:
-        theirs = None
-    try:
-        ours: bytes | None = encode(
-            infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)
-        )
-    except InferenceError:
-        ours = None
-    assert ours == theirs
+    assert_strict_inference_as_onnx(model)
 
 
 @pytest.mark.parametrize(("q_heads", "kv_heads"), [(4, 4), (4, 2), (4, 1), (6, 4), (0, 2), (2, 0), (3, 3)])

@@ -8,10 +8,8 @@ from typing import Any
 
 import pytest
 
-from schema_dsl.onnx import ModelProto
+from tests.differential.shape_compare import assert_strict_inference_as_onnx
 from tests.support.reference import require_onnx
-from wirecodec import decode, encode
-from wirecodec.shape_inference import InferenceError, infer_shapes
 
 onnx = require_onnx()
 helper, F = onnx.helper, onnx.TensorProto.FLOAT
@@ -40,14 +38,4 @@ def test_swiglu_as_onnx(a: Any, b: Any) -> None:
         [],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 28)])
-    try:
-        theirs: bytes | None = onnx.shape_inference.infer_shapes(model, strict_mode=True).SerializeToString()
-    except onnx.shape_inference.InferenceError:
-        theirs = None
-    try:
-        ours: bytes | None = encode(
-            infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)
-        )
-    except InferenceError:
-        ours = None
-    assert ours == theirs
+    assert_strict_inference_as_onnx(model)
