@@ -4,8 +4,8 @@ A repeated message field filled by a *records* decoder (wirecodec.protobuf.recor
 :func:`record_container_class` container whose list items are **records**: tuples of the
 element's field values (nested records as tuples, repeated scalars as tuples), which
 CPython stops tracking the first time a young collection sees them. An element that
-could not be kept as a record (a subgraph inside it, unknown fields, bytes that are not
-canonical) is an ordinary message among them.
+could not be kept as a record (a large subgraph inside it, unknown fields, bytes that are
+not canonical) is an ordinary message among them.
 
 **Reading** an element hands out its **view**: an ordinary message of the declared class,
 built from the record when no view of it is alive, and otherwise the live one. The

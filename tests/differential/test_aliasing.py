@@ -26,7 +26,18 @@ def _graph_bytes(nodes: int) -> bytes:
     helper = onnx.helper
     made, values = [], []
     for i in range(nodes):
-        if i % 10 == 9:
+        if i % 10 == 4:  # a node holding two small subgraphs (kept in its record too)
+            branches = {
+                f"{branch}_branch": helper.make_graph(
+                    [helper.make_node("Neg", [f"x{i}"], [f"{branch}{i}"], name=f"{branch}-n{i}")],
+                    f"{branch}{i}",
+                    [],
+                    [helper.make_tensor_value_info(f"{branch}{i}", 1, ["batch", 3])],
+                )
+                for branch in ("then", "else")
+            }
+            made.append(helper.make_node("If", ["c"], [f"x{i + 1}"], name=f"n{i}", **branches))
+        elif i % 10 == 9:
             tensor = onnx.numpy_helper.from_array(__import__("numpy").arange(4, dtype="int64"), f"c{i}")
             made.append(helper.make_node("Constant", [], [f"x{i + 1}"], name=f"n{i}", value=tensor))
         else:
@@ -60,15 +71,16 @@ def _node_state(node: Any) -> tuple[Any, ...]:
 
 
 AT = 7  # the element the programs hold (a LeakyRelu node with an attribute)
+AT_IF = 14  # ... and one holding subgraphs (an If node)
 
-# How the element was reached: graph -> the node object.
-REACH: dict[str, Callable[[Any], Any]] = {
-    "index": lambda g: g.node[AT],
-    "negative-index": lambda g: g.node[AT - len(g.node)],
-    "slice": lambda g: g.node[AT : AT + 2][0],
-    "iteration": lambda g: next(n for k, n in enumerate(g.node) if k == AT),
-    "reversed": lambda g: list(reversed(g.node))[len(g.node) - 1 - AT],
-    "dict-from-walk": lambda g: {n.name: n for n in g.node}[f"n{AT}"],
+# How the element at ``at`` was reached: (graph, at) -> the node object.
+REACH: dict[str, Callable[[Any, int], Any]] = {
+    "index": lambda g, at: g.node[at],
+    "negative-index": lambda g, at: g.node[at - len(g.node)],
+    "slice": lambda g, at: g.node[at : at + 2][0],
+    "iteration": lambda g, at: next(n for k, n in enumerate(g.node) if k == at),
+    "reversed": lambda g, at: list(reversed(g.node))[len(g.node) - 1 - at],
+    "dict-from-walk": lambda g, at: {n.name: n for n in g.node}[f"n{at}"],
 }
 
 # What part of it is held: node -> (held object, read of it, write through it).
@@ -114,13 +126,60 @@ CHANGE: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def _run(model: Any, reach: str, held: str, change: str) -> tuple[Any, ...]:
+def _body_state(graph: Any) -> tuple[Any, ...]:
+    return graph.name, [_node_state(n) for n in graph.node], [v.name for v in graph.output]
+
+
+# The parts of an If node's subgraph a program holds: node -> (held, read, write).
+HELD_BODY: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], Callable[[Any], None]]] = {
+    "body": (lambda n: n.attribute[0].g, _body_state, lambda h: h.node.add(name="held", op_type="Relu")),
+    "body-node": (lambda n: n.attribute[0].g.node[0], _node_state, lambda h: setattr(h, "name", "held")),
+    "body-node-outputs": (lambda n: n.attribute[0].g.node[0].output, list, lambda h: h.append("held")),
+    "body-output-dims": (
+        lambda n: n.attribute[0].g.output[0].type.tensor_type.shape.dim,
+        lambda h: [(d.dim_param, d.dim_value) for d in h],
+        lambda h: h.add(dim_value=5),
+    ),
+}
+
+
+def _fresh_body(g: Any) -> Any:
+    return g.node[AT_IF].attribute[0].g
+
+
+def _body_dim(g: Any) -> Any:
+    return _fresh_body(g).output[0].type.tensor_type.shape.dim[0]
+
+
+# Changes through another reference, at or around the If node and inside its subgraph.
+CHANGE_BODY: dict[str, Callable[[Any], Any]] = {
+    "body-node-write": lambda g: setattr(_fresh_body(g).node[0], "name", "Z"),
+    "body-node-output-item": lambda g: _fresh_body(g).node[0].output.__setitem__(0, "Q"),
+    "body-node-add": lambda g: _fresh_body(g).node.add(name="added", op_type="Relu"),
+    "body-name": lambda g: setattr(_fresh_body(g), "name", "renamed"),
+    "body-dim-write": lambda g: setattr(
+        _fresh_body(g).output[0].type.tensor_type.shape.dim[0], "dim_param", "B"
+    ),
+    "body-CopyFrom": lambda g: _fresh_body(g).CopyFrom(g.node[AT_IF + 10].attribute[1].g),
+    "attribute-ClearField-g": lambda g: g.node[AT_IF].attribute[0].ClearField("g"),
+    "node-ClearField-attribute": lambda g: g.node[AT_IF].ClearField("attribute"),
+    "node-CopyFrom": lambda g: g.node[AT_IF].CopyFrom(g.node[AT_IF + 10]),
+    "field-write": CHANGE["field-write"],
+    "delete-before": CHANGE["delete-before"],
+    "sort": CHANGE["sort"],
+    "reverse": CHANGE["reverse"],
+}
+
+
+def _run(
+    model: Any, reach: str, held: str, change: str, *, at: int = AT, body: bool = False
+) -> tuple[Any, ...]:
     g = model.graph
-    node = REACH[reach](g)
-    take, read, write = HELD[held]
+    node = REACH[reach](g, at)
+    take, read, write = (HELD_BODY if body else HELD)[held]
     part = take(node)
     before = read(part)
-    CHANGE[change](g)
+    (CHANGE_BODY if body else CHANGE)[change](g)
     after_change = read(part)
     write(part)
     after_write = read(part)
@@ -139,6 +198,24 @@ def test_every_reference_sees_every_write(nodes: int, reach: str, held: str) -> 
         except Exception as error:  # an exception is a wrong answer here: onnx raises none
             got = f"{type(error).__name__}: {error}"
         expected = _run(theirs, reach, held, change)
+        if got != expected:
+            failures.append(change)
+    assert not failures, f"differ from onnx after: {failures}"
+
+
+@pytest.mark.parametrize("nodes", SIZES)
+@pytest.mark.parametrize("reach", sorted(REACH))
+@pytest.mark.parametrize("held", sorted(HELD_BODY))
+def test_every_reference_into_a_subgraph_sees_every_write(nodes: int, reach: str, held: str) -> None:
+    # Above the threshold the If node is a record too, its subgraphs built with its view.
+    failures = []
+    for change in CHANGE_BODY:
+        mine, theirs = _pair(nodes)
+        try:
+            got: Any = _run(mine, reach, held, change, at=AT_IF, body=True)
+        except Exception as error:  # an exception is a wrong answer here: onnx raises none
+            got = f"{type(error).__name__}: {error}"
+        expected = _run(theirs, reach, held, change, at=AT_IF, body=True)
         if got != expected:
             failures.append(change)
     assert not failures, f"differ from onnx after: {failures}"
@@ -217,6 +294,8 @@ def test_the_large_graph_is_past_the_records_threshold() -> None:
     assert not isinstance(small.graph.node, RecordContainer)
     assert isinstance(large.graph.node, RecordContainer)
     assert isinstance(large.graph.value_info, RecordContainer)
+    # ... and the If nodes are records there, not messages the decoder built.
+    assert type(list.__getitem__(large.graph.node, AT_IF)) is not type(large.graph.node[AT_IF])
 
 
 @pytest.mark.parametrize("kind", ["bytearray", "writable-memoryview", "numpy"])

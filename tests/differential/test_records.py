@@ -9,6 +9,7 @@ import pathlib
 from typing import Any
 
 import numpy
+import pytest
 
 import wirecodec
 from schema_dsl import Message
@@ -146,8 +147,8 @@ def test_backend_models_read_and_change_as_onnx_does(tmp_path: pathlib.Path) -> 
 
 
 def test_elements_that_cannot_be_records_are_messages() -> None:
-    # A node holding a subgraph with a large tensor, unknown fields: decoded as before.
-    big = onnx.numpy_helper.from_array(numpy.zeros(1000, dtype="float32"), "w")
+    # A node holding a subgraph past records.MAX_HELD_GRAPH bytes: decoded as before.
+    big = onnx.numpy_helper.from_array(numpy.zeros(records.MAX_HELD_GRAPH // 4, dtype="float32"), "w")
     body = onnx.helper.make_graph([], "body", [], [], initializer=[big])
     node = onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)
     data = onnx.helper.make_model(onnx.helper.make_graph([node], "g", [], [])).SerializeToString()
@@ -157,6 +158,31 @@ def test_elements_that_cannot_be_records_are_messages() -> None:
     assert wirecodec.encode(model) == data
     assert isinstance(model.graph.node[0].attribute[0], AttributeProto)
     assert type(model.graph) is GraphProto
+
+
+def test_a_node_holding_small_subgraphs_is_a_record() -> None:
+    # An If whose branches fit records.MAX_HELD_GRAPH is kept as a record (the collector
+    # never visits its subgraphs); its view builds them, and reads, writes and bytes are
+    # onnx's.
+    small = onnx.numpy_helper.from_array(numpy.arange(6, dtype="float32"), "w")
+    body = onnx.helper.make_graph(
+        [onnx.helper.make_node("Identity", ["w"], ["y"], name="inner")], "body", [], [], initializer=[small]
+    )
+    node = onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)
+    data = onnx.helper.make_model(onnx.helper.make_graph([node], "g", [], [])).SerializeToString()
+    model, theirs = _records(data), onnx.load_model_from_string(data)
+    kept: Any = model.graph.node
+    assert type(kept._sealed()[0]) is tuple  # a record, not a message
+    assert str(model) == str(theirs)
+    assert wirecodec.encode(model) == data
+    body_view = model.graph.node[0].attribute[1].g
+    assert bytes(body_view.initializer[0].raw_data) == bytes(
+        theirs.graph.node[0].attribute[1].g.initializer[0].raw_data
+    )
+    for m in (model, theirs):
+        m.graph.node[0].attribute[1].g.node[0].name = "renamed"
+    assert body_view.node[0].name == "renamed"  # the held subgraph is the view's
+    assert wirecodec.encode(model) == theirs.SerializeToString()
 
 
 def test_only_graphs_with_a_long_field_keep_records() -> None:
@@ -223,15 +249,26 @@ def test_equal_bytes_of_two_classes_stay_apart() -> None:
     assert wirecodec.encode(mine) == data
 
 
-def test_a_node_holding_a_subgraph_is_a_message() -> None:
-    # A view would build the whole subgraph on every read of the node around it.
+@pytest.mark.parametrize("past", [0, 1])
+def test_a_node_holding_a_subgraph_past_the_limit_is_a_message(past: int) -> None:
+    # A view builds its subgraphs on every read of the node: kept in a record only up to
+    # records.MAX_HELD_GRAPH bytes of subgraph.
     body = onnx.helper.make_graph([onnx.helper.make_node("Relu", ["x"], ["y"])], "body", [], [])
+    padding = records.MAX_HELD_GRAPH + past - len(body.SerializeToString()) - 3  # tag, 2-byte length
+    body.doc_string = "d" * padding
+    assert len(body.SerializeToString()) == records.MAX_HELD_GRAPH + past
     nodes = [onnx.helper.make_node("Relu", ["a"], ["b"], name="plain")]
     nodes.append(onnx.helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body))
     data = onnx.helper.make_model(onnx.helper.make_graph(nodes, "g", [], [])).SerializeToString()
-    kept: Any = _records(data).graph.node
-    assert type(kept._sealed()[0]) is tuple and kept._sealed()[1] is None
-    assert type(list.__getitem__(kept, 1)) is NodeProto
+    model = _records(data)
+    kept: Any = model.graph.node
+    assert type(kept._sealed()[0]) is tuple
+    if past:
+        assert kept._sealed()[1] is None and type(list.__getitem__(kept, 1)) is NodeProto
+    else:
+        assert type(kept._sealed()[1]) is tuple
+    assert model.graph.node[1].attribute[0].g.doc_string == body.doc_string
+    assert wirecodec.encode(model) == data
 
 
 def test_some_nodes_changed_encode_as_onnx_does() -> None:

@@ -738,10 +738,10 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "records-subgraph-holder",
         "wirecodec/protobuf/records.py",
-        "(spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED) and not spec.records",
-        "(spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED)",
-        (f"{_VIEWS}::test_a_node_holding_a_subgraph_is_a_message",),
-        "a node holding a subgraph becomes a record (every read of it builds the subgraph)",
+        'w(ind, f"if n > {MAX_HELD_GRAPH}:\\n    return False")',
+        'w(ind, f"if n >= {MAX_HELD_GRAPH}:\\n    return False")',
+        (f"{_VIEWS}::test_a_node_holding_a_subgraph_past_the_limit_is_a_message",),
+        "a subgraph of exactly MAX_HELD_GRAPH bytes makes its node a message (off by one)",
     ),
     Mutant(
         "records-threshold-off-by-one",

@@ -73,4 +73,20 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/perf/test_memory_matrix.py::test_external_data_by_url_is_copied_in_pieces",),
         "convert URL --to single/safetensors fetches every external weight whole before writing",
     ),
+    Mutant(
+        "records-subgraph-unbounded",
+        "wirecodec/protobuf/records.py",
+        "    return any(spec.records for spec in cls.__schema__.fields)\n",
+        "    return False\n",
+        ("tests/differential/test_records.py",),
+        "a subgraph of any size is kept in its node's record: every read of the node builds it",
+    ),
+    Mutant(
+        "records-subgraph-refused",
+        "wirecodec/protobuf/records.py",
+        "be held in a record (see the module docstring).\"\"\"\n",
+        "be held in a record (see the module docstring).\"\"\"\n    if holds_records(cls):\n        return False\n",
+        ("tests/differential/test_records.py", "tests/differential/test_aliasing.py"),
+        "a node holding a small subgraph is a message again (the collector visits every If body)",
+    ),
 )

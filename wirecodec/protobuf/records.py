@@ -16,8 +16,8 @@ Both functions of a class are generated from its declaration, as its decoder is:
 
 * ``record_<C>(buf, pos, end, depth, out, memo)`` appends the atoms of the payload at
   ``buf[pos:end]`` to ``out`` and says whether it could: not when a field is of a type
-  that cannot be one (a subgraph), an unknown field, anything not canonical (order,
-  repeated singular fields, long varints), anything malformed. The decoder then decodes
+  that cannot be one, a subgraph past MAX_HELD_GRAPH bytes, an unknown field, anything
+  not canonical (order, repeated singular fields, long varints), anything malformed. The decoder then decodes
   the element as a message, as without records, which raises the same errors at the
   same offsets and reports what is not canonical: a record is only ever made of bytes
   the encoder would write exactly so;
@@ -27,8 +27,9 @@ Both functions of a class are generated from its declaration, as its decoder is:
   each container linked to it.
 
 A class can be a record if all its fields can: scalars, strings, bytes, repeated fields
-(packed runs up to MAX_COPIED bytes), and messages of a class that can be one; a class
-holding records itself (a graph) cannot.
+(packed runs up to MAX_COPIED bytes), and messages of a class that can be one. A class
+holding records itself (a graph) can be one inside an element up to MAX_HELD_GRAPH bytes:
+a view builds it whole, as a message (only the top graph's fields keep records).
 """
 
 from __future__ import annotations
@@ -63,16 +64,16 @@ _LOCK: Final = threading.RLock()
 _KEY: Final = "records"
 
 
-
-
 def can_be_record(cls: type[Message]) -> bool:
     """Whether every field of ``cls`` can be held in a record (see the module docstring)."""
-    # A class that holds records itself (a subgraph) is not one: a view would build the
-    # whole subgraph on every read of the element around it.
     return all(
-        (spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED) and not spec.records
-        for spec in cls.__schema__.fields
+        spec.kind in _VARINT or spec.kind in _LENGTH or spec.kind in _FIXED for spec in cls.__schema__.fields
     )
+
+
+def holds_records(cls: type[Message]) -> bool:
+    """Whether ``cls`` has ``records`` fields of its own (a graph, a function)."""
+    return any(spec.records for spec in cls.__schema__.fields)
 
 
 def _tag(spec: FieldSpec) -> int:
@@ -86,6 +87,10 @@ def _tag(spec: FieldSpec) -> int:
 # makes its element a message. (A field the decoder keeps as a view of the input, a
 # tensor's raw_data, is held as its place, and its view made by each build: no copy.)
 MAX_COPIED: Final = 256
+# A subgraph (a message with records fields of its own) is held in its element's record
+# up to this many bytes: the bodies of If, Loop and Scan nodes as exporters write them.
+# A larger one makes its element a message (built once, at decode, kept).
+MAX_HELD_GRAPH: Final = 4096
 # Sub-messages this short are looked up by their bytes in the decode's memo of records
 # (their nesting, at most one level per two bytes, fits the depth checked before); the
 # memo keeps this many.
@@ -251,6 +256,10 @@ else:
             elif kind is Kind.BYTES:
                 w(ind, "out.append(bytes(buf[pos:p2]))")
             elif can_be_record(spec.message_type):
+                if holds_records(spec.message_type):
+                    # A subgraph in an element (an If's branches) is built with its view, on
+                    # every read: kept in the record only while that stays cheap.
+                    w(ind, f"if n > {MAX_HELD_GRAPH}:\n    return False")
                 _nested_record(w, ind, i)
                 if spec.repeated:
                     w(ind, f"out[c{i} + 2] = p2 - ps")
