@@ -1,0 +1,75 @@
+"""ai.onnx.ml linear models: LinearClassifier, LinearRegressor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wirecodec.reference._registry import op
+from wirecodec.reference.ops.ml_common import (
+    apply_post_transform,
+    as_rows,
+    bad,
+    class_labels,
+    floats,
+    label_of,
+    post_transform_name,
+)
+
+Ctx = Any
+_ML = "ai.onnx.ml"
+
+
+def _linear(ctx: Ctx, x: Any, count_name: str | None) -> Any:
+    """``x @ coefficients.T + intercepts``, the coefficients as [targets, features]."""
+    rows = as_rows(ctx, x)
+    coefficients = floats(ctx, "coefficients")
+    features = rows.shape[1]
+    if features == 0 or coefficients.size % features:
+        raise bad(ctx, f"{coefficients.size} coefficients do not make rows of {features} features")
+    if count_name is not None and ctx.attrs.get(count_name, 1) * features != coefficients.size:
+        raise bad(
+            ctx,
+            f"{count_name}={ctx.attrs.get(count_name, 1)} targets of {features} features need "
+            f"{ctx.attrs.get(count_name, 1) * features} coefficients, not {coefficients.size}",
+        )
+    weights = coefficients.reshape(-1, features).astype(rows.dtype)
+    scores = rows @ weights.T
+    intercepts = floats(ctx, "intercepts", required=False)
+    if intercepts is not None and intercepts.size:
+        if intercepts.size not in (1, weights.shape[0]):
+            raise bad(ctx, f"{intercepts.size} intercepts for {weights.shape[0]} targets")
+        scores = scores + intercepts.astype(rows.dtype)
+    return scores
+
+
+@op("LinearClassifier", 1, _ML)
+def _linear_classifier(ctx: Ctx, x: Any) -> Any:
+    transform = post_transform_name(ctx)
+    labels = class_labels(ctx, "classlabels_ints", "classlabels_strings")
+    scores = _linear(ctx, x, None)
+    n_classes = 0 if labels is None else len(labels)
+    if scores.shape[1] == 1 and n_classes == 2:
+        # one set of coefficients for two classes: the first class scores its negation
+        scores = np.concatenate([-scores, scores], axis=1)
+    scores = apply_post_transform(transform, scores)
+    if scores.shape[1] > 1:
+        predicted = label_of(labels, np.argmax(scores, axis=1))
+    else:
+        threshold = 0.0 if transform == "NONE" else 0.5
+        above = scores[:, 0] >= threshold
+        if labels is None:
+            predicted = above.astype(np.int64)
+        elif labels.dtype == object:
+            predicted = np.where(above, labels[0], "").astype(object)
+        else:
+            predicted = np.where(above, labels[0], 0).astype(np.int64)
+    return predicted, scores.astype(np.float32)
+
+
+@op("LinearRegressor", 1, _ML)
+def _linear_regressor(ctx: Ctx, x: Any) -> Any:
+    transform = post_transform_name(ctx)
+    scores = _linear(ctx, x, "targets")
+    return apply_post_transform(transform, scores).astype(np.float32)
