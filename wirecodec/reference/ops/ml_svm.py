@@ -61,7 +61,7 @@ def _coupled(pairs: Any) -> Any:
     q = -pairs.T * pairs
     np.fill_diagonal(q, (pairs * pairs).sum(axis=0) - np.diag(pairs) ** 2)
     p = np.full(k, 1.0 / k, dtype=pairs.dtype)
-    eps = 0.005 / k
+    eps = pairs.dtype.type(0.005 / k)
     for _ in range(max(100, k)):
         qp = q @ p
         pqp = p @ qp
@@ -116,9 +116,9 @@ def _svm_classifier(ctx: Ctx, x: Any) -> Any:
         if rho.size < n_pairs:
             raise bad(ctx, f"rho has {rho.size} values for {n_pairs} pairs of classes")
         kernel = _kernel(ctx, rows, vectors.reshape(n_vectors, -1).astype(rows.dtype))
-        coefs = coefficients.reshape(n_classes - 1, n_vectors).astype(rows.dtype)
+        coefs = coefficients.reshape(n_classes - 1, n_vectors)
         starts = np.concatenate([[0], np.cumsum(per_class)])
-        scores = np.empty((rows.shape[0], n_pairs), dtype=rows.dtype)
+        scores = np.empty((rows.shape[0], n_pairs))
         votes = np.zeros((rows.shape[0], n_classes), dtype=np.int64)
         pair = 0
         for i in range(n_classes):
@@ -136,11 +136,15 @@ def _svm_classifier(ctx: Ctx, x: Any) -> Any:
             prob_b = floats(ctx, "prob_b")
             if prob_a.size < n_pairs or prob_b.size < n_pairs:
                 raise bad(ctx, f"prob_a and prob_b need {n_pairs} values each")
-            pairwise = np.clip(logistic(-(scores * prob_a[:n_pairs] + prob_b[:n_pairs])), 1e-7, 1 - 1e-7)
+            # in float32 throughout, as onnxruntime computes: the coupling stops at a
+            # tolerance, so its precision decides where it stops
+            pa, pb = prob_a[:n_pairs].astype(np.float32), prob_b[:n_pairs].astype(np.float32)
+            pairwise = np.clip(logistic(-(scores.astype(np.float32) * pa + pb)), 1e-7, 1 - 1e-7)
+            pairwise = pairwise.astype(np.float32)
             upper = np.triu_indices(n_classes, 1)
             probabilities = np.empty((rows.shape[0], n_classes), dtype=np.float64)
             for r in range(rows.shape[0]):
-                square = np.zeros((n_classes, n_classes))
+                square = np.zeros((n_classes, n_classes), dtype=np.float32)
                 square[upper] = pairwise[r]
                 square.T[upper] = 1 - pairwise[r]
                 probabilities[r] = _coupled(square)
@@ -185,7 +189,7 @@ def _svm_regressor(ctx: Ctx, x: Any) -> Any:
         if coefficients.size < n_supports:
             raise bad(ctx, f"{coefficients.size} coefficients for {n_supports} support vectors")
         kernel = _kernel(ctx, rows, vectors.reshape(n_supports, -1).astype(rows.dtype))
-        score = kernel @ coefficients[:n_supports].astype(rows.dtype) + rho[0]
+        score = kernel @ coefficients[:n_supports] + rho[0]
     else:
         if coefficients.size != rows.shape[1]:
             raise bad(ctx, f"{coefficients.size} coefficients for {rows.shape[1]} features")

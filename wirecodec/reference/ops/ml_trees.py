@@ -157,7 +157,7 @@ def _tree_ensemble_classifier(ctx: Ctx, x: Any) -> Any:
     scores = np.zeros((rows.shape[0], n_classes), dtype=np.float32)
     base = floats(ctx, "base_values", required=False)
     if base is not None and base.size:
-        if base.size != n_classes:
+        if base.size not in (1, n_classes):
             raise bad(ctx, f"base_values has {base.size} values for {n_classes} classes")
         scores += base.astype(np.float32)
     scores = (scores + table[forest.leaves(rows)].sum(axis=1)).astype(np.float32)
