@@ -89,6 +89,8 @@ def _convert(model: Any, sample: Any, zipmap: bool = False) -> bytes:
 
 
 def _build() -> dict[str, tuple[bytes, dict[str, Any]]]:
+    from skl2onnx import convert_sklearn
+    from skl2onnx.common.data_types import DictionaryType, FloatTensorType, StringTensorType
     from sklearn.datasets import load_iris, make_regression
     from sklearn.ensemble import (
         GradientBoostingClassifier,
@@ -103,8 +105,6 @@ def _build() -> dict[str, tuple[bytes, dict[str, Any]]]:
     from sklearn.preprocessing import Normalizer, OneHotEncoder, StandardScaler
     from sklearn.svm import SVC, SVR, LinearSVC
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-    from skl2onnx import convert_sklearn
-    from skl2onnx.common.data_types import DictionaryType, FloatTensorType, StringTensorType
 
     rng = np.random.default_rng(0)
     x, y = load_iris(return_X_y=True)
@@ -156,16 +156,36 @@ def _build() -> dict[str, tuple[bytes, dict[str, Any]]]:
     add("random-forest-regressor", RandomForestRegressor(10, random_state=0).fit(xr, yr), xr)
     two = np.stack([yr, -yr], axis=1)
     add("random-forest-two-targets", RandomForestRegressor(5, random_state=0).fit(xr, two), xr)
-    add("gradient-boosting-classifier", GradientBoostingClassifier(n_estimators=10, random_state=0).fit(x, y), x)
-    add("gradient-boosting-binary", GradientBoostingClassifier(n_estimators=10, random_state=0).fit(x, binary), x)
-    add("gradient-boosting-strings", GradientBoostingClassifier(n_estimators=5, random_state=0).fit(x, names), x)
-    add("gradient-boosting-regressor", GradientBoostingRegressor(n_estimators=10, random_state=0).fit(xr, yr), xr)
+    add(
+        "gradient-boosting-classifier",
+        GradientBoostingClassifier(n_estimators=10, random_state=0).fit(x, y),
+        x,
+    )
+    add(
+        "gradient-boosting-binary",
+        GradientBoostingClassifier(n_estimators=10, random_state=0).fit(x, binary),
+        x,
+    )
+    add(
+        "gradient-boosting-strings",
+        GradientBoostingClassifier(n_estimators=5, random_state=0).fit(x, names),
+        x,
+    )
+    add(
+        "gradient-boosting-regressor",
+        GradientBoostingRegressor(n_estimators=10, random_state=0).fit(xr, yr),
+        xr,
+    )
     add("standard-scaler", StandardScaler().fit(x), x)
     add("normalizer", Normalizer().fit(x), x)
     add("simple-imputer", SimpleImputer().fit(holes), holes)
     add("one-hot-ints", OneHotEncoder(handle_unknown="ignore").fit(cats[:30]), cats)
     add("one-hot-strings", OneHotEncoder().fit(words), words)
-    add("pipeline-scaler-logreg", make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(x, y), x)
+    add(
+        "pipeline-scaler-logreg",
+        make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(x, y),
+        x,
+    )
     gb_pipe = make_pipeline(SimpleImputer(), StandardScaler(), GradientBoostingClassifier(n_estimators=5))
     add("pipeline-imputer-scaler-gb", gb_pipe.fit(holes, y), holes)
     records = [{"a": 1.0, "b": 2.0}, {"b": 3.0, "c": 4.5}, {"a": -1.0, "d": 7.0}]
@@ -193,7 +213,9 @@ def assert_same(want: Any, got: Any, what: str, exact_type: bool = True) -> None
         assert isinstance(got, list) and len(got) == len(want), what
         for w, g in zip(want, got, strict=True):
             assert sorted(w) == sorted(g), f"{what}: keys {sorted(g)} != {sorted(w)}"
-            np.testing.assert_allclose([g[k] for k in w], [w[k] for k in w], rtol=1e-5, atol=1e-5, err_msg=what)
+            np.testing.assert_allclose(
+                [g[k] for k in w], [w[k] for k in w], rtol=1e-5, atol=1e-5, err_msg=what
+            )
         return
     want, got = np.asarray(want), np.asarray(got)
     if exact_type:
