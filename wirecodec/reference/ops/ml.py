@@ -1,4 +1,4 @@
-"""ai.onnx.ml operators: LabelEncoder, Binarizer, ArrayFeatureExtractor."""
+"""ai.onnx.ml operators: LabelEncoder, Binarizer, ArrayFeatureExtractor, TreeEnsemble (opset 5)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.reference._registry import op
+from wirecodec.reference.ops.ml_common import apply_post_transform, post_transform_name
 
 Ctx = Any
 _ML = "ai.onnx.ml"
@@ -141,10 +142,5 @@ def _tree_ensemble(ctx: Ctx, x: Any) -> Any:
                 out[r, t] = max(values)
             else:
                 out[r, t] = sum(values)
-    post = a.get("post_transform", 0)
-    if post == 1:
-        e = np.exp(out - out.max(axis=1, keepdims=True))
-        out = e / e.sum(axis=1, keepdims=True)
-    elif post == 2:
-        out = 1 / (1 + np.exp(-out))
+    out = apply_post_transform(post_transform_name(ctx), out)
     return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
