@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.reference._registry import op
-from wirecodec.reference.ops.ml_common import as_rows, bad, floats
+from wirecodec.reference.ops.ml.common import as_rows, bad, floats
 
 Ctx = Any
 _ML = "ai.onnx.ml"

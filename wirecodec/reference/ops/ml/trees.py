@@ -1,4 +1,5 @@
-"""ai.onnx.ml tree ensembles of opsets 1 and 3: TreeEnsembleClassifier, TreeEnsembleRegressor.
+"""ai.onnx.ml tree ensembles: TreeEnsembleClassifier and TreeEnsembleRegressor (opsets 1 and 3),
+TreeEnsemble (opset 5).
 
 Every row walks every tree at once: one array holds each (row, tree)'s current node and
 one step moves all of them, so a forest costs ``depth`` numpy passes, not a Python loop per
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.reference._registry import op
-from wirecodec.reference.ops.ml_common import (
+from wirecodec.reference.ops.ml.common import (
     apply_post_transform,
     as_rows,
     bad,
@@ -208,3 +209,87 @@ def _tree_ensemble_regressor(ctx: Ctx, x: Any) -> Any:
             raise bad(ctx, f"base_values has {base.size} values for {n_targets} targets")
         out = out + base
     return apply_post_transform(transform, out).astype(np.float32)
+
+
+# -- TreeEnsemble (opset 5): nodes by index, leaves apart, set membership --------------
+
+
+def _branch(mode: int, value: float, split: float, members: set[float]) -> bool:
+    if mode == 0:
+        return value <= split
+    if mode == 1:
+        return value < split
+    if mode == 2:
+        return value >= split
+    if mode == 3:
+        return value > split
+    if mode == 4:
+        return value == split
+    if mode == 5:
+        return value != split
+    return value in members
+
+
+@op("TreeEnsemble", 5, _ML)
+def _tree_ensemble(ctx: Ctx, x: Any) -> Any:
+    a = ctx.attrs
+    features = a["nodes_featureids"]
+    splits = a["nodes_splits"].reshape(-1).astype(np.float64)
+    modes = a["nodes_modes"].reshape(-1).astype(np.int64)
+    true_ids, true_leaf = a["nodes_truenodeids"], a.get("nodes_trueleafs") or [0] * len(features)
+    false_ids, false_leaf = a["nodes_falsenodeids"], a.get("nodes_falseleafs") or [0] * len(features)
+    missing_true = a.get("nodes_missing_value_tracks_true") or [0] * len(features)
+    members: dict[int, set[float]] = {}
+    if a.get("membership_values") is not None:
+        groups = iter(a["membership_values"].reshape(-1).tolist())
+        for node, mode in enumerate(modes):
+            if mode == 6:
+                found: set[float] = set()
+                for v in groups:
+                    if np.isnan(v):
+                        break
+                    found.add(v)
+                members[node] = found
+    leaf_targets = a["leaf_targetids"]
+    leaf_weights = a["leaf_weights"].reshape(-1).astype(np.float64)
+    n_targets = a["n_targets"]
+    roots = a["tree_roots"]
+    agg = a.get("aggregate_function", 1)
+    rows = x.reshape(x.shape[0], -1).astype(np.float64)
+    out = np.zeros((rows.shape[0], n_targets))
+    for r, row in enumerate(rows):
+        per_tree = []
+        for root in roots:
+            node, is_leaf = root, False
+            while not is_leaf:
+                value = row[features[node]]
+                if np.isnan(value):
+                    go_true = bool(missing_true[node])
+                else:
+                    go_true = _branch(int(modes[node]), value, splits[node], members.get(node, set()))
+                node, is_leaf = (
+                    (true_ids[node], bool(true_leaf[node]))
+                    if go_true
+                    else (
+                        false_ids[node],
+                        bool(false_leaf[node]),
+                    )
+                )
+            per_tree.append(node)
+        scores = [[] for _ in range(n_targets)]  # type: list[list[float]]
+        for leaf in per_tree:
+            scores[leaf_targets[leaf]].append(leaf_weights[leaf])
+        for t in range(n_targets):
+            values = scores[t]
+            if not values:
+                continue
+            if agg == 0:
+                out[r, t] = sum(values) / len(roots)
+            elif agg == 2:
+                out[r, t] = min(values)
+            elif agg == 3:
+                out[r, t] = max(values)
+            else:
+                out[r, t] = sum(values)
+    out = apply_post_transform(post_transform_name(ctx), out)
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)

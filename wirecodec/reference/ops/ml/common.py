@@ -1,10 +1,10 @@
 """What the ai.onnx.ml families share: the post transforms, class labels, bad attributes.
 
-Not a family (it registers nothing): ``ml_linear``, ``ml_svm``, ``ml_trees`` and ``ml``
-import it. The post transforms follow onnx's definitions: LOGISTIC is the sigmoid,
-SOFTMAX the row-wise softmax, SOFTMAX_ZERO a softmax that leaves zeros (|v| <= 1e-7) near
-zero and gives 0.5 everywhere to a row that sums to zero, PROBIT ``sqrt(2) * erfinv(2v - 1)``
-with the closed-form approximation of erfinv (a = 0.147) onnx and onnxruntime use.
+Not a family (it registers nothing): the families of ``wirecodec.reference.ops.ml`` import
+it. The post transforms follow onnx's definitions: LOGISTIC is the sigmoid, SOFTMAX the
+row-wise softmax, SOFTMAX_ZERO a softmax that leaves zeros (|v| <= 1e-7) near zero and gives
+0.5 everywhere to a row that sums to zero, PROBIT ``sqrt(2) * erfinv(2v - 1)`` with the
+closed-form approximation of erfinv (a = 0.147) onnx and onnxruntime use.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.reference._registry import op
-from wirecodec.reference.ops.ml_common import (
+from wirecodec.reference.ops.ml.common import (
     apply_post_transform,
     as_rows,
     bad,

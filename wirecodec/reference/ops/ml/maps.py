@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from wirecodec.reference._registry import op
-from wirecodec.reference.ops.ml_common import bad
+from wirecodec.reference.ops.ml.common import bad
 
 Ctx = Any
 _ML = "ai.onnx.ml"
