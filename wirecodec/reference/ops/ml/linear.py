@@ -22,24 +22,35 @@ _ML = "ai.onnx.ml"
 
 
 def _linear(ctx: Ctx, x: Any, count_name: str | None) -> Any:
-    """``x @ coefficients.T + intercepts``, the coefficients as [targets, features]."""
+    """``x @ coefficients.T + intercepts``, the coefficients read as [targets, features].
+
+    The number of targets is ``targets`` (LinearRegressor), else the number of intercepts,
+    else as many whole rows as the coefficients make. Coefficients past targets x features
+    are not read, as onnxruntime reads them: onnxruntime's own logreg_iris.onnx declares an
+    input of 2 features and carries 4 per class."""
     rows = as_rows(ctx, x)
     coefficients = floats(ctx, "coefficients")
+    intercepts = floats(ctx, "intercepts", required=False)
     features = rows.shape[1]
-    if features == 0 or coefficients.size % features:
+    if count_name is not None:
+        targets = ctx.attrs.get(count_name, 1)
+    elif intercepts is not None and intercepts.size > 1:
+        targets = intercepts.size
+    elif features and coefficients.size % features == 0:
+        targets = coefficients.size // features
+    else:
         raise bad(ctx, f"{coefficients.size} coefficients do not make rows of {features} features")
-    if count_name is not None and ctx.attrs.get(count_name, 1) * features != coefficients.size:
+    if not isinstance(targets, int) or targets < 1 or targets * features > coefficients.size:
         raise bad(
             ctx,
-            f"{count_name}={ctx.attrs.get(count_name, 1)} targets of {features} features need "
-            f"{ctx.attrs.get(count_name, 1) * features} coefficients, not {coefficients.size}",
+            f"{targets} targets of {features} features need {targets * features} coefficients, "
+            f"there are {coefficients.size}",
         )
-    weights = coefficients.reshape(-1, features).astype(rows.dtype)
+    weights = coefficients[: targets * features].reshape(targets, features).astype(rows.dtype)
     scores = rows @ weights.T
-    intercepts = floats(ctx, "intercepts", required=False)
     if intercepts is not None and intercepts.size:
-        if intercepts.size not in (1, weights.shape[0]):
-            raise bad(ctx, f"{intercepts.size} intercepts for {weights.shape[0]} targets")
+        if intercepts.size not in (1, targets):
+            raise bad(ctx, f"{intercepts.size} intercepts for {targets} targets")
         scores = scores + intercepts.astype(rows.dtype)
     return scores
 
