@@ -48,7 +48,7 @@ MUTANTS: tuple[Mutant, ...] = (
         _LINEAR,
         "scores = np.concatenate([-scores, scores], axis=1)",
         "scores = np.concatenate([scores, -scores], axis=1)",
-        (f"{_SKL}::test_sklearn_model_as_onnxruntime_and_onnx_reference",),
+        (f"{_NODES}::test_linear_classifier_one_row_of_coefficients_for_two_classes",),
         "one row of coefficients for two classes scores the first class with the positive score",
     ),
     Mutant(
