@@ -55,24 +55,30 @@ def _kernel(ctx: Ctx, rows: Any, vectors: Any) -> Any:
 
 
 def _coupled(pairs: Any) -> Any:
-    """Class probabilities from pairwise ones (libsvm's multiclass_probability, method 2 of
-    Wu, Lin and Weng): ``pairs[i, j]`` is P(i | i or j)."""
-    k = pairs.shape[0]
-    q = -pairs.T * pairs
-    np.fill_diagonal(q, (pairs * pairs).sum(axis=0) - np.diag(pairs) ** 2)
-    p = np.full(k, 1.0 / k, dtype=pairs.dtype)
+    """Class probabilities from pairwise ones, row by row (libsvm's multiclass_probability,
+    method 2 of Wu, Lin and Weng): ``pairs[r, i, j]`` is P(i | i or j) for row r.
+
+    Every row iterates at once; a row stops changing once it meets the tolerance (its
+    updates become the identity), so each ends where libsvm's loop for it alone ends."""
+    n, k, _ = pairs.shape
+    q = -np.transpose(pairs, (0, 2, 1)) * pairs
+    diagonal = np.arange(k)
+    q[:, diagonal, diagonal] = (pairs * pairs).sum(axis=1)
+    p = np.full((n, k), 1.0 / k, dtype=pairs.dtype)
     eps = pairs.dtype.type(0.005 / k)
+    active = np.ones(n, dtype=bool)
     for _ in range(max(100, k)):
-        qp = q @ p
-        pqp = p @ qp
-        if np.abs(qp - pqp).max() < eps:
+        qp = np.einsum("rtj,rj->rt", q, p)
+        pqp = (p * qp).sum(axis=1)
+        active &= np.abs(qp - pqp[:, None]).max(axis=1) >= eps
+        if not active.any():
             break
         for t in range(k):
-            diff = (-qp[t] + pqp) / q[t, t]
-            p[t] += diff
-            pqp = (pqp + diff * (diff * q[t, t] + 2 * qp[t])) / (1 + diff) ** 2
-            p /= 1 + diff
-            qp = (qp + diff * q[t, :]) / (1 + diff)
+            diff = np.where(active, (-qp[:, t] + pqp) / q[:, t, t], 0).astype(pairs.dtype)
+            p[:, t] += diff
+            pqp = (pqp + diff * (diff * q[:, t, t] + 2 * qp[:, t])) / (1 + diff) ** 2
+            p /= (1 + diff)[:, None]
+            qp = (qp + diff[:, None] * q[:, t, :]) / (1 + diff)[:, None]
     return p
 
 
@@ -142,13 +148,10 @@ def _svm_classifier(ctx: Ctx, x: Any) -> Any:
             pairwise = np.clip(logistic(-(scores.astype(np.float32) * pa + pb)), 1e-7, 1 - 1e-7)
             pairwise = pairwise.astype(np.float32)
             upper = np.triu_indices(n_classes, 1)
-            probabilities = np.empty((rows.shape[0], n_classes), dtype=np.float64)
-            for r in range(rows.shape[0]):
-                square = np.zeros((n_classes, n_classes), dtype=np.float32)
-                square[upper] = pairwise[r]
-                square.T[upper] = 1 - pairwise[r]
-                probabilities[r] = _coupled(square)
-            scores = probabilities
+            square = np.zeros((rows.shape[0], n_classes, n_classes), dtype=np.float32)
+            square[:, upper[0], upper[1]] = pairwise
+            square[:, upper[1], upper[0]] = 1 - pairwise
+            scores = _coupled(square)
         picked = np.argmax(votes, axis=1)
         best = votes[np.arange(rows.shape[0]), picked]
     else:
