@@ -28,6 +28,7 @@ Ctx = Any
 _ML = "ai.onnx.ml"
 _MODES = ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF")
 _LEAF = 6
+_RULES = (np.less_equal, np.less, np.greater_equal, np.greater, np.equal, np.not_equal)
 
 
 class _Forest:
@@ -93,34 +94,35 @@ class _Forest:
         return np.array(out, dtype=np.int64)
 
     def leaves(self, rows: Any) -> Any:
-        """The leaf each row reaches in each tree: [N, trees] node positions."""
-        used = self.features[self.modes != _LEAF]
+        """The leaf each row reaches in each tree: [N, trees] node positions.
+
+        A leaf is its own true and false child, so a walk that reached one stays there
+        while the others go on; only the rules the forest uses are evaluated."""
+        leaf = self.modes == _LEAF
+        used = self.features[~leaf]
         if used.size and rows.shape[1] <= int(used.max()):
             raise bad(self.ctx, f"a node reads feature {int(used.max())}; the input has {rows.shape[1]}")
+        features = np.where(leaf, 0, self.features)
+        rules = sorted(set(self.modes[~leaf].tolist()))
         data = rows.astype(np.float64)
+        holes = bool(np.isnan(data).any())
         current = np.tile(np.array([self.roots[t] for t in self.tree_order]), (rows.shape[0], 1))
         row_index = np.arange(rows.shape[0])[:, None]
         for _ in range(self.n_nodes + 1):
-            modes = self.modes[current]
-            active = modes != _LEAF
-            if not active.any():
+            if leaf[current].all():
                 return current
-            value = data[row_index, np.where(active, self.features[current], 0)]
+            value = data[row_index, features[current]]
             split = self.values[current]
-            go = np.select(
-                [modes == 0, modes == 1, modes == 2, modes == 3, modes == 4, modes == 5],
-                [
-                    value <= split,
-                    value < split,
-                    value >= split,
-                    value > split,
-                    value == split,
-                    value != split,
-                ],
-                False,
-            )
-            go = np.where(np.isnan(value), self.missing_true[current], go)
-            current = np.where(active, np.where(go, self.true[current], self.false[current]), current)
+            if len(rules) == 1:
+                go = _RULES[rules[0]](value, split)
+            else:
+                modes = self.modes[current]
+                go = np.zeros(current.shape, dtype=bool)
+                for rule in rules:
+                    go |= (modes == rule) & _RULES[rule](value, split)
+            if holes:
+                go = np.where(np.isnan(value), self.missing_true[current], go)
+            current = np.where(go, self.true[current], self.false[current])
         raise bad(self.ctx, "a tree has a cycle (a walk did not reach a leaf)")
 
 
