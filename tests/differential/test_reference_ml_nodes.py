@@ -526,3 +526,38 @@ def test_every_ai_onnx_ml_operator_of_onnx_reference_and_of_the_schemas_is_imple
     assert len(theirs) >= 16, theirs
     missing = [n for n in names if _registry.lookup(ML, n, 5) is None]
     assert missing == [], f"ai.onnx.ml operators without an implementation: {missing}"
+
+
+@pytest.mark.parametrize("aggregate", [0, 1, 2, 3])
+@pytest.mark.parametrize("one_leaf_tree", [False, True])
+def test_tree_ensemble_of_opset_5_membership_missing_values_and_a_one_leaf_tree(
+    aggregate: int, one_leaf_tree: bool
+) -> None:
+    """A tree of one leaf is a root whose two children are that leaf: onnxruntime reads the
+    leaf the children name; onnx.reference reads the leaf of the root's own index, so it is
+    compared on the forest without that tree."""
+    f32 = TensorProto.FLOAT
+    x = np.array(
+        [[1, 0, np.nan], [2, 5, 0.5], [np.nan, 1, -0.25], [3, 1, 1], [1.5, np.nan, 2]], dtype=np.float32
+    )
+    attrs = {
+        # tree 0: node 0 (NEQ on feature 2) -> node 1 (MEMBER {1, 2} on feature 0, NaN goes true)
+        # or leaf 0; node 1 -> leaf 1 or leaf 2; tree 1: node 2 is a single leaf (leaf 3)
+        "nodes_featureids": [2, 0, 1],
+        "nodes_splits": helper.make_tensor("s", f32, [3], [-0.25, 0.0, 0.0]),
+        "nodes_modes": helper.make_tensor("m", TensorProto.UINT8, [3], [5, 6, 0]),
+        "nodes_truenodeids": [1, 1, 3],
+        "nodes_trueleafs": [0, 1, 1],
+        "nodes_falsenodeids": [0, 2, 3],
+        "nodes_falseleafs": [1, 1, 1],
+        "nodes_missing_value_tracks_true": [0, 1, 0],
+        "membership_values": helper.make_tensor("v", f32, [3], [1.0, 2.0, float("nan")]),
+        "tree_roots": [0, 2] if one_leaf_tree else [0],
+        "leaf_targetids": [0, 1, 0, 1],
+        "leaf_weights": helper.make_tensor("w", f32, [4], [0.5, -1.0, 2.0, 0.25]),
+        "n_targets": 2,
+        "aggregate_function": aggregate,
+    }
+    data = _model("TreeEnsemble", attrs, {"X": x}, [("Y", F)], ml=5)
+    got = check(data, {"X": x}, ("ort", "onnx") if aggregate < 2 and not one_leaf_tree else ("ort",))[0]
+    assert got.shape == (5, 2)

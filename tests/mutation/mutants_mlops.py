@@ -1,7 +1,8 @@
 """Mutants of the ai.onnx.ml operators of the reference evaluator (issue 43, branch mlops):
 the post transforms, the linear models' coefficient layout, the SVM's one-against-one pairs
-and Platt coupling, the tree walk and its aggregates, the Normalizer, and ``run`` without
-numpy. Each is killed by the node tests, the scikit-learn models or the CLI tests."""
+and Platt coupling, the tree walk and its aggregates, TreeEnsemble (opset 5), the
+Normalizer, and ``run`` without numpy. Each is killed by the node tests, the scikit-learn
+models or the CLI tests."""
 
 from __future__ import annotations
 
@@ -104,6 +105,14 @@ MUTANTS: tuple[Mutant, ...] = (
             f"{_SKL}::test_sklearn_model_as_onnxruntime_and_onnx_reference",
         ),
         "AVERAGE forgets to divide by the number of trees (a random forest regressor sums)",
+    ),
+    Mutant(
+        "mlops-tree5-membership-inverted",
+        _TREES,
+        "go[here] = np.isin(value[here], found)",
+        "go[here] = ~np.isin(value[here], found)",
+        (f"{_NODES}::test_tree_ensemble_of_opset_5_membership_missing_values_and_a_one_leaf_tree",),
+        "a BRANCH_MEMBER node (TreeEnsemble, opset 5) takes the true branch for a value outside its set",
     ),
     Mutant(
         "mlops-normalizer-l2-without-root",

@@ -216,82 +216,101 @@ def _tree_ensemble_regressor(ctx: Ctx, x: Any) -> Any:
 # -- TreeEnsemble (opset 5): nodes by index, leaves apart, set membership --------------
 
 
-def _branch(mode: int, value: float, split: float, members: set[float]) -> bool:
-    if mode == 0:
-        return value <= split
-    if mode == 1:
-        return value < split
-    if mode == 2:
-        return value >= split
-    if mode == 3:
-        return value > split
-    if mode == 4:
-        return value == split
-    if mode == 5:
-        return value != split
-    return value in members
+def _members(ctx: Ctx, modes: Any) -> dict[int, Any]:
+    """The set of each BRANCH_MEMBER node: ``membership_values`` in node order, one set
+    after another, each ended by a NaN."""
+    members: dict[int, Any] = {}
+    values = ctx.attrs.get("membership_values")
+    groups = iter([] if values is None else np.asarray(values).reshape(-1).tolist())
+    for node in np.flatnonzero(modes == 6).tolist():
+        found = []
+        for v in groups:
+            if np.isnan(v):
+                break
+            found.append(v)
+        members[node] = np.array(found, dtype=np.float64)
+    return members
 
 
 @op("TreeEnsemble", 5, _ML)
 def _tree_ensemble(ctx: Ctx, x: Any) -> Any:
     a = ctx.attrs
-    features = a["nodes_featureids"]
-    splits = a["nodes_splits"].reshape(-1).astype(np.float64)
-    modes = a["nodes_modes"].reshape(-1).astype(np.int64)
-    true_ids, true_leaf = a["nodes_truenodeids"], a.get("nodes_trueleafs") or [0] * len(features)
-    false_ids, false_leaf = a["nodes_falsenodeids"], a.get("nodes_falseleafs") or [0] * len(features)
-    missing_true = a.get("nodes_missing_value_tracks_true") or [0] * len(features)
-    members: dict[int, set[float]] = {}
-    if a.get("membership_values") is not None:
-        groups = iter(a["membership_values"].reshape(-1).tolist())
-        for node, mode in enumerate(modes):
-            if mode == 6:
-                found: set[float] = set()
-                for v in groups:
-                    if np.isnan(v):
-                        break
-                    found.add(v)
-                members[node] = found
-    leaf_targets = a["leaf_targetids"]
-    leaf_weights = a["leaf_weights"].reshape(-1).astype(np.float64)
-    n_targets = a["n_targets"]
-    roots = a["tree_roots"]
-    agg = a.get("aggregate_function", 1)
+    features = np.asarray(a["nodes_featureids"], dtype=np.int64)
+    n = features.size
+    splits = np.asarray(a["nodes_splits"], dtype=np.float64).reshape(-1)
+    modes = np.asarray(a["nodes_modes"]).reshape(-1).astype(np.int64)
+    leaf_targets = np.asarray(a["leaf_targetids"], dtype=np.int64)
+    leaf_weights = np.asarray(a["leaf_weights"], dtype=np.float64).reshape(-1)
+    n_targets = int(a["n_targets"])
+    roots = [int(r) for r in a["tree_roots"]]
+    aggregate = a.get("aggregate_function", 1)
+    if splits.size != n or modes.size != n:
+        raise bad(ctx, f"nodes_splits has {splits.size} values and nodes_modes {modes.size} for {n} nodes")
+    if leaf_targets.size != leaf_weights.size:
+        raise bad(ctx, f"leaf_targetids has {leaf_targets.size} values and leaf_weights {leaf_weights.size}")
+    if modes.size and (modes.min() < 0 or modes.max() > 6):
+        raise bad(ctx, f"nodes_modes holds {int(modes.max())}; the rules are 0 (LEQ) to 6 (MEMBER)")
+    if aggregate not in (0, 1, 2, 3):
+        raise bad(ctx, f"aggregate_function {aggregate!r} is not 0 (AVERAGE), 1 (SUM), 2 (MIN) or 3 (MAX)")
+    if leaf_targets.size and (leaf_targets.min() < 0 or leaf_targets.max() >= n_targets):
+        raise bad(ctx, f"leaf_targetids holds {int(leaf_targets.max())}, outside 0..{n_targets - 1}")
+    # one id space: node i is i, leaf j is n + j, and a leaf is its own child
+    size = n + leaf_weights.size
+    child = []
+    for side in ("true", "false"):
+        ids = np.asarray(a[f"nodes_{side}nodeids"], dtype=np.int64)
+        leafs = np.asarray(a.get(f"nodes_{side}leafs") or [0] * n, dtype=bool)
+        if ids.size != n or leafs.size != n:
+            raise bad(ctx, f"nodes_{side}nodeids and nodes_{side}leafs need {n} values each")
+        target = np.where(leafs, ids + n, ids)
+        if target.size and (target.min() < 0 or target.max() >= size):
+            raise bad(ctx, f"nodes_{side}nodeids names a node or leaf that does not exist")
+        child.append(np.concatenate([target, np.arange(n, size)]))
+    child_true, child_false = child
+    tracks = np.asarray(a.get("nodes_missing_value_tracks_true") or [0] * n, dtype=bool)
+    missing = np.concatenate([tracks[:n], np.zeros(size - min(n, tracks.size), dtype=bool)])[:size]
+    feature_of = np.concatenate([features, np.zeros(size - n, dtype=np.int64)])
+    split_of = np.concatenate([splits, np.zeros(size - n)])
+    mode_of = np.concatenate([modes, np.zeros(size - n, dtype=np.int64)])
+    members = _members(ctx, modes)
     rows = x.reshape(x.shape[0], -1).astype(np.float64)
-    out = np.zeros((rows.shape[0], n_targets))
-    for r, row in enumerate(rows):
-        per_tree = []
-        for root in roots:
-            node, is_leaf = root, False
-            while not is_leaf:
-                value = row[features[node]]
-                if np.isnan(value):
-                    go_true = bool(missing_true[node])
-                else:
-                    go_true = _branch(int(modes[node]), value, splits[node], members.get(node, set()))
-                node, is_leaf = (
-                    (true_ids[node], bool(true_leaf[node]))
-                    if go_true
-                    else (
-                        false_ids[node],
-                        bool(false_leaf[node]),
-                    )
-                )
-            per_tree.append(node)
-        scores = [[] for _ in range(n_targets)]  # type: list[list[float]]
-        for leaf in per_tree:
-            scores[leaf_targets[leaf]].append(leaf_weights[leaf])
-        for t in range(n_targets):
-            values = scores[t]
-            if not values:
-                continue
-            if agg == 0:
-                out[r, t] = sum(values) / len(roots)
-            elif agg == 2:
-                out[r, t] = min(values)
-            elif agg == 3:
-                out[r, t] = max(values)
-            else:
-                out[r, t] = sum(values)
+    if n and rows.shape[1] <= int(features.max()):
+        raise bad(ctx, f"a node reads feature {int(features.max())}; the input has {rows.shape[1]}")
+    # a tree of one leaf is a root whose two children are that leaf: one step reaches it
+    if roots and (min(roots) < 0 or max(roots) >= n):
+        raise bad(ctx, f"tree_roots names node {max(roots)}; there are {n}")
+    current = np.tile(np.array(roots, dtype=np.int64), (rows.shape[0], 1))
+    row_index = np.arange(rows.shape[0])[:, None]
+    rules = sorted(set(modes.tolist()))
+    for _ in range(size + 1):
+        if (current >= n).all():
+            break
+        value = rows[row_index, feature_of[current]]
+        split = split_of[current]
+        mode = mode_of[current]
+        go = np.zeros(current.shape, dtype=bool)
+        for rule in rules:
+            if rule < 6:
+                go |= (mode == rule) & _RULES[rule](value, split)
+        for node, found in members.items():
+            here = current == node
+            go[here] = np.isin(value[here], found)
+        go |= missing[current] & np.isnan(value)
+        current = np.where(go, child_true[current], child_false[current])
+    else:
+        raise bad(ctx, "a tree has a cycle (a walk did not reach a leaf)")
+    leaves = current - n
+    targets, weights = leaf_targets[leaves], leaf_weights[leaves]
+    row_of = np.broadcast_to(np.arange(rows.shape[0])[:, None], leaves.shape)
+    if aggregate in (0, 1):
+        out = np.zeros((rows.shape[0], n_targets))
+        np.add.at(out, (row_of, targets), weights)
+        if aggregate == 0:
+            out /= len(roots)
+    else:
+        pick = np.minimum if aggregate == 2 else np.maximum
+        out = np.full((rows.shape[0], n_targets), np.inf if aggregate == 2 else -np.inf)
+        pick.at(out, (row_of, targets), weights)
+        out[np.isinf(out)] = 0.0  # a target no tree reaches (onnxruntime's answer)
     out = apply_post_transform(post_transform_name(ctx), out)
     return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
