@@ -142,8 +142,9 @@ def _svm_classifier(ctx: Ctx, x: Any) -> Any:
             prob_b = floats(ctx, "prob_b")
             if prob_a.size < n_pairs or prob_b.size < n_pairs:
                 raise bad(ctx, f"prob_a and prob_b need {n_pairs} values each")
-            # in float32 throughout, as onnxruntime computes: the coupling stops at a
-            # tolerance, so its precision decides where it stops
+            # Platt scaling and the coupling in float32 on the pair scores (float64 sums of
+            # the float32 kernel), as onnxruntime computes: the coupling stops at a
+            # tolerance, so the precision decides where it stops (within 1e-6 of it so)
             pa, pb = prob_a[:n_pairs].astype(np.float32), prob_b[:n_pairs].astype(np.float32)
             pairwise = np.clip(logistic(-(scores.astype(np.float32) * pa + pb)), 1e-7, 1 - 1e-7)
             pairwise = pairwise.astype(np.float32)
