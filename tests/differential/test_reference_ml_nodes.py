@@ -561,3 +561,81 @@ def test_tree_ensemble_of_opset_5_membership_missing_values_and_a_one_leaf_tree(
     data = _model("TreeEnsemble", attrs, {"X": x}, [("Y", F)], ml=5)
     got = check(data, {"X": x}, ("ort", "onnx") if aggregate < 2 and not one_leaf_tree else ("ort",))[0]
     assert got.shape == (5, 2)
+
+
+def _random_forest(seed: int) -> tuple[dict[str, Any], list[tuple[int, int]]]:
+    """Random trees (every rule, random missing-value flags) over 4 features: the node
+    attributes and the (tree, node) ids of the leaves."""
+    rng = np.random.default_rng(seed)
+    rules = ["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+    columns: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "nodes_treeids",
+            "nodes_nodeids",
+            "nodes_featureids",
+            "nodes_values",
+            "nodes_modes",
+            "nodes_truenodeids",
+            "nodes_falsenodeids",
+            "nodes_missing_value_tracks_true",
+        )
+    }
+    leaves = []
+    for tree in range(int(rng.integers(1, 5))):
+        count = 0
+
+        def grow(depth: int, tree: int = tree) -> int:
+            nonlocal count
+            node, count = count, count + 1
+            at = len(columns["nodes_nodeids"])
+            for name in columns:
+                columns[name].append(0)
+            columns["nodes_treeids"][at], columns["nodes_nodeids"][at] = tree, node
+            if depth == 0 or rng.random() < 0.2:
+                columns["nodes_modes"][at] = "LEAF"
+                columns["nodes_values"][at] = 0.0
+                leaves.append((tree, node))
+                return node
+            columns["nodes_modes"][at] = rules[int(rng.integers(6))]
+            columns["nodes_featureids"][at] = int(rng.integers(4))
+            columns["nodes_values"][at] = float(rng.integers(-2, 3)) / 2
+            columns["nodes_missing_value_tracks_true"][at] = int(rng.integers(2))
+            columns["nodes_truenodeids"][at] = grow(depth - 1)
+            columns["nodes_falsenodeids"][at] = grow(depth - 1)
+            return node
+
+        grow(int(rng.integers(1, 5)))
+    return columns, leaves
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_forests_walk_as_onnx_reference(seed: int) -> None:
+    """Random trees, every rule and missing-value flag, inputs on the thresholds and NaN:
+    the regressor (each aggregate in turn) and a classifier, against onnx's evaluator."""
+    rng = np.random.default_rng(100 + seed)
+    columns, leaves = _random_forest(seed)
+    x = (rng.integers(-3, 4, size=(40, 4)) / 2).astype(np.float32)
+    x[rng.random(x.shape) < 0.15] = np.nan
+    weights = [round(float(w), 2) for w in rng.normal(size=2 * len(leaves))]
+    entries = [(t, n, k) for (t, n) in leaves for k in range(2)]
+    regressor = {
+        **columns,
+        "target_treeids": [t for t, _, _ in entries],
+        "target_nodeids": [n for _, n, _ in entries],
+        "target_ids": [k for _, _, k in entries],
+        "target_weights": weights,
+        "n_targets": 2,
+        "aggregate_function": ["SUM", "AVERAGE"][seed % 2],
+    }
+    check(_model("TreeEnsembleRegressor", regressor, {"X": x}, [("Y", F)]), {"X": x}, ("onnx",))
+    classifier = {
+        **columns,
+        "class_treeids": regressor["target_treeids"],
+        "class_nodeids": regressor["target_nodeids"],
+        "class_ids": regressor["target_ids"],
+        "class_weights": weights,
+        "classlabels_int64s": [4, 9],
+        "post_transform": ["NONE", "SOFTMAX", "LOGISTIC"][seed % 3],
+    }
+    check(_model("TreeEnsembleClassifier", classifier, {"X": x}, [("Y", I64), ("Z", F)]), {"X": x}, ("onnx",))

@@ -88,6 +88,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "a missing value always takes the false branch, whatever nodes_missing_value_tracks_true says",
     ),
     Mutant(
+        "mlops-tree-leq-is-lt",
+        _TREES,
+        "_RULES = (np.less_equal, np.less,",
+        "_RULES = (np.less, np.less,",
+        (f"{_NODES}::test_random_forests_walk_as_onnx_reference",),
+        "BRANCH_LEQ sends a value equal to the threshold down the false branch",
+    ),
+    Mutant(
         "mlops-tree-binary-negates-for-none",
         _TREES,
         'scores[:, 0] = 1 - scores[:, 1] if transform in ("NONE", "PROBIT") else -scores[:, 1]',
