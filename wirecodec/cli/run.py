@@ -43,15 +43,18 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from wirecodec.cli.common import CliError, Opened, UsageError, open_model, print_json
-from wirecodec.cli.runner import Declared, Difference, compare, declared_inputs, feeds
 from wirecodec.errors import TensorError, WireCodecError
 from wirecodec.protobuf.codec import encode
-from wirecodec.runtime_bridge import onnxruntime_session
+
+if TYPE_CHECKING:
+    from wirecodec.cli.runner import Declared, Difference
+
+# numpy, and the modules that import it (the input maker and comparison in cli.runner, the
+# onnxruntime bridge), are imported when the verb runs: without numpy, ``run`` says so in
+# one line (exit code 2) instead of a traceback, and the other verbs never load them.
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -61,6 +64,8 @@ HELP = (
 )
 
 NO_ONNXRUNTIME = "onnxruntime is not installed: pip install wirecodec[ort]"
+
+NO_NUMPY = "running a model needs numpy, which is not installed: pip install numpy"
 
 ENGINES = ("onnxruntime", "reference")
 
@@ -155,6 +160,8 @@ def _session(opened: Opened, level: int = 4) -> Any:
     try:
         if opened.path is None:
             return _from_bytes(opened, level)
+        from wirecodec.runtime_bridge import onnxruntime_session
+
         return onnxruntime_session(opened.path, _options(level), providers=["CPUExecutionProvider"])
     except ImportError:
         raise CliError(NO_ONNXRUNTIME) from None
@@ -269,6 +276,10 @@ def _guessed(args: argparse.Namespace, specs: list[Declared], values: dict[str, 
 
 
 def _inputs(args: argparse.Namespace, specs: list[Declared]) -> dict[str, Any]:
+    import numpy as np
+
+    from wirecodec.cli.runner import feeds
+
     given = {}
     for name, path in _pairs(args.input, "--input").items():
         try:
@@ -296,6 +307,10 @@ def _inputs(args: argparse.Namespace, specs: list[Declared]) -> dict[str, Any]:
 
 def _shapes(args: argparse.Namespace, specs: list[Declared], given: dict[str, Any]) -> dict[str, Any]:
     """Random values for the inputs ``--shape`` gives a whole shape (checked against the declared one)."""
+    import numpy as np
+
+    from wirecodec.cli.runner import Declared, feeds
+
     by_name = {spec.name: spec for spec in specs}
     made: dict[str, Any] = {}
     rng = np.random.default_rng(args.seed + 1)  # its own stream: the other inputs stay as without --shape
@@ -330,6 +345,8 @@ def _shapes(args: argparse.Namespace, specs: list[Declared], given: dict[str, An
 
 
 def _describe(value: Any) -> dict[str, Any]:
+    import numpy as np
+
     if not isinstance(value, np.ndarray):
         return {"type": type(value).__name__}
     facts: dict[str, Any] = {"dtype": str(value.dtype), "shape": list(value.shape)}
@@ -388,7 +405,18 @@ def _latency(opened: Opened, session: Any, values: dict[str, Any], repeat: int) 
     return {"runs": repeat, "min_ms": min(times), "median_ms": statistics.median(times), "max_ms": max(times)}
 
 
+def _need_numpy() -> None:
+    """Refuse, in one line (exit code 2), when numpy cannot be imported."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise UsageError(NO_NUMPY) from None
+
+
 def run(args: argparse.Namespace) -> int:
+    _need_numpy()
+    from wirecodec.cli.runner import compare, declared_inputs
+
     if args.repeat < 0:
         raise UsageError(f"--repeat: expected 0 or more, got {args.repeat}")
     if args.compare is not None and args.compare_engine is not None:

@@ -7,6 +7,7 @@ so both are testable without a runtime.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -140,7 +141,27 @@ def _numeric(array: npt.NDArray[Any]) -> bool:
     return array.dtype.kind in "biufc"
 
 
+def _map_values(a: Any, b: Any) -> tuple[Any, Any] | None:
+    """Two sequences of maps with the same keys (a ZipMap's output) as two [N, keys] arrays."""
+    if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+        return None
+    if not all(isinstance(m, dict) for m in a + b):
+        return None
+    if any(m.keys() != n.keys() for m, n in zip(a, b, strict=True)):
+        return None
+    try:
+        first = np.array([list(m.values()) for m in a], dtype=np.float64)
+        second = np.array([[n[k] for k in m] for m, n in zip(a, b, strict=True)], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return first, second
+
+
 def _difference(name: str, a: Any, b: Any, atol: float, rtol: float) -> Difference:
+    values = _map_values(a, b)
+    if values is not None:
+        found = _difference(name, values[0], values[1], atol, rtol)
+        return dataclasses.replace(found, note="sequence of maps: compared key by key")
     if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
         same = type(a) is type(b) and repr(a) == repr(b)
         return Difference(name, None, None, None, None, same, "not a tensor: compared as a whole")
