@@ -125,8 +125,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "        file.flush()\n        file.seek(0)\n",
         "        file.flush()\n",
         _T_SPOOL,
-        "the spooled copy of a pipe or URL is handed on positioned at its end: load_zip('-') "
-        "reads nothing",
+        "the spooled copy of a pipe or URL is handed on positioned at its end: load_zip('-') reads nothing",
     ),
     Mutant(
         "audit6-remote-piece-end-not-shifted",
@@ -297,8 +296,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "    index, name = next((i, n) for i, n in enumerate(step.inputs) if n and n not in env)",
         "    index, name = next((i, n) for i, n in enumerate(step.inputs) if n not in env)",
         _T_EVALUATOR,
-        "the error for an input neither fed nor computed names a blank optional input ('') "
-        "before it",
+        "the error for an input neither fed nor computed names a blank optional input ('') before it",
     ),
     # -- the version converter ---------------------------------------------------------------
     Mutant(
