@@ -1,8 +1,9 @@
 """LinearAttention with grouped query heads (q_num_heads a multiple of kv_num_heads, key and
-value narrower than the query; both outputs asked for: onnx's rule sets the state's type
-whether or not the node has that output, and refuses a one-output node in strict mode): d_k from the key per kv head, d_v from the value per kv
+value narrower than the query): d_k from the key per kv head, d_v from the value per kv
 head, the output q_num_heads * d_v wide, the state (B, kv_num_heads, d_k, d_v). Strict
-inference by both: the same bytes, or both refuse."""
+inference by both: the same bytes, or both refuse. Both outputs are asked for: onnx's rule
+sets the state's type whether or not the node has that output, and so refuses a
+one-output node in strict mode (wirecodec infers it)."""
 
 from __future__ import annotations
 

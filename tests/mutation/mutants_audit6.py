@@ -9,6 +9,8 @@ survivors and the tests that now kill them: docs/testing.md ("Fresh audit, round
 
 from __future__ import annotations
 
+import dataclasses
+
 from tests.mutation.mutant import Mutant, tests_in
 
 _SPOOL = "wirecodec/files/base/spool.py"
@@ -117,7 +119,7 @@ _T_SCOPES = (
     *tests_in("tests/unit/checker"),
 )
 
-MUTANTS: tuple[Mutant, ...] = (
+_BEFORE: tuple[Mutant, ...] = (
     # -- files: the spool, the remote payloads --------------------------------------------
     Mutant(
         "audit6-spool-not-rewound",
@@ -379,4 +381,31 @@ MUTANTS: tuple[Mutant, ...] = (
         _T_SCOPES,
         "a body reading a sparse initializer of its own graph counts it as read from outside",
     ),
+)
+
+# The tests written for this audit's survivors (after the before-run): each runs first in its
+# mutant's selection (with -x a kill stops there), the area's older tests after it.
+_KILLERS: dict[str, str] = {
+    "audit6-spool-not-rewound": "tests/unit/files/test_spool.py",
+    "audit6-remote-location-backslash-kept": "tests/unit/files/test_remote_data_locations.py",
+    "audit6-elements-unset-list-stored": "tests/unit/protobuf/test_elements_store_nothing.py",
+    "audit6-linear-attention-dv-per-q-head": "tests/differential/test_shape_inference_grouped_query_heads.py",
+    "audit6-conv-input-rank-two-accepted": (
+        "tests/differential/test_shape_inference_input_rank_below_three.py"
+    ),
+    "audit6-conv-result-dtype-not-restored": "tests/differential/test_reference_conv_keeps_its_dtype.py",
+    "audit6-missing-input-names-blank-optional": "tests/unit/reference/test_missing_input_errors.py",
+    "audit6-softmax-rank-ignores-value-info": (
+        "tests/differential/test_version_converter_softmax_rank_from_value_info.py"
+    ),
+    "audit6-checker-empty-list-attribute-has-no-value": (
+        "tests/differential/test_check_empty_list_attributes.py"
+    ),
+    "audit6-run-feeds-initializers": "tests/cli/test_run_feeds_and_infinities.py",
+    "audit6-run-opposite-infinities-same": "tests/cli/test_run_feeds_and_infinities.py",
+    "audit6-given-names-skip-sparse-initializers": "tests/unit/onnx/test_scope_reads_sparse_initializers.py",
+}
+
+MUTANTS: tuple[Mutant, ...] = tuple(
+    dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m for m in _BEFORE
 )
