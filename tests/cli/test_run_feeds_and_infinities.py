@@ -1,7 +1,8 @@
 """What ``wirecodec run`` feeds and how it compares (cli/runner.py, no runtime needed):
 a graph input that an initializer holds (IR < 4 models list every weight as an input) is
 not given a random feed, which would replace the weight; and an output that is +inf on
-one side and -inf on the other differs (infinities are the same only with one sign)."""
+one side and -inf on the other differs, by an infinite amount (infinities are the same
+only with one sign)."""
 
 from __future__ import annotations
 
@@ -70,4 +71,5 @@ def test_infinities_are_the_same_only_with_one_sign(a: float, b: float, same: bo
     ours, theirs = np.array([1.0, a], np.float32), np.array([1.0, b], np.float32)
     (difference,) = compare(["y"], [ours], ["y"], [theirs], atol=1e-5, rtol=1e-3)
     assert difference.same is same
+    assert difference.max_abs == (0.0 if same else np.inf)  # the report's "max abs" column
     assert json.loads(json.dumps(difference.to_dict()))["same"] is same
