@@ -85,7 +85,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "records-subgraph-refused",
         "wirecodec/protobuf/records.py",
         "be held in a record (see the module docstring).\"\"\"\n",
-        "be held in a record (see the module docstring).\"\"\"\n    if holds_records(cls):\n        return False\n",
+        "be held in a record (see the module docstring).\"\"\"\n"
+        "    if holds_records(cls):\n        return False\n",
         ("tests/differential/test_records.py", "tests/differential/test_aliasing.py"),
         "a node holding a small subgraph is a message again (the collector visits every If body)",
     ),
