@@ -7,15 +7,18 @@ A model may use only what its ``ir_version`` defines: the history in onnx.proto'
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
+from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
-__all__ = ["RULES", "check_opsets"]
+if TYPE_CHECKING:
+    from wirecodec.checker.values import GraphValues
+
+__all__ = ["RULES", "check_opsets", "value_features"]
 
 IR_VERSION_KNOWN = Rule(
     "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
@@ -79,8 +82,9 @@ def _domain_key(domain: str) -> str:
     return "" if domain in _DEFAULT_DOMAINS else domain
 
 
-def check_opsets(sites: ModelSites, report: Report) -> None:
-    """Report IR-version and opset-import violations."""
+def check_opsets(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+    """Report IR-version and opset-import violations; ``values``: every graph's values read
+    once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
     model = sites.model
     ir = model.ir_version if model.HasField("ir_version") else None
     if ir is not None and not 1 <= ir <= IR_VERSION:
@@ -95,8 +99,7 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
         )
     model_domains = _imports(report, "", model.opset_import)
     function_domains = [
-        _imports(report, join("", "functions", i), f.opset_import)
-        for i, f in enumerate(model.functions)
+        _imports(report, join("", "functions", i), f.opset_import) for i, f in enumerate(model.functions)
     ]
     if ir is None or ir >= 3:
         by_function = {id(f): domains for f, domains in zip(model.functions, function_domains, strict=True)}
@@ -112,7 +115,7 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
                     f"domain {site.node.domain!r} (of {site.node.op_type!r}) is not imported by the {where}",
                 )
     if ir is not None and ir >= 1:
-        _features(sites, report, ir)
+        _features(sites, report, ir, values)
 
 
 def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
@@ -135,10 +138,24 @@ def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) 
     return set(seen)
 
 
-def _features(sites: ModelSites, report: Report, ir: int) -> None:
+def _since(report: Report, ir: int, version: int, path: str, what: str) -> None:
+    if ir < version:
+        report.add(path, IR_VERSION_FEATURE, f"{what} needs IR version {version}; the model has {ir}")
+
+
+def value_features(report: Report, ir: int, where: str, value: ValueInfoProto) -> None:
+    """The IR-version features of one value at ``where``: an optional or sparse tensor type
+    (IR 8), metadata (IR 10)."""
+    which = value.type.WhichOneof("value") if value.HasField("type") else None
+    if which in ("optional_type", "sparse_tensor_type"):
+        _since(report, ir, 8, join(join(where, "type"), which), which)
+    if elements(value, "metadata_props"):  # mostly unset: reading it would store an empty list
+        _since(report, ir, 10, join(where, "metadata_props"), "metadata_props on a value")
+
+
+def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, GraphValues] | None) -> None:
     def since(version: int, path: str, what: str) -> None:
-        if ir < version:
-            report.add(path, IR_VERSION_FEATURE, f"{what} needs IR version {version}; the model has {ir}")
+        _since(report, ir, version, path, what)
 
     model = sites.model
     if model.opset_import:
@@ -164,13 +181,16 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
             since(6, join(path, "sparse_initializer"), "sparse_initializer")
         if graph.metadata_props:
             since(10, join(path, "metadata_props"), "metadata_props on a graph")
-        for field_name in ("input", "output", "value_info"):
-            for i, value in enumerate(getattr(graph, field_name)):
-                which = value.type.WhichOneof("value") if value.HasField("type") else None
-                if which in ("optional_type", "sparse_tensor_type"):
-                    since(8, join(join(join(path, field_name, i), "type"), which), which)
-                if elements(value, "metadata_props"):
-                    since(10, join(join(path, field_name, i), "metadata_props"), "metadata_props on a value")
+        if values is None:
+            for field_name, held in (
+                ("input", graph.input),
+                ("output", graph.output),
+                ("value_info", graph.value_info),
+            ):
+                for i, value in enumerate(held):
+                    value_features(report, ir, join(path, field_name, i), value)
+        else:  # read once for this family, the names and the required rules
+            report.violations += values[path].features.violations
     # elements(): these lists are mostly unset, and reading one would store an empty list
     for node_site in sites.nodes:
         node, path = node_site.node, node_site.path
