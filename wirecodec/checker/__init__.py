@@ -146,7 +146,8 @@ def _run_rules(
     # Each graph's values read once for the three families that look at them (a long
     # graph's value_info would otherwise be built three times: see checker.values).
     values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
-    names.check_names(model, report, values)
+    holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
+    names.check_names(model, report, values, holders)
     required.check_required(sites, report, values)
     opsets.check_opsets(sites, report, values)
     attributes.check_attributes(sites, report)

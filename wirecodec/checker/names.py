@@ -7,7 +7,8 @@ the whole inference graph (onnx.proto, TrainingInfoProto.algorithm).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from wirecodec.protobuf.fieldpath import join
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "check_names"]
+__all__ = ["RULES", "body_holders", "check_names"]
 
 _NAMES = "IR.md: Names Within a Graph"
 
@@ -108,6 +109,12 @@ class _Names:
         return self.scope is not None and name in self.scope.later
 
 
+def body_holders(body_paths: Iterable[str]) -> frozenset[str]:
+    """The paths of the graphs (or function bodies) whose nodes hold the bodies at
+    ``body_paths`` (``graph.node[3].attribute[0].g`` is held in ``graph``)."""
+    return frozenset(path.rpartition(".node[")[0] for path in body_paths)
+
+
 def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     held: dict[int, list[GraphScope]] = {}
     for scope in scopes:
@@ -115,11 +122,18 @@ def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     return held
 
 
-def check_names(model: ModelProto, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+def check_names(
+    model: ModelProto,
+    report: Report,
+    values: dict[str, GraphValues] | None = None,
+    holders: AbstractSet[str] | None = None,
+) -> None:
     """Report every naming violation in the model's graphs, training graphs and functions;
     ``values``: every graph's values read once (:func:`wirecodec.checker.values.read_values`),
-    else they are read here."""
-    checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None, values or {})
+    else they are read here; ``holders``: the paths of the graphs and functions whose nodes
+    hold bodies (:func:`body_holders`), else every node is looked at for bodies."""
+    ir = model.ir_version if model.HasField("ir_version") else None
+    checker = _NameChecker(report, ir, values or {}, holders)
     main: dict[str, str] = {}
     if model.HasField("graph"):
         main = checker.graph(root_scope(model.graph, "graph"), main=True)
@@ -135,10 +149,24 @@ def check_names(model: ModelProto, report: Report, values: dict[str, GraphValues
 
 
 class _NameChecker:
-    def __init__(self, report: Report, ir_version: int | None, values: dict[str, GraphValues]) -> None:
+    def __init__(
+        self,
+        report: Report,
+        ir_version: int | None,
+        values: dict[str, GraphValues],
+        holders: AbstractSet[str] | None,
+    ) -> None:
         self.report = report
         self.ir_version = ir_version
         self.values = values  # the names of each graph's values, read once (else read here)
+        self.holders = holders  # where bodies are (None: unknown, every node is looked at)
+
+    def bodies(self, path: str, scopes: Callable[[], list[GraphScope]]) -> dict[int, list[GraphScope]]:
+        """The scopes of the bodies of the nodes at ``path``, by node index: none without
+        reading a node when the walk found no body there."""
+        if self.holders is not None and path not in self.holders:
+            return {}
+        return _by_holder(scopes())
 
     def define(self, scope: _Names, name: str, path: str, *, node_output: bool) -> None:
         if not name:
@@ -175,7 +203,7 @@ class _NameChecker:
             inputs.setdefault(name, at)
         self.initializers(path, graph, scope, inputs, main=main)
         self.value_infos(path, "value_info", value_names["value_info"])
-        self.nodes(path, graph.node, scope, _by_holder(where.inner()))
+        self.nodes(path, graph.node, scope, self.bodies(path, where.inner))
         scope.position = len(graph.node)
         for i, name in enumerate(value_names["output"]):
             self.use_output(scope, name, join(join(path, "output", i), "name"))
@@ -267,6 +295,7 @@ class _NameChecker:
             self.define(scope, name, join(path, "input", i), node_output=False)
         self.value_infos(path, "value_info", [value.name for value in function.value_info])
         given = dict(scope.defined)
-        self.nodes(path, function.node, scope, _by_holder(body_scopes(function.node, path, given)))
+        held = self.bodies(path, lambda: body_scopes(function.node, path, given))
+        self.nodes(path, function.node, scope, held)
         for i, name in enumerate(function.output):
             self.use_output(scope, name, join(path, "output", i))

@@ -18,7 +18,7 @@ from wirecodec.protobuf.lazy import elements
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "check_opsets", "value_features"]
+__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "check_opsets", "value_features"]
 
 IR_VERSION_KNOWN = Rule(
     "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
@@ -76,6 +76,11 @@ _TYPE_SINCE: Final[dict[int, int]] = {
     int(_DataType.FLOAT6E3M2): 14,
 }
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
+VALUE_FEATURES_UNTIL: Final = 10
+"""The newest IR version a value's feature needs (:func:`value_features`): a model of this
+IR version or later has nothing to find in its values, and they need not be read for it."""
+# The newest IR version a node, attribute or tensor feature needs (_features' loops).
+_NEWEST_FEATURE: Final = max(11, *_TYPE_SINCE.values())
 
 
 def _domain_key(domain: str) -> str:
@@ -145,7 +150,7 @@ def _since(report: Report, ir: int, version: int, path: str, what: str) -> None:
 
 def value_features(report: Report, ir: int, where: str, value: ValueInfoProto) -> None:
     """The IR-version features of one value at ``where``: an optional or sparse tensor type
-    (IR 8), metadata (IR 10)."""
+    (IR 8), metadata (IR 10); nothing to find from IR :data:`VALUE_FEATURES_UNTIL` on."""
     which = value.type.WhichOneof("value") if value.HasField("type") else None
     if which in ("optional_type", "sparse_tensor_type"):
         _since(report, ir, 8, join(join(where, "type"), which), which)
@@ -181,7 +186,7 @@ def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, Grap
             since(6, join(path, "sparse_initializer"), "sparse_initializer")
         if graph.metadata_props:
             since(10, join(path, "metadata_props"), "metadata_props on a graph")
-        if values is None:
+        if values is None and ir < VALUE_FEATURES_UNTIL:
             for field_name, held in (
                 ("input", graph.input),
                 ("output", graph.output),
@@ -189,8 +194,10 @@ def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, Grap
             ):
                 for i, value in enumerate(held):
                     value_features(report, ir, join(path, field_name, i), value)
-        else:  # read once for this family, the names and the required rules
+        elif values is not None:  # read once for this family, the names and the required rules
             report.violations += values[path].features.violations
+    if ir >= _NEWEST_FEATURE:
+        return  # every feature below is one this IR version has: a long graph's loops skipped
     # elements(): these lists are mostly unset, and reading one would store an empty list
     for node_site in sites.nodes:
         node, path = node_site.node, node_site.path

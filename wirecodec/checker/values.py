@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from wirecodec.checker.opsets import value_features
+from wirecodec.checker.opsets import VALUE_FEATURES_UNTIL, value_features
 from wirecodec.checker.required import value_info
 from wirecodec.checker.violation import Report
 from wirecodec.checker.walk import ModelSites
@@ -59,7 +59,7 @@ def read_values(sites: ModelSites, ir: int | None) -> dict[str, GraphValues]:
                 where = join(path, field_name, i)
                 names.append(value.name)
                 value_info(values.required, where, value, main_io=main and field_name != "value_info")
-                if ir is not None and ir >= 1:
+                if ir is not None and 1 <= ir < VALUE_FEATURES_UNTIL:
                     value_features(values.features, ir, where, value)
             values.names[field_name] = names
         found[path] = values
