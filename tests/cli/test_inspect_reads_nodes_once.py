@@ -112,6 +112,9 @@ def test_inspect_reads_each_nodes_bodies_once(monkeypatch: pytest.MonkeyPatch, t
     assert summary["subgraph_operators"] == dict(
         collections.Counter(op_name(n) for n in nodes.in_bodies()).most_common()
     )
+    # the Constants in the branches are weights (one element each), read by Cast nodes
+    # there only: 7 in a then branch (nested twice), 3 in an else branch, 43 If nodes
+    assert summary["make_up"]["parameters_by_operator"]["Cast"] == (7 + 3) * 43
     assert summary["make_up"]["quantization"]["operators"]["MatMulNBits"] == sum(
         1 for n in nodes.all if n.op_type == "MatMulNBits"
     )

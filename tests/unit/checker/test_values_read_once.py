@@ -59,6 +59,7 @@ def unnamed_values(m: ModelProto) -> None:
 
 def untyped_main_input(m: ModelProto) -> None:
     m.graph.input[0].ClearField("type")
+    m.graph.value_info.append(ValueInfoProto(name="untyped"))  # allowed: not a main input or output
     _branch(m).value_info.append(ValueInfoProto(name="t"))
 
 
