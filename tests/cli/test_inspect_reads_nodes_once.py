@@ -13,7 +13,7 @@ from schema_dsl.views import RecordContainer
 from wirecodec import decode, encode, helper
 from wirecodec.cli import make_up as make_up_module
 from wirecodec.cli.common import open_model
-from wirecodec.cli.inspect import op_name, summarise
+from wirecodec.cli.inspect import model_tensors, op_name, summarise
 from wirecodec.cli.make_up import Nodes, make_up, nodes_in_bodies, packed_weights
 
 F = 1
@@ -118,3 +118,25 @@ def test_inspect_reads_each_nodes_bodies_once(monkeypatch: pytest.MonkeyPatch, t
     assert summary["make_up"]["quantization"]["operators"]["MatMulNBits"] == sum(
         1 for n in nodes.all if n.op_type == "MatMulNBits"
     )
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(("width", "every"), [(20, 7), (1100, 97)], ids=["short", "long (records)"])
+def test_the_tensor_walk_skips_only_nodes_without_tensors(width: int, every: int) -> None:
+    source = _model(width, every)
+    source.graph.node.append(
+        helper.make_node("ConstantOfShape", ["s"], ["filled"], value=helper.make_tensor("v", F, [1], [0.5]))
+    )
+    source.graph.node.append(
+        helper.make_node("Custom", ["x"], ["q"], domain="local", ts=[helper.make_tensor("a", F, [1], [1.0])])
+    )
+    model = decode(ModelProto, encode(source))
+    read = Nodes(model.graph)
+    every_tensor = [(path, weight) for path, _, weight in model_tensors(model)]
+    assert [(path, weight) for path, _, weight in model_tensors(model, read.bare)] == every_tensor
+    paths = [path for path, _ in every_tensor]
+    assert any(".g.node[" in p and p.endswith(".attribute[0].t") for p in paths)  # a Constant in a body
+    assert paths[-2].endswith(".attribute[0].t") and paths[-1].endswith(".attribute[0].tensors[0]")
+    held = {id(n) for n in read.all if n.op_type in ("Constant", "If", "ConstantOfShape", "Custom")}
+    assert read.bare and not read.bare & held
+    assert len(read.bare) == sum(1 for n in read.all if n.op_type in ("Relu", "Cast", "MatMulNBits"))

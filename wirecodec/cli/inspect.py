@@ -24,6 +24,7 @@ import collections
 import textwrap
 import time
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
@@ -88,10 +89,16 @@ def _constant_node(path: str, nodes: dict[str, NodeProto]) -> NodeProto | None:
     )
 
 
-def model_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto, bool]]:
-    """Every tensor with its path, and whether it is a weight (initializer or Constant value)."""
+def model_tensors(
+    model: ModelProto, bare: AbstractSet[int] = frozenset()
+) -> Iterator[tuple[str, TensorProto, bool]]:
+    """Every tensor with its path, and whether it is a weight (initializer or Constant value).
+
+    ``bare``: the ``id()`` of nodes known to hold no tensor (:attr:`make_up.Nodes.bare`,
+    nodes the caller holds): the walk does not enter them."""
     nodes: dict[str, NodeProto] = {}
-    for site in walk(model, (TensorProto,), order=ORDER):
+    prune = (lambda site: id(site.message) in bare) if bare else None
+    for site in walk(model, (TensorProto,), order=ORDER, prune=prune):
         item = site.message
         if isinstance(item, NodeProto):
             nodes[site.path] = item
@@ -251,7 +258,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
     sites: list[tuple[str, TensorProto, TensorFacts]] = []
     weights: list[tuple[str, TensorProto, TensorFacts]] = []
     packed = packed_weights(graph, read)  # MatMulNBits' 4-bit weights count as 4-bit parameters
-    for path, tensor, weight in model_tensors(model):
+    for path, tensor, weight in model_tensors(model, read.bare):
         site = (path, tensor, tensor_facts(tensor))
         sites.append(site)
         if weight:

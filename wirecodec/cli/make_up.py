@@ -19,9 +19,12 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
+from schema_dsl.message import Message
+from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.facts import TensorFacts, tensor_facts
 from wirecodec.graphs.scopes import bodies
+from wirecodec.protobuf.lazy import elements
+from wirecodec.protobuf.walk import fields_toward
 
 __all__ = ["QUANTIZING", "Nodes", "as_packed", "make_up", "packed_weights", "percent"]
 
@@ -66,6 +69,7 @@ class Nodes:
         self._own: dict[int, list[NodeProto]] = {}  # id(graph) -> its nodes (the graph is held)
         self._bodies: dict[int, list[GraphProto]] = {}  # id(node) -> its bodies (the node is held)
         self._graphs: list[GraphProto] = []  # every graph read, held so that its id stays its own
+        self.bare: set[int] = set()  # id() of each node below which no tensor can be
         self._read(graph)
         self.main = self._own[id(graph)]
 
@@ -75,6 +79,8 @@ class Nodes:
         self._own[id(graph)] = own
         for node in own:
             self.all.append(node)
+            if _bare(node):
+                self.bare.add(id(node))
             held = list(bodies(node))
             if held:
                 self._bodies[id(node)] = held
@@ -94,6 +100,32 @@ class Nodes:
         """Every node inside a body, at any depth, in the order of :attr:`all`."""
         main = {id(node) for node in self.main}
         return (node for node in self.all if id(node) not in main)
+
+
+# The fields through which a node (and then an attribute) can hold a tensor, from the schema
+# as the one walk reads it: an attribute's t, tensors, sparse tensors and graphs.
+_NODE_TOWARD: Final = tuple((spec.name, spec.repeated) for spec in fields_toward(NodeProto, (TensorProto,)))
+_ATTRIBUTE_TOWARD: Final = tuple(
+    (spec.name, spec.repeated) for spec in fields_toward(AttributeProto, (TensorProto,))
+)
+
+
+def _holds(message: Message, fields: tuple[tuple[str, bool], ...]) -> Iterator[Message]:
+    """What ``message`` holds in ``fields`` (each element of a repeated one)."""
+    for name, repeated in fields:
+        if repeated:
+            yield from elements(message, name)
+        elif message.HasField(name):
+            yield getattr(message, name)
+
+
+def _bare(node: NodeProto) -> bool:
+    """Whether no tensor can be below ``node``: none of its attributes holds a tensor or a
+    graph (the walk for tensors need not enter it)."""
+    for held in _holds(node, _NODE_TOWARD):
+        if not isinstance(held, AttributeProto) or any(True for _ in _holds(held, _ATTRIBUTE_TOWARD)):
+            return False
+    return True
 
 
 def _nodes(graph: GraphProto) -> Iterator[NodeProto]:
