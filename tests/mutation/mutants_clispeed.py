@@ -85,4 +85,20 @@ MUTANTS: tuple[Mutant, ...] = (
         (_NODES,),
         "the weights (Constant values) inside bodies are not counted by parameters-by-operator",
     ),
+    Mutant(
+        "clispeed-every-node-bare",
+        "wirecodec/cli/make_up.py",
+        "            if _bare(node):\n",
+        "            if True:\n",
+        (_NODES,),
+        "inspect's tensor walk enters no node: Constant values and attribute tensors are not listed",
+    ),
+    Mutant(
+        "clispeed-graphs-do-not-count-as-held",
+        "wirecodec/cli/make_up.py",
+        "_holds(held, _ATTRIBUTE_TOWARD)",
+        "_holds(held, _ATTRIBUTE_TOWARD[:1])",
+        (_NODES,),
+        "a node whose attributes hold a graph or a tensor list (not one tensor) is taken as bare",
+    ),
 )
