@@ -42,6 +42,7 @@ from wirecodec.checker import (
     sparse,
     tensors,
 )
+from wirecodec.checker.values import read_values
 from wirecodec.checker.violation import Report, Rule, Violation
 from wirecodec.checker.walk import ModelSites, walk
 from wirecodec.errors import CheckError
@@ -142,9 +143,13 @@ def examine(
 def _run_rules(
     model: ModelProto, sites: ModelSites, report: Report, data: TensorData | None, full: bool, ir_only: bool
 ) -> list[Violation]:
-    names.check_names(model, report)
-    required.check_required(sites, report)
-    opsets.check_opsets(sites, report)
+    # Each graph's values read once for the three families that look at them (a long
+    # graph's value_info would otherwise be built three times: see checker.values).
+    values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
+    holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
+    names.check_names(model, report, values, holders)
+    required.check_required(sites, report, values)
+    opsets.check_opsets(sites, report, values)
     attributes.check_attributes(sites, report)
     tensors.check_tensors(sites, report)
     external.check_external(sites, report, data=data, full=full)

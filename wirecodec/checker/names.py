@@ -7,15 +7,20 @@ the whole inference graph (onnx.proto, TrainingInfoProto.algorithm).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto, ValueInfoProto
+from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.graphs.scopes import GraphScope, body_scopes, root_scope
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["RULES", "check_names"]
+if TYPE_CHECKING:
+    from wirecodec.checker.values import GraphValues
+
+__all__ = ["RULES", "body_holders", "check_names"]
 
 _NAMES = "IR.md: Names Within a Graph"
 
@@ -104,6 +109,12 @@ class _Names:
         return self.scope is not None and name in self.scope.later
 
 
+def body_holders(body_paths: Iterable[str]) -> frozenset[str]:
+    """The paths of the graphs (or function bodies) whose nodes hold the bodies at
+    ``body_paths`` (``graph.node[3].attribute[0].g`` is held in ``graph``)."""
+    return frozenset(path.rpartition(".node[")[0] for path in body_paths)
+
+
 def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     held: dict[int, list[GraphScope]] = {}
     for scope in scopes:
@@ -111,9 +122,18 @@ def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     return held
 
 
-def check_names(model: ModelProto, report: Report) -> None:
-    """Report every naming violation in the model's graphs, training graphs and functions."""
-    checker = _NameChecker(report, model.ir_version if model.HasField("ir_version") else None)
+def check_names(
+    model: ModelProto,
+    report: Report,
+    values: dict[str, GraphValues] | None = None,
+    holders: AbstractSet[str] | None = None,
+) -> None:
+    """Report every naming violation in the model's graphs, training graphs and functions;
+    ``values``: every graph's values read once (:func:`wirecodec.checker.values.read_values`),
+    else they are read here; ``holders``: the paths of the graphs and functions whose nodes
+    hold bodies (:func:`body_holders`), else every node is looked at for bodies."""
+    ir = model.ir_version if model.HasField("ir_version") else None
+    checker = _NameChecker(report, ir, values or {}, holders)
     main: dict[str, str] = {}
     if model.HasField("graph"):
         main = checker.graph(root_scope(model.graph, "graph"), main=True)
@@ -129,9 +149,24 @@ def check_names(model: ModelProto, report: Report) -> None:
 
 
 class _NameChecker:
-    def __init__(self, report: Report, ir_version: int | None) -> None:
+    def __init__(
+        self,
+        report: Report,
+        ir_version: int | None,
+        values: dict[str, GraphValues],
+        holders: AbstractSet[str] | None,
+    ) -> None:
         self.report = report
         self.ir_version = ir_version
+        self.values = values  # the names of each graph's values, read once (else read here)
+        self.holders = holders  # where bodies are (None: unknown, every node is looked at)
+
+    def bodies(self, path: str, scopes: Callable[[], list[GraphScope]]) -> dict[int, list[GraphScope]]:
+        """The scopes of the bodies of the nodes at ``path``, by node index: none without
+        reading a node when the walk found no body there."""
+        if self.holders is not None and path not in self.holders:
+            return {}
+        return _by_holder(scopes())
 
     def define(self, scope: _Names, name: str, path: str, *, node_output: bool) -> None:
         if not name:
@@ -151,17 +186,27 @@ class _NameChecker:
         """Check the graph of ``where``; the names it defines, with their definitions."""
         graph, path = where.graph, where.path
         scope = _Names(where)
+        read = self.values.get(path)
+        value_names = (
+            read.names
+            if read is not None
+            else {
+                "input": [value.name for value in graph.input],
+                "output": [value.name for value in graph.output],
+                "value_info": [value.name for value in graph.value_info],
+            }
+        )
         inputs: dict[str, str] = {}
-        for i, value in enumerate(graph.input):
+        for i, name in enumerate(value_names["input"]):
             at = join(path, "input", i)
-            self.define(scope, value.name, join(at, "name"), node_output=False)
-            inputs.setdefault(value.name, at)
+            self.define(scope, name, join(at, "name"), node_output=False)
+            inputs.setdefault(name, at)
         self.initializers(path, graph, scope, inputs, main=main)
-        self.value_infos(path, "value_info", graph.value_info)
-        self.nodes(path, graph.node, scope, _by_holder(where.inner()))
+        self.value_infos(path, "value_info", value_names["value_info"])
+        self.nodes(path, graph.node, scope, self.bodies(path, where.inner))
         scope.position = len(graph.node)
-        for i, value in enumerate(graph.output):
-            self.use_output(scope, value.name, join(join(path, "output", i), "name"))
+        for i, name in enumerate(value_names["output"]):
+            self.use_output(scope, name, join(join(path, "output", i), "name"))
         return scope.defined
 
     def initializers(
@@ -200,16 +245,14 @@ class _NameChecker:
                 )
             self.define(scope, name, join(where, "name"), node_output=False)
 
-    def value_infos(self, path: str, field_name: str, values: Iterable[ValueInfoProto]) -> None:
-        seen: dict[str, str] = {}
-        for i, value in enumerate(values):
-            where = join(join(path, field_name, i), "name")
-            if value.name in seen:
-                self.report.add(
-                    where, VALUE_INFO_UNIQUE, f"{value.name!r} already has value_info at {seen[value.name]}"
-                )
-            elif value.name:
-                seen[value.name] = where
+    def value_infos(self, path: str, field_name: str, names: Iterable[str]) -> None:
+        seen: dict[str, int] = {}  # name -> index of its first value_info (a path only when reported)
+        for i, name in enumerate(names):
+            if name in seen:
+                where, first = (join(join(path, field_name, at), "name") for at in (i, seen[name]))
+                self.report.add(where, VALUE_INFO_UNIQUE, f"{name!r} already has value_info at {first}")
+            elif name:
+                seen[name] = i
 
     def nodes(
         self, path: str, nodes: list[NodeProto], scope: _Names, held: dict[int, list[GraphScope]]
@@ -250,8 +293,9 @@ class _NameChecker:
         scope = _Names(None)
         for i, name in enumerate(function.input):
             self.define(scope, name, join(path, "input", i), node_output=False)
-        self.value_infos(path, "value_info", function.value_info)
+        self.value_infos(path, "value_info", [value.name for value in function.value_info])
         given = dict(scope.defined)
-        self.nodes(path, function.node, scope, _by_holder(body_scopes(function.node, path, given)))
+        held = self.bodies(path, lambda: body_scopes(function.node, path, given))
+        self.nodes(path, function.node, scope, held)
         for i, name in enumerate(function.output):
             self.use_output(scope, name, join(path, "output", i))

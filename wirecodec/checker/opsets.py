@@ -7,15 +7,18 @@ A model may use only what its ``ir_version`` defines: the history in onnx.proto'
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto
+from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
-__all__ = ["RULES", "check_opsets"]
+if TYPE_CHECKING:
+    from wirecodec.checker.values import GraphValues
+
+__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "check_opsets", "value_features"]
 
 IR_VERSION_KNOWN = Rule(
     "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
@@ -73,14 +76,20 @@ _TYPE_SINCE: Final[dict[int, int]] = {
     int(_DataType.FLOAT6E3M2): 14,
 }
 _DEFAULT_DOMAINS: Final = ("", "ai.onnx")
+VALUE_FEATURES_UNTIL: Final = 10
+"""The newest IR version a value's feature needs (:func:`value_features`): a model of this
+IR version or later has nothing to find in its values, and they need not be read for it."""
+# The newest IR version a node, attribute or tensor feature needs (_features' loops).
+_NEWEST_FEATURE: Final = max(11, *_TYPE_SINCE.values())
 
 
 def _domain_key(domain: str) -> str:
     return "" if domain in _DEFAULT_DOMAINS else domain
 
 
-def check_opsets(sites: ModelSites, report: Report) -> None:
-    """Report IR-version and opset-import violations."""
+def check_opsets(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+    """Report IR-version and opset-import violations; ``values``: every graph's values read
+    once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
     model = sites.model
     ir = model.ir_version if model.HasField("ir_version") else None
     if ir is not None and not 1 <= ir <= IR_VERSION:
@@ -95,8 +104,7 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
         )
     model_domains = _imports(report, "", model.opset_import)
     function_domains = [
-        _imports(report, join("", "functions", i), f.opset_import)
-        for i, f in enumerate(model.functions)
+        _imports(report, join("", "functions", i), f.opset_import) for i, f in enumerate(model.functions)
     ]
     if ir is None or ir >= 3:
         by_function = {id(f): domains for f, domains in zip(model.functions, function_domains, strict=True)}
@@ -112,7 +120,7 @@ def check_opsets(sites: ModelSites, report: Report) -> None:
                     f"domain {site.node.domain!r} (of {site.node.op_type!r}) is not imported by the {where}",
                 )
     if ir is not None and ir >= 1:
-        _features(sites, report, ir)
+        _features(sites, report, ir, values)
 
 
 def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
@@ -135,10 +143,24 @@ def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) 
     return set(seen)
 
 
-def _features(sites: ModelSites, report: Report, ir: int) -> None:
+def _since(report: Report, ir: int, version: int, path: str, what: str) -> None:
+    if ir < version:
+        report.add(path, IR_VERSION_FEATURE, f"{what} needs IR version {version}; the model has {ir}")
+
+
+def value_features(report: Report, ir: int, where: str, value: ValueInfoProto) -> None:
+    """The IR-version features of one value at ``where``: an optional or sparse tensor type
+    (IR 8), metadata (IR 10); nothing to find from IR :data:`VALUE_FEATURES_UNTIL` on."""
+    which = value.type.WhichOneof("value") if value.HasField("type") else None
+    if which in ("optional_type", "sparse_tensor_type"):
+        _since(report, ir, 8, join(join(where, "type"), which), which)
+    if elements(value, "metadata_props"):  # mostly unset: reading it would store an empty list
+        _since(report, ir, 10, join(where, "metadata_props"), "metadata_props on a value")
+
+
+def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, GraphValues] | None) -> None:
     def since(version: int, path: str, what: str) -> None:
-        if ir < version:
-            report.add(path, IR_VERSION_FEATURE, f"{what} needs IR version {version}; the model has {ir}")
+        _since(report, ir, version, path, what)
 
     model = sites.model
     if model.opset_import:
@@ -164,13 +186,18 @@ def _features(sites: ModelSites, report: Report, ir: int) -> None:
             since(6, join(path, "sparse_initializer"), "sparse_initializer")
         if graph.metadata_props:
             since(10, join(path, "metadata_props"), "metadata_props on a graph")
-        for field_name in ("input", "output", "value_info"):
-            for i, value in enumerate(getattr(graph, field_name)):
-                which = value.type.WhichOneof("value") if value.HasField("type") else None
-                if which in ("optional_type", "sparse_tensor_type"):
-                    since(8, join(join(join(path, field_name, i), "type"), which), which)
-                if elements(value, "metadata_props"):
-                    since(10, join(join(path, field_name, i), "metadata_props"), "metadata_props on a value")
+        if values is None and ir < VALUE_FEATURES_UNTIL:
+            for field_name, held in (
+                ("input", graph.input),
+                ("output", graph.output),
+                ("value_info", graph.value_info),
+            ):
+                for i, value in enumerate(held):
+                    value_features(report, ir, join(path, field_name, i), value)
+        elif values is not None:  # read once for this family, the names and the required rules
+            report.violations += values[path].features.violations
+    if ir >= _NEWEST_FEATURE:
+        return  # every feature below is one this IR version has: a long graph's loops skipped
     # elements(): these lists are mostly unset, and reading one would store an empty list
     for node_site in sites.nodes:
         node, path = node_site.node, node_site.path

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
 from wirecodec.checker.walk import ModelSites
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["RULES", "check_required"]
+if TYPE_CHECKING:
+    from wirecodec.checker.values import GraphValues
+
+__all__ = ["RULES", "check_required", "value_info"]
 
 MODEL_IR_VERSION = Rule("model-ir-version", "onnx.proto: ModelProto.ir_version", "a model has an ir_version")
 MODEL_GRAPH = Rule("model-graph", "IR.md: Models", "a model has a graph")
@@ -61,8 +66,9 @@ _MAP_KEYS = frozenset(
 _ELEMENT_TYPES = frozenset(int(t) for t in _DataType if t != _DataType.UNDEFINED)
 
 
-def check_required(sites: ModelSites, report: Report) -> None:
-    """Report every required field that is missing or empty."""
+def check_required(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+    """Report every required field that is missing or empty; ``values``: every graph's
+    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
     model = sites.model
     if not model.HasField("ir_version"):
         report.add("ir_version", MODEL_IR_VERSION, "the model has no ir_version")
@@ -83,10 +89,17 @@ def check_required(sites: ModelSites, report: Report) -> None:
         graph, path = site.graph, site.path
         if not graph.name:
             report.add(join(path, "name"), GRAPH_NAME, "the graph has no name")
-        for field_name in ("input", "output", "value_info"):
-            for i, value in enumerate(getattr(graph, field_name)):
-                where = join(path, field_name, i)
-                _value_info(report, where, value, main_io=site.role == "main" and field_name != "value_info")
+        if values is None:
+            for field_name, held in (
+                ("input", graph.input),
+                ("output", graph.output),
+                ("value_info", graph.value_info),
+            ):
+                main_io = site.role == "main" and field_name != "value_info"
+                for i, value in enumerate(held):
+                    value_info(report, join(path, field_name, i), value, main_io=main_io)
+        else:  # read once for this family, the names and the IR-version rules
+            report.violations += values[path].required.violations
         for i, tensor in enumerate(graph.initializer):
             if not tensor.name:
                 report.add(
@@ -100,7 +113,7 @@ def check_required(sites: ModelSites, report: Report) -> None:
                 report.add(where, INITIALIZER_NAME, "the sparse initializer's values have no name")
     for i, function in enumerate(model.functions):
         for j, value in enumerate(function.value_info):
-            _value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)
+            value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)
     for node_site in sites.nodes:
         node = node_site.node
         if not node.op_type:
@@ -109,7 +122,8 @@ def check_required(sites: ModelSites, report: Report) -> None:
             report.add(join(node_site.path, "output"), NODE_OUTPUT, "the node has no outputs")
 
 
-def _value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:
+def value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:
+    """The required-field rules of one value (graph input or output if ``main_io``) at ``path``."""
     if not value.name:
         report.add(join(path, "name"), VALUE_INFO_NAME, "the value has no name")
     if value.HasField("type"):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
 from wirecodec.checker.violation import Report, Rule
@@ -236,25 +236,43 @@ def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, 
 
 def _arity(report: Report, schema: OpSchema, site: NodeSite) -> None:
     node = site.node
-    _count(
-        report,
-        schema,
-        site.path,
-        "input",
-        list(node.input),
-        schema.inputs,
-        (schema.min_input, schema.max_input),
-    )
+    inputs, outputs = _sides(schema)
+    _count(report, schema, site.path, "input", list(node.input), inputs)
     if node.output:  # node-output reports a node without outputs
-        _count(
-            report,
-            schema,
-            site.path,
-            "output",
-            list(node.output),
-            schema.outputs,
-            (schema.min_output, schema.max_output),
-        )
+        _count(report, schema, site.path, "output", list(node.output), outputs)
+
+
+class _Side(NamedTuple):
+    """What one side (inputs or outputs) of a schema allows, read once per schema."""
+
+    low: int
+    high: int
+    params: tuple[FormalParameter, ...]
+    variadic: bool  # the last parameter takes any number of values
+    singles: frozenset[int]  # positions whose parameter is Single: never omitted ('')
+
+
+# Per schema (held with it, so that its id stays its own): its two sides. A long graph has
+# few operator types and many nodes; the schema's declarations are read once per type.
+_SIDES: dict[int, tuple[OpSchema, tuple[_Side, _Side]]] = {}
+
+
+def _sides(schema: OpSchema) -> tuple[_Side, _Side]:
+    found = _SIDES.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    sides = (
+        _side(schema.min_input, schema.max_input, schema.inputs),
+        _side(schema.min_output, schema.max_output, schema.outputs),
+    )
+    _SIDES[id(schema)] = (schema, sides)
+    return sides
+
+
+def _side(low: int, high: int, params: tuple[FormalParameter, ...]) -> _Side:
+    variadic = bool(params) and params[-1].option == FormalParameterOption.Variadic
+    singles = frozenset(i for i, p in enumerate(params) if p.option == FormalParameterOption.Single)
+    return _Side(low, high, params, variadic, singles)
 
 
 def _count(
@@ -263,23 +281,23 @@ def _count(
     path: str,
     kind: Literal["input", "output"],
     values: list[str],
-    params: tuple[FormalParameter, ...],
-    bounds: tuple[int, int],
+    side: _Side,
 ) -> None:
     """One side of a node: how many values, and no Single parameter left empty."""
-    count, (low, high) = len(values), bounds
+    count, low, high, params = len(values), side.low, side.high, side.params
     accepts = schema.accepts_input_count if kind == "input" else schema.accepts_output_count
     rule, single = (INPUT_COUNT, INPUT_SINGLE) if kind == "input" else (OUTPUT_COUNT, OUTPUT_SINGLE)
-    variadic = bool(params) and params[-1].option == FormalParameterOption.Variadic
     if not accepts(count):
         shown = f"{low}..{high}" if high < _UNBOUNDED else f"{low} or more"
         if low <= count <= high:
             shown += f", but not {count}"
         report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema takes {shown}")
-    elif count > len(params) and not variadic:
+    elif count > len(params) and not side.variadic:
         report.add(path, rule, f"{_label(schema)} has {count} {kind}s; the schema declares {len(params)}")
+    if "" not in values:
+        return  # nothing omitted: the usual node
     for i, value in enumerate(values[: len(params)]):
-        if not value and params[i].option == FormalParameterOption.Single:
+        if not value and i in side.singles:
             report.add(
                 join(path, kind, i),
                 single,

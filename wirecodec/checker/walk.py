@@ -96,14 +96,17 @@ def walk(model: ModelProto) -> ModelSites:
     """List every graph, node, attribute, tensor and sparse tensor of ``model`` (the one walk, filtered)."""
     sites = ModelSites(model)
     functions = list(model.functions)
+    nodes, attributes = sites.nodes.append, sites.attributes.append
+    # The most frequent kinds first, and no look for an owning function in a model without
+    # functions: this loop runs once per node and attribute of the model.
     for site in tensor_walk(model, _KINDS, order={**ORDER, ModelProto: ()}):
         item, path = site.message, site.path
-        if isinstance(item, GraphProto):
-            sites.graphs.append(GraphSite(path, item, _GRAPH_ROLES.get(site.field, "subgraph")))
+        if isinstance(item, AttributeProto):
+            attributes(AttributeSite(path, item, _function(path, functions) if functions else None))
         elif isinstance(item, NodeProto):
-            sites.nodes.append(NodeSite(path, item, _function(path, functions)))
-        elif isinstance(item, AttributeProto):
-            sites.attributes.append(AttributeSite(path, item, _function(path, functions)))
+            nodes(NodeSite(path, item, _function(path, functions) if functions else None))
+        elif isinstance(item, GraphProto):
+            sites.graphs.append(GraphSite(path, item, _GRAPH_ROLES.get(site.field, "subgraph")))
         elif isinstance(item, TensorProto):
             sites.tensors.append(TensorSite(path, item, _TENSOR_ROLES.get(site.field, "attribute")))
         elif isinstance(item, SparseTensorProto):

@@ -24,12 +24,13 @@ import collections
 import textwrap
 import time
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Final
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.common import EXAMPLE, Opened, add_model_argument, open_model, print_json
 from wirecodec.cli.facts import TensorFacts, tensor_facts, value_info_json
-from wirecodec.cli.make_up import as_packed, make_up, nodes_in_bodies, packed_weights
+from wirecodec.cli.make_up import Nodes, as_packed, make_up, packed_weights
 from wirecodec.cli.make_up import text as make_up_text
 from wirecodec.errors import WireCodecError
 
@@ -88,10 +89,16 @@ def _constant_node(path: str, nodes: dict[str, NodeProto]) -> NodeProto | None:
     )
 
 
-def model_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto, bool]]:
-    """Every tensor with its path, and whether it is a weight (initializer or Constant value)."""
+def model_tensors(
+    model: ModelProto, bare: AbstractSet[int] = frozenset()
+) -> Iterator[tuple[str, TensorProto, bool]]:
+    """Every tensor with its path, and whether it is a weight (initializer or Constant value).
+
+    ``bare``: the ``id()`` of nodes known to hold no tensor (:attr:`make_up.Nodes.bare`,
+    nodes the caller holds): the walk does not enter them."""
     nodes: dict[str, NodeProto] = {}
-    for site in walk(model, (TensorProto,), order=ORDER):
+    prune = (lambda site: id(site.message) in bare) if bare else None
+    for site in walk(model, (TensorProto,), order=ORDER, prune=prune):
         item = site.message
         if isinstance(item, NodeProto):
             nodes[site.path] = item
@@ -244,18 +251,20 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
     model: ModelProto = opened.model
     graph = model.graph
     # The report walks the nodes several times; a long graph's elements are views, built
-    # again by each walk unless someone holds them: hold them for the length of the report.
-    held_nodes = list(graph.node)
+    # again by each walk unless someone holds them: every node (bodies' too) and the bodies
+    # each holds are read once and held for the length of the report.
+    read = Nodes(graph)
+    held_nodes = read.main
     sites: list[tuple[str, TensorProto, TensorFacts]] = []
     weights: list[tuple[str, TensorProto, TensorFacts]] = []
-    packed = packed_weights(graph)  # MatMulNBits' 4-bit weights count as 4-bit parameters
-    for path, tensor, weight in model_tensors(model):
+    packed = packed_weights(graph, read)  # MatMulNBits' 4-bit weights count as 4-bit parameters
+    for path, tensor, weight in model_tensors(model, read.bare):
         site = (path, tensor, tensor_facts(tensor))
         sites.append(site)
         if weight:
             weights.append((path, tensor, as_packed(site[2], packed)) if packed else site)
     largest = sorted(sites, key=lambda site: (-site[2].nbytes, site[0]))[:top]
-    nested = collections.Counter(op_name(node) for node in nodes_in_bodies(held_nodes))
+    nested = collections.Counter(op_name(node) for node in read.in_bodies())
     return {
         "model": opened.label,
         "size": opened.size,
@@ -275,7 +284,7 @@ def summarise(opened: Opened, *, top: int = 5) -> dict[str, Any]:
         "operators": dict(collections.Counter(op_name(n) for n in held_nodes).most_common()),
         "subgraph_operators": dict(nested.most_common()),
         "parameters": _parameters(weights),
-        "make_up": make_up(model, packed),
+        "make_up": make_up(model, packed, read),
         "external_data": _external(sites, opened.data),
         "largest_tensors": [
             {"path": path, "where": _where(path), **facts.json()} for path, _, facts in largest

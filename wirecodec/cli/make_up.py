@@ -19,11 +19,14 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from schema_dsl.onnx import GraphProto, ModelProto, NodeProto, TensorProto
+from schema_dsl.message import Message
+from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
 from wirecodec.cli.facts import TensorFacts, tensor_facts
 from wirecodec.graphs.scopes import bodies
+from wirecodec.protobuf.lazy import elements
+from wirecodec.protobuf.walk import fields_toward
 
-__all__ = ["QUANTIZING", "as_packed", "make_up", "packed_weights", "percent"]
+__all__ = ["QUANTIZING", "Nodes", "as_packed", "make_up", "packed_weights", "percent"]
 
 QUANTIZING: Final = frozenset(
     {
@@ -51,6 +54,80 @@ _PASS_ON: Final = frozenset(
 _SCALED: Final = frozenset({"QuantizeLinear", "DequantizeLinear"})
 
 
+class Nodes:
+    """Every node of a graph, its bodies' nodes at any depth included, read once and held.
+
+    The report looks at the nodes several times (packed weights, weights, quantizers,
+    readers, nested operators). A long graph's elements are views built again by each
+    read unless someone holds them, and a node's bodies are found by reading its
+    attributes: so both are read here once, for the length of the report.
+    """
+
+    def __init__(self, graph: GraphProto) -> None:
+        self.graph = graph
+        self.all: list[NodeProto] = []  # depth first: a node, then its bodies' nodes
+        self._own: dict[int, list[NodeProto]] = {}  # id(graph) -> its nodes (the graph is held)
+        self._bodies: dict[int, list[GraphProto]] = {}  # id(node) -> its bodies (the node is held)
+        self._graphs: list[GraphProto] = []  # every graph read, held so that its id stays its own
+        self.bare: set[int] = set()  # id() of each node below which no tensor can be
+        self._read(graph)
+        self.main = self._own[id(graph)]
+
+    def _read(self, graph: GraphProto) -> None:
+        own = list(graph.node)
+        self._graphs.append(graph)
+        self._own[id(graph)] = own
+        for node in own:
+            self.all.append(node)
+            if _bare(node):
+                self.bare.add(id(node))
+            held = list(bodies(node))
+            if held:
+                self._bodies[id(node)] = held
+                for body in held:
+                    self._read(body)
+
+    def of(self, graph: GraphProto) -> list[NodeProto]:
+        """The nodes of ``graph`` (the main graph or a body read here)."""
+        own = self._own.get(id(graph))
+        return list(graph.node) if own is None else own
+
+    def bodies(self, node: NodeProto) -> list[GraphProto]:
+        """The bodies ``node`` (one read here) holds."""
+        return self._bodies.get(id(node), [])
+
+    def in_bodies(self) -> Iterator[NodeProto]:
+        """Every node inside a body, at any depth, in the order of :attr:`all`."""
+        main = {id(node) for node in self.main}
+        return (node for node in self.all if id(node) not in main)
+
+
+# The fields through which a node (and then an attribute) can hold a tensor, from the schema
+# as the one walk reads it: an attribute's t, tensors, sparse tensors and graphs.
+_NODE_TOWARD: Final = tuple((spec.name, spec.repeated) for spec in fields_toward(NodeProto, (TensorProto,)))
+_ATTRIBUTE_TOWARD: Final = tuple(
+    (spec.name, spec.repeated) for spec in fields_toward(AttributeProto, (TensorProto,))
+)
+
+
+def _holds(message: Message, fields: tuple[tuple[str, bool], ...]) -> Iterator[Message]:
+    """What ``message`` holds in ``fields`` (each element of a repeated one)."""
+    for name, repeated in fields:
+        if repeated:
+            yield from elements(message, name)
+        elif message.HasField(name):
+            yield getattr(message, name)
+
+
+def _bare(node: NodeProto) -> bool:
+    """Whether no tensor can be below ``node``: none of its attributes holds a tensor or a
+    graph (the walk for tensors need not enter it)."""
+    for held in _holds(node, _NODE_TOWARD):
+        if not isinstance(held, AttributeProto) or any(True for _ in _holds(held, _ATTRIBUTE_TOWARD)):
+            return False
+    return True
+
+
 def _nodes(graph: GraphProto) -> Iterator[NodeProto]:
     for node in graph.node:
         yield node
@@ -69,13 +146,14 @@ def _int_attribute(node: NodeProto, name: str, default: int) -> int:
     return next((int(a.i) for a in node.attribute if a.name == name), default)
 
 
-def packed_weights(graph: GraphProto) -> dict[str, tuple[str, int]]:
+def packed_weights(graph: GraphProto, nodes: Nodes | None = None) -> dict[str, tuple[str, int]]:
     """What the packed weights of ``graph`` (bodies included) are, by name: ``(element type,
     count)``. com.microsoft's MatMulNBits holds its ``bits``-bit weights (``N`` by ``K``)
     packed into UINT8 blocks, and its zero points too when they are UINT8 (one per block,
-    ``bits`` wide): counted as ``UINT4`` (for 4 bits) parameters, not as bytes."""
+    ``bits`` wide): counted as ``UINT4`` (for 4 bits) parameters, not as bytes. ``nodes``:
+    the graph's :class:`Nodes`, when the caller has read them."""
     packed: dict[str, tuple[str, int]] = {}
-    for node in _nodes(graph):
+    for node in _nodes(graph) if nodes is None else nodes.all:
         if node.op_type != "MatMulNBits" or node.domain != "com.microsoft" or len(node.input) < 2:
             continue
         bits = _int_attribute(node, "bits", 4)
@@ -107,22 +185,21 @@ def percent(share: float) -> str:
     return f"{share * 100:.4g}%"
 
 
-def _weights(graph: GraphProto, packed: dict[str, tuple[str, int]] | None = None) -> dict[str, TensorFacts]:
+def _weights(graph: GraphProto, packed: dict[str, tuple[str, int]], nodes: Nodes) -> dict[str, TensorFacts]:
     """Every weight by the name it is read as: initializers, sparse ones, Constant values;
     packed quantized weights as what they hold (:func:`packed_weights`)."""
     found: dict[str, TensorFacts] = {}
-    packed = packed_weights(graph) if packed is None else packed
     for tensor in graph.initializer:
         found[tensor.name] = as_packed(tensor_facts(tensor), packed)
     for sparse in graph.sparse_initializer:
         found[sparse.values.name] = tensor_facts(sparse.values)
-    for node in graph.node:
+    for node in nodes.of(graph):
         if node.op_type == "Constant" and node.domain in ("", "ai.onnx") and node.output:
             for attribute in node.attribute:
                 if attribute.name == "value" and attribute.HasField("t"):
                     found[node.output[0]] = tensor_facts(attribute.t)
-        for body in bodies(node):
-            for name, facts in _weights(body, packed).items():
+        for body in nodes.bodies(node):
+            for name, facts in _weights(body, packed, nodes).items():
                 found.setdefault(name, facts)
     return found
 
@@ -153,12 +230,13 @@ def _user(name: str, readers: dict[str, list[NodeProto]], hops: int = 4) -> str 
     return first.op_type
 
 
-def _edge_casts(graph: GraphProto) -> dict[str, list[str]]:
-    """The Cast nodes reading a graph input or making a graph output, by the type they cast to."""
+def _edge_casts(graph: GraphProto, nodes: list[NodeProto]) -> dict[str, list[str]]:
+    """The Cast nodes (of ``nodes``, the graph's) reading a graph input or making a graph
+    output, by the type they cast to."""
     inputs = {value.name for value in graph.input}
     outputs = {value.name for value in graph.output}
     casts: dict[str, list[str]] = {}
-    for node in graph.node:
+    for node in nodes:
         if node.op_type != "Cast" or not node.input:
             continue
         if node.input[0] in inputs or any(name in outputs for name in node.output):
@@ -186,12 +264,16 @@ def _scales(nodes: list[NodeProto], weights: dict[str, TensorFacts]) -> dict[str
     return dict(granularity)
 
 
-def make_up(model: ModelProto, packed: dict[str, tuple[str, int]] | None = None) -> dict[str, Any]:
+def make_up(
+    model: ModelProto, packed: dict[str, tuple[str, int]] | None = None, read: Nodes | None = None
+) -> dict[str, Any]:
     """Precision, quantization and parameters by operator (see the module documentation);
-    ``packed``: what :func:`packed_weights` of the main graph gives, when the caller has it."""
+    ``packed``: what :func:`packed_weights` of the main graph gives, and ``read``: the main
+    graph's :class:`Nodes`, when the caller has them."""
     graph = model.graph
-    nodes = list(_nodes(graph))
-    weights = _weights(graph, packed)
+    read = Nodes(graph) if read is None else read
+    nodes = read.all
+    weights = _weights(graph, packed_weights(graph, read) if packed is None else packed, read)
     by_dtype: collections.Counter[str] = collections.Counter()
     for facts in weights.values():
         by_dtype[facts.dtype] += facts.elements
@@ -202,7 +284,7 @@ def make_up(model: ModelProto, packed: dict[str, tuple[str, int]] | None = None)
         "precision": {
             "weights": main_type,
             "share": by_dtype[main_type] / total if main_type and total else None,
-            "edge_casts": _edge_casts(graph),
+            "edge_casts": _edge_casts(graph, read.main),
         },
         "quantization": {
             "operators": dict(quantizing.most_common()),
