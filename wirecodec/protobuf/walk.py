@@ -21,6 +21,7 @@ read lazily leaves it small (the messages yielded may then be temporary copies).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
@@ -110,19 +111,32 @@ def walk(
     so use needles only where paths are not needed.
     """
     firsts = order or {}
-    plans: dict[type[Message], tuple[tuple[str, bool, int], ...]] = {}
+    plans: dict[type[Message], tuple[tuple[tuple[str, bool, int], ...], int]] = {}
 
-    def plan(cls: type[Message]) -> tuple[tuple[str, bool, int], ...]:
-        """The fields of ``cls`` to descend into, as (name, repeated, presence bit);
-        computed once per walk."""
+    def plan(cls: type[Message]) -> tuple[tuple[tuple[str, bool, int], ...], int]:
+        """The fields of ``cls`` to descend into, as (name, repeated, presence bit), and
+        their bits together; computed once per walk."""
         found = plans.get(cls)
         if found is None:
             declared = _declared(cls)
             specs = _ordered_fields(declared, targets, firsts.get(declared, ()))
             bits = declared.__schema__.bit
-            kept = [spec for spec in specs if (declared, spec.name) not in skip]
-            found = plans[cls] = tuple((spec.name, spec.repeated, bits[spec.name]) for spec in kept)
+            kept = tuple(
+                (spec.name, spec.repeated, bits[spec.name])
+                for spec in specs
+                if (declared, spec.name) not in skip
+            )
+            found = plans[cls] = kept, functools.reduce(operator.or_, (bit for _, _, bit in kept), 0)
         return found
+
+    def worth(message: Message, mask: int) -> bool:
+        """Whether ``message`` may hold something below it: one of the fields toward the
+        targets is present, or a field waits (its bit is clear until loaded). A stored
+        list, even empty, has its bit: most sites (an attribute) hold nothing to enter."""
+        if message._has & mask:
+            return True
+        x = message._x
+        return x is not None and bool(x.lazy)
 
     def children(site: Site, fields: tuple[tuple[str, bool, int], ...]) -> Iterator[Site]:
         current = site.message
@@ -141,8 +155,8 @@ def walk(
         # and a message with nothing to descend into costs no generator.
         yield root
         stack: list[Iterator[Site]] = []
-        fields = plan(type(root.message))
-        if fields and not (prune is not None and prune(root)):
+        fields, mask = plan(type(root.message))
+        if fields and not (prune is not None and prune(root)) and worth(root.message, mask):
             stack.append(children(root, fields))
         while stack:
             site = next(stack[-1], None)
@@ -150,8 +164,8 @@ def walk(
                 stack.pop()
                 continue
             yield site
-            fields = plan(type(site.message))
-            if fields and not (prune is not None and prune(site)):
+            fields, mask = plan(type(site.message))
+            if fields and not (prune is not None and prune(site)) and worth(site.message, mask):
                 stack.append(children(site, fields))
 
     return visit(Site(path, message, None, None))
