@@ -31,6 +31,7 @@ __all__ = [
     "PendingField",
     "install_codec",
     "install_receiver",
+    "installed_codec",
     "report",
     "the_codec",
 ]
@@ -58,6 +59,17 @@ class Codec(Protocol):
         message copied (a record that says ``carried``: see :func:`carried_pending`)."""
         ...
 
+    def equal_sources(self, a: Message, b: Message) -> bool | None:
+        """Whether ``a`` and ``b`` are equal, told by their source bytes while both still are
+        their encoding (decoded from canonical bytes, unchanged since: equal messages have
+        equal such bytes); None when either has none (the caller compares fields)."""
+        ...
+
+    def copy_of(self, message: Message) -> Message | None:
+        """An independent copy of ``message`` decoded from its source bytes, when
+        :meth:`source_bytes` has them; else None (the caller copies field by field)."""
+        ...
+
 
 _codec: Codec | None = None
 
@@ -66,6 +78,11 @@ def install_codec(codec: Codec) -> None:
     """Make ``codec`` the one protobuf's serialization methods use (wirecodec calls this)."""
     global _codec
     _codec = codec
+
+
+def installed_codec() -> Codec | None:
+    """The installed codec, or None before wirecodec is imported (messages still work)."""
+    return _codec
 
 
 def the_codec() -> Codec:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from schema_dsl.containers import RepeatedContainer, new_container
-from schema_dsl.contract import the_codec
+from schema_dsl.contract import installed_codec, the_codec
 from schema_dsl.fields import Kind
 from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
 from schema_dsl.pending import carried_pending, load_pending, load_pending_except
@@ -75,6 +75,10 @@ def copy_message(message: Message) -> Message:
     messages and lists are new, its immutable values and ``bytes`` views are shared. A
     field waiting to be fetched (a tensor's bytes by URL) waits in the copy too: copying
     fetches nothing."""
+    codec = installed_codec()
+    fast = None if codec is None else codec.copy_of(message)
+    if fast is not None:
+        return fast  # decoded again from its own unchanged bytes: one pass of generated code
     carried = carried_pending(message)
     if carried:
         load_pending_except(message, frozenset(name for name, _ in carried))

@@ -20,11 +20,19 @@ import contextlib
 import math
 import struct
 from collections.abc import Iterator
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, Final, TypeVar, cast
 
 from schema_dsl.assign import FieldNameError
 from schema_dsl.containers import list_extend
-from schema_dsl.contract import Codec, DeferredTable, PendingField, install_codec, install_receiver, the_codec
+from schema_dsl.contract import (
+    Codec,
+    DeferredTable,
+    PendingField,
+    install_codec,
+    install_receiver,
+    installed_codec,
+    the_codec,
+)
 from schema_dsl.copying import copy_message, deep_value, rebuild, shallow_copy, state_of
 from schema_dsl.declare import MessageType
 from schema_dsl.fields import FieldSpec, Kind
@@ -75,11 +83,12 @@ class _Descriptor:
 
 
 _M = TypeVar("_M", bound="Message")
+# A field absent from one side of ``==`` (a repeated one reads as empty).
+_NOTHING: Final[Any] = ()
 _odel = object.__delattr__
 _osa = object.__setattr__
 # Pickles made before the split name their rebuilding function here.
 _rebuild = rebuild
-
 
 
 def _serialized(data: Any) -> Any:
@@ -95,6 +104,7 @@ def _serialized(data: Any) -> Any:
     kind = type(data)
     where = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
     raise TypeError(f"expected bytes, {where}{kind.__qualname__} found")
+
 
 class Message(metaclass=MessageType):
     """Base of every declared message.
@@ -341,7 +351,16 @@ class Message(metaclass=MessageType):
             raise TypeError(f"cannot copy {type(other).__qualname__} into {type(self).__qualname__}")
         source = copy_message(other)  # first: ``other`` may live inside this message
         self.Clear()
-        self.MergeFrom(source)
+        # ``source`` is a fresh copy nobody else holds: its values are taken, not copied again.
+        for spec, value in source.ListFields():
+            if spec.repeated:
+                target = getattr(self, spec.name)
+                target._touch()
+                list_extend(target, list.__iter__(value))
+            else:
+                store_valid(self, spec.name, value)
+        if source._unknown:
+            extras(self).unknown = list(source._unknown)
 
     # Copies are ordinary (attached) messages: a detached child's link to its parent
     # belongs to the original alone.
@@ -369,18 +388,43 @@ class Message(metaclass=MessageType):
             return True
         if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             return NotImplemented
-        mine, theirs = self.ListFields(), other.ListFields()
-        if [s.number for s, _ in mine] != [s.number for s, _ in theirs]:
-            return False
-        for (spec, a), (_, b) in zip(mine, theirs, strict=True):
-            if spec.kind is Kind.BYTES:
-                a = [bytes(x) for x in a] if spec.repeated else bytes(a)
-                b = [bytes(x) for x in b] if spec.repeated else bytes(b)
-            elif spec.kind is Kind.FLOAT or spec.kind is Kind.DOUBLE:
+        codec = installed_codec()
+        if codec is not None:
+            # Both decoded from canonical bytes and unchanged: equal exactly when their
+            # bytes are (canonical bytes are one per value, floats bit for bit as below).
+            equal = codec.equal_sources(self, other)
+            if equal is not None:
+                return equal
+        for message in (self, other):
+            x = message._x
+            if x is not None and x.lazy:
+                message._load_lazy()
+        mine_has, their_has = self._has, other._has
+        either = mine_has | their_has
+        for spec, bit, name, repeated in self.__schema__.listing:
+            if not either & bit:
+                if bit > either:
+                    break
+                continue
+            # What ListFields lists: a present singular field, a non-empty repeated one.
+            a = getattr(self, name) if mine_has & bit else _NOTHING
+            b = getattr(other, name) if their_has & bit else _NOTHING
+            if repeated:
+                if len(a) != len(b):
+                    return False
+                if not a:
+                    continue
+            elif a is _NOTHING or b is _NOTHING:
+                return False
+            kind = spec.kind
+            if kind is Kind.BYTES:
+                a = [bytes(x) for x in a] if repeated else bytes(a)
+                b = [bytes(x) for x in b] if repeated else bytes(b)
+            elif kind is Kind.FLOAT or kind is Kind.DOUBLE:
                 # As protobuf: bit for bit, so 0.0 != -0.0 and a NaN equals the same NaN.
-                single = spec.kind is Kind.FLOAT
-                a = _float_bits(a if spec.repeated else [a], single)
-                b = _float_bits(b if spec.repeated else [b], single)
+                single = kind is Kind.FLOAT
+                a = _float_bits(a if repeated else [a], single)
+                b = _float_bits(b if repeated else [b], single)
             if a != b:
                 return False
         return [bytes(u) for u in self._unknown] == [bytes(u) for u in other._unknown]

@@ -65,6 +65,14 @@ class _CodecOnFirstUse:
     def carry_pending(self, copy: Any, name: str, record: Any) -> None:
         self._real().carry_pending(copy, name, record)
 
+    # Only a decoded message has source bytes (a span), and decoding imported the codec:
+    # for any other message these answer None without importing it.
+    def equal_sources(self, a: Any, b: Any) -> Any:
+        return None if a._span is None or b._span is None else self._real().equal_sources(a, b)
+
+    def copy_of(self, message: Any) -> Any:
+        return None if message._span is None else self._real().copy_of(message)
+
 
 _install_codec(_CodecOnFirstUse())
 

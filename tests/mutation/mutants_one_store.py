@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.mutation.mutant import Mutant, tests_in
 
 _COMMON = "wirecodec/cli/common.py"
+_EQUALITY = "tests/differential/test_equality_and_copies_vs_onnx.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -89,5 +90,73 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if holds_records(cls):\n        return False\n",
         ("tests/differential/test_records.py", "tests/differential/test_aliasing.py"),
         "a node holding a small subgraph is a message again (the collector visits every If body)",
+    ),
+    Mutant(
+        "eq-source-bytes-always-equal",
+        "wirecodec/protobuf/codec.py",
+        "    if size != end_b - start_b:\n        return False\n",
+        "    if size != end_b - start_b:\n        return True\n",
+        (_EQUALITY,),
+        "two unchanged decoded messages of different lengths are equal",
+    ),
+    Mutant(
+        "eq-source-pieces-inverted",
+        "wirecodec/protobuf/codec.py",
+        "        return bytes(view_a[start_a:end_a]) == bytes(view_b[start_b:end_b])\n",
+        "        return bytes(view_a[start_a:end_a]) != bytes(view_b[start_b:end_b])\n",
+        (_EQUALITY,),
+        "two unchanged messages decoded from different buffers compare as unequal when equal",
+    ),
+    Mutant(
+        "eq-fields-of-one-side-only",
+        "schema_dsl/message.py",
+        "        either = mine_has | their_has\n",
+        "        either = mine_has\n",
+        (_EQUALITY, "tests/differential/test_message_api_vs_onnx.py", "tests/unit/schema"),
+        "== looks only at the fields the left side has: a field set on the right alone is missed",
+    ),
+    Mutant(
+        "copy-of-a-part-read-at-whole-offsets",
+        "wirecodec/protobuf/codec.py",
+        "    if isinstance(whole, (bytes, mmap.mmap)) and view.nbytes == len(whole):\n",
+        "    if isinstance(whole, (bytes, mmap.mmap)):\n",
+        (_EQUALITY,),
+        "a copy of a message decoded from part of a buffer is read at the whole buffer's offsets",
+    ),
+    Mutant(
+        "copy-from-keeps-old-fields",
+        "schema_dsl/message.py",
+        "        source = copy_message(other)  # first: ``other`` may live inside this message\n"
+        "        self.Clear()\n",
+        "        source = copy_message(other)  # first: ``other`` may live inside this message\n",
+        (_EQUALITY, "tests/differential/test_message_api_vs_onnx.py"),
+        "CopyFrom merges into what the message had instead of replacing it",
+    ),
+    Mutant(
+        "validator-unknown-enum-canonical",
+        "wirecodec/protobuf/gen/validate.py",
+        '                w(ind, f"if _to_i32(v) not in {self._enum_values(spec)}:\\n    nc = 1")\n',
+        "                pass\n",
+        (
+            "tests/differential/test_unknown_enum_values_vs_onnx.py",
+            "tests/unit/protobuf/test_shipped_codecs.py",
+        ),
+        "a waiting element with a value its enum lacks is re-emitted in place, not as protobuf writes it",
+    ),
+    Mutant(
+        "walk-skips-waiting-fields",
+        "wirecodec/protobuf/walk.py",
+        "        return x is not None and bool(x.lazy)\n",
+        "        return False\n",
+        (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/files")),
+        "the walk never enters a message whose only fields toward the targets still wait",
+    ),
+    Mutant(
+        "walk-mask-first-field-only",
+        "wirecodec/protobuf/walk.py",
+        "        if message._has & mask:\n",
+        "        if message._has & mask & 1:\n",
+        (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/files")),
+        "the walk enters a message only when its first field is present",
     ),
 )

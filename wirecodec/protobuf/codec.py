@@ -27,7 +27,7 @@ from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.lazy import CHECKED
 from wirecodec.protobuf.memo import new_memo
-from wirecodec.protobuf.origin import origin_for, touch
+from wirecodec.protobuf.origin import origin_for, source_of, touch
 from wirecodec.protobuf.representation import Representation
 
 __all__ = [
@@ -313,6 +313,72 @@ class _InstalledCodec:
 
     def carry_pending(self, copy: Message, name: str, record: Any) -> None:
         lazy.carry_pending(copy, name, record)
+
+    def equal_sources(self, a: Message, b: Message) -> bool | None:
+        return equal_sources(a, b)
+
+    def copy_of(self, message: Message) -> Message | None:
+        return copy_from_source(message)
+
+
+# Sources compared in pieces of this many bytes: a difference stops the comparison early,
+# and no piece costs much memory (a memoryview compares byte by byte, several times slower).
+_PIECE: Final = 1 << 20
+
+
+def equal_sources(a: Message, b: Message) -> bool | None:
+    """Whether two messages' own source bytes are equal, when both still are their encoding
+    (decoded from canonical bytes and unchanged since: then they are equal exactly when
+    those bytes are); None when either has none."""
+    span_a, span_b = a._span, b._span
+    found_a = None if span_a is None else source_of(span_a)
+    found_b = None if found_a is None or span_b is None else source_of(span_b)
+    if found_a is None or found_b is None:
+        return None
+    origin_a, start_a, end_a = found_a
+    origin_b, start_b, end_b = found_b
+    size = end_a - start_a
+    if size != end_b - start_b:
+        return False
+    view_a, view_b = origin_a.view, origin_b.view
+    if start_a == start_b and (
+        origin_a is origin_b
+        or (view_a.obj is view_b.obj and view_a.nbytes == view_b.nbytes == len(memoryview(view_a.obj)))
+    ):
+        return True  # the same bytes of one input (one message twice, or two decodes of it)
+    if size <= _PIECE:
+        return bytes(view_a[start_a:end_a]) == bytes(view_b[start_b:end_b])
+    for at in range(0, size, _PIECE):
+        piece = min(_PIECE, size - at)
+        if bytes(view_a[start_a + at : start_a + at + piece]) != bytes(
+            view_b[start_b + at : start_b + at + piece]
+        ):
+            return False
+    return True
+
+
+def copy_from_source(message: Message) -> Message | None:
+    """An independent copy of a decoded message still equal to its source bytes, decoded
+    again from them (no span: a copy's changes concern nobody); None for any other message.
+
+    Decoding canonical bytes builds the copy in one pass of generated code, where a copy
+    field by field walks the message's slots generically (several times faster)."""
+    span = message._span
+    found = None if span is None else source_of(span)
+    if found is None:
+        return None
+    origin, start, end = found
+    view = origin.view
+    whole = view.obj
+    buf: Any = view  # (decoded from a part of a buffer: offsets are the view's)
+    flavor: Flavor = "str"
+    if isinstance(whole, (bytes, mmap.mmap)) and view.nbytes == len(whole):
+        buf, flavor = whole, "decode"
+    cls = message.__schema__.cls
+    fn = decoder(cls, flavor, lazy=True, keep_records=False)
+    # Bytes decoded before, nesting checked: the limit cannot be reached again.
+    copy: Message = fn(buf, view, start, end, DEFAULT_MAX_DEPTH, None, None)
+    return copy
 
 
 install_codec(_InstalledCodec())

@@ -198,6 +198,7 @@ def _base_kind(kind: str) -> str:
     base, _, rest = kind.partition("|")
     return base + (" validator" if rest.endswith(" validator") else "")
 
+
 _LOCK: Final = threading.RLock()
 
 
@@ -377,7 +378,8 @@ def generated(cls: type[Message], kind: str) -> tuple[str, dict[str, object]]:
     (a lazy kind followed by ``" validator"``: its validator), compiled as :func:`code_filename`."""
     schema = cls.__schema__
     if kind.endswith(" validator"):
-        return ValidatorSource(schema).source(), {}
+        validator = ValidatorSource(schema)
+        return validator.source(), validator.constants
     kind = _base_kind(kind)
     flavor, thresholds = _KINDS[kind]
     keeps_records = kind.endswith("+records")

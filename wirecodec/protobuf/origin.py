@@ -58,6 +58,7 @@ __all__ = [
     "origin_for",
     "reuse_field",
     "reusable",
+    "source_of",
     "touch",
 ]
 
@@ -174,6 +175,25 @@ def reusable(span: int) -> memoryview | None:
     return origin.view[start:end]
 
 
+def source_of(span: int) -> tuple[Origin, int, int] | None:
+    """Where a message's own bytes still are its encoding (see :func:`reusable`): its
+    origin, and the payload's start and end in the origin's view; else None."""
+    ref = _live.get(span >> _SERIAL_SHIFT)
+    origin = None if ref is None else ref()
+    if origin is None:
+        return None
+    start = (span >> _OFFSET_BITS) & _OFFSET_MASK
+    end = span & _OFFSET_MASK
+    if origin._marks:
+        marks = origin._sorted
+        if marks is None:
+            marks = origin._sorted = sorted(origin._marks)
+        at = bisect.bisect_left(marks, start)
+        if at < len(marks) and marks[at] <= end:
+            return None
+    return origin, start, end
+
+
 def field_span(elements: list[Any], tag_size: int) -> int:
     """The span of a decoded repeated message field's records (see the module docstring).
 
@@ -274,5 +294,3 @@ def reuse_field(
         out.append(view[done:end])
         written += end - done
     return written
-
-

@@ -5,6 +5,7 @@
 
 CODECS = {
     'schema_dsl.onnx\x00AttributeProto\x00decode+lazy+records validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('AttributeProto', (
+        ('_E_20', False, frozenset({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})),
     )),
     'schema_dsl.onnx\x00NodeProto\x00decode+lazy+records validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('NodeProto', (
     )),

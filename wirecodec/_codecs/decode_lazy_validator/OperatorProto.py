@@ -84,6 +84,8 @@ def validate_OperatorProto(buf, pos, end, depth):
                     v, pos = _rv(buf, pos, end)
                     if not _cv(buf, q, pos, v, 1):
                         nc = 1
+                if _to_i32(v) not in _E_3:
+                    nc = 1
             elif tag == 82:
                 if lt > 82:
                     nc = 1

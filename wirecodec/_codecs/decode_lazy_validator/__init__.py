@@ -5,6 +5,7 @@
 
 CODECS = {
     'schema_dsl.onnx\x00AttributeProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('AttributeProto', (
+        ('_E_20', False, frozenset({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})),
     )),
     'schema_dsl.onnx\x00ValueInfoProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('ValueInfoProto', (
     )),
@@ -33,6 +34,7 @@ CODECS = {
     'schema_dsl.onnx\x00GraphProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('GraphProto', (
     )),
     'schema_dsl.onnx\x00TensorProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('TensorProto', (
+        ('_E_14', False, frozenset({0, 1})),
     )),
     'schema_dsl.onnx\x00TensorProto.Segment\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('TensorProtoSegment', (
     )),
@@ -67,6 +69,7 @@ CODECS = {
     'schema_dsl.onnx\x00OptionalProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('OptionalProto', (
     )),
     'schema_dsl.onnx\x00OperatorProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('OperatorProto', (
+        ('_E_3', False, frozenset({0, 1})),
     )),
     'schema_dsl.onnx\x00OperatorSetProto\x00decode+lazy validator\x00Thresholds(small=32, eager_first=4, checked=2305843009213693952, run_small=128)': ('OperatorSetProto', (
     )),

@@ -405,6 +405,8 @@ def validate_AttributeProto(buf, pos, end, depth):
                             v, pos = _rv(buf, pos, end)
                             if not _cv(buf, q, pos, v, 1):
                                 nc = 1
+                        if _to_i32(v) not in _E_20:
+                            nc = 1
                     elif tag == 170:
                         if lt > 170:
                             nc = 1

@@ -465,6 +465,8 @@ def validate_TensorProto(buf, pos, end, depth):
                             v, pos = _rv(buf, pos, end)
                             if not _cv(buf, q, pos, v, 1):
                                 nc = 1
+                        if _to_i32(v) not in _E_14:
+                            nc = 1
                     elif tag == 130:
                         if lt > 130:
                             nc = 1

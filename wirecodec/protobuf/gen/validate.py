@@ -31,6 +31,13 @@ class ValidatorSource:
 
     def __init__(self, schema: MessageSchema) -> None:
         self.schema = schema
+        self.constants: dict[str, object] = {}
+
+    def _enum_values(self, spec: FieldSpec) -> str:
+        """The name of the constant holding enum field ``spec``'s values (as the decoder's)."""
+        name = f"_E_{spec.number}"
+        self.constants[name] = spec.enum_values
+        return name
 
     def _single(self, w: Writer, ind: int, spec: FieldSpec) -> None:
         kind = spec.kind
@@ -52,6 +59,9 @@ pos += {size}""",
             )
         else:
             emit_read_varint(w, ind, kind, convert=False)
+            if kind is Kind.ENUM:
+                # A value the enum lacks goes to the unknown fields, written last: not canonical.
+                w(ind, f"if _to_i32(v) not in {self._enum_values(spec)}:\n    nc = 1")
         if spec.oneof is not None:
             # Only the last member set survives decoding: an earlier one is not re-emitted.
             w(ind, f"if g_{spec.oneof}:\n    nc = 1\ng_{spec.oneof} = 1")
@@ -70,6 +80,9 @@ if n % {size}:
             )
         else:  # reads (so checks) every varint of the run
             w(ind, f"if not _pcv(buf, pos, p2, {VARINT_RANGE.get(spec.kind, 0)}):\n    nc = 1")
+            if spec.kind is Kind.ENUM:  # (values the enum lacks go to the unknown fields)
+                valid = self._enum_values(spec)
+                w(ind, f"elif not all(_to_i32(x) in {valid} for x in _rpv(buf, pos, p2, None)):\n    nc = 1")
         w(ind, "if n == 0:\n    nc = 1\npos = p2")
 
     def source(self) -> str:
