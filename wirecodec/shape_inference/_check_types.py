@@ -164,6 +164,49 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
     judge(schema.outputs, list(ctx.outputs), True)
 
 
+def fill_single_types(domain: str, opset: int, ctx: NodeContext) -> None:
+    """Give each output left without an element type the one type its schema allows, where it
+    allows exactly one tensor type (as onnx's check_type does before it infers: Z of
+    TreeEnsembleClassifier is ``tensor(float)`` even in a version without inference)."""
+    from wirecodec.defs import get_schema
+
+    schema = get_schema(ctx.node.op_type, opset, domain)
+    if schema is None or not schema.outputs:
+        return
+    allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+    params = schema.outputs
+    for i in range(ctx.n_outputs):
+        if not ctx.has_output(i):
+            continue
+        if i < len(params):
+            param = params[i]
+        elif params[-1].option == FormalParameterOption.Variadic:
+            param = params[-1]
+        else:
+            return
+        choices = allowed.get(param.type_str, (param.type_str,))
+        elem = _single_tensor_elem(choices)
+        current = ctx.outputs[i]
+        if elem is None or _elem(current):
+            continue
+        shape = current.shape if isinstance(current, TensorType) else None
+        if current is None or isinstance(current, TensorType):
+            ctx.outputs[i] = TensorType(elem, shape)
+
+
+def _single_tensor_elem(choices: tuple[str, ...] | list[str]) -> int | None:
+    """The element type of ``tensor(<type>)`` when it is the only choice, else None."""
+    if len(choices) != 1:
+        return None
+    text = canonical_type_str(choices[0])
+    if not (text.startswith("tensor(") and text.endswith(")")):
+        return None
+    try:
+        return int(TensorProto.DataType[text[7:-1].upper()])
+    except KeyError:
+        return None
+
+
 def check_arity(domain: str, opset: int, ctx: NodeContext) -> None:
     """Raise :class:`TypeCheckError` when ``ctx``'s node has more or fewer inputs or outputs
     than its schema's range (what onnx's inference refuses, under ``check_type``, before it

@@ -30,6 +30,7 @@ from wirecodec.shape_inference._check_types import (
     check_allowed_types,
     check_arity,
     check_shared_types,
+    fill_single_types,
 )
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
@@ -247,10 +248,13 @@ class _Inference:
                 self.call(node, function, ctx)
             else:
                 self.has_unsupported = True
-                if check_type:  # no rule, but a schema may still refuse the inputs' types
-                    check_allowed_types(key[0], opset, ctx)
-                return
+                if not check_type:
+                    return
+                # no rule, but a schema may still refuse the inputs' types, and name the only
+                # type an output can have (onnx sets it before it looks for inference)
+                check_allowed_types(key[0], opset, ctx)
             if check_type:
+                fill_single_types(key[0], opset, ctx)
                 check_shared_types(key, ctx)
                 check_allowed_types(key[0], opset, ctx)
             for i, name in enumerate(node.output):
