@@ -477,8 +477,20 @@ def space_to_depth(ctx: NodeContext) -> None:
     _blocks(ctx, False)
 
 
+def _given(ctx: NodeContext, i: int) -> bool:
+    """Whether Resize's input ``i`` is given: present and not known to be empty."""
+    if not ctx.has_input(i):
+        return False
+    v = ctx.value(i)
+    if v is not None:
+        return bool(v.size)
+    return ctx.shape(i) != (0,)
+
+
 @rule("Resize", "Upsample")
 def resize(ctx: NodeContext) -> None:
+    if ctx.node.op_type == "Resize" and ctx.opset >= 13 and _given(ctx, 2) == _given(ctx, 3):
+        raise ctx.fail("either `sizes` or `scales` must be provided, but not both of them")
     t = ctx.tensor(0)
     if t is None:
         return
@@ -499,6 +511,7 @@ def resize(ctx: NodeContext) -> None:
         v = ctx.value(scales_at) if ctx.has_input(scales_at) else None
         scales = [float(x) for x in v.reshape(-1)] if v is not None and v.size else None
         sizes = ctx.ints(sizes_at) if sizes_at > 0 and ctx.has_input(sizes_at) else None
+        sizes = sizes or None  # an empty sizes tensor stands for "not given", as an empty scales
     chosen = ctx.attr_ints("axes") if op == "Resize" and ctx.opset >= 18 else None
     axes = [axis_in(a, rank) for a in chosen] if chosen else list(range(rank))
     dims: list[Dim] = list(t.shape)
