@@ -115,6 +115,13 @@ def canonical_type_str(text: str) -> str:
     return outer(text.replace(" ", ""))
 
 
+def _bare(type_str: str) -> str:
+    """A parameter's type string that names no type variable, as a type: a bare element type
+    (``float``, as a schema registered at run time may say) is a tensor of it."""
+    text = canonical_type_str(type_str)
+    return text if "(" in text else f"tensor({text})"
+
+
 def _elem_name(elem: int) -> str | None:
     if not elem:
         return None
@@ -148,7 +155,7 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
             actual = type_str(t)
             if actual is None:
                 continue
-            if actual not in allowed.get(param.type_str, frozenset({canonical_type_str(param.type_str)})):
+            if actual not in allowed.get(param.type_str, frozenset({_bare(param.type_str)})):
                 raise TypeCheckError(
                     f"{param.name} typestr: {param.type_str}, has unsupported type: {actual}"
                 )
@@ -184,7 +191,7 @@ def fill_single_types(domain: str, opset: int, ctx: NodeContext) -> None:
             param = params[-1]
         else:
             return
-        choices = allowed.get(param.type_str, (param.type_str,))
+        choices = allowed.get(param.type_str, (_bare(param.type_str),))
         elem = _single_tensor_elem(choices)
         current = ctx.outputs[i]
         if elem is None or _elem(current):

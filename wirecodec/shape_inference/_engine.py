@@ -33,7 +33,7 @@ from wirecodec.shape_inference._check_types import (
     fill_single_types,
 )
 from wirecodec.shape_inference._context import NodeContext
-from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
+from wirecodec.shape_inference._registry import PROPAGATORS, RULES, SCHEMA_RULES, Rule, domain_key
 from wirecodec.shape_inference._types import (
     Dim,
     InferenceError,
@@ -54,6 +54,7 @@ _SYMBOL_PREFIX = "unk__"
 _INT64 = int(TensorProto.DataType.INT64)
 _FLOAT = int(TensorProto.DataType.FLOAT)
 _MAX_CALL_DEPTH = 64
+_BUILT_IN_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"})
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,15 @@ class _Inference:
                 check_arity(key[0], opset, ctx)
             fn = RULES.get(key)
             function = self.shared.functions.get((node.domain, node.op_type, node.overload))
-            if fn is not None and key[0] in ("", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"):
+            registered = _registered_rule(key, opset) if SCHEMA_RULES else None
+            if registered is not None:
+                registered(ctx)
+            elif fn is not None and key[0] in (
+                "",
+                "ai.onnx.ml",
+                "ai.onnx.preview.training",
+                "ai.onnx.preview",
+            ):
                 fn(ctx)
             elif function is not None:
                 self.call(node, function, ctx)
@@ -415,6 +424,15 @@ class _Inference:
             raise InferenceError(
                 "inference error(s): " + "; ".join(e for _, e in self.errors), self.errors[0][0]
             )
+
+
+def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
+    """The inference rule of a schema registered at run time, if the schema in effect at
+    ``opset`` is one (a built-in schema has none here)."""
+    from wirecodec.defs import get_schema
+
+    schema = get_schema(key[1], opset, key[0])
+    return SCHEMA_RULES.get((key[0], key[1], schema.since_version)) if schema is not None else None
 
 
 def _rewrite(info: ValueInfoProto, t: Type) -> None:
