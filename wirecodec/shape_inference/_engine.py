@@ -162,6 +162,7 @@ class _Inference:
         self.types: dict[str, Type] = dict(outer_types)
         self.slots: dict[str, ValueInfoProto] = {}
         self.untyped_outputs: dict[str, ValueInfoProto] = {}
+        self.empty_typed: dict[str, ValueInfoProto] = {}
         self.data: dict[str, Any] = {}
         self.symbol_data = symbols_data
         self.graph = graph
@@ -176,6 +177,10 @@ class _Inference:
         if t is not None:
             self.types[info.name] = t
             self.slots[info.name] = info
+        elif info.HasField("type"):
+            # a type that is there but says nothing (``type {}``): onnx fills it in place
+            # and adds no value_info entry (one with no type at all gets both)
+            self.empty_typed.setdefault(info.name, info)
         else:
             self.untyped_outputs[info.name] = info
 
@@ -307,7 +312,12 @@ class _Inference:
                 _rewrite(slot, merged)
             return
         self.types[name] = inferred
-        if self.graph is not None:
+        empty = self.empty_typed.pop(name, None)
+        if empty is not None:
+            _rewrite(empty, inferred)
+            self.slots[name] = empty
+            self.untyped_outputs.pop(name, None)
+        elif self.graph is not None:
             info = self.graph.value_info.add(name=name)
             write_type(inferred, info.type)
             self.slots[name] = info
