@@ -396,14 +396,13 @@ def register_schema(schema: OpSchema) -> None:
             f"{schema.since_version}) from file unknown line 0, but it is already registered from file "
             "unknown line 0"
         ) from None
-    key = (schema.domain, schema.name, schema.since_version)
-    _CONVERTED[key] = schema
+    _CONVERTED[(schema.domain, schema.name, schema.since_version)] = schema
     _HISTORY.clear()
     if schema._inference is not None:
         from wirecodec.onnx_compat._inference_context import schema_rule
         from wirecodec.shape_inference._registry import SCHEMA_RULES
 
-        SCHEMA_RULES[key] = schema_rule(schema._inference)
+        SCHEMA_RULES[(schema.domain, schema.name, schema.since_version)] = schema_rule(schema._inference)
 
 
 def deregister_schema(op_type: str, max_inclusive_version: int, domain: str) -> None:

@@ -142,6 +142,9 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
         return
     constraints = schema.type_constraints
     allowed = {c.type_param_str: frozenset(map(canonical_type_str, c.allowed_type_strs)) for c in constraints}
+    for p in (*schema.inputs, *schema.outputs):  # a bare element type names a tensor of it
+        if p.type_str not in allowed and "(" not in p.type_str:
+            allowed[p.type_str] = frozenset({_bare(p.type_str)})
     bound: dict[str, str] = {}
 
     def judge(params: tuple[FormalParameter, ...], types: list[Type | None], outputs: bool) -> None:
@@ -155,7 +158,7 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
             actual = type_str(t)
             if actual is None:
                 continue
-            if actual not in allowed.get(param.type_str, frozenset({_bare(param.type_str)})):
+            if actual not in allowed.get(param.type_str, frozenset({canonical_type_str(param.type_str)})):
                 raise TypeCheckError(
                     f"{param.name} typestr: {param.type_str}, has unsupported type: {actual}"
                 )
