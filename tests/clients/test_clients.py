@@ -1,8 +1,9 @@
 """Each client task gives the same bytes on wirecodec (through the shim) as on onnx.
 
 Skipped, with the reason, where onnx or a task's library is not installed (they are
-pinned in pyproject's ``test`` extra). About 46 s on 2 cores (13 tasks): each task is two fresh
-interpreters importing scikit-learn or the library.
+pinned in pyproject's ``test`` extra), or where a model a task runs on cannot be fetched.
+About 2 min on 2 cores (17 tasks; the four on models from PyPI wheels 79 s of it): each task
+is two fresh interpreters importing scikit-learn or the library.
 """
 
 from __future__ import annotations
