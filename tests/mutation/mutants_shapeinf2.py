@@ -102,4 +102,12 @@ MUTANTS: tuple[Mutant, ...] = (
         _REGISTERED,
         "get_function_ops leaves out the operators whose function is built per node",
     ),
+    Mutant(
+        "shapeinf2-loader-tolerance-default",
+        "wirecodec/onnx_compat/backend/test/loader.py",
+        "        rtol, atol = 1e-3, 1e-7\n",
+        "        rtol, atol = 1e-3, 1e-5\n",
+        ("tests/differential/test_onnx_compat_backend_loader.py",),
+        "a backend test case without its own tolerances gets another atol than onnx's 1e-7",
+    ),
 )
