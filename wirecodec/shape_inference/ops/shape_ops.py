@@ -8,7 +8,7 @@ import math
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import MAX_RANK, Dim, InferenceError, Shape
-from wirecodec.shape_inference.ops._util import INT64, axis_in, broadcast, product
+from wirecodec.shape_inference.ops._util import DOUBLE, FLOAT, INT32, INT64, axis_in, broadcast, product
 
 _INT_MAX = 2**63 - 1
 
@@ -371,10 +371,14 @@ def pad(ctx: NodeContext) -> None:
     ctx.set_tensor(0, t.elem, tuple(dims))
 
 
+_RANGE_COMPUTED = frozenset({FLOAT, DOUBLE, INT32, INT64})
+
+
 @rule("Range")
 def range_(ctx: NodeContext) -> None:
     elem = ctx.elem(0)
-    values = [ctx.value(i) for i in range(3)]
+    # onnx computes the length from stored float, double, int32 and int64 values only
+    values = [ctx.value(i) for i in range(3)] if elem in _RANGE_COMPUTED else [None]
     if all(v is not None and v.size == 1 for v in values):
         start, limit, delta = (float(v.reshape(-1)[0]) for v in values if v is not None)
         if delta == 0:
