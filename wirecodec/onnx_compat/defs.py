@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from schema_dsl.onnx import AttributeProto
@@ -35,7 +35,6 @@ from wirecodec.defs import (
 )
 from wirecodec.defs._registry import registry as _registry
 from wirecodec.errors import WireCodecError
-from wirecodec.onnx_compat._unsupported import missing_module_getattr
 
 __all__ = [
     "AI_ONNX_PREVIEW_DOMAIN",
@@ -47,8 +46,10 @@ __all__ = [
     "deregister_schema",
     "get_all_schemas",
     "get_all_schemas_with_history",
+    "get_function_ops",
     "get_schema",
     "has",
+    "onnx_ml_opset_version",
     "onnx_opset_version",
     "register_schema",
     "schema_version_map",
@@ -217,6 +218,7 @@ class OpSchema(_defs.OpSchema):
 
     doc: str = ""
     node_determinism: _NodeDeterminism = _NodeDeterminism.Unknown
+    _inference: Callable[[Any], None] | None = None
 
     def __init__(
         self,
@@ -268,12 +270,39 @@ class OpSchema(_defs.OpSchema):
             "context_dependent_function_opset_versions": (),
             "doc": doc,
             "node_determinism": _NodeDeterminism(node_determinism),
+            "_inference": None,
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
     def __hash__(self) -> int:
         return _defs.OpSchema.__hash__(self)
+
+    def set_type_and_shape_inference_function(self, func: Callable[[Any], None]) -> OpSchema:
+        """Give this schema an inference function: once registered (:func:`register_schema`),
+        shape inference calls ``func(ctx)`` for each node of the operator, ``ctx`` an
+        ``onnx.shape_inference.InferenceContext``. Returns the schema, as onnx's."""
+        if not callable(func):
+            raise TypeError(
+                f"set_type_and_shape_inference_function takes a function, not {type(func).__name__}"
+            )
+        object.__setattr__(self, "_inference", func)
+        return self
+
+    def get_type_and_shape_inference_function(self) -> Callable[[Any], None] | None:
+        """The function :meth:`set_type_and_shape_inference_function` gave (None if none)."""
+        return self._inference
+
+    @property
+    def has_type_and_shape_inference_function(self) -> bool:
+        """Whether inference has a rule for this operator: a function given to this schema,
+        or one of wirecodec's built-in rules."""
+        if self._inference is not None:
+            return True
+        import wirecodec.shape_inference.ops  # noqa: F401  (registers the built-in rules)
+        from wirecodec.shape_inference._registry import RULES, domain_key
+
+        return (domain_key(self.domain), self.name) in RULES
 
     @property
     def support_level(self) -> _SupportType:
@@ -343,6 +372,7 @@ def _onnx_schema(schema: _defs.OpSchema) -> OpSchema:
         )
         values["doc"] = ""
         values["node_determinism"] = _NodeDeterminism.Unknown
+        values["_inference"] = None
         made = object.__new__(OpSchema)
         for name, value in values.items():
             object.__setattr__(made, name, value)
@@ -368,6 +398,11 @@ def register_schema(schema: OpSchema) -> None:
         ) from None
     _CONVERTED[(schema.domain, schema.name, schema.since_version)] = schema
     _HISTORY.clear()
+    if schema._inference is not None:
+        from wirecodec.onnx_compat._inference_context import schema_rule
+        from wirecodec.shape_inference._registry import SCHEMA_RULES
+
+        SCHEMA_RULES[(schema.domain, schema.name, schema.since_version)] = schema_rule(schema._inference)
 
 
 def deregister_schema(op_type: str, max_inclusive_version: int, domain: str) -> None:
@@ -383,6 +418,9 @@ def deregister_schema(op_type: str, max_inclusive_version: int, domain: str) -> 
         ) from None
     _CONVERTED.pop((domain, op_type, int(max_inclusive_version)), None)
     _HISTORY.clear()
+    from wirecodec.shape_inference._registry import SCHEMA_RULES
+
+    SCHEMA_RULES.pop((domain, op_type, int(max_inclusive_version)), None)
 
 
 def get_all_schemas() -> list[OpSchema]:
@@ -403,8 +441,20 @@ class SchemaError(WireCodecError, RuntimeError):
 
 
 def onnx_opset_version() -> int:
-    """The newest version of the default domain (28, onnx 1.23's)."""
-    return DEFAULT_OPSET_VERSION
+    """The newest version of the default domain: 28 (onnx 1.23's), or higher once a schema of
+    a higher version is registered in it (and so it stays after deregistering, as onnx's)."""
+    return max(DEFAULT_OPSET_VERSION, _registry().domain_versions.get(ONNX_DOMAIN, (0, 0))[1])
+
+
+def onnx_ml_opset_version() -> int:
+    """The newest version of the ai.onnx.ml domain (5, onnx 1.23's; more after a registration)."""
+    return _registry().domain_versions.get(ONNX_ML_DOMAIN, (0, 0))[1]
+
+
+def get_function_ops() -> list[OpSchema]:
+    """The newest schema of each operator that is defined by a function (a function body,
+    or one built for the node at hand), as onnx's ``get_function_ops``."""
+    return [s for s in get_all_schemas() if s.has_function or s.has_context_dependent_function]
 
 
 def _version_and_domain(max_inclusive_version: int | str | None, domain: str) -> tuple[int | None, str]:
@@ -437,10 +487,3 @@ def has(op_type: str, max_inclusive_version: int | str | None = None, domain: st
     ``has(op_type, domain)`` asks in ``domain``, as in onnx."""
     max_inclusive_version, domain = _version_and_domain(max_inclusive_version, domain)
     return _defs.has_schema(op_type, max_inclusive_version, domain)
-
-
-__getattr__: Any = missing_module_getattr(
-    "onnx.defs",
-    "this part of onnx's schema registry is not provided",
-    frozenset({"get_function_ops", "onnx_ml_opset_version"}),
-)

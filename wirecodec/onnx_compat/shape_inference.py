@@ -30,6 +30,7 @@ from schema_dsl.onnx import (
 )
 from wirecodec.defs import OpSchema
 from wirecodec.errors import CheckError, TensorError
+from wirecodec.onnx_compat._inference_context import GraphInferencer, InferenceContext
 from wirecodec.shape_inference import InferenceError, infer_shapes, infer_shapes_path
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DataSizeError",
+    "GraphInferencer",
+    "InferenceContext",
     "InferenceError",
     "infer_function_output_types",
     "infer_node_outputs",

@@ -115,6 +115,13 @@ def canonical_type_str(text: str) -> str:
     return outer(text.replace(" ", ""))
 
 
+def _bare(type_str: str) -> str:
+    """A parameter's type string that names no type variable, as a type: a bare element type
+    (``float``, as a schema registered at run time may say) is a tensor of it."""
+    text = canonical_type_str(type_str)
+    return text if "(" in text else f"tensor({text})"
+
+
 def _elem_name(elem: int) -> str | None:
     if not elem:
         return None
@@ -135,6 +142,9 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
         return
     constraints = schema.type_constraints
     allowed = {c.type_param_str: frozenset(map(canonical_type_str, c.allowed_type_strs)) for c in constraints}
+    for p in (*schema.inputs, *schema.outputs):  # a bare element type names a tensor of it
+        if p.type_str not in allowed and "(" not in p.type_str:
+            allowed[p.type_str] = frozenset({_bare(p.type_str)})
     bound: dict[str, str] = {}
 
     def judge(params: tuple[FormalParameter, ...], types: list[Type | None], outputs: bool) -> None:
@@ -162,6 +172,49 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
         schema.inputs, [ctx.input_type(i) if ctx.has_input(i) else None for i in range(ctx.n_inputs)], False
     )
     judge(schema.outputs, list(ctx.outputs), True)
+
+
+def fill_single_types(domain: str, opset: int, ctx: NodeContext) -> None:
+    """Give each output left without an element type the one type its schema allows, where it
+    allows exactly one tensor type (as onnx's check_type does before it infers: Z of
+    TreeEnsembleClassifier is ``tensor(float)`` even in a version without inference)."""
+    from wirecodec.defs import get_schema
+
+    schema = get_schema(ctx.node.op_type, opset, domain)
+    if schema is None or not schema.outputs:
+        return
+    allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+    params = schema.outputs
+    for i in range(ctx.n_outputs):
+        if not ctx.has_output(i):
+            continue
+        if i < len(params):
+            param = params[i]
+        elif params[-1].option == FormalParameterOption.Variadic:
+            param = params[-1]
+        else:
+            return
+        choices = allowed.get(param.type_str, (_bare(param.type_str),))
+        elem = _single_tensor_elem(choices)
+        current = ctx.outputs[i]
+        if elem is None or _elem(current):
+            continue
+        shape = current.shape if isinstance(current, TensorType) else None
+        if current is None or isinstance(current, TensorType):
+            ctx.outputs[i] = TensorType(elem, shape)
+
+
+def _single_tensor_elem(choices: tuple[str, ...] | list[str]) -> int | None:
+    """The element type of ``tensor(<type>)`` when it is the only choice, else None."""
+    if len(choices) != 1:
+        return None
+    text = canonical_type_str(choices[0])
+    if not (text.startswith("tensor(") and text.endswith(")")):
+        return None
+    try:
+        return int(TensorProto.DataType[text[7:-1].upper()])
+    except KeyError:
+        return None
 
 
 def check_arity(domain: str, opset: int, ctx: NodeContext) -> None:

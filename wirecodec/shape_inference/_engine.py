@@ -30,9 +30,10 @@ from wirecodec.shape_inference._check_types import (
     check_allowed_types,
     check_arity,
     check_shared_types,
+    fill_single_types,
 )
 from wirecodec.shape_inference._context import NodeContext
-from wirecodec.shape_inference._registry import PROPAGATORS, RULES, domain_key
+from wirecodec.shape_inference._registry import PROPAGATORS, RULES, SCHEMA_RULES, Rule, domain_key
 from wirecodec.shape_inference._types import (
     Dim,
     InferenceError,
@@ -53,6 +54,7 @@ _SYMBOL_PREFIX = "unk__"
 _INT64 = int(TensorProto.DataType.INT64)
 _FLOAT = int(TensorProto.DataType.FLOAT)
 _MAX_CALL_DEPTH = 64
+_BUILT_IN_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"})
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ class _Inference:
         self.types: dict[str, Type] = dict(outer_types)
         self.slots: dict[str, ValueInfoProto] = {}
         self.untyped_outputs: dict[str, ValueInfoProto] = {}
+        self.empty_typed: dict[str, ValueInfoProto] = {}
         self.data: dict[str, Any] = {}
         self.symbol_data = symbols_data
         self.graph = graph
@@ -174,6 +177,10 @@ class _Inference:
         if t is not None:
             self.types[info.name] = t
             self.slots[info.name] = info
+        elif info.HasField("type"):
+            # a type that is there but says nothing (``type {}``): onnx fills it in place
+            # and adds no value_info entry (one with no type at all gets both)
+            self.empty_typed.setdefault(info.name, info)
         else:
             self.untyped_outputs[info.name] = info
 
@@ -241,16 +248,27 @@ class _Inference:
                 check_arity(key[0], opset, ctx)
             fn = RULES.get(key)
             function = self.shared.functions.get((node.domain, node.op_type, node.overload))
-            if fn is not None and key[0] in ("", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"):
+            registered = _registered_rule(key, opset) if SCHEMA_RULES else None
+            if registered is not None:
+                registered(ctx)
+            elif fn is not None and key[0] in (
+                "",
+                "ai.onnx.ml",
+                "ai.onnx.preview.training",
+                "ai.onnx.preview",
+            ):
                 fn(ctx)
             elif function is not None:
                 self.call(node, function, ctx)
             else:
                 self.has_unsupported = True
-                if check_type:  # no rule, but a schema may still refuse the inputs' types
-                    check_allowed_types(key[0], opset, ctx)
-                return
+                if not check_type:
+                    return
+                # no rule, but a schema may still refuse the inputs' types, and name the only
+                # type an output can have (onnx sets it before it looks for inference)
+                check_allowed_types(key[0], opset, ctx)
             if check_type:
+                fill_single_types(key[0], opset, ctx)
                 check_shared_types(key, ctx)
                 check_allowed_types(key[0], opset, ctx)
             for i, name in enumerate(node.output):
@@ -294,7 +312,12 @@ class _Inference:
                 _rewrite(slot, merged)
             return
         self.types[name] = inferred
-        if self.graph is not None:
+        empty = self.empty_typed.pop(name, None)
+        if empty is not None:
+            _rewrite(empty, inferred)
+            self.slots[name] = empty
+            self.untyped_outputs.pop(name, None)
+        elif self.graph is not None:
             info = self.graph.value_info.add(name=name)
             write_type(inferred, info.type)
             self.slots[name] = info
@@ -411,6 +434,15 @@ class _Inference:
             raise InferenceError(
                 "inference error(s): " + "; ".join(e for _, e in self.errors), self.errors[0][0]
             )
+
+
+def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
+    """The inference rule of a schema registered at run time, if the schema in effect at
+    ``opset`` is one (a built-in schema has none here)."""
+    from wirecodec.defs import get_schema
+
+    schema = get_schema(key[1], opset, key[0])
+    return SCHEMA_RULES.get((key[0], key[1], schema.since_version)) if schema is not None else None
 
 
 def _rewrite(info: ValueInfoProto, t: Type) -> None:

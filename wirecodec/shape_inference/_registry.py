@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from wirecodec.shape_inference._context import NodeContext
     from wirecodec.shape_inference._types import Dim
 
-__all__ = ["PROPAGATORS", "RULES", "domain_key", "propagator", "rule"]
+__all__ = ["PROPAGATORS", "RULES", "SCHEMA_RULES", "domain_key", "propagator", "rule"]
 
 Rule = Callable[["NodeContext"], None]
 # -> the values of output 0 (each a size, a symbol or unknown), or None when not known
@@ -22,6 +22,10 @@ Propagator = Callable[["NodeContext"], "tuple[Dim, ...] | None"]
 
 RULES: dict[tuple[str, str], Rule] = {}
 PROPAGATORS: dict[tuple[str, str], Propagator] = {}
+# The rules of schemas registered at run time with an inference function
+# (``onnx_compat.defs.register_schema``), by (domain, op_type, since_version): the rule of the
+# schema in effect at a node's opset runs before any built-in one.
+SCHEMA_RULES: dict[tuple[str, str, int], Rule] = {}
 
 F = TypeVar("F")
 

@@ -9,6 +9,7 @@ from wirecodec.shape_inference.ops import (  # noqa: F401
     extras,
     matmul,
     misc,
+    ml,
     newer,
     normalization,
     reductions,

@@ -1,11 +1,11 @@
-"""Strings, detection and image operators, Unique, Col2Im, AffineGrid, Det; ai.onnx.ml and
-ai.onnx.preview.training operators."""
+"""Strings, detection and image operators, Unique, Col2Im, AffineGrid, Det; ai.onnx.preview.training
+operators (ai.onnx.ml: ``ml``)."""
 
 from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import MAX_RANK, Dim, MapType, SequenceType, TensorType
+from wirecodec.shape_inference._types import MAX_RANK, Dim
 from wirecodec.shape_inference.ops._util import BOOL, FLOAT, INT64, STRING, UINT8, axis_in, broadcast, product
 
 
@@ -109,46 +109,6 @@ def affine_grid(ctx: NodeContext) -> None:
         ctx.set_tensor(0, elem, None)
 
 
-# -- ai.onnx.ml ------------------------------------------------------------------------
-
-_VALUE_TYPES = {"values_int64s": INT64, "values_strings": STRING, "values_floats": FLOAT}
-
-
-@rule("LabelEncoder", domain="ai.onnx.ml")
-def label_encoder(ctx: NodeContext) -> None:
-    elem = 0
-    for name, kind in _VALUE_TYPES.items():
-        if ctx.has_attr(name):
-            elem = kind
-    values = ctx.attrs.get("values_tensor")
-    if values is not None and values.HasField("t"):
-        elem = values.t.data_type
-    if not elem and ctx.opset < 2:
-        elem = STRING if ctx.elem(0) == INT64 else INT64
-    ctx.set_tensor(0, elem, ctx.shape(0))
-
-
-@rule("Binarizer", domain="ai.onnx.ml")
-def binarizer(ctx: NodeContext) -> None:
-    ctx.set_tensor(0, ctx.elem(0), ctx.shape(0))
-
-
-@rule("ArrayFeatureExtractor", domain="ai.onnx.ml")
-def array_feature_extractor(ctx: NodeContext) -> None:
-    x, indices = ctx.shape(0), ctx.shape(1)
-    if x is None or indices is None:
-        ctx.set_tensor(0, ctx.elem(0), None)
-        return
-    ctx.set_tensor(0, ctx.elem(0), (*x[:-1], product(indices)) if x else (product(indices),))
-
-
-@rule("TreeEnsemble", domain="ai.onnx.ml")
-def tree_ensemble(ctx: NodeContext) -> None:
-    x = ctx.shape(0)
-    batch = x[0] if x else None
-    ctx.set_tensor(0, ctx.elem(0), (batch, ctx.attr_int("n_targets", 0) or None))
-
-
 # -- ai.onnx.preview.training ----------------------------------------------------------
 
 _GROUPS = {"Momentum": 3, "Adagrad": 3, "Adam": 4}
@@ -165,59 +125,3 @@ def optimizer(ctx: NodeContext) -> None:
         t = ctx.tensor(source)
         if t is not None:
             ctx.set_tensor(out, t.elem, t.shape)
-
-
-@rule("CategoryMapper", domain="ai.onnx.ml")
-def category_mapper(ctx: NodeContext) -> None:
-    """Strings to int64 and back, shape kept."""
-    t = ctx.tensor(0)
-    if t is not None:
-        ctx.set_tensor(0, INT64 if t.elem == STRING else STRING, t.shape)
-
-
-@rule("OneHotEncoder", domain="ai.onnx.ml")
-def one_hot_encoder(ctx: NodeContext) -> None:
-    cats = ctx.attr_ints("cats_int64s") or ctx.attr_strings("cats_strings") or []
-    s = ctx.shape(0)
-    ctx.set_tensor(0, FLOAT, None if s is None else (*s, len(cats)))
-
-
-@rule("LinearClassifier", domain="ai.onnx.ml")
-def linear_classifier(ctx: NodeContext) -> None:
-    """Labels (int64 or strings) per row; one score per intercept."""
-    s = ctx.shape(0)
-    labels = STRING if ctx.has_attr("classlabels_strings") else INT64
-    rows: Dim = None if s is None or not s else (1 if len(s) == 1 else s[0])
-    shaped = s is not None
-    ctx.set_tensor(0, labels, (rows,) if shaped else None)
-    if ctx.has_output(1):
-        a = ctx.attrs.get("intercepts")
-        width = len(a.floats) if a is not None else 0
-        ctx.set_tensor(1, FLOAT, (rows, width) if shaped else None)
-
-
-@rule("SVMClassifier", domain="ai.onnx.ml")
-def svm_classifier(ctx: NodeContext) -> None:
-    ctx.set_tensor(0, STRING if ctx.has_attr("classlabels_strings") else INT64, None)
-
-
-@rule("ZipMap", domain="ai.onnx.ml")
-def zip_map(ctx: NodeContext) -> None:
-    key = STRING if ctx.has_attr("classlabels_strings") else INT64
-    ctx.set(0, SequenceType(MapType(key, TensorType(FLOAT, ()))))
-
-
-_CAST_MAP = {"TO_FLOAT": FLOAT, "TO_STRING": STRING, "TO_INT64": INT64}
-
-
-@rule("CastMap", domain="ai.onnx.ml")
-def cast_map(ctx: NodeContext) -> None:
-    ctx.set_tensor(0, _CAST_MAP.get(ctx.attr_str("cast_to", "TO_FLOAT"), FLOAT), None)
-
-
-@rule("DictVectorizer", domain="ai.onnx.ml")
-def dict_vectorizer(ctx: NodeContext) -> None:
-    """The map's value element type; the shape is not inferred (as onnx)."""
-    m = ctx.input_type(0)
-    if isinstance(m, MapType) and isinstance(m.value, TensorType):
-        ctx.set_tensor(0, m.value.elem, None)

@@ -70,7 +70,7 @@ def gemm(ctx: NodeContext) -> None:
 
 @rule("Einsum")
 def einsum(ctx: NodeContext) -> None:
-    """Dimensions follow the letters of the equation; an ellipsis broadcasts."""
+    """Dimensions follow the letters of the equation; every ellipsis stands for as many axes."""
     equation = ctx.attr_str("equation", "").replace(" ", "")
     elem = ctx.elem(0)
     left, arrow, right = equation.partition("->")
@@ -78,7 +78,8 @@ def einsum(ctx: NodeContext) -> None:
     if len(terms) != ctx.n_inputs:
         raise InferenceError(f"Einsum equation has {len(terms)} terms for {ctx.n_inputs} inputs")
     sizes: dict[str, Dim] = {}
-    ellipsis_shapes: list[Shape] = []
+    ell: tuple[Dim, ...] | None = None  # the ellipsis' axes, as the first term with one gives them
+    first = 0
     for i, term in enumerate(terms):
         shape = ctx.shape(i)
         if shape is None:
@@ -88,7 +89,19 @@ def einsum(ctx: NodeContext) -> None:
         if "..." in term:
             n_ell = len(shape) - len(letters)
             at = term.index("...")
-            ellipsis_shapes.append(shape[at : at + n_ell])
+            axes = shape[at : at + n_ell]
+            if ell is None:
+                ell, first = axes, i
+            elif len(axes) != len(ell):
+                raise InferenceError(
+                    f"Ellipsis for input {i} represents {len(axes)} dimensions, "
+                    f"but ellipsis for input {first} represents {len(ell)} dimensions."
+                )
+            else:  # a size of 1 gives way to a later size; anything else stays (as onnx)
+                ell = tuple(
+                    new if old == 1 and isinstance(new, int) else old
+                    for old, new in zip(ell, axes, strict=True)
+                )
             shape = shape[:at] + shape[at + n_ell :]
         elif len(letters) != len(shape):
             raise InferenceError(f"Einsum term {term!r} does not match rank {len(shape)}")
@@ -98,17 +111,15 @@ def einsum(ctx: NodeContext) -> None:
                 sizes[letter] = (
                     d if letter not in sizes or not (isinstance(known, int) and known != 1) else known
                 )
-    ell = broadcast(ellipsis_shapes) if ellipsis_shapes else ()
-    assert ell is not None
     if not arrow:
         seen = [c for c in left.replace("...", "").replace(",", "")]
         once = sorted(c for c in set(seen) if seen.count(c) == 1)
-        right = ("..." if ellipsis_shapes else "") + "".join(once)
+        right = ("..." if ell is not None else "") + "".join(once)
     out: list[Dim] = []
     i = 0
     while i < len(right):
         if right.startswith("...", i):
-            out.extend(ell)
+            out.extend(ell or ())
             i += 3
         else:
             out.append(sizes.get(right[i]))

@@ -110,12 +110,35 @@ def linear_attention(ctx: NodeContext) -> None:
 
 @rule("FlexAttention", domain="ai.onnx.preview")
 def flex_attention(ctx: NodeContext) -> None:
-    """(B, q_heads, q_seq, v_head_size)."""
-    q, v = ctx.shape(0), ctx.shape(2)
-    if q is None or v is None or len(q) != 4 or len(v) != 4:
-        ctx.set_tensor(0, ctx.elem(0), None)
-        return
-    ctx.set_tensor(0, ctx.elem(0), (q[0], q[1], q[2], v[3]))
+    """(B, Hq, L, Dv) from Q (B, Hq, L, Dqk), K (B, Hkv, S, Dqk), V (B, Hkv, S, Dv): all three
+    of rank 4 (an unknown rank is refused, as onnx does), the sizes they share equal, Hq a
+    multiple of Hkv; the batch is the three inputs' batch sizes merged."""
+    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    if q is None or k is None or v is None or len(q) != 4 or len(k) != 4 or len(v) != 4:
+        raise ctx.fail(
+            "FlexAttention requires rank-4 inputs: Q (B, Hq, L, Dqk), K (B, Hkv, S, Dqk), V (B, Hkv, S, Dv)"
+        )
+
+    def differ(a: Dim, b: Dim) -> bool:
+        return isinstance(a, int) and isinstance(b, int) and a != b
+
+    if differ(q[3], k[3]):
+        raise ctx.fail("query and key must share the same embedding dimension")
+    if differ(k[1], v[1]):
+        raise ctx.fail("key and value must share the same head dimension")
+    if differ(k[2], v[2]):
+        raise ctx.fail("key and value must share the same sequence length")
+    q_heads, kv_heads = q[1], k[1]
+    known = isinstance(q_heads, int) and isinstance(kv_heads, int)
+    if known and q_heads != kv_heads and (kv_heads == 0 or int(q_heads or 0) % int(kv_heads or 1)):
+        raise ctx.fail("q_num_heads must be a multiple of kv_num_heads when they differ")
+    batch = q[0]
+    for other in (k[0], v[0]):
+        if differ(batch, other):
+            raise ctx.fail(f"the batch sizes differ: {batch} and {other}")
+        if not isinstance(batch, int) and isinstance(other, int):
+            batch = other
+    ctx.set_tensor(0, ctx.elem(0), (batch, q[1], q[2], v[3]))
 
 
 @rule("CausalConvWithState")

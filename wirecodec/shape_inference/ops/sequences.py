@@ -5,6 +5,7 @@ from __future__ import annotations
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import (
+    Dim,
     InferenceError,
     OptionalType,
     SequenceType,
@@ -66,9 +67,17 @@ def split_to_sequence(ctx: NodeContext) -> None:
     if not ctx.has_input(1):
         shape = t.shape[:axis] + ((1,) if ctx.attr_int("keepdims", 1) else ()) + t.shape[axis + 1 :]
     elif split is not None and ctx.rank(1) == 0:
+        if split[0] <= 0:
+            raise ctx.fail(f"scalar input 'split' must be greater than zero, got {split[0]}")
         d = t.shape[axis]
         size = split[0] if isinstance(d, int) and d % split[0] == 0 else None
         shape = (*t.shape[:axis], size, *t.shape[axis + 1 :])
+    elif split is not None and ctx.rank(1) == 1:
+        if not split:
+            raise ctx.fail("input 'split' can not be empty")
+        # pieces of one size have that size; pieces of several sizes, an unknown one
+        same: Dim = split[0] if all(n == split[0] for n in split) else None
+        shape = (*t.shape[:axis], same, *t.shape[axis + 1 :])
     else:
         shape = (*t.shape[:axis], None, *t.shape[axis + 1 :])
     ctx.set(0, SequenceType(TensorType(t.elem, shape)))

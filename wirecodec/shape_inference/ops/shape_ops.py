@@ -8,7 +8,7 @@ import math
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
 from wirecodec.shape_inference._types import MAX_RANK, Dim, InferenceError, Shape
-from wirecodec.shape_inference.ops._util import INT64, axis_in, broadcast, product
+from wirecodec.shape_inference.ops._util import DOUBLE, FLOAT, INT32, INT64, axis_in, broadcast, product
 
 _INT_MAX = 2**63 - 1
 
@@ -371,10 +371,14 @@ def pad(ctx: NodeContext) -> None:
     ctx.set_tensor(0, t.elem, tuple(dims))
 
 
+_RANGE_COMPUTED = frozenset({FLOAT, DOUBLE, INT32, INT64})
+
+
 @rule("Range")
 def range_(ctx: NodeContext) -> None:
     elem = ctx.elem(0)
-    values = [ctx.value(i) for i in range(3)]
+    # onnx computes the length from stored float, double, int32 and int64 values only
+    values = [ctx.value(i) for i in range(3)] if elem in _RANGE_COMPUTED else [None]
     if all(v is not None and v.size == 1 for v in values):
         start, limit, delta = (float(v.reshape(-1)[0]) for v in values if v is not None)
         if delta == 0:
@@ -477,8 +481,20 @@ def space_to_depth(ctx: NodeContext) -> None:
     _blocks(ctx, False)
 
 
+def _given(ctx: NodeContext, i: int) -> bool:
+    """Whether Resize's input ``i`` is given: present and not known to be empty."""
+    if not ctx.has_input(i):
+        return False
+    v = ctx.value(i)
+    if v is not None:
+        return bool(v.size)
+    return ctx.shape(i) != (0,)
+
+
 @rule("Resize", "Upsample")
 def resize(ctx: NodeContext) -> None:
+    if ctx.node.op_type == "Resize" and ctx.opset >= 13 and _given(ctx, 2) == _given(ctx, 3):
+        raise ctx.fail("either `sizes` or `scales` must be provided, but not both of them")
     t = ctx.tensor(0)
     if t is None:
         return
@@ -499,6 +515,7 @@ def resize(ctx: NodeContext) -> None:
         v = ctx.value(scales_at) if ctx.has_input(scales_at) else None
         scales = [float(x) for x in v.reshape(-1)] if v is not None and v.size else None
         sizes = ctx.ints(sizes_at) if sizes_at > 0 and ctx.has_input(sizes_at) else None
+        sizes = sizes or None  # an empty sizes tensor stands for "not given", as an empty scales
     chosen = ctx.attr_ints("axes") if op == "Resize" and ctx.opset >= 18 else None
     axes = [axis_in(a, rank) for a in chosen] if chosen else list(range(rank))
     dims: list[Dim] = list(t.shape)
