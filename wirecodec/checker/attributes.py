@@ -7,7 +7,7 @@ from typing import Final
 from schema_dsl.onnx import AttributeProto
 from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import AttributeSite, ModelSites
+from wirecodec.checker.walk import AttributeSite, ModelSites, attributes_of
 from wirecodec.protobuf.fieldpath import join
 
 __all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
@@ -64,7 +64,7 @@ def check_attributes(sites: ModelSites, report: Report) -> None:
         _attribute(report, site, ir)
     for node_site in sites.nodes:
         seen: dict[str, int] = {}
-        for i, attribute in enumerate(node_site.node.attribute):
+        for i, attribute in enumerate(attributes_of(node_site.node)):
             if attribute.name in seen:
                 report.add(
                     join(join(node_site.path, "attribute", i), "name"),

@@ -20,7 +20,7 @@ from typing import Final, Literal, NamedTuple
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites, NodeSite
+from wirecodec.checker.walk import ModelSites, NodeSite, attributes_of
 from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
 from wirecodec.defs._registry import Registry, registry
 from wirecodec.protobuf.fieldpath import join
@@ -308,7 +308,7 @@ def _count(
 def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -> None:
     node, path = site.node, site.path
     given: set[str] = set()
-    for j, attribute in enumerate(node.attribute):
+    for j, attribute in enumerate(attributes_of(node)):
         name, where = attribute.name, join(path, "attribute", j)
         if not name:
             continue  # attribute-name reports it

@@ -8,8 +8,9 @@ every tool prints: ``graph.node[3].attribute[0].g.node[1]``, ``functions[0].node
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple, cast
 
 from schema_dsl.onnx import (
     AttributeProto,
@@ -21,9 +22,19 @@ from schema_dsl.onnx import (
     TensorProto,
 )
 from wirecodec.files.base.walk import ORDER
+from wirecodec.protobuf.lazy import elements
 from wirecodec.protobuf.walk import walk as tensor_walk
 
-__all__ = ["AttributeSite", "GraphSite", "ModelSites", "NodeSite", "SparseSite", "TensorSite", "walk"]
+__all__ = [
+    "AttributeSite",
+    "GraphSite",
+    "ModelSites",
+    "NodeSite",
+    "SparseSite",
+    "TensorSite",
+    "attributes_of",
+    "walk",
+]
 
 GraphRole = Literal["main", "subgraph", "initialization", "algorithm"]
 TensorRole = Literal["initializer", "attribute", "sparse values", "sparse indices"]
@@ -90,6 +101,12 @@ _GRAPH_ROLES: Final[dict[str | None, GraphRole]] = {
     "initialization": "initialization",
     "algorithm": "algorithm",
 }
+
+
+def attributes_of(node: NodeProto) -> Sequence[AttributeProto]:
+    """A node's attributes, read without storing an empty list on a node that has none
+    (a check must not leave every such node of a long graph holding one)."""
+    return cast("Sequence[AttributeProto]", elements(node, "attribute"))
 
 
 def walk(model: ModelProto) -> ModelSites:
