@@ -112,7 +112,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "schema_dsl/message.py",
         "        either = mine_has | their_has\n",
         "        either = mine_has\n",
-        (_EQUALITY, "tests/differential/test_message_api_vs_onnx.py", "tests/unit/schema"),
+        (_EQUALITY, "tests/differential/test_message_api_vs_onnx.py", *tests_in("tests/unit/schema")),
         "== looks only at the fields the left side has: a field set on the right alone is missed",
     ),
     Mutant(
