@@ -158,26 +158,17 @@ def marked(span: int) -> bool:
 
 def reusable(span: int) -> memoryview | None:
     """The message's source bytes if they are still its encoding, else None."""
-    # (Asked once per message encoded: _origin_of, _offsets and Origin.unchanged inline.)
-    ref = _live.get(span >> _SERIAL_SHIFT)
-    origin = None if ref is None else ref()
-    if origin is None:
+    found = source_of(span)
+    if found is None:
         return None
-    start = (span >> _OFFSET_BITS) & _OFFSET_MASK
-    end = span & _OFFSET_MASK
-    if origin._marks:
-        marks = origin._sorted
-        if marks is None:
-            marks = origin._sorted = sorted(origin._marks)
-        at = bisect.bisect_left(marks, start)
-        if at < len(marks) and marks[at] <= end:
-            return None
+    origin, start, end = found
     return origin.view[start:end]
 
 
 def source_of(span: int) -> tuple[Origin, int, int] | None:
-    """Where a message's own bytes still are its encoding (see :func:`reusable`): its
-    origin, and the payload's start and end in the origin's view; else None."""
+    """Where a message's own bytes still are its encoding: its origin, and the payload's
+    start and end in the origin's view; else None (changed since, or its root dropped)."""
+    # (Asked once per message encoded: _origin_of, _offsets and the marks' search inline.)
     ref = _live.get(span >> _SERIAL_SHIFT)
     origin = None if ref is None else ref()
     if origin is None:
