@@ -40,6 +40,7 @@ __all__ = [
     "Extras",
     "MessageSchema",
     "blank",
+    "clear_slots",
     "dropped",
     "extras",
     "fresh_maker",
@@ -48,6 +49,7 @@ __all__ = [
     "stored_fields",
     "stored_value",
     "stripe",
+    "take_state",
     "unset",
 ]
 
@@ -200,6 +202,35 @@ def stored_fields(message: Message) -> Iterator[tuple[FieldSpec, Any]]:
         for spec, bit in message.__schema__.field_bits:
             if has & bit:
                 yield spec, getattr(message, spec.name)
+
+
+def clear_slots(message: Message) -> None:
+    """Empty every field of ``message`` and its internals (no checks, nothing reported):
+    a stored container or child leaves its slot, scalars go back to their defaults."""
+    schema = message.__schema__
+    has = message._has
+    if has:
+        for spec, bit in schema.field_bits:
+            if has & bit and (spec.repeated or spec.kind is Kind.MESSAGE):
+                _odel(message, spec.name)  # stored: its slot is set (``_has``'s meaning)
+    for name, value in BLANK_INTERNALS:
+        _osa(message, name, value)
+    for name, value in schema.defaults:
+        _osa(message, name, value)
+
+
+def take_state(message: Message, fresh: Message) -> None:
+    """Make the cleared ``message`` hold what ``fresh`` holds: its slots, presence bits and
+    extras (unknown fields, fields still waiting and what keeps their bytes). ``fresh`` is
+    a copy no one else holds (schema_dsl.copying): it has no span, owner, stubs or family
+    link, and is dropped after."""
+    has = fresh._has
+    if has:
+        for spec, bit in fresh.__schema__.field_bits:
+            if has & bit:
+                _osa(message, spec.name, object.__getattribute__(fresh, spec.name))
+    _osa(message, "_has", has)
+    _osa(message, "_x", fresh._x)
 
 
 def dropped(message: Message, name: str, has: int) -> int:

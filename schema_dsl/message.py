@@ -16,7 +16,6 @@ this module:
 
 from __future__ import annotations
 
-import contextlib
 import math
 import struct
 from collections.abc import Iterator
@@ -41,11 +40,13 @@ from schema_dsl.layout import (
     Extras,
     MessageSchema,
     blank,
+    clear_slots,
     dropped,
     extras,
     slot_value,
     stored_fields,
     stored_value,
+    take_state,
     unset,
 )
 from schema_dsl.pending import forget_pending, load_all_pending
@@ -308,12 +309,7 @@ class Message(metaclass=MessageType):
         # wrapper objects are still alive; one rule here.)
         before_write(self)
         sever(self, None)
-        for spec in self.__schema__.fields:
-            if spec.repeated or spec.kind is Kind.MESSAGE:
-                with contextlib.suppress(AttributeError):
-                    _odel(self, spec.name)
-        for name, value in (*BLANK_INTERNALS, *self.__schema__.defaults):
-            _osa(self, name, value)
+        clear_slots(self)
 
     def SetInParent(self) -> None:
         """Make this (possibly still detached) child a present field of its parent."""
@@ -351,16 +347,9 @@ class Message(metaclass=MessageType):
             raise TypeError(f"cannot copy {type(other).__qualname__} into {type(self).__qualname__}")
         source = copy_message(other)  # first: ``other`` may live inside this message
         self.Clear()
-        # ``source`` is a fresh copy nobody else holds: its values are taken, not copied again.
-        for spec, value in source.ListFields():
-            if spec.repeated:
-                target = getattr(self, spec.name)
-                target._touch()
-                list_extend(target, list.__iter__(value))
-            else:
-                store_valid(self, spec.name, value)
-        if source._unknown:
-            extras(self).unknown = list(source._unknown)
+        # ``source`` is a fresh copy nobody else holds: its state is taken, not copied again
+        # (fields still waiting in it wait in this message).
+        take_state(self, source)
 
     # Copies are ordinary (attached) messages: a detached child's link to its parent
     # belongs to the original alone.

@@ -8,6 +8,7 @@ from tests.mutation.mutant import Mutant, tests_in
 
 _COMMON = "wirecodec/cli/common.py"
 _EQUALITY = "tests/differential/test_equality_and_copies_vs_onnx.py"
+_TAKES_STATE = "tests/differential/test_copy_from_takes_state_vs_onnx.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -85,8 +86,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "records-subgraph-refused",
         "wirecodec/protobuf/records.py",
-        "be held in a record (see the module docstring).\"\"\"\n",
-        "be held in a record (see the module docstring).\"\"\"\n"
+        'be held in a record (see the module docstring)."""\n',
+        'be held in a record (see the module docstring)."""\n'
         "    if holds_records(cls):\n        return False\n",
         ("tests/differential/test_records.py", "tests/differential/test_aliasing.py"),
         "a node holding a small subgraph is a message again (the collector visits every If body)",
@@ -158,5 +159,29 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if message._has & mask & 1:\n",
         (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/files")),
         "the walk enters a message only when its first field is present",
+    ),
+    Mutant(
+        "copyfrom-drops-extras",
+        "schema_dsl/layout.py",
+        '    _osa(message, "_x", fresh._x)\n',
+        "    pass\n",
+        (_TAKES_STATE,),
+        "CopyFrom leaves the copy's extras behind: its unknown fields and waiting elements are lost",
+    ),
+    Mutant(
+        "copyfrom-drops-presence",
+        "schema_dsl/layout.py",
+        '    _osa(message, "_has", has)\n    _osa(message, "_x", fresh._x)\n',
+        '    _osa(message, "_x", fresh._x)\n',
+        (_TAKES_STATE,),
+        "CopyFrom takes the copy's slots but not its presence bits: the copied fields read as unset",
+    ),
+    Mutant(
+        "clear-keeps-stored-containers",
+        "schema_dsl/layout.py",
+        "            if has & bit and (spec.repeated or spec.kind is Kind.MESSAGE):\n",
+        "            if False:\n",
+        (_TAKES_STATE, "tests/unit/schema/test_message_api.py"),
+        "Clear leaves stored containers in their slots: a cleared field still reads its old elements",
     ),
 )
