@@ -70,6 +70,11 @@ class Codec(Protocol):
         :meth:`source_bytes` has them; else None (the caller copies field by field)."""
         ...
 
+    def source_bytes(self, span: int) -> bytes | None:
+        """The payload bytes a message of span ``span`` was decoded from, while they still
+        are its encoding (canonical, unchanged since); else None."""
+        ...
+
 
 _codec: Codec | None = None
 

@@ -33,11 +33,13 @@ like them) and the list keeps None in their place (the same object, visited at n
 cost) and the elements that are messages. The first change of the container moves
 them back.
 
-Structural changes of the container (append, insert, delete, pop) keep the records in
-place; reordering (``sort``, ``reverse``) and ``remove`` first turn every record into a
+Structural changes of the container (append, insert, delete, pop, remove) keep the
+records in place; reordering (``sort``, ``reverse``) first turns every record into a
 message, pinned — its live view where it has one (the container is then an ordinary
-one). Iteration goes by index, as a list's (and protobuf's container's) does, so a loop
-that changes the field it walks behaves as it would on onnx.
+one). The searches (``index``, ``count``, ``in``, ``remove``) compare an unchanged
+record by its bytes when the value looked for has source bytes too, building no view.
+Iteration goes by index, as a list's (and protobuf's container's) does, so a loop that
+changes the field it walks behaves as it would on onnx.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final, SupportsIndex
 
 from schema_dsl.containers import RepeatedContainer, container_class, pop_position
+from schema_dsl.contract import installed_codec
 from schema_dsl.fields import FieldSpec
 from schema_dsl.layout import Extras, Family
 
@@ -93,6 +96,7 @@ class RecordContainer:
     _build: Callable[[tuple[Any, ...], int, int, Any, Extras | None, Any], tuple[Any, int]]
     _table: Any  # the decode's fragments (wirecodec.protobuf.fragments), or None
     _src: Any
+    _spec: FieldSpec  # (the container class's)
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
     # The live views, held weakly: record id -> (record, weak reference to its view).
     _live: dict[int, tuple[tuple[Any, ...], Any]]
@@ -246,7 +250,7 @@ class RecordContainer:
             at -= 1
 
     def __contains__(self, value: object) -> bool:
-        return any(element == value for element in self)
+        return next(self._equal_at(value, 0, _llen(self)), None) is not None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, list):
@@ -260,13 +264,46 @@ class RecordContainer:
     __hash__ = None  # type: ignore[assignment]
 
     def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = 2**62) -> int:
-        for at in range(*slice(start, stop).indices(_llen(self))):
-            if self._view(self._raw_at(at)) == value:
-                return at
-        raise ValueError(f"{value!r} is not in list")
+        first, last, _ = slice(start, stop).indices(_llen(self))
+        found = next(self._equal_at(value, first, last), None)
+        if found is None:
+            raise ValueError(f"{value!r} is not in list")
+        return found
 
     def count(self, value: Any) -> int:
-        return sum(1 for element in self if element == value)
+        return sum(1 for _ in self._equal_at(value, 0, _llen(self)))
+
+    def _equal_at(self, value: Any, first: int, last: int) -> Iterator[int]:
+        """The positions in ``first:last`` of the elements equal to ``value``, as ``==`` says
+        (protobuf's search). A record unchanged since it was decoded is compared by its
+        bytes, building no view, when ``value`` also is its source bytes (a record is only
+        ever made of canonical bytes, and canonical bytes are one per value)."""
+        wanted = None
+        codec = installed_codec()
+        span = getattr(value, "_span", None)
+        if (
+            codec is not None
+            and span is not None
+            and self._src is not None
+            and getattr(type(value), "__schema__", None) is self._spec.message_type.__schema__
+        ):
+            wanted = codec.source_bytes(span)
+        at = first
+        while at < min(last, _llen(self)):
+            item = self._raw_at(at)
+            if wanted is not None and type(item) is tuple:  # (a changed one has no source bytes)
+                if item[2] != len(wanted):
+                    at += 1
+                    continue  # payloads of other sizes: other values
+                own = codec.source_bytes(self._src | item[1] << _SHIFT | (item[1] + item[2]))  # type: ignore[union-attr]
+                if own is not None:
+                    if own == wanted:
+                        yield at
+                    at += 1
+                    continue
+            if self._view(item, at) == value:
+                yield at
+            at += 1
 
     def pop(self, index: SupportsIndex = -1) -> Any:
         position = pop_position(_llen(self), index)
@@ -312,8 +349,11 @@ class RecordContainer:
         super().reverse()  # type: ignore[misc]
 
     def remove(self, value: Any) -> None:
-        self._materialize()
-        super().remove(value)  # type: ignore[misc]
+        # Found as index() finds it, deleted as ``del`` deletes: the other records stay.
+        found = next(self._equal_at(value, 0, _llen(self)), None)
+        if found is None:
+            raise ValueError(f"{value!r} is not in list")
+        del self[found]  # type: ignore[attr-defined]
 
     def __copy__(self) -> list[Any]:
         return list(self)

@@ -73,6 +73,9 @@ class _CodecOnFirstUse:
     def copy_of(self, message: Any) -> Any:
         return None if message._span is None else self._real().copy_of(message)
 
+    def source_bytes(self, span: int) -> Any:
+        return self._real().source_bytes(span)
+
 
 _install_codec(_CodecOnFirstUse())
 

@@ -100,3 +100,70 @@ def test_copies_of_a_model_decoded_from_a_part_of_a_buffer() -> None:
     assert copy.SerializeToString() == onnx.load_model_from_string(data).graph.node[5].SerializeToString()
     assert copy == mine.graph.node[5] and copy is not mine.graph.node[5]
 
+
+def _searches(model: Any, other: Any, node_cls: Any, gone: int) -> list[Any]:
+    """index / count / in / remove of a graph's nodes for values reached every way a program
+    has: a node of the graph itself, of another decode, a changed one, one built by hand.
+    (upb's container has no index or count: onnx's answer is a list's.)"""
+    nodes = model.graph.node
+    searched = nodes if hasattr(nodes, "index") else list(nodes)
+    built = node_cls()
+    built.CopyFrom(other.graph.node[22])
+    built.name = "n1"  # equal to node 1 (and 22: the first wins)
+    values = [nodes[22], other.graph.node[8], other.graph.node[21], built, node_cls()]
+    found = []
+    for value in values:
+        try:
+            at: Any = searched.index(value)
+        except ValueError:
+            at = "absent"
+        later = searched.index(value, 3) if value in list(nodes)[3:] else None
+        found.append((at, searched.count(value), value in nodes, later))
+    nodes.remove(other.graph.node[gone])  # equal to one node: it goes, the others stay
+    found.append([*[n.name for n in nodes][:12], len(nodes)])
+    return found
+
+
+@pytest.mark.parametrize("nodes", SIZES)
+def test_index_count_and_in_as_onnx(nodes: int) -> None:
+    """The searches compare unchanged records by their bytes (no view built): the same
+    answers as onnx's, before and after elements change (a change makes a node equal to
+    another, or unequal to every other)."""
+    mine, theirs = _pair(nodes)
+    mine_other, theirs_other = _pair(nodes)
+    assert _searches(mine, mine_other, NodeProto, 30) == _searches(theirs, theirs_other, onnx.NodeProto, 30)
+    for model in (mine, theirs):
+        model.graph.node[8].attribute[0].f = 0.5  # now equal to node 1's value
+        model.graph.node[0].name = "unique"
+    for other in (mine_other, theirs_other):
+        other.graph.node[21].input[0] = "x22"
+    assert _searches(mine, mine_other, NodeProto, 33) == _searches(theirs, theirs_other, onnx.NodeProto, 33)
+
+
+@pytest.mark.parametrize("nodes", SIZES)
+def test_search_after_a_held_node_moved_and_changed(nodes: int) -> None:
+    """A node held, moved by an insert before it, then changed: searching for its old value
+    finds nothing (its record's bytes are no longer what the field holds there)."""
+    answers = []
+    for model, other, node_cls in (
+        (*_pair(nodes), NodeProto),
+        (
+            onnx.load_model_from_string(_bytes(nodes)),
+            onnx.load_model_from_string(_bytes(nodes)),
+            onnx.NodeProto,
+        ),
+    ):
+        graph_nodes = model.graph.node
+        held = graph_nodes[30]
+        if hasattr(graph_nodes, "insert"):
+            graph_nodes.insert(0, node_cls())
+        else:  # upb has no insert: the same move by hand
+            moved = list(graph_nodes)
+            del graph_nodes[:]
+            graph_nodes.add()
+            graph_nodes.extend(moved)
+            held = graph_nodes[31]
+        held.name = "changed"
+        old = other.graph.node[30]
+        answers.append((old in graph_nodes, held in graph_nodes, list(graph_nodes).index(held)))
+    assert answers[0] == answers[1] == (False, True, 31)

@@ -184,4 +184,20 @@ MUTANTS: tuple[Mutant, ...] = (
         (_TAKES_STATE, "tests/unit/schema/test_message_api.py"),
         "Clear leaves stored containers in their slots: a cleared field still reads its old elements",
     ),
+    Mutant(
+        "search-bytes-inverted",
+        "schema_dsl/views.py",
+        "                    if own == wanted:\n",
+        "                    if own != wanted:\n",
+        (_EQUALITY,),
+        "index/count/in/remove of a records field answer the opposite for records compared by bytes",
+    ),
+    Mutant(
+        "search-length-shortcut-wrong",
+        "schema_dsl/views.py",
+        "                if item[2] != len(wanted):\n",
+        "                if item[2] >= len(wanted):\n",
+        (_EQUALITY,),
+        "a record as long as the value looked for is skipped as if it were another size",
+    ),
 )

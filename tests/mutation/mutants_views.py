@@ -56,7 +56,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "        element = None if entry is None else entry[1]()",
         "        entry = None\n        element = None if entry is None else entry[1]()",
         (f"{_ALIASING}::test_every_reference_sees_every_write[node-index-3000]",),
-        "sort/reverse/remove build every element anew: a held view no longer writes into the graph",
+        "sort/reverse build every element anew: a held view no longer writes into the graph",
     ),
     Mutant(
         "assign-keeps-a-writable-buffer",

@@ -320,6 +320,13 @@ class _InstalledCodec:
     def copy_of(self, message: Message) -> Message | None:
         return copy_from_source(message)
 
+    def source_bytes(self, span: int) -> bytes | None:
+        found = source_of(span)
+        if found is None:
+            return None
+        origin, start, end = found
+        return bytes(origin.view[start:end])
+
 
 # Sources compared in pieces of this many bytes: a difference stops the comparison early,
 # and no piece costs much memory (a memoryview compares byte by byte, several times slower).
