@@ -113,9 +113,13 @@ class RecordContainer:
         if pins is None:
             pins = {}
             _osa(self, "_pins", pins)
-        if id(record) in pins:
+        key = id(record)
+        if key in pins:
             return  # pinned already: the one live view is the pinned element
-        pins[id(record)] = (record, element)
+        pins[key] = (record, element)
+        live = getattr(self, "_live", None)
+        if live is not None:
+            live.pop(key, None)  # the pin answers every read now: its weak reference goes
         if 0 <= at < _llen(self) and self._raw_at(at) is record:
             # Still where it was read: the list holds the element from now on (reads and
             # the encoder find it at once; the pin stays for views read before).

@@ -71,6 +71,22 @@ def test_elements_are_records_and_the_collector_stops_tracking_them() -> None:
     assert not any(gc.is_tracked(r) for r in model.graph.value_info._sealed() or ())
 
 
+def test_a_pinned_element_keeps_only_what_it_holds() -> None:
+    """Renaming every node pins each: the collector then tracks the node and what it holds
+    (its containers, attributes, family link) and no weak reference or entry per node
+    besides: the pin answers every later read. (10.9 tracked objects per node of this
+    shape; 14.9 when each pin kept its weak reference, its callback and their entry.)"""
+    model = _records(_graph(3000))
+    gc.collect()
+    before = len(gc.get_objects())
+    for node in model.graph.node:
+        node.name = node.name + "_r"
+    gc.collect()
+    per_node = (len(gc.get_objects()) - before) / 3000
+    assert per_node < 12, per_node
+    assert [n.name for n in model.graph.node][:2] == ["n0_r", "n1_r"]
+
+
 def test_reads_encodes_and_renames_equal_onnx() -> None:
     data = _graph(120)
     mine, theirs = _records(data), onnx.load_model_from_string(data)

@@ -200,4 +200,12 @@ MUTANTS: tuple[Mutant, ...] = (
         (_EQUALITY,),
         "a record as long as the value looked for is skipped as if it were another size",
     ),
+    Mutant(
+        "pin-keeps-weak-entry",
+        "schema_dsl/views.py",
+        "            live.pop(key, None)  # the pin answers every read now: its weak reference goes\n",
+        "            pass\n",
+        ("tests/differential/test_records.py",),
+        "a pinned element keeps its weak reference, callback and entry (4 more tracked objects a node)",
+    ),
 )
