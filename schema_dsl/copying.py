@@ -9,10 +9,10 @@ a pickle also turn views of a buffer into bytes; :func:`shallow_copy` shares the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
-from schema_dsl.containers import RepeatedContainer, new_container
+from schema_dsl.containers import RepeatedContainer, container_class, list_extend, new_container
 from schema_dsl.contract import installed_codec, the_codec
 from schema_dsl.fields import Kind
 from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
@@ -25,6 +25,7 @@ __all__ = ["copy_message", "deep_value", "rebuild", "shallow_copy", "state_of"]
 
 _M = TypeVar("_M", bound="Message")
 _UNKNOWN: Final = "_unknown"
+_new_list: Final = list.__new__
 
 
 def _is_message(value: Any) -> bool:
@@ -79,6 +80,9 @@ def copy_message(message: Message) -> Message:
     fast = None if codec is None else codec.copy_of(message)
     if fast is not None:
         return fast  # decoded again from its own unchanged bytes: one pass of generated code
+    x = message._x
+    if x is None or not x.lazy:
+        return _copy_slots(message)  # nothing waits: slot by slot (built messages, above all)
     carried = carried_pending(message)
     if carried:
         load_pending_except(message, frozenset(name for name, _ in carried))
@@ -93,6 +97,50 @@ def copy_message(message: Message) -> Message:
     for name, record in carried:
         the_codec().carry_pending(copy, name, record)
     return copy
+
+
+# A function per class copying a message's stored slots, made on the first copy of the
+# class (straight-line code: a loop over the fields costs about twice as much).
+_COPIERS: Final[dict[MessageSchema, Callable[[Any], Any]]] = {}
+
+
+def _copier(schema: MessageSchema) -> Callable[[Any], Any]:
+    found = _COPIERS.get(schema)
+    if found is not None:
+        return found
+    names: dict[str, Any] = {"fresh": schema.fresh, "cls": schema.cls, "new": _new_list, "add": list_extend}
+    names.update(copy=copy_message, extras=extras)
+    lines = ["def copy_slots(o):", "    c = fresh()", "    has = o._has"]
+    for i, (spec, bit) in enumerate(schema.field_bits):
+        name = spec.name  # an identifier: checked when the class was declared
+        if spec.repeated:
+            names[f"L{i}"] = container_class(spec)
+            items = f"[copy(v) for v in o.{name}]" if spec.kind is Kind.MESSAGE else f"o.{name}"
+            lines += [f"    if has & {bit}:", f"        v = new(L{i})", f"        add(v, {items})"]
+            lines += [f"        c.{name} = v"]
+        elif spec.kind is Kind.MESSAGE:
+            lines += [f"    if has & {bit}:", f"        c.{name} = copy(o.{name})"]
+        else:
+            lines += [f"    if has & {bit}:", f"        c.{name} = o.{name}"]
+    lines += [
+        "    c._has = has",
+        "    c.__class__ = cls",  # on the holder: plain stores until here
+        "    x = o._x",
+        "    if x is not None and x.unknown:",
+        "        extras(c).unknown = list(x.unknown)",
+        "    return c",
+    ]
+    exec("\n".join(lines), names)
+    made: Callable[[Any], Any] = names["copy_slots"]
+    _COPIERS[schema] = made
+    return made
+
+
+def _copy_slots(message: Message) -> Message:
+    """:func:`copy_message` of a message with no field waiting: its stored slots copied
+    by the class's copier (the same values :func:`rebuild` would store)."""
+    copied: Message = _copier(message.__schema__)(message)
+    return copied
 
 
 def _stored_state(message: Message) -> Iterator[tuple[str, Any]]:

@@ -4,6 +4,7 @@ decoded, a tensor's bytes — and what the message held before is gone, side by 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -78,3 +79,35 @@ def test_copy_into_a_held_node_of_a_model() -> None:
         held.input.append("extra")  # through the held reference, after the copy
         seen.append((held.name, list(held.input), bytes(model.SerializeToString())))
     assert seen[0] == seen[1]
+
+
+def _built(helper: Any, numpy_helper: Any) -> Any:
+    """A model built by hand (no source bytes: copied slot by slot), with sub-messages at
+    every depth: a tensor attribute, value types, a subgraph."""
+    import numpy
+
+    tensor = numpy_helper.from_array(numpy.arange(4, dtype="float32").reshape(2, 2), "c")
+    body = helper.make_graph([helper.make_node("Identity", ["c"], ["o"])], "body", [], [])
+    nodes = [
+        helper.make_node("Constant", [], ["c"], name="const", value=tensor),
+        helper.make_node("If", ["cond"], ["o"], name="if", then_branch=body, else_branch=body),
+    ]
+    info = [helper.make_tensor_value_info("c", 1, ["N", 2])]
+    return helper.make_model(helper.make_graph(nodes, "g", [], [], value_info=info))
+
+
+def test_copies_of_built_messages_are_deep_as_onnx() -> None:
+    results = []
+    for library in (wirecodec, onnx):
+        model = _built(library.helper, library.numpy_helper)
+        original = bytes(model.SerializeToString())
+        copies = [copy.copy(model), type(model)()]
+        copies[1].CopyFrom(model)
+        for made in copies:
+            made.graph.node[0].attribute[0].t.dims[0] = 9  # a message inside a message
+            made.graph.value_info[0].type.tensor_type.elem_type = 7
+            made.graph.node[1].attribute[0].g.node[0].op_type = "Neg"  # inside a subgraph
+            made.graph.node.add().name = "added"
+        assert bytes(model.SerializeToString()) == original  # the original is untouched
+        results.append([bytes(made.SerializeToString()) for made in copies])
+    assert results[0] == results[1]

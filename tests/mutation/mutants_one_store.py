@@ -9,6 +9,7 @@ from tests.mutation.mutant import Mutant, tests_in
 _COMMON = "wirecodec/cli/common.py"
 _EQUALITY = "tests/differential/test_equality_and_copies_vs_onnx.py"
 _TAKES_STATE = "tests/differential/test_copy_from_takes_state_vs_onnx.py"
+_COPIES = (_EQUALITY, _TAKES_STATE, "tests/unit/schema/test_message_api.py")
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -208,4 +209,29 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/differential/test_records.py",),
         "a pinned element keeps its weak reference, callback and entry (4 more tracked objects a node)",
     ),
+    Mutant(
+        "copier-shares-lists",
+        "schema_dsl/copying.py",
+        '            lines += [f"        c.{name} = v"]\n',
+        '            lines += [f"        c.{name} = o.{name}"]\n',
+        _COPIES,
+        "a copy of a built message shares its repeated fields with the original",
+    ),
+    Mutant(
+        "copier-shares-messages",
+        "schema_dsl/copying.py",
+        'f"        c.{name} = copy(o.{name})"',
+        'f"        c.{name} = o.{name}"',
+        _COPIES,
+        "a copy of a built message shares its sub-messages with the original",
+    ),
+    Mutant(
+        "copier-drops-unknown",
+        "schema_dsl/copying.py",
+        '        "        extras(c).unknown = list(x.unknown)",\n',
+        '        "        pass",\n',
+        _COPIES,
+        "a copy of a changed message loses its unknown fields",
+    ),
 )
+
