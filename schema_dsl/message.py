@@ -377,17 +377,20 @@ class Message(metaclass=MessageType):
             return True
         if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
             return NotImplemented
-        codec = installed_codec()
-        if codec is not None:
-            # Both decoded from canonical bytes and unchanged: equal exactly when their
-            # bytes are (canonical bytes are one per value, floats bit for bit as below).
-            equal = codec.equal_sources(self, other)
-            if equal is not None:
-                return equal
-        for message in (self, other):
-            x = message._x
-            if x is not None and x.lazy:
-                message._load_lazy()
+        if self._span is not None and other._span is not None:
+            codec = installed_codec()
+            if codec is not None:
+                # Both decoded from canonical bytes and unchanged: equal exactly when their
+                # bytes are (canonical bytes are one per value, floats bit for bit as below).
+                equal = codec.equal_sources(self, other)
+                if equal is not None:
+                    return equal
+        x = self._x
+        if x is not None and x.lazy:
+            self._load_lazy()
+        x = other._x
+        if x is not None and x.lazy:
+            other._load_lazy()
         mine_has, their_has = self._has, other._has
         either = mine_has | their_has
         for spec, bit, name, repeated in self.__schema__.listing:
