@@ -12,7 +12,12 @@ graph's nodes (every node read once first: a view is built outside the clock):
 * ``node ==``: each node of one compared with the same node of the other;
 * ``CopyFrom``: a new ``NodeProto`` copied from each node;
 * ``index``: ``nodes.index(node)`` for 50 nodes spread over the graph (each compares
-  the nodes before it).
+  the nodes before it), ``nodes`` a list of the node views;
+* ``in``: ``node in graph.node`` for the same 50 nodes of the *other* decode (the
+  container's own search: upb's container has ``in`` but no ``index``);
+* ``remove``: ``graph.node.remove(node)`` for the same 50 nodes of the other decode;
+* ``copy changed``: ``copy.copy`` of each node left, once renamed (no source bytes left:
+  a field-by-field copy).
 
 Prints each library's median seconds (fastest-slowest) and wirecodec's ratio to upb.
 """
@@ -29,10 +34,10 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 CACHE = HERE / ".cache"
-OPS = ("model ==", "node ==", "CopyFrom", "index")
+OPS = ("model ==", "node ==", "CopyFrom", "index", "in", "remove", "copy changed")
 
 _CHILD = r"""
-import json, sys, time
+import copy, json, sys, time
 library, path = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
 if library == "upb":
@@ -52,8 +57,14 @@ out = {
     "node ==": timed(lambda: [x == y for x, y in zip(mine, theirs)]),
     "CopyFrom": timed(lambda: [Node().CopyFrom(n) for n in mine]),
     "index": timed(lambda: [mine.index(mine[k]) for k in range(0, len(mine), step)]),
+    "in": timed(lambda: [theirs[k] in a.graph.node for k in range(0, len(mine), step)]),
 }
 assert a == b
+out["remove"] = timed(lambda: [a.graph.node.remove(theirs[k]) for k in range(0, len(theirs), step)])
+left = list(a.graph.node)
+for n in left:
+    n.name = n.name + "_renamed"
+out["copy changed"] = timed(lambda: [copy.copy(n) for n in left])
 print(json.dumps(out))
 """
 
