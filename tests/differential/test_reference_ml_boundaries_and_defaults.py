@@ -4,8 +4,9 @@ wirecodec's evaluator and in the oracles that implement it (onnxruntime, onnx.re
 which must agree; a case names the oracles it expects, so one that stops running fails.
 
 Where they part: onnx.reference's LabelEncoder never matches a NaN key, while LabelEncoder-4's
-spec ("Float keys with value 'NaN' match any input 'NaN' value") and onnxruntime do: the
-NaN case is checked against onnxruntime. onnx.reference has no CastMap.
+spec ("Float keys with value 'NaN' match any input 'NaN' value") and onnxruntime do: that
+case is checked against onnxruntime. Before version 4 neither oracle matches a NaN key (a
+float compared as floats are), and neither does wirecodec. onnx.reference has no CastMap.
 """
 
 from __future__ import annotations
@@ -98,6 +99,27 @@ def test_label_encoder_4_matches_a_nan_key_with_any_nan_input() -> None:
     nan_bits = np.array([0x7FC00000, 0x7FC00001], np.uint32).view(np.float32)  # two NaNs, other bits
     x = np.array([nan_bits[0], 1.0, 2.0, nan_bits[1]], np.float32)
     _check(data, {"X": x}, np.array([7, 8, -1, 7], np.int64), ("ort",))
+
+
+@pytest.mark.parametrize("ml", [2, 3])
+def test_label_encoder_before_4_never_matches_a_nan_key(ml: int) -> None:
+    node = helper.make_node(
+        "LabelEncoder", ["X"], ["Y"], domain=ML, keys_floats=[float("nan"), 1.0], values_int64s=[7, 8]
+    )
+    x_info = helper.make_tensor_value_info("X", TensorProto.FLOAT, [3])
+    data = _model(node, [x_info], TensorProto.INT64, ml=ml)
+    x = np.array([np.nan, 1.0, 2.0], np.float32)
+    _check(data, {"X": x}, np.array([-1, 8, -1], np.int64), BOTH)
+
+
+def test_label_encoder_before_4_still_maps_the_string_key_nan() -> None:
+    node = helper.make_node(
+        "LabelEncoder", ["X"], ["Y"], domain=ML, keys_strings=["nan", "a"], values_int64s=[7, 8]
+    )
+    x_info = helper.make_tensor_value_info("X", TensorProto.STRING, [3])
+    data = _model(node, [x_info], TensorProto.INT64, ml=2)
+    x = np.array(["nan", "a", "b"], dtype=object)
+    _check(data, {"X": x}, np.array([7, 8, -1], np.int64), BOTH)
 
 
 def test_cast_map_dense_lists_the_values_by_key_whatever_the_map_order() -> None:

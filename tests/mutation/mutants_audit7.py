@@ -338,6 +338,56 @@ _KILLERS: dict[str, str] = {
     ),
 }
 
-MUTANTS: tuple[Mutant, ...] = tuple(
-    dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m for m in _BEFORE
+# The two fixes this audit's tests led to (not part of the audit's figure): plausible bugs of
+# the lines written, each killed by the test written with the fix.
+_RESIZE_INPUTS = "tests/differential/test_shape_inference_resize_computed_inputs.py"
+_FIXES: tuple[Mutant, ...] = (
+    Mutant(
+        "audit7-fix-resize-computed-scales-read-by-its-shape",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "    if i == 2:\n        return True\n",
+        "",
+        (_RESIZE_INPUTS,),
+        "a computed scales of shape [0] counts as not given (onnx: only an empty stored scales does)",
+    ),
+    Mutant(
+        "audit7-fix-resize-computed-sizes-always-given",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "    if i == 2:\n        return True\n",
+        "    if i >= 2:\n        return True\n",
+        (_RESIZE_INPUTS,),
+        "a computed sizes of shape [0] counts as given (onnx reads sizes by its shape)",
+    ),
+    Mutant(
+        "audit7-fix-label-encoder-nan-dropped-at-4",
+        _ML + "encoders.py",
+        '    if ctx.version < 4 and key_type.kind == "f":\n',
+        '    if ctx.version <= 4 and key_type.kind == "f":\n',
+        (_ML_EDGES,),
+        "LabelEncoder-4 never matches a NaN key (its spec: any NaN input matches it)",
+    ),
+    Mutant(
+        "audit7-fix-label-encoder-nan-kept-before-4",
+        _ML + "encoders.py",
+        '        table.pop("nan", None)\n',
+        "        pass\n",
+        (_ML_EDGES,),
+        "LabelEncoder-2 and -3 match a NaN key (onnx and onnxruntime: never)",
+    ),
+    Mutant(
+        "audit7-fix-label-encoder-string-nan-dropped",
+        _ML + "encoders.py",
+        '    if ctx.version < 4 and key_type.kind == "f":\n',
+        "    if ctx.version < 4:\n",
+        (_ML_EDGES,),
+        "LabelEncoder-2's string key 'nan' is dropped with the float NaN keys",
+    ),
+)
+
+MUTANTS: tuple[Mutant, ...] = (
+    *(
+        dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m
+        for m in _BEFORE
+    ),
+    *_FIXES,
 )
