@@ -332,12 +332,15 @@ _KILLERS: dict[str, str] = {
     "audit7-resize-input-of-unknown-size-given": (
         "tests/differential/test_shape_inference_resize_computed_inputs.py"
     ),
-    # killed before, but only after 900 to 1,500 tests (2.5 to 8 minutes): a fast named killer each
+    # killed before, but slowly (1 to 8 minutes, after up to 1,500 tests): a fast named killer each
     "audit7-validator-packed-enum-any-known": "tests/differential/test_packed_enum_unknown_values_vs_upb.py",
     "audit7-source-of-mark-at-the-end-outside": (
         "tests/differential/test_edit_of_an_empty_last_child_is_kept.py"
     ),
     "audit7-walk-mask-without-lists": "tests/unit/protobuf/test_walk_of_built_and_decoded_messages.py",
+    "audit7-checker-function-attributes-unowned": (
+        "tests/differential/test_check_attribute_references_in_functions.py"
+    ),
     "audit7-make-up-constant-of-ai-onnx-not-a-weight": (
         "tests/cli/test_inspect_counts_constants_of_either_default_domain_name.py"
     ),
