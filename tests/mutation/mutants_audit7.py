@@ -116,7 +116,7 @@ _BEFORE: tuple[Mutant, ...] = (
         _T_ML_REFERENCE,
         "Imputer told to replace NaN (replaced_value_float=nan from an attribute) replaces nothing",
     ),
-    # (A first draft here, "audit7-one-hot-zeros-default-off": ``a.get("zeros", 0)`` for
+    # (A first draft here, `audit7-one-hot-zeros-default-off`: ``a.get("zeros", 0)`` for
     # ``a.get("zeros", 1)``, survived and is equivalent: the evaluator fills a missing
     # attribute with its schema default before the operator reads it. This replaces it.)
     Mutant(
@@ -263,7 +263,7 @@ _BEFORE: tuple[Mutant, ...] = (
         "the checker takes the attributes of a function's nodes for a graph's: a ref_attr_name there "
         "is reported",
     ),
-    # (A first draft here, "audit7-make-up-body-weight-overrides-outer": ``found[name] =
+    # (A first draft here, `audit7-make-up-body-weight-overrides-outer`: ``found[name] =
     # facts`` for ``found.setdefault(name, facts)``, survived and is equivalent on valid
     # models: a body cannot define a name its outer graphs define (onnx's checker: SSA over
     # the lexical scope), and of two sibling bodies defining one name neither is the right
