@@ -482,12 +482,16 @@ def space_to_depth(ctx: NodeContext) -> None:
 
 
 def _given(ctx: NodeContext, i: int) -> bool:
-    """Whether Resize's input ``i`` is given: present and not known to be empty."""
+    """Whether Resize's input ``i`` is given: present and not known to be empty. As onnx
+    reads them, scales (input 2) is empty only as a stored tensor, sizes (input 3) also
+    when its shape is ``[0]`` (a computed scales of shape ``[0]`` counts as given)."""
     if not ctx.has_input(i):
         return False
     v = ctx.value(i)
     if v is not None:
         return bool(v.size)
+    if i == 2:
+        return True
     return ctx.shape(i) != (0,)
 
 

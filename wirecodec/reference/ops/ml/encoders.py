@@ -26,7 +26,7 @@ def _pick(a: dict[str, Any], kind: str) -> tuple[list[Any], Any]:
 @op("LabelEncoder", 1, _ML)
 def _label_encoder(ctx: Ctx, x: Any) -> Any:
     a = ctx.attrs
-    keys, _ = _pick(a, "keys")
+    keys, key_type = _pick(a, "keys")
     values, dtype = _pick(a, "values")
     if "default_tensor" in a:
         default = a["default_tensor"].reshape(-1)[0]
@@ -37,6 +37,10 @@ def _label_encoder(ctx: Ctx, x: Any) -> Any:
     else:
         default = a.get("default_float", -0.0)
     table = {_key(k): v for k, v in zip(keys, values, strict=True)}
+    if ctx.version < 4 and key_type.kind == "f":
+        # a NaN key matches a NaN input from version 4 (its spec); before, as onnx and
+        # onnxruntime compare floats, never
+        table.pop("nan", None)
     flat = [table.get(_key(k), default) for k in x.reshape(-1)]
     return np.array(flat, dtype=dtype).reshape(x.shape)
 
