@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from schema_dsl.onnx import AttributeProto
+from schema_dsl.onnx import AttributeProto, ModelProto
 from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import AttributeSite, ModelSites, attributes_of
+from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite, attributes_of
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
+__all__ = ["RULES", "VALUE_FIELDS", "AttributeRules", "check_attributes"]
 
 ATTRIBUTE_NAME = Rule("attribute-name", "onnx.proto: AttributeProto.name", "every attribute has a name")
 ATTRIBUTE_UNIQUE = Rule("attribute-unique", "IR.md: Attributes", "attribute names are unique within a node")
@@ -56,18 +56,39 @@ _REPEATED: Final = frozenset(
 )
 
 
-def check_attributes(sites: ModelSites, report: Report) -> None:
-    """Report attribute violations: names, types, values and references."""
-    model = sites.model
-    ir = model.ir_version if model.HasField("ir_version") else None
-    for site in sites.attributes:
-        _attribute(report, site, ir)
-    for node_site in sites.nodes:
+def check_attributes(sites: ModelSites, report: Report, streamed: AttributeRules | None = None) -> None:
+    """Report attribute violations: names, types, values and references; ``streamed``: the
+    rules run as the walk met each node and attribute (the walk then listed only functions'
+    nodes and attributes), else the listed ones are looked at here."""
+    if streamed is None:
+        streamed = AttributeRules(sites.model)
+        for site in sites.attributes:
+            streamed.attribute(site)
+        for node_site in sites.nodes:
+            streamed.node(node_site)
+    report.violations += streamed.each.violations + streamed.unique.violations
+
+
+class AttributeRules:
+    """The rules of this family on each attribute (``each``) and on each node's attribute
+    names (``unique``): a :class:`wirecodec.checker.walk.SiteRules`."""
+
+    def __init__(self, model: ModelProto) -> None:
+        self.ir = model.ir_version if model.HasField("ir_version") else None
+        self.each, self.unique = Report(), Report()
+
+    def attribute(self, site: AttributeSite) -> None:
+        _attribute(self.each, site, self.ir)
+
+    def node(self, site: NodeSite) -> None:
+        attributes = attributes_of(site.node)
+        if len(attributes) < 2:
+            return  # nothing to repeat: most nodes
         seen: dict[str, int] = {}
-        for i, attribute in enumerate(attributes_of(node_site.node)):
+        for i, attribute in enumerate(attributes):
             if attribute.name in seen:
-                report.add(
-                    join(join(node_site.path, "attribute", i), "name"),
+                self.unique.add(
+                    join(join(site.path, "attribute", i), "name"),
                     ATTRIBUTE_UNIQUE,
                     f"attribute {attribute.name!r} is already given at attribute[{seen[attribute.name]}]",
                 )

@@ -7,7 +7,7 @@ the whole inference graph (onnx.proto, TrainingInfoProto.algorithm).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,7 +20,7 @@ from wirecodec.protobuf.fieldpath import join
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "body_holders", "check_names"]
+__all__ = ["RULES", "NodeNames", "body_holders", "check_names", "node_names"]
 
 _NAMES = "IR.md: Names Within a Graph"
 
@@ -122,18 +122,30 @@ def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     return held
 
 
+NodeNames = tuple[tuple[str, ...], tuple[str, ...]]
+"""A node's ``input`` and ``output`` names."""
+
+
+def node_names(node: NodeProto) -> NodeNames:
+    """What the names rules read of a node, as plain tuples (which hold no view of it)."""
+    return tuple(node.input), tuple(node.output)
+
+
 def check_names(
     model: ModelProto,
     report: Report,
     values: dict[str, GraphValues] | None = None,
     holders: AbstractSet[str] | None = None,
+    nodes: Mapping[str, Sequence[NodeNames]] | None = None,
 ) -> None:
     """Report every naming violation in the model's graphs, training graphs and functions;
     ``values``: every graph's values read once (:func:`wirecodec.checker.values.read_values`),
     else they are read here; ``holders``: the paths of the graphs and functions whose nodes
-    hold bodies (:func:`body_holders`), else every node is looked at for bodies."""
+    hold bodies (:func:`body_holders`), else every node is looked at for bodies; ``nodes``:
+    each graph's :func:`node_names` by the graph's path, read as the one walk met each node
+    (a long graph's node is a view built anew by each read), else they are read here."""
     ir = model.ir_version if model.HasField("ir_version") else None
-    checker = _NameChecker(report, ir, values or {}, holders)
+    checker = _NameChecker(report, ir, values or {}, holders, nodes or {})
     main: dict[str, str] = {}
     if model.HasField("graph"):
         main = checker.graph(root_scope(model.graph, "graph"), main=True)
@@ -155,8 +167,10 @@ class _NameChecker:
         ir_version: int | None,
         values: dict[str, GraphValues],
         holders: AbstractSet[str] | None,
+        nodes: Mapping[str, Sequence[NodeNames]],
     ) -> None:
         self.report = report
+        self.node_names = nodes  # each graph's node names, read in the walk (else read here)
         self.ir_version = ir_version
         self.values = values  # the names of each graph's values, read once (else read here)
         self.holders = holders  # where bodies are (None: unknown, every node is looked at)
@@ -203,8 +217,11 @@ class _NameChecker:
             inputs.setdefault(name, at)
         self.initializers(path, graph, scope, inputs, main=main)
         self.value_infos(path, "value_info", value_names["value_info"])
-        self.nodes(path, graph.node, scope, self.bodies(path, where.inner))
-        scope.position = len(graph.node)
+        read_nodes = self.node_names.get(path)
+        if read_nodes is None:
+            read_nodes = [node_names(node) for node in graph.node]
+        self.nodes(path, read_nodes, scope, self.bodies(path, where.inner))
+        scope.position = len(read_nodes)
         for i, name in enumerate(value_names["output"]):
             self.use_output(scope, name, join(join(path, "output", i), "name"))
         return scope.defined
@@ -255,22 +272,22 @@ class _NameChecker:
                 seen[name] = i
 
     def nodes(
-        self, path: str, nodes: list[NodeProto], scope: _Names, held: dict[int, list[GraphScope]]
+        self, path: str, nodes: Sequence[NodeNames], scope: _Names, held: dict[int, list[GraphScope]]
     ) -> None:
-        """Check ``nodes`` in order; ``held[i]`` holds the scopes of node ``i``'s bodies, each
-        checked where the node is, before its outputs are defined."""
-        for i, node in enumerate(nodes):
-            for name in node.output:
+        """Check ``nodes`` (their :func:`node_names`) in order; ``held[i]`` holds the scopes of
+        node ``i``'s bodies, each checked where the node is, before its outputs are defined."""
+        for i, (_, outputs) in enumerate(nodes):
+            for name in outputs:
                 scope.producers[name] = i
-        for i, node in enumerate(nodes):
+        for i, (inputs, outputs) in enumerate(nodes):
             scope.position = i
             where = join(path, "node", i)
-            for j, name in enumerate(node.input):
+            for j, name in enumerate(inputs):
                 if name and not scope.visible(name):
                     self.undefined_input(scope, name, join(where, "input", j))
             for body in held.get(i, ()):
                 self.graph(body, main=False)
-            for j, name in enumerate(node.output):
+            for j, name in enumerate(outputs):
                 self.define(scope, name, join(where, "output", j), node_output=True)
 
     def undefined_input(self, scope: _Names, name: str, path: str) -> None:
@@ -296,6 +313,6 @@ class _NameChecker:
         self.value_infos(path, "value_info", [value.name for value in function.value_info])
         given = dict(scope.defined)
         held = self.bodies(path, lambda: body_scopes(function.node, path, given))
-        self.nodes(path, function.node, scope, held)
+        self.nodes(path, [node_names(node) for node in function.node], scope, held)
         for i, name in enumerate(function.output):
             self.use_output(scope, name, join(path, "output", i))

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites
+from wirecodec.checker.walk import ModelSites, NodeSite
 from wirecodec.protobuf.fieldpath import join
 
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "check_required", "value_info"]
+__all__ = ["RULES", "check_required", "node_required", "value_info"]
 
 MODEL_IR_VERSION = Rule("model-ir-version", "onnx.proto: ModelProto.ir_version", "a model has an ir_version")
 MODEL_GRAPH = Rule("model-graph", "IR.md: Models", "a model has a graph")
@@ -66,9 +66,16 @@ _MAP_KEYS = frozenset(
 _ELEMENT_TYPES = frozenset(int(t) for t in _DataType if t != _DataType.UNDEFINED)
 
 
-def check_required(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+def check_required(
+    sites: ModelSites,
+    report: Report,
+    values: dict[str, GraphValues] | None = None,
+    streamed: Report | None = None,
+) -> None:
     """Report every required field that is missing or empty; ``values``: every graph's
-    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
+    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here;
+    ``streamed``: what :func:`node_required` found on every node as the walk met it (the
+    walk then listed only functions' nodes), else the listed nodes are looked at here."""
     model = sites.model
     if not model.HasField("ir_version"):
         report.add("ir_version", MODEL_IR_VERSION, "the model has no ir_version")
@@ -114,12 +121,20 @@ def check_required(sites: ModelSites, report: Report, values: dict[str, GraphVal
     for i, function in enumerate(model.functions):
         for j, value in enumerate(function.value_info):
             value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)
+    if streamed is not None:  # the node rules ran as the walk met each node
+        report.violations += streamed.violations
+        return
     for node_site in sites.nodes:
-        node = node_site.node
-        if not node.op_type:
-            report.add(join(node_site.path, "op_type"), NODE_OP_TYPE, "the node has no op_type")
-        if not node.output:
-            report.add(join(node_site.path, "output"), NODE_OUTPUT, "the node has no outputs")
+        node_required(report, node_site)
+
+
+def node_required(report: Report, site: NodeSite) -> None:
+    """The required-field rules of one node."""
+    node = site.node
+    if not node.op_type:
+        report.add(join(site.path, "op_type"), NODE_OP_TYPE, "the node has no op_type")
+    if not node.output:
+        report.add(join(site.path, "output"), NODE_OUTPUT, "the node has no outputs")
 
 
 def value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:

@@ -20,12 +20,12 @@ from typing import Final, Literal, NamedTuple
 
 from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites, NodeSite, attributes_of
+from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite, attributes_of
 from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
 from wirecodec.defs._registry import Registry, registry
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["BUILTIN_DOMAINS", "RULES", "check_schemas", "skipped_domains"]
+__all__ = ["BUILTIN_DOMAINS", "RULES", "SchemaRules", "check_schemas", "skipped_domains"]
 
 _SOURCE_NODE = "onnx checker.cc: check_node"
 _SOURCE_VERIFY = "onnx defs/schema.cc: OpSchema::Verify"
@@ -109,48 +109,76 @@ def _version(node: NodeProto, imports: _Imports) -> int | None:
     return None
 
 
-def check_schemas(sites: ModelSites, report: Report) -> None:
-    """Report every node that breaks its operator schema, and function imports at odds with the model's."""
-    model = sites.model
-    schemas = registry()
-    model_imports = _model_imports(model)
-    ir = model.ir_version if model.HasField("ir_version") else None
-    function_imports = [_imports(f.opset_import) for f in model.functions]
-    # Compatibility is judged against the model's imports, completed by the functions' own.
-    merged = dict(model_imports or {})
-    for own in function_imports:
-        for domain, version in own.items():
-            merged.setdefault(domain, version)
-    positions = {id(f): i for i, f in enumerate(model.functions)}
-    for site in sites.nodes:
+def check_schemas(sites: ModelSites, report: Report, streamed: SchemaRules | None = None) -> None:
+    """Report every node that breaks its operator schema, and function imports at odds with
+    the model's; ``streamed``: the rules run as the walk met each node (the walk then
+    listed only functions' nodes), else the listed nodes are looked at here."""
+    if streamed is None:
+        streamed = SchemaRules(sites.model)
+        for site in sites.nodes:
+            streamed.node(site)
+    report.violations += streamed.report.violations
+
+
+class SchemaRules:
+    """The schema rules of each node, and the count of the nodes they leave alone, by domain
+    (``skipped``), as the walk meets each node (:class:`wirecodec.checker.walk.SiteRules`).
+    The imports and registry are read once per model."""
+
+    def __init__(self, model: ModelProto, *, skipped_only: bool = False) -> None:
+        self.schemas = registry()
+        self.model_imports = _model_imports(model)
+        ir = model.ir_version if model.HasField("ir_version") else None
+        self.typed = ir is None or ir >= 2
+        functions = list(model.functions)
+        self.function_imports = [_imports(f.opset_import) for f in functions]
+        # Compatibility is judged against the model's imports, completed by the functions' own.
+        self.merged = dict(self.model_imports or {})
+        for own in self.function_imports:
+            for domain, version in own.items():
+                self.merged.setdefault(domain, version)
+        # Held with their functions, so that an id stays its function's while this lives.
+        self.positions = {id(f): (f, i) for i, f in enumerate(functions)}
+        self.skipped_only = skipped_only
+        self.report = Report()
+        self.skipped: Counter[str] = Counter()
+
+    def node(self, site: NodeSite) -> None:
         imports: _Imports | None
         if site.function is None:
-            imports = model_imports
+            imports = self.model_imports
         else:
-            imports = function_imports[positions[id(site.function)]]
-            if _FUNCTION_NODE.fullmatch(site.path):
-                _compatibility(report, schemas, site, imports, merged)
-        if imports is not None and site.node.op_type:  # node-op-type reports a missing op_type
-            _node(report, schemas, site, imports, typed=ir is None or ir >= 2)
+            imports = self.function_imports[self.positions[id(site.function)][1]]
+            if not self.skipped_only and _FUNCTION_NODE.fullmatch(site.path):
+                _compatibility(self.report, self.schemas, site, imports, self.merged)
+        node = site.node
+        version = None if imports is None else _version(node, imports)
+        if version is not None and (
+            _experimental(self.schemas, node)
+            or (
+                node.domain not in BUILTIN_DOMAINS
+                and self.schemas.schema(node.op_type, version, node.domain) is None
+            )
+        ):
+            self.skipped[node.domain] += 1
+        if not self.skipped_only and imports is not None and node.op_type:
+            # (node-op-type reports a missing op_type)
+            _node(self.report, self.schemas, site, imports, typed=self.typed)
+
+    def attribute(self, site: AttributeSite) -> None:
+        pass  # a node's attributes are read with it
+
+    def skipped_domains(self) -> dict[str, int]:
+        """The nodes left alone so far, by domain, in domain order."""
+        return dict(sorted(self.skipped.items()))
 
 
 def skipped_domains(model: ModelProto, sites: ModelSites) -> dict[str, int]:
     """Nodes not checked against a schema, counted by domain (custom domains and experimental ops)."""
-    schemas = registry()
-    model_imports: _Imports = _model_imports(model) or {}
-    by_function = {id(f): _imports(f.opset_import) for f in model.functions}
-    skipped: Counter[str] = Counter()
+    rules = SchemaRules(model, skipped_only=True)
     for site in sites.nodes:
-        node = site.node
-        imports = model_imports if site.function is None else by_function[id(site.function)]
-        version = _version(node, imports)
-        if version is None:
-            continue
-        if _experimental(schemas, node) or (
-            node.domain not in BUILTIN_DOMAINS and schemas.schema(node.op_type, version, node.domain) is None
-        ):
-            skipped[node.domain] += 1
-    return dict(sorted(skipped.items()))
+        rules.node(site)
+    return rules.skipped_domains()
 
 
 def _experimental(schemas: Registry, node: NodeProto) -> bool:
