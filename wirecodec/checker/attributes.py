@@ -107,23 +107,32 @@ def _present(attribute: AttributeProto) -> list[str]:
 
 def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
     attribute, path = site.attribute, site.path
-    if not attribute.name:
+    name = attribute.name
+    if not name:
         report.add(join(path, "name"), ATTRIBUTE_NAME, "the attribute has no name")
     present = _present(attribute)
-    label = f"attribute {attribute.name!r}"
-    if attribute.ref_attr_name:
+    kind = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
+    expected = VALUE_FIELDS.get(kind)
+    reference = attribute.ref_attr_name
+    if (
+        not reference
+        and expected is not None
+        and (present == [expected] or (not present and expected in _REPEATED))
+    ):
+        return  # the usual attribute: typed, carrying its type's field (no message made for it)
+    label = f"attribute {name!r}"
+    if reference:
         if site.function is None:
             report.add(
                 join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
                 f"{label} refers to a function attribute outside a function",
             )
-        elif attribute.ref_attr_name not in function_attributes(site.function):
+        elif reference not in function_attributes(site.function):
             report.add(
                 join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
-                f"{label} refers to {attribute.ref_attr_name!r}, "
-                f"which function {site.function.name!r} does not declare",
+                f"{label} refers to {reference!r}, which function {site.function.name!r} does not declare",
             )
         if present:
             report.add(
@@ -131,7 +140,7 @@ def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
                 ATTRIBUTE_REF,
                 f"{label} is a reference but also carries {', '.join(present)}",
             )
-    if not attribute.HasField("type") or attribute.type == _Type.UNDEFINED:
+    if kind == _Type.UNDEFINED:
         if ir is None or ir >= 2:
             report.add(join(path, "type"), ATTRIBUTE_TYPE, f"{label} has no type")
         elif len(present) > 1:
@@ -139,17 +148,18 @@ def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
                 join(path, present[1]), ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
             )
         return
-    expected = VALUE_FIELDS.get(attribute.type)
     if expected is None:
-        report.add(
-            join(path, "type"), ATTRIBUTE_TYPE, f"{label} has type {attribute.type}, not an AttributeType"
-        )
+        report.add(join(path, "type"), ATTRIBUTE_TYPE, f"{label} has type {kind}, not an AttributeType")
         return
-    if attribute.ref_attr_name:
+    if reference:
         return
-    type_name = _Type(attribute.type).name
-    for name in present:
-        if name != expected:
-            report.add(join(path, name), ATTRIBUTE_VALUE, f"{label} of type {type_name} also carries {name}")
+    type_name = _Type(kind).name
+    for field_name in present:
+        if field_name != expected:
+            report.add(
+                join(path, field_name),
+                ATTRIBUTE_VALUE,
+                f"{label} of type {type_name} also carries {field_name}",
+            )
     if expected not in _REPEATED and expected not in present:
         report.add(join(path, expected), ATTRIBUTE_VALUE, f"{label} of type {type_name} has no {expected}")
