@@ -42,9 +42,9 @@ from wirecodec.checker import (
     sparse,
     tensors,
 )
-from wirecodec.checker.values import read_values
+from wirecodec.checker.values import GraphValues, read_graph, read_values
 from wirecodec.checker.violation import Report, Rule, Violation
-from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite, walk
+from wirecodec.checker.walk import AttributeSite, GraphSite, ModelSites, NodeSite, walk
 from wirecodec.errors import CheckError
 from wirecodec.files.base.source import Source
 from wirecodec.files.base.tensor_data import TensorData
@@ -149,6 +149,9 @@ class _NodeRules:
         self.schemas = None if ir_only else schemas.SchemaRules(model)
         self.operators: Counter[str] = Counter()
         self.names: dict[str, list[names.NodeNames]] = {}  # by graph path: what the names rules read
+        self.ir = model.ir_version if model.HasField("ir_version") else None
+        self.values: dict[str, GraphValues] = {}  # every graph's values, by path, in walk order
+        self.bodies: list[str] = []  # the paths of the subgraphs, in walk order
         self._node = [self.opsets.node, self.attributes.node]
         if self.schemas is not None:
             self._node.append(self.schemas.node)
@@ -171,6 +174,11 @@ class _NodeRules:
         self.opsets.attribute(site)
         self.attributes.attribute(site)
 
+    def graph(self, site: GraphSite) -> None:
+        self.values[site.path] = read_graph(site, self.ir)
+        if site.role == "subgraph":
+            self.bodies.append(site.path)
+
 
 def _run_rules(
     model: ModelProto,
@@ -183,9 +191,13 @@ def _run_rules(
 ) -> list[Violation]:
     # Each graph's values read once for the three families that look at them (a long
     # graph's value_info would otherwise be built three times: see checker.values).
-    values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
-    holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
-    names.check_names(model, report, values, holders, None if streamed is None else streamed.names)
+    if streamed is None:
+        values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
+        holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
+        names.check_names(model, report, values, holders)
+    else:  # the walk read every graph
+        values = streamed.values
+        names.check_names(model, report, values, None, streamed.names, streamed.bodies)
     required.check_required(sites, report, values, None if streamed is None else streamed.required)
     opsets.check_opsets(sites, report, values, None if streamed is None else streamed.opsets)
     attributes.check_attributes(sites, report, None if streamed is None else streamed.attributes)

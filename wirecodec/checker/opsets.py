@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Final
 
 from schema_dsl.onnx import IR_VERSION, ModelProto, OperatorSetIdProto, TensorProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite
+from wirecodec.checker.walk import AttributeSite, GraphSite, ModelSites, NodeSite
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "OpsetNodes", "check_opsets", "value_features"]
+__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "OpsetNodes", "check_opsets", "graph_features", "value_features"]
 
 IR_VERSION_KNOWN = Rule(
     "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
@@ -222,6 +222,18 @@ def _node_features(report: Report, ir: int, site: NodeSite) -> None:
         _since(report, ir, 11, join(path, "device_configurations"), "device_configurations")
 
 
+def graph_features(report: Report, ir: int, site: GraphSite) -> None:
+    """The IR-version features of a graph's own fields (not of its values)."""
+    graph, path = site.graph, site.path
+    # elements(): mostly unset, and reading one would store an empty list
+    if elements(graph, "quantization_annotation"):
+        _since(report, ir, 5, join(path, "quantization_annotation"), "quantization_annotation")
+    if elements(graph, "sparse_initializer"):
+        _since(report, ir, 6, join(path, "sparse_initializer"), "sparse_initializer")
+    if elements(graph, "metadata_props"):
+        _since(report, ir, 10, join(path, "metadata_props"), "metadata_props on a graph")
+
+
 def _features(
     sites: ModelSites,
     report: Report,
@@ -248,24 +260,12 @@ def _features(
             since(10, f"functions[{i}].overload", "overload")
         if function.metadata_props:
             since(10, f"functions[{i}].metadata_props", "metadata_props on a function")
-    for graph_site in sites.graphs:
-        graph, path = graph_site.graph, graph_site.path
-        if graph.quantization_annotation:
-            since(5, join(path, "quantization_annotation"), "quantization_annotation")
-        if graph.sparse_initializer:
-            since(6, join(path, "sparse_initializer"), "sparse_initializer")
-        if graph.metadata_props:
-            since(10, join(path, "metadata_props"), "metadata_props on a graph")
-        if values is None and ir < VALUE_FEATURES_UNTIL:
-            for field_name, held in (
-                ("input", graph.input),
-                ("output", graph.output),
-                ("value_info", graph.value_info),
-            ):
-                for i, value in enumerate(held):
-                    value_features(report, ir, join(path, field_name, i), value)
-        elif values is not None:  # read once for this family, the names and the required rules
-            report.violations += values[path].features.violations
+    if values is None:
+        from wirecodec.checker.values import read_values  # (values reads this module's rules)
+
+        values = read_values(sites, ir)
+    for graph_values in values.values():  # each graph's own fields and values
+        report.violations += graph_values.features.violations
     if ir >= _NEWEST_FEATURE:
         return  # every feature below is one this IR version has: a long graph's loops skipped
     report.violations += streamed.node_features.violations + streamed.attribute_features.violations

@@ -92,32 +92,12 @@ def check_required(
             )
         else:
             first_seen[entry.key] = i
-    for site in sites.graphs:
-        graph, path = site.graph, site.path
-        if not graph.name:
-            report.add(join(path, "name"), GRAPH_NAME, "the graph has no name")
-        if values is None:
-            for field_name, held in (
-                ("input", graph.input),
-                ("output", graph.output),
-                ("value_info", graph.value_info),
-            ):
-                main_io = site.role == "main" and field_name != "value_info"
-                for i, value in enumerate(held):
-                    value_info(report, join(path, field_name, i), value, main_io=main_io)
-        else:  # read once for this family, the names and the IR-version rules
-            report.violations += values[path].required.violations
-        for i, tensor in enumerate(graph.initializer):
-            if not tensor.name:
-                report.add(
-                    join(join(path, "initializer", i), "name"),
-                    INITIALIZER_NAME,
-                    "the initializer has no name",
-                )
-        for i, sparse in enumerate(graph.sparse_initializer):
-            if not sparse.values.name:
-                where = join(join(join(path, "sparse_initializer", i), "values"), "name")
-                report.add(where, INITIALIZER_NAME, "the sparse initializer's values have no name")
+    if values is None:
+        from wirecodec.checker.values import read_values  # (values reads this module's rules)
+
+        values = read_values(sites, None)
+    for graph_values in values.values():  # each graph's name, values and initializers' names
+        report.violations += graph_values.required.violations
     for i, function in enumerate(model.functions):
         for j, value in enumerate(function.value_info):
             value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)

@@ -118,12 +118,15 @@ class SiteRules(Protocol):
 
     def attribute(self, site: AttributeSite) -> None: ...
 
+    def graph(self, site: GraphSite) -> None: ...
+
 
 def walk(model: ModelProto, rules: SiteRules | None = None) -> ModelSites:
     """List every graph, node, attribute, tensor and sparse tensor of ``model`` (the one walk, filtered).
 
-    With ``rules``, each node and attribute of a graph is handed to them as the walk meets
-    it and not listed (only those of model-local functions are): a long graph's element is
+    With ``rules``, each graph, node and attribute is handed to them as the walk meets it
+    and not listed (only the model's own graphs are, and the nodes and attributes of
+    model-local functions): a long graph's element is
     a view built by the read, and 100k views held until the rules ran would make every
     young collection of the check dearer (a third of its time). The view dies with its site.
     """
@@ -141,7 +144,13 @@ def walk(model: ModelProto, rules: SiteRules | None = None) -> ModelSites:
         elif isinstance(item, NodeProto):
             nodes(NodeSite(path, item, _function(path, functions) if functions else None))
         elif isinstance(item, GraphProto):
-            sites.graphs.append(GraphSite(path, item, _GRAPH_ROLES.get(site.field, "subgraph")))
+            graph = GraphSite(path, item, _GRAPH_ROLES.get(site.field, "subgraph"))
+            if rules is None:
+                sites.graphs.append(graph)
+            else:
+                rules.graph(graph)
+                if graph.role != "subgraph":  # a body is an element of its holder's view
+                    sites.graphs.append(graph)
         elif isinstance(item, TensorProto):
             sites.tensors.append(TensorSite(path, item, _TENSOR_ROLES.get(site.field, "attribute")))
         elif isinstance(item, SparseTensorProto):

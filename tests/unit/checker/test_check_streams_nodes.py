@@ -21,7 +21,7 @@ from tests.unit.checker.test_check import SEEDS, Seed, _broken, bases, corpus  #
 from wirecodec import decode, encode, helper
 from wirecodec.checker import _model_and_data, _NodeRules, _run_rules, examine
 from wirecodec.checker.violation import Report, Violation
-from wirecodec.checker.walk import AttributeSite, NodeSite, walk
+from wirecodec.checker.walk import AttributeSite, GraphSite, NodeSite, walk
 
 F = 1
 
@@ -111,6 +111,9 @@ def test_node_views_die_as_the_walk_goes_on() -> None:
         def attribute(self, site: AttributeSite) -> None:
             pass
 
+        def graph(self, site: GraphSite) -> None:
+            pass
+
     sites = walk(decoded, Looking())
     assert len(seen) == 3000 and sites.nodes == [] and sites.attributes == []
     assert alive and max(alive) <= 2, alive
@@ -133,6 +136,9 @@ def test_function_nodes_are_listed_and_handed_to_the_rules() -> None:
             handed.append(site.path)
 
         def attribute(self, site: AttributeSite) -> None:
+            pass
+
+        def graph(self, site: GraphSite) -> None:
             pass
 
     sites = walk(model, Counting())
