@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from schema_dsl.onnx import SparseTensorProto, TensorProto
+from schema_dsl.onnx import SparseTensorProto, TensorProto, ValueInfoProto
 from wirecodec.checker.opsets import VALUE_FEATURES_UNTIL, graph_features, value_features
 from wirecodec.checker.required import GRAPH_NAME, INITIALIZER_NAME, value_info
 from wirecodec.checker.violation import Report
@@ -64,14 +64,11 @@ def read_graph(site: GraphSite, ir: int | None) -> GraphValues:
         graph_features(values.features, ir, site)
     main = site.role == "main"
     features = ir is not None and 1 <= ir < VALUE_FEATURES_UNTIL
-    for field_name, held in (
-        ("input", graph.input),
-        ("output", graph.output),
-        ("value_info", graph.value_info),
-    ):
+    for field_name in ("input", "output", "value_info"):
         names: list[str] = []
         main_io = main and field_name != "value_info"
-        for i, value in enumerate(held):
+        # elements(): a body has mostly no value_info, and reading it would store an empty list
+        for i, value in enumerate(cast("Sequence[ValueInfoProto]", elements(graph, field_name))):
             where = join(path, field_name, i)
             names.append(value.name)
             value_info(values.required, where, value, main_io=main_io)
