@@ -62,6 +62,7 @@ def _break_every_family(model: ModelProto) -> None:
         nodes[at + 5].attribute.append(AttributeProto(name="", type=AttributeProto.INT, i=1))
         del nodes[at + 6].output[:]  # required: node-output
         nodes[at + 7].input[0] = "undefined"  # names: undefined-input
+        nodes[at + 8].attribute.append(AttributeProto(name="x", type=AttributeProto.INT))  # no i
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=lambda s: s.id)
@@ -87,6 +88,7 @@ def test_a_long_graph_breaking_every_family_the_same_both_ways(ir: int) -> None:
     rules = {v.rule for v in listed}
     assert {"node-op-type", "node-output", "attribute-unique", "opset-undeclared-domain"} <= rules
     assert {"op-registered", "attribute-name", "attribute-declared", "undefined-input"} <= rules
+    assert "attribute-value" in rules
     assert ("ir-version-feature" in rules) == (ir < 10)
     assert examine(decoded).violations == listed
     assert examine(model).violations == listed
@@ -148,3 +150,42 @@ def test_function_nodes_are_listed_and_handed_to_the_rules() -> None:
     walk(model, rules)
     assert rules.operators == {"Relu": 11, "local::f": 1}
     assert examine(model).violations == _listed(model) == []
+
+
+def _body_reading(name: str) -> ModelProto:
+    """A long graph whose node 5 is an If with a branch reading ``name``."""
+    model = _long()
+    then = helper.make_graph(
+        [helper.make_node("Identity", [name], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", F, [1])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Identity", ["x0"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", F, [1])],
+    )
+    model.graph.input.append(helper.make_tensor_value_info("c", 9, []))
+    model.graph.node.insert(5, helper.make_node("If", ["c"], ["held"], then_branch=then, else_branch=other))
+    return model
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [
+        ("held", "topological-order"),
+        ("x9", "topological-order"),
+        ("x5", None),
+        ("nowhere", "undefined-input"),
+    ],
+)
+def test_a_body_sees_its_holders_scope_from_what_the_walk_read(name: str, rule: str | None) -> None:
+    """The names rules check a body from names the walk read: its holder's own output and
+    what later nodes make are produced later; what earlier nodes made is visible."""
+    decoded = decode(ModelProto, encode(_body_reading(name)))
+    found = examine(decoded).violations
+    assert found == _listed(decoded)
+    at = "graph.node[5].attribute[1].g.node[0].input[0]"  # (then_branch: attributes by name)
+    assert [v.rule for v in found if v.path == at] == ([rule] if rule else [])
