@@ -72,3 +72,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a check stores an empty value_info list on every body that has none",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "checkspeed-tensor-type-assumed",
+        "wirecodec/checker/required.py",
+        '    which = "tensor_type" if type_proto.HasField("tensor_type") else type_proto.WhichOneof("value")',
+        '    which = "tensor_type" if type_proto.HasField("value") else type_proto.WhichOneof("value")',
+        (_SEEDS, "tests/unit/checker/test_values_read_once.py"),
+        "any type is taken for a tensor type: a sequence type without elem_type is not reported",
+    ),
+)

@@ -144,7 +144,8 @@ def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
 
 
 def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
-    which = type_proto.WhichOneof("value")
+    # A tensor type first, in one look: nearly every value has one (WhichOneof tries each member).
+    which = "tensor_type" if type_proto.HasField("tensor_type") else type_proto.WhichOneof("value")
     if which in ("tensor_type", "sparse_tensor_type"):
         holder = getattr(type_proto, which)
         if not holder.HasField("elem_type"):
