@@ -16,9 +16,9 @@ def test_check_walks_the_model_once(
     calls: list[object] = []
     real = checker.walk
 
-    def counted(model: object) -> object:
+    def counted(model: object, rules: object = None) -> object:
         calls.append(model)
-        return real(model)  # type: ignore[arg-type]
+        return real(model, rules)  # type: ignore[arg-type]
 
     monkeypatch.setattr(checker, "walk", counted)
     assert main(["check", str(EXAMPLE), *extra]) == 0

@@ -28,8 +28,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "unknown-ops-of-other-builtin-domains-unreported",
         "wirecodec/checker/schemas.py",
-        "        if node.domain in BUILTIN_DOMAINS:",
-        "        if node.domain in (_DEFAULT, _DEFAULT_ALIAS):",
+        "        if domain in BUILTIN_DOMAINS:",
+        "        if domain in (_DEFAULT, _DEFAULT_ALIAS):",
         (f"{_OPSET_EDGES}::test_the_opset_a_node_is_checked_at",),
         "an unknown operator of 'ai.onnx.ml' (any built-in domain but the default) is not reported",
     ),

@@ -16,8 +16,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "clispeed-value-info-as-main-io",
         "wirecodec/checker/values.py",
-        'main_io=main and field_name != "value_info"',
-        "main_io=main",
+        'main_io = main and field_name != "value_info"',
+        "main_io = main",
         (_VALUES,),
         "a main graph's value_info is held to the rules of its inputs and outputs (a type, a shape)",
     ),

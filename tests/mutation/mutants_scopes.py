@@ -30,7 +30,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "scopes-later-ignores-enclosing-graphs",
         "wirecodec/checker/names.py",
-        "        return self.scope is not None and name in self.scope.later\n",
+        "        return name in self.later\n",
         "        return False\n",
         (f"{_PATHS}::test_findings_inside_bodies_functions_and_training_graphs_name_them",),
         "a nested body reading a value its enclosing graph makes later is an undefined input, "

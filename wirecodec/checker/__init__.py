@@ -42,9 +42,9 @@ from wirecodec.checker import (
     sparse,
     tensors,
 )
-from wirecodec.checker.values import read_values
+from wirecodec.checker.values import GraphValues, read_graph, read_values
 from wirecodec.checker.violation import Report, Rule, Violation
-from wirecodec.checker.walk import ModelSites, walk
+from wirecodec.checker.walk import AttributeSite, GraphSite, ModelSites, NodeSite, walk
 from wirecodec.errors import CheckError
 from wirecodec.files.base.source import Source
 from wirecodec.files.base.tensor_data import TensorData
@@ -122,8 +122,9 @@ def examine(
     opened = model if isinstance(model, Opened) else None
     model, data = _model_and_data(model, base_dir)
     report = Report()
-    sites = walk(model)
-    found = _run_rules(model, sites, report, data, full, ir_only)
+    rules = _NodeRules(model, ir_only)
+    sites = walk(model, rules)  # the node rules run as it meets each node: no view is held
+    found = _run_rules(model, sites, report, data, full, ir_only, rules)
     if opened is not None:
         # The files layer's integrity checks (safetensors headers; with full, every container
         # entry's CRC-32): the verdict ``wirecodec check --full`` gives.
@@ -132,31 +133,80 @@ def examine(
         found += [Violation(p.path, p.rule, p.message) for p in problems(opened, full=full)]
     if full and not found:  # onnx's full_check: strict inference, once every rule holds
         found += inference.check_inference(model)
-    skipped = {} if ir_only else schemas.skipped_domains(model, sites)
-    operators = Counter(
-        f"{site.node.domain}::{site.node.op_type}" if site.node.domain else site.node.op_type
-        for site in sites.nodes
-    )
-    return Examination(found, skipped, dict(operators))
+    skipped = {} if rules.schemas is None else rules.schemas.skipped_domains()
+    return Examination(found, skipped, dict(rules.operators))
+
+
+class _NodeRules:
+    """Every family's rules on each node and attribute, run as the walk meets it
+    (:class:`wirecodec.checker.walk.SiteRules`); each family's findings kept apart, so the
+    report lists them family by family as when each family looked at a list of sites."""
+
+    def __init__(self, model: ModelProto, ir_only: bool) -> None:
+        self.required = Report()
+        self.opsets = opsets.OpsetNodes(model)
+        self.attributes = attributes.AttributeRules(model)
+        self.schemas = None if ir_only else schemas.SchemaRules(model)
+        self.operators: Counter[str] = Counter()
+        self.names: dict[str, list[names.NodeNames]] = {}  # by graph path: what the names rules read
+        self.ir = model.ir_version if model.HasField("ir_version") else None
+        self.values: dict[str, GraphValues] = {}  # every graph's values, by path, in walk order
+        self.bodies: list[str] = []  # the paths of the subgraphs, in walk order
+        self._node = [self.opsets.node, self.attributes.node]
+        if self.schemas is not None:
+            self._node.append(self.schemas.node)
+
+    def node(self, site: NodeSite) -> None:
+        node = site.node
+        self.operators[f"{node.domain}::{node.op_type}" if node.domain else node.op_type] += 1
+        path = site.path
+        graph = path[: path.rindex(".node[")] if site.function is None else None
+        if graph is not None:  # (a function's nodes are listed: the names rules read them there)
+            held = self.names.get(graph)
+            if held is None:
+                held = self.names[graph] = []
+            held.append(names.node_names(node))
+        required.node_required(self.required, site)
+        for rule in self._node:
+            rule(site)
+
+    def attribute(self, site: AttributeSite) -> None:
+        self.opsets.attribute(site)
+        self.attributes.attribute(site)
+
+    def graph(self, site: GraphSite) -> None:
+        self.values[site.path] = read_graph(site, self.ir)
+        if site.role == "subgraph":
+            self.bodies.append(site.path)
 
 
 def _run_rules(
-    model: ModelProto, sites: ModelSites, report: Report, data: TensorData | None, full: bool, ir_only: bool
+    model: ModelProto,
+    sites: ModelSites,
+    report: Report,
+    data: TensorData | None,
+    full: bool,
+    ir_only: bool,
+    streamed: _NodeRules | None = None,
 ) -> list[Violation]:
     # Each graph's values read once for the three families that look at them (a long
     # graph's value_info would otherwise be built three times: see checker.values).
-    values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
-    holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
-    names.check_names(model, report, values, holders)
-    required.check_required(sites, report, values)
-    opsets.check_opsets(sites, report, values)
-    attributes.check_attributes(sites, report)
+    if streamed is None:
+        values = read_values(sites, model.ir_version if model.HasField("ir_version") else None)
+        holders = names.body_holders(site.path for site in sites.graphs if site.role == "subgraph")
+        names.check_names(model, report, values, holders)
+    else:  # the walk read every graph
+        values = streamed.values
+        names.check_names(model, report, values, None, streamed.names, streamed.bodies)
+    required.check_required(sites, report, values, None if streamed is None else streamed.required)
+    opsets.check_opsets(sites, report, values, None if streamed is None else streamed.opsets)
+    attributes.check_attributes(sites, report, None if streamed is None else streamed.attributes)
     tensors.check_tensors(sites, report)
     external.check_external(sites, report, data=data, full=full)
     functions.check_functions(sites, report)
     sparse.check_sparse(sites, report)
     if not ir_only:
-        schemas.check_schemas(sites, report)
+        schemas.check_schemas(sites, report, None if streamed is None else streamed.schemas)
     return report.violations
 
 

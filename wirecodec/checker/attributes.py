@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from schema_dsl.onnx import AttributeProto
+from schema_dsl.onnx import AttributeProto, ModelProto
 from wirecodec.checker.functions import function_attributes
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import AttributeSite, ModelSites, attributes_of
+from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite, attributes_of
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["RULES", "VALUE_FIELDS", "check_attributes"]
+__all__ = ["RULES", "VALUE_FIELDS", "AttributeRules", "check_attributes"]
 
 ATTRIBUTE_NAME = Rule("attribute-name", "onnx.proto: AttributeProto.name", "every attribute has a name")
 ATTRIBUTE_UNIQUE = Rule("attribute-unique", "IR.md: Attributes", "attribute names are unique within a node")
@@ -56,18 +56,39 @@ _REPEATED: Final = frozenset(
 )
 
 
-def check_attributes(sites: ModelSites, report: Report) -> None:
-    """Report attribute violations: names, types, values and references."""
-    model = sites.model
-    ir = model.ir_version if model.HasField("ir_version") else None
-    for site in sites.attributes:
-        _attribute(report, site, ir)
-    for node_site in sites.nodes:
+def check_attributes(sites: ModelSites, report: Report, streamed: AttributeRules | None = None) -> None:
+    """Report attribute violations: names, types, values and references; ``streamed``: the
+    rules run as the walk met each node and attribute (the walk then listed only functions'
+    nodes and attributes), else the listed ones are looked at here."""
+    if streamed is None:
+        streamed = AttributeRules(sites.model)
+        for site in sites.attributes:
+            streamed.attribute(site)
+        for node_site in sites.nodes:
+            streamed.node(node_site)
+    report.violations += streamed.each.violations + streamed.unique.violations
+
+
+class AttributeRules:
+    """The rules of this family on each attribute (``each``) and on each node's attribute
+    names (``unique``): a :class:`wirecodec.checker.walk.SiteRules`."""
+
+    def __init__(self, model: ModelProto) -> None:
+        self.ir = model.ir_version if model.HasField("ir_version") else None
+        self.each, self.unique = Report(), Report()
+
+    def attribute(self, site: AttributeSite) -> None:
+        _attribute(self.each, site, self.ir)
+
+    def node(self, site: NodeSite) -> None:
+        attributes = attributes_of(site.node)
+        if len(attributes) < 2:
+            return  # nothing to repeat: most nodes
         seen: dict[str, int] = {}
-        for i, attribute in enumerate(attributes_of(node_site.node)):
+        for i, attribute in enumerate(attributes):
             if attribute.name in seen:
-                report.add(
-                    join(join(node_site.path, "attribute", i), "name"),
+                self.unique.add(
+                    join(join(site.path, "attribute", i), "name"),
                     ATTRIBUTE_UNIQUE,
                     f"attribute {attribute.name!r} is already given at attribute[{seen[attribute.name]}]",
                 )
@@ -86,23 +107,32 @@ def _present(attribute: AttributeProto) -> list[str]:
 
 def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
     attribute, path = site.attribute, site.path
-    if not attribute.name:
+    name = attribute.name
+    if not name:
         report.add(join(path, "name"), ATTRIBUTE_NAME, "the attribute has no name")
     present = _present(attribute)
-    label = f"attribute {attribute.name!r}"
-    if attribute.ref_attr_name:
+    kind = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
+    expected = VALUE_FIELDS.get(kind)
+    reference = attribute.ref_attr_name
+    if (
+        not reference
+        and expected is not None
+        and (present == [expected] or (not present and expected in _REPEATED))
+    ):
+        return  # the usual attribute: typed, carrying its type's field (no message made for it)
+    label = f"attribute {name!r}"
+    if reference:
         if site.function is None:
             report.add(
                 join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
                 f"{label} refers to a function attribute outside a function",
             )
-        elif attribute.ref_attr_name not in function_attributes(site.function):
+        elif reference not in function_attributes(site.function):
             report.add(
                 join(path, "ref_attr_name"),
                 ATTRIBUTE_REF,
-                f"{label} refers to {attribute.ref_attr_name!r}, "
-                f"which function {site.function.name!r} does not declare",
+                f"{label} refers to {reference!r}, which function {site.function.name!r} does not declare",
             )
         if present:
             report.add(
@@ -110,7 +140,7 @@ def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
                 ATTRIBUTE_REF,
                 f"{label} is a reference but also carries {', '.join(present)}",
             )
-    if not attribute.HasField("type") or attribute.type == _Type.UNDEFINED:
+    if kind == _Type.UNDEFINED:
         if ir is None or ir >= 2:
             report.add(join(path, "type"), ATTRIBUTE_TYPE, f"{label} has no type")
         elif len(present) > 1:
@@ -118,17 +148,18 @@ def _attribute(report: Report, site: AttributeSite, ir: int | None) -> None:
                 join(path, present[1]), ATTRIBUTE_VALUE, f"{label} carries {', '.join(present)}; one at most"
             )
         return
-    expected = VALUE_FIELDS.get(attribute.type)
     if expected is None:
-        report.add(
-            join(path, "type"), ATTRIBUTE_TYPE, f"{label} has type {attribute.type}, not an AttributeType"
-        )
+        report.add(join(path, "type"), ATTRIBUTE_TYPE, f"{label} has type {kind}, not an AttributeType")
         return
-    if attribute.ref_attr_name:
+    if reference:
         return
-    type_name = _Type(attribute.type).name
-    for name in present:
-        if name != expected:
-            report.add(join(path, name), ATTRIBUTE_VALUE, f"{label} of type {type_name} also carries {name}")
+    type_name = _Type(kind).name
+    for field_name in present:
+        if field_name != expected:
+            report.add(
+                join(path, field_name),
+                ATTRIBUTE_VALUE,
+                f"{label} of type {type_name} also carries {field_name}",
+            )
     if expected not in _REPEATED and expected not in present:
         report.add(join(path, expected), ATTRIBUTE_VALUE, f"{label} of type {type_name} has no {expected}")

@@ -7,20 +7,21 @@ the whole inference graph (onnx.proto, TrainingInfoProto.algorithm).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import FunctionProto, GraphProto, ModelProto, NodeProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.graphs.scopes import GraphScope, body_scopes, root_scope
+from wirecodec.graphs.scopes import GraphScope, body_scopes, produced_after, root_scope, visible_at
 from wirecodec.protobuf.fieldpath import join
 
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "body_holders", "check_names"]
+__all__ = ["RULES", "NodeNames", "body_holders", "check_names", "node_names"]
 
 _NAMES = "IR.md: Names Within a Graph"
 
@@ -91,22 +92,23 @@ class _Names:
     scope from the one scope walk (which says what the enclosing graphs define before the
     holding node, and what they produce after it)."""
 
-    scope: GraphScope | None
+    before: Mapping[str, str]  # what the enclosing graphs define before the holder (GraphScope.before)
+    later: AbstractSet[str]  # what they produce at or after it (GraphScope.later)
     defined: dict[str, str] = field(default_factory=dict)  # name -> path of its definition
     producers: dict[str, int] = field(default_factory=dict)  # node output -> index of its last producer
     position: int = 0  # index of the node being checked
 
     def outer(self, name: str) -> str | None:
-        return None if self.scope is None else self.scope.before.get(name)
+        return self.before.get(name)
 
     def visible(self, name: str) -> bool:
-        return name in self.defined or self.outer(name) is not None
+        return name in self.defined or self.before.get(name) is not None
 
     def produced_later(self, name: str) -> bool:
         # The node being checked counts as "later": using its own output is a cycle.
         if self.producers.get(name, -1) >= self.position:
             return True
-        return self.scope is not None and name in self.scope.later
+        return name in self.later
 
 
 def body_holders(body_paths: Iterable[str]) -> frozenset[str]:
@@ -122,30 +124,77 @@ def _by_holder(scopes: list[GraphScope]) -> dict[int, list[GraphScope]]:
     return held
 
 
+NodeNames = tuple[tuple[str, ...], tuple[str, ...]]
+"""A node's ``input`` and ``output`` names."""
+
+
+def node_names(node: NodeProto) -> NodeNames:
+    """What the names rules read of a node, as plain tuples (which hold no view of it)."""
+    return tuple(node.input), tuple(node.output)
+
+
 def check_names(
     model: ModelProto,
     report: Report,
     values: dict[str, GraphValues] | None = None,
     holders: AbstractSet[str] | None = None,
+    nodes: Mapping[str, Sequence[NodeNames]] | None = None,
+    bodies: Iterable[str] | None = None,
 ) -> None:
     """Report every naming violation in the model's graphs, training graphs and functions;
     ``values``: every graph's values read once (:func:`wirecodec.checker.values.read_values`),
     else they are read here; ``holders``: the paths of the graphs and functions whose nodes
-    hold bodies (:func:`body_holders`), else every node is looked at for bodies."""
+    hold bodies (:func:`body_holders`), else every node is looked at for bodies; ``nodes``:
+    each graph's :func:`node_names` by the graph's path, read as the one walk met each node
+    (a long graph's node is a view built anew by each read), else they are read here.
+    With ``values``, ``nodes`` and ``bodies`` (the paths of every body, as the walk found
+    them) the graphs are checked from what the walk read, and no graph is read here: a
+    body is an element of its holder's view, and holding every body until its scope was
+    known would hold every holder."""
     ir = model.ir_version if model.HasField("ir_version") else None
-    checker = _NameChecker(report, ir, values or {}, holders)
+    read = values is not None and nodes is not None and bodies is not None  # every graph read
+    if bodies is not None:
+        bodies = list(bodies)
+        holders = body_holders(bodies)
+    checker = _NameChecker(report, ir, values or {}, holders, nodes or {})
+    for body in bodies or ():
+        holder, _, rest = body.rpartition(".node[")
+        checker.held_bodies.setdefault(holder, {}).setdefault(int(rest[: rest.index("]")]), []).append(body)
     main: dict[str, str] = {}
     if model.HasField("graph"):
-        main = checker.graph(root_scope(model.graph, "graph"), main=True)
+        main = (
+            checker.graph_read("graph", {}, frozenset(), main=True)
+            if read
+            else checker.graph(root_scope(model.graph, "graph"), main=True)
+        )
     for i, info in enumerate(model.training_info):
         where = join("", "training_info", i)
         if info.HasField("initialization"):
-            checker.graph(root_scope(info.initialization, join(where, "initialization")), main=False)
+            path = join(where, "initialization")
+            if read:
+                checker.graph_read(path, {}, frozenset(), main=False)
+            else:
+                checker.graph(root_scope(info.initialization, path), main=False)
         if info.HasField("algorithm"):
             # Concatenated with the inference graph (onnx.proto): it sees every name of it.
-            checker.graph(root_scope(info.algorithm, join(where, "algorithm"), main), main=False)
+            path = join(where, "algorithm")
+            if read:
+                checker.graph_read(path, main, frozenset(), main=False)
+            else:
+                checker.graph(root_scope(info.algorithm, path, main), main=False)
     for i, function in enumerate(model.functions):
         checker.function(join("", "functions", i), function)
+
+
+def _initializers(path: str, graph: GraphProto) -> list[tuple[str, str]]:
+    """Each initializer's (and sparse initializer's values') path and name, as
+    :class:`wirecodec.checker.values.GraphValues` lists them."""
+    names = [(join(path, "initializer", i), t.name) for i, t in enumerate(graph.initializer)]
+    names += [
+        (join(join(path, "sparse_initializer", i), "values"), s.values.name)
+        for i, s in enumerate(graph.sparse_initializer)
+    ]
+    return names
 
 
 class _NameChecker:
@@ -155,11 +204,15 @@ class _NameChecker:
         ir_version: int | None,
         values: dict[str, GraphValues],
         holders: AbstractSet[str] | None,
+        nodes: Mapping[str, Sequence[NodeNames]],
     ) -> None:
         self.report = report
+        self.node_names = nodes  # each graph's node names, read in the walk (else read here)
         self.ir_version = ir_version
         self.values = values  # the names of each graph's values, read once (else read here)
         self.holders = holders  # where bodies are (None: unknown, every node is looked at)
+        # The paths of the bodies, by holding graph and node index (for graph_read)
+        self.held_bodies: dict[str, dict[int, list[str]]] = {}
 
     def bodies(self, path: str, scopes: Callable[[], list[GraphScope]]) -> dict[int, list[GraphScope]]:
         """The scopes of the bodies of the nodes at ``path``, by node index: none without
@@ -185,7 +238,6 @@ class _NameChecker:
     def graph(self, where: GraphScope, *, main: bool) -> dict[str, str]:
         """Check the graph of ``where``; the names it defines, with their definitions."""
         graph, path = where.graph, where.path
-        scope = _Names(where)
         read = self.values.get(path)
         value_names = (
             read.names
@@ -196,27 +248,77 @@ class _NameChecker:
                 "value_info": [value.name for value in graph.value_info],
             }
         )
+        initializers = read.initializers if read is not None else _initializers(path, graph)
+        read_nodes = self.node_names.get(path)
+        if read_nodes is None:
+            read_nodes = [node_names(node) for node in graph.node]
+        held = {
+            i: [functools.partial(self.graph, body, main=False) for body in bodies]
+            for i, bodies in self.bodies(path, where.inner).items()
+        }
+        scope = _Names(where.before, where.later)
+        return self.check_graph(path, scope, value_names, initializers, read_nodes, held, main=main)
+
+    def graph_read(
+        self, path: str, before: Mapping[str, str], later: AbstractSet[str], *, main: bool
+    ) -> dict[str, str]:
+        """Check the graph at ``path`` from what the one walk read of it (its values,
+        initializers, node names and the paths of its bodies), reading no message: ``before``
+        and ``later`` are its scope (as :class:`GraphScope`'s)."""
+        read = self.values[path]
+        nodes = self.node_names.get(path, [])
+        bodies = self.held_bodies.get(path)
+        held: dict[int, list[Callable[[], object]]] = {}
+        if bodies:
+            given: dict[str, str] = {}
+            for i, name in enumerate(read.names["input"]):
+                if name:
+                    given.setdefault(name, join(join(path, "input", i), "name"))
+            for where, name in read.initializers:
+                if name:
+                    given.setdefault(name, join(where, "name"))
+            own: dict[str, tuple[int, int]] = {}
+            last: dict[str, int] = {}
+            for i, (_, outputs) in enumerate(nodes):
+                for j, name in enumerate(outputs):
+                    if name:
+                        last[name] = i
+                        own.setdefault(name, (i, j))
+            for i, paths in bodies.items():
+                inner, after = visible_at(before, given, own, path, i), produced_after(later, last, i)
+                held[i] = [
+                    functools.partial(self.graph_read, body, inner, after, main=False) for body in paths
+                ]
+        scope = _Names(before, later)
+        return self.check_graph(path, scope, read.names, read.initializers, nodes, held, main=main)
+
+    def check_graph(
+        self,
+        path: str,
+        scope: _Names,
+        value_names: Mapping[str, list[str]],
+        initializers: list[tuple[str, str]],
+        nodes: Sequence[NodeNames],
+        held: Mapping[int, Sequence[Callable[[], object]]],
+        *,
+        main: bool,
+    ) -> dict[str, str]:
         inputs: dict[str, str] = {}
         for i, name in enumerate(value_names["input"]):
             at = join(path, "input", i)
             self.define(scope, name, join(at, "name"), node_output=False)
             inputs.setdefault(name, at)
-        self.initializers(path, graph, scope, inputs, main=main)
+        self.initializers(initializers, scope, inputs, main=main)
         self.value_infos(path, "value_info", value_names["value_info"])
-        self.nodes(path, graph.node, scope, self.bodies(path, where.inner))
-        scope.position = len(graph.node)
+        self.nodes(path, nodes, scope, held)
+        scope.position = len(nodes)
         for i, name in enumerate(value_names["output"]):
             self.use_output(scope, name, join(join(path, "output", i), "name"))
         return scope.defined
 
     def initializers(
-        self, path: str, graph: GraphProto, scope: _Names, inputs: dict[str, str], *, main: bool
+        self, names: list[tuple[str, str]], scope: _Names, inputs: dict[str, str], *, main: bool
     ) -> None:
-        names = [(join(path, "initializer", i), t.name) for i, t in enumerate(graph.initializer)]
-        names += [
-            (join(join(path, "sparse_initializer", i), "values"), s.values.name)
-            for i, s in enumerate(graph.sparse_initializer)
-        ]
         seen: dict[str, str] = {}
         for where, name in names:
             if not name:
@@ -255,22 +357,26 @@ class _NameChecker:
                 seen[name] = i
 
     def nodes(
-        self, path: str, nodes: list[NodeProto], scope: _Names, held: dict[int, list[GraphScope]]
+        self,
+        path: str,
+        nodes: Sequence[NodeNames],
+        scope: _Names,
+        held: Mapping[int, Sequence[Callable[[], object]]],
     ) -> None:
-        """Check ``nodes`` in order; ``held[i]`` holds the scopes of node ``i``'s bodies, each
-        checked where the node is, before its outputs are defined."""
-        for i, node in enumerate(nodes):
-            for name in node.output:
+        """Check ``nodes`` (their :func:`node_names`) in order; ``held[i]`` checks node ``i``'s
+        bodies, each where the node is, before its outputs are defined."""
+        for i, (_, outputs) in enumerate(nodes):
+            for name in outputs:
                 scope.producers[name] = i
-        for i, node in enumerate(nodes):
+        for i, (inputs, outputs) in enumerate(nodes):
             scope.position = i
             where = join(path, "node", i)
-            for j, name in enumerate(node.input):
+            for j, name in enumerate(inputs):
                 if name and not scope.visible(name):
                     self.undefined_input(scope, name, join(where, "input", j))
             for body in held.get(i, ()):
-                self.graph(body, main=False)
-            for j, name in enumerate(node.output):
+                body()
+            for j, name in enumerate(outputs):
                 self.define(scope, name, join(where, "output", j), node_output=True)
 
     def undefined_input(self, scope: _Names, name: str, path: str) -> None:
@@ -290,12 +396,15 @@ class _NameChecker:
         self.report.add(path, UNDEFINED_OUTPUT, message)
 
     def function(self, path: str, function: FunctionProto) -> None:
-        scope = _Names(None)
+        scope = _Names({}, frozenset())
         for i, name in enumerate(function.input):
             self.define(scope, name, join(path, "input", i), node_output=False)
         self.value_infos(path, "value_info", [value.name for value in function.value_info])
         given = dict(scope.defined)
-        held = self.bodies(path, lambda: body_scopes(function.node, path, given))
-        self.nodes(path, function.node, scope, held)
+        held = {
+            i: [functools.partial(self.graph, body, main=False) for body in bodies]
+            for i, bodies in self.bodies(path, lambda: body_scopes(function.node, path, given)).items()
+        }
+        self.nodes(path, [node_names(node) for node in function.node], scope, held)
         for i, name in enumerate(function.output):
             self.use_output(scope, name, join(path, "output", i))

@@ -9,16 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
-from schema_dsl.onnx import IR_VERSION, OperatorSetIdProto, TensorProto, ValueInfoProto
+from schema_dsl.onnx import IR_VERSION, ModelProto, OperatorSetIdProto, TensorProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites
+from wirecodec.checker.walk import AttributeSite, GraphSite, ModelSites, NodeSite
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "check_opsets", "value_features"]
+__all__ = ["RULES", "VALUE_FEATURES_UNTIL", "OpsetNodes", "check_opsets", "graph_features", "value_features"]
 
 IR_VERSION_KNOWN = Rule(
     "ir-version-known", "onnx.proto: Version", f"ir_version is one of the published versions 1..{IR_VERSION}"
@@ -87,9 +87,16 @@ def _domain_key(domain: str) -> str:
     return "" if domain in _DEFAULT_DOMAINS else domain
 
 
-def check_opsets(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+def check_opsets(
+    sites: ModelSites,
+    report: Report,
+    values: dict[str, GraphValues] | None = None,
+    streamed: OpsetNodes | None = None,
+) -> None:
     """Report IR-version and opset-import violations; ``values``: every graph's values read
-    once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
+    once (:func:`wirecodec.checker.values.read_values`), else they are read here;
+    ``streamed``: the node and attribute rules run as the walk met each (the walk then
+    listed only functions' nodes and attributes), else the listed ones are looked at here."""
     model = sites.model
     ir = model.ir_version if model.HasField("ir_version") else None
     if ir is not None and not 1 <= ir <= IR_VERSION:
@@ -106,21 +113,65 @@ def check_opsets(sites: ModelSites, report: Report, values: dict[str, GraphValue
     function_domains = [
         _imports(report, join("", "functions", i), f.opset_import) for i, f in enumerate(model.functions)
     ]
-    if ir is None or ir >= 3:
-        by_function = {id(f): domains for f, domains in zip(model.functions, function_domains, strict=True)}
+    if streamed is None:
+        streamed = OpsetNodes(model, model_domains, function_domains)
         for site in sites.nodes:
-            if site.function is None and not model.opset_import:
-                continue  # one finding (opset-import-required), not one per node
-            domains = model_domains if site.function is None else by_function[id(site.function)]
+            streamed.node(site)
+        for attribute_site in sites.attributes:
+            streamed.attribute(attribute_site)
+    report.violations += streamed.domains.violations
+    if ir is not None and ir >= 1:
+        _features(sites, report, ir, values, streamed)
+
+
+class OpsetNodes:
+    """The rules of this family on each node and attribute (:class:`wirecodec.checker.walk.SiteRules`):
+    its domain is imported (``domains``), and the IR-version features of nodes and attributes
+    (``node_features``, ``attribute_features``), looked at only below the newest feature's IR
+    version. ``model_domains`` and ``function_domains``: what the model and each function
+    import (read from the model, without findings, when not given)."""
+
+    def __init__(
+        self,
+        model: ModelProto,
+        model_domains: set[str] | None = None,
+        function_domains: list[set[str]] | None = None,
+    ) -> None:
+        ir = model.ir_version if model.HasField("ir_version") else None
+        functions = list(model.functions)
+        if model_domains is None or function_domains is None:
+            unheard = Report()
+            model_domains = _imports(unheard, "", model.opset_import)
+            function_domains = [_imports(unheard, "", f.opset_import) for f in functions]
+        self.model_domains = model_domains
+        # Held with their functions, so that an id stays its function's while this lives.
+        self.by_function = {id(f): (f, d) for f, d in zip(functions, function_domains, strict=True)}
+        self.imported = bool(model.opset_import)
+        self.undeclared = ir is None or ir >= 3
+        self.ir = ir if ir is not None and 1 <= ir < _NEWEST_FEATURE else None
+        self.domains, self.node_features, self.attribute_features = Report(), Report(), Report()
+
+    def node(self, site: NodeSite) -> None:
+        if self.undeclared and (site.function is not None or self.imported):
+            # (no import at all is one finding, opset-import-required, not one per node)
+            function = site.function
+            domains = self.model_domains if function is None else self.by_function[id(function)][1]
             if _domain_key(site.node.domain) not in domains:
                 where = "model" if site.function is None else "function"
-                report.add(
+                self.domains.add(
                     join(site.path, "domain"),
                     OPSET_UNDECLARED_DOMAIN,
                     f"domain {site.node.domain!r} (of {site.node.op_type!r}) is not imported by the {where}",
                 )
-    if ir is not None and ir >= 1:
-        _features(sites, report, ir, values)
+        if self.ir is not None:
+            _node_features(self.node_features, self.ir, site)
+
+    def attribute(self, site: AttributeSite) -> None:
+        if self.ir is not None:
+            attribute = site.attribute
+            # elements(): mostly unset, and reading it would store an empty list
+            if attribute.HasField("sparse_tensor") or elements(attribute, "sparse_tensors"):
+                _since(self.attribute_features, self.ir, 6, site.path, "a sparse tensor attribute")
 
 
 def _imports(report: Report, owner: str, imports: Iterable[OperatorSetIdProto]) -> set[str]:
@@ -158,7 +209,38 @@ def value_features(report: Report, ir: int, where: str, value: ValueInfoProto) -
         _since(report, ir, 10, join(where, "metadata_props"), "metadata_props on a value")
 
 
-def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, GraphValues] | None) -> None:
+def _node_features(report: Report, ir: int, site: NodeSite) -> None:
+    node, path = site.node, site.path
+    if node.domain:
+        _since(report, ir, 3, join(path, "domain"), "a node domain")
+    if node.overload:
+        _since(report, ir, 10, join(path, "overload"), "overload")
+    # elements(): these lists are mostly unset, and reading one would store an empty list
+    if elements(node, "metadata_props"):
+        _since(report, ir, 10, join(path, "metadata_props"), "metadata_props on a node")
+    if elements(node, "device_configurations"):
+        _since(report, ir, 11, join(path, "device_configurations"), "device_configurations")
+
+
+def graph_features(report: Report, ir: int, site: GraphSite) -> None:
+    """The IR-version features of a graph's own fields (not of its values)."""
+    graph, path = site.graph, site.path
+    # elements(): mostly unset, and reading one would store an empty list
+    if elements(graph, "quantization_annotation"):
+        _since(report, ir, 5, join(path, "quantization_annotation"), "quantization_annotation")
+    if elements(graph, "sparse_initializer"):
+        _since(report, ir, 6, join(path, "sparse_initializer"), "sparse_initializer")
+    if elements(graph, "metadata_props"):
+        _since(report, ir, 10, join(path, "metadata_props"), "metadata_props on a graph")
+
+
+def _features(
+    sites: ModelSites,
+    report: Report,
+    ir: int,
+    values: dict[str, GraphValues] | None,
+    streamed: OpsetNodes,
+) -> None:
     def since(version: int, path: str, what: str) -> None:
         _since(report, ir, version, path, what)
 
@@ -178,41 +260,15 @@ def _features(sites: ModelSites, report: Report, ir: int, values: dict[str, Grap
             since(10, f"functions[{i}].overload", "overload")
         if function.metadata_props:
             since(10, f"functions[{i}].metadata_props", "metadata_props on a function")
-    for graph_site in sites.graphs:
-        graph, path = graph_site.graph, graph_site.path
-        if graph.quantization_annotation:
-            since(5, join(path, "quantization_annotation"), "quantization_annotation")
-        if graph.sparse_initializer:
-            since(6, join(path, "sparse_initializer"), "sparse_initializer")
-        if graph.metadata_props:
-            since(10, join(path, "metadata_props"), "metadata_props on a graph")
-        if values is None and ir < VALUE_FEATURES_UNTIL:
-            for field_name, held in (
-                ("input", graph.input),
-                ("output", graph.output),
-                ("value_info", graph.value_info),
-            ):
-                for i, value in enumerate(held):
-                    value_features(report, ir, join(path, field_name, i), value)
-        elif values is not None:  # read once for this family, the names and the required rules
-            report.violations += values[path].features.violations
+    if values is None:
+        from wirecodec.checker.values import read_values  # (values reads this module's rules)
+
+        values = read_values(sites, ir)
+    for graph_values in values.values():  # each graph's own fields and values
+        report.violations += graph_values.features.violations
     if ir >= _NEWEST_FEATURE:
         return  # every feature below is one this IR version has: a long graph's loops skipped
-    # elements(): these lists are mostly unset, and reading one would store an empty list
-    for node_site in sites.nodes:
-        node, path = node_site.node, node_site.path
-        if node.domain:
-            since(3, join(path, "domain"), "a node domain")
-        if node.overload:
-            since(10, join(path, "overload"), "overload")
-        if elements(node, "metadata_props"):
-            since(10, join(path, "metadata_props"), "metadata_props on a node")
-        if elements(node, "device_configurations"):
-            since(11, join(path, "device_configurations"), "device_configurations")
-    for attribute_site in sites.attributes:
-        attribute, path = attribute_site.attribute, attribute_site.path
-        if attribute.HasField("sparse_tensor") or elements(attribute, "sparse_tensors"):
-            since(6, path, "a sparse tensor attribute")
+    report.violations += streamed.node_features.violations + streamed.attribute_features.violations
     for tensor_site in sites.tensors:
         tensor, path = tensor_site.tensor, tensor_site.path
         version = _TYPE_SINCE.get(tensor.data_type)

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from schema_dsl.onnx import TensorProto, TypeProto, ValueInfoProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites
+from wirecodec.checker.walk import ModelSites, NodeSite
 from wirecodec.protobuf.fieldpath import join
 
 if TYPE_CHECKING:
     from wirecodec.checker.values import GraphValues
 
-__all__ = ["RULES", "check_required", "value_info"]
+__all__ = ["RULES", "check_required", "node_required", "value_info"]
 
 MODEL_IR_VERSION = Rule("model-ir-version", "onnx.proto: ModelProto.ir_version", "a model has an ir_version")
 MODEL_GRAPH = Rule("model-graph", "IR.md: Models", "a model has a graph")
@@ -66,9 +66,16 @@ _MAP_KEYS = frozenset(
 _ELEMENT_TYPES = frozenset(int(t) for t in _DataType if t != _DataType.UNDEFINED)
 
 
-def check_required(sites: ModelSites, report: Report, values: dict[str, GraphValues] | None = None) -> None:
+def check_required(
+    sites: ModelSites,
+    report: Report,
+    values: dict[str, GraphValues] | None = None,
+    streamed: Report | None = None,
+) -> None:
     """Report every required field that is missing or empty; ``values``: every graph's
-    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here."""
+    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here;
+    ``streamed``: what :func:`node_required` found on every node as the walk met it (the
+    walk then listed only functions' nodes), else the listed nodes are looked at here."""
     model = sites.model
     if not model.HasField("ir_version"):
         report.add("ir_version", MODEL_IR_VERSION, "the model has no ir_version")
@@ -85,41 +92,29 @@ def check_required(sites: ModelSites, report: Report, values: dict[str, GraphVal
             )
         else:
             first_seen[entry.key] = i
-    for site in sites.graphs:
-        graph, path = site.graph, site.path
-        if not graph.name:
-            report.add(join(path, "name"), GRAPH_NAME, "the graph has no name")
-        if values is None:
-            for field_name, held in (
-                ("input", graph.input),
-                ("output", graph.output),
-                ("value_info", graph.value_info),
-            ):
-                main_io = site.role == "main" and field_name != "value_info"
-                for i, value in enumerate(held):
-                    value_info(report, join(path, field_name, i), value, main_io=main_io)
-        else:  # read once for this family, the names and the IR-version rules
-            report.violations += values[path].required.violations
-        for i, tensor in enumerate(graph.initializer):
-            if not tensor.name:
-                report.add(
-                    join(join(path, "initializer", i), "name"),
-                    INITIALIZER_NAME,
-                    "the initializer has no name",
-                )
-        for i, sparse in enumerate(graph.sparse_initializer):
-            if not sparse.values.name:
-                where = join(join(join(path, "sparse_initializer", i), "values"), "name")
-                report.add(where, INITIALIZER_NAME, "the sparse initializer's values have no name")
+    if values is None:
+        from wirecodec.checker.values import read_values  # (values reads this module's rules)
+
+        values = read_values(sites, None)
+    for graph_values in values.values():  # each graph's name, values and initializers' names
+        report.violations += graph_values.required.violations
     for i, function in enumerate(model.functions):
         for j, value in enumerate(function.value_info):
             value_info(report, f"functions[{i}].value_info[{j}]", value, main_io=False)
+    if streamed is not None:  # the node rules ran as the walk met each node
+        report.violations += streamed.violations
+        return
     for node_site in sites.nodes:
-        node = node_site.node
-        if not node.op_type:
-            report.add(join(node_site.path, "op_type"), NODE_OP_TYPE, "the node has no op_type")
-        if not node.output:
-            report.add(join(node_site.path, "output"), NODE_OUTPUT, "the node has no outputs")
+        node_required(report, node_site)
+
+
+def node_required(report: Report, site: NodeSite) -> None:
+    """The required-field rules of one node."""
+    node = site.node
+    if not node.op_type:
+        report.add(join(site.path, "op_type"), NODE_OP_TYPE, "the node has no op_type")
+    if not node.output:
+        report.add(join(site.path, "output"), NODE_OUTPUT, "the node has no outputs")
 
 
 def value_info(report: Report, path: str, value: ValueInfoProto, *, main_io: bool) -> None:
@@ -149,7 +144,8 @@ def _main_io_type(report: Report, path: str, type_proto: TypeProto) -> None:
 
 
 def _complete_type(report: Report, path: str, type_proto: TypeProto) -> None:
-    which = type_proto.WhichOneof("value")
+    # A tensor type first, in one look: nearly every value has one (WhichOneof tries each member).
+    which = "tensor_type" if type_proto.HasField("tensor_type") else type_proto.WhichOneof("value")
     if which in ("tensor_type", "sparse_tensor_type"):
         holder = getattr(type_proto, which)
         if not holder.HasField("elem_type"):

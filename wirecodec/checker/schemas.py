@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final, Literal, NamedTuple
 
-from schema_dsl.onnx import AttributeProto, ModelProto, NodeProto, OperatorSetIdProto
+from schema_dsl.onnx import AttributeProto, ModelProto, OperatorSetIdProto
 from wirecodec.checker.violation import Report, Rule
-from wirecodec.checker.walk import ModelSites, NodeSite, attributes_of
+from wirecodec.checker.walk import AttributeSite, ModelSites, NodeSite, attributes_of
 from wirecodec.defs import FormalParameter, FormalParameterOption, OpSchema
 from wirecodec.defs._registry import Registry, registry
 from wirecodec.protobuf.fieldpath import join
 
-__all__ = ["BUILTIN_DOMAINS", "RULES", "check_schemas", "skipped_domains"]
+__all__ = ["BUILTIN_DOMAINS", "RULES", "SchemaRules", "check_schemas", "skipped_domains"]
 
 _SOURCE_NODE = "onnx checker.cc: check_node"
 _SOURCE_VERIFY = "onnx defs/schema.cc: OpSchema::Verify"
@@ -101,60 +101,79 @@ def _model_imports(model: ModelProto) -> _Imports | None:
     return imports
 
 
-def _version(node: NodeProto, imports: _Imports) -> int | None:
-    if node.domain in imports:
-        return imports[node.domain]
-    if node.domain == _DEFAULT:
-        return imports.get(_DEFAULT_ALIAS)
-    return None
+def check_schemas(sites: ModelSites, report: Report, streamed: SchemaRules | None = None) -> None:
+    """Report every node that breaks its operator schema, and function imports at odds with
+    the model's; ``streamed``: the rules run as the walk met each node (the walk then
+    listed only functions' nodes), else the listed nodes are looked at here."""
+    if streamed is None:
+        streamed = SchemaRules(sites.model)
+        for site in sites.nodes:
+            streamed.node(site)
+    report.violations += streamed.report.violations
 
 
-def check_schemas(sites: ModelSites, report: Report) -> None:
-    """Report every node that breaks its operator schema, and function imports at odds with the model's."""
-    model = sites.model
-    schemas = registry()
-    model_imports = _model_imports(model)
-    ir = model.ir_version if model.HasField("ir_version") else None
-    function_imports = [_imports(f.opset_import) for f in model.functions]
-    # Compatibility is judged against the model's imports, completed by the functions' own.
-    merged = dict(model_imports or {})
-    for own in function_imports:
-        for domain, version in own.items():
-            merged.setdefault(domain, version)
-    positions = {id(f): i for i, f in enumerate(model.functions)}
-    for site in sites.nodes:
-        imports: _Imports | None
-        if site.function is None:
-            imports = model_imports
-        else:
-            imports = function_imports[positions[id(site.function)]]
-            if _FUNCTION_NODE.fullmatch(site.path):
-                _compatibility(report, schemas, site, imports, merged)
-        if imports is not None and site.node.op_type:  # node-op-type reports a missing op_type
-            _node(report, schemas, site, imports, typed=ir is None or ir >= 2)
+class SchemaRules:
+    """The schema rules of each node, and the count of the nodes they leave alone, by domain
+    (``skipped``), as the walk meets each node (:class:`wirecodec.checker.walk.SiteRules`).
+    The imports and registry are read once per model."""
+
+    def __init__(self, model: ModelProto, *, skipped_only: bool = False) -> None:
+        self.schemas = registry()
+        self.model_imports = _model_imports(model)
+        ir = model.ir_version if model.HasField("ir_version") else None
+        self.typed = ir is None or ir >= 2
+        functions = list(model.functions)
+        self.function_imports = [_imports(f.opset_import) for f in functions]
+        # Compatibility is judged against the model's imports, completed by the functions' own.
+        self.merged = dict(self.model_imports or {})
+        for own in self.function_imports:
+            for domain, version in own.items():
+                self.merged.setdefault(domain, version)
+        # Held with their functions, so that an id stays its function's while this lives.
+        self.positions = {id(f): (f, i) for i, f in enumerate(functions)}
+        self.skipped_only = skipped_only
+        self.report = Report()
+        self.skipped: Counter[str] = Counter()
+        self.plans: dict[tuple[str, str, int], _Plan] = {}
+
+    def node(self, site: NodeSite) -> None:
+        node, function = site.node, site.function
+        at = -1 if function is None else self.positions[id(function)][1]
+        if at >= 0 and not self.skipped_only and _FUNCTION_NODE.fullmatch(site.path):
+            _compatibility(self.report, self.schemas, site, self.function_imports[at], self.merged)
+        # What the schema rules make of a node depends on its kind and imports, not the node:
+        # a plan per (domain, op_type, function), and per node only what is the node's own.
+        key = (node.domain, node.op_type, at)
+        plan = self.plans.get(key)
+        if plan is None:
+            imports = self.model_imports if at < 0 else self.function_imports[at]
+            plan = self.plans[key] = _plan(self.schemas, node.domain, node.op_type, imports)
+        if plan.skipped:
+            self.skipped[node.domain] += 1
+        if self.skipped_only or not plan.checked:
+            return
+        if plan.finding is not None:
+            field, rule, message = plan.finding
+            self.report.add(join(site.path, field), rule, message)
+        elif plan.schema is not None:
+            _arity(self.report, plan, site)
+            if plan.required or attributes_of(node):
+                _attributes(self.report, plan, site, self.typed)
+
+    def attribute(self, site: AttributeSite) -> None:
+        pass  # a node's attributes are read with it
+
+    def skipped_domains(self) -> dict[str, int]:
+        """The nodes left alone so far, by domain, in domain order."""
+        return dict(sorted(self.skipped.items()))
 
 
 def skipped_domains(model: ModelProto, sites: ModelSites) -> dict[str, int]:
     """Nodes not checked against a schema, counted by domain (custom domains and experimental ops)."""
-    schemas = registry()
-    model_imports: _Imports = _model_imports(model) or {}
-    by_function = {id(f): _imports(f.opset_import) for f in model.functions}
-    skipped: Counter[str] = Counter()
+    rules = SchemaRules(model, skipped_only=True)
     for site in sites.nodes:
-        node = site.node
-        imports = model_imports if site.function is None else by_function[id(site.function)]
-        version = _version(node, imports)
-        if version is None:
-            continue
-        if _experimental(schemas, node) or (
-            node.domain not in BUILTIN_DOMAINS and schemas.schema(node.op_type, version, node.domain) is None
-        ):
-            skipped[node.domain] += 1
-    return dict(sorted(skipped.items()))
-
-
-def _experimental(schemas: Registry, node: NodeProto) -> bool:
-    return node.domain in (_DEFAULT, _DEFAULT_ALIAS) and node.op_type in schemas.experimental_ops
+        rules.node(site)
+    return rules.skipped_domains()
 
 
 def _compatibility(
@@ -194,52 +213,95 @@ def _show(schema: OpSchema | None) -> str:
     return "unknown" if schema is None else f"version {schema.since_version}"
 
 
-def _node(report: Report, schemas: Registry, site: NodeSite, imports: _Imports, *, typed: bool) -> None:
-    """One node's schema rules; ``typed``: the IR rule attribute-type already wants every attribute typed."""
-    node, path = site.node, site.path
-    version = _version(node, imports)
+class _Plan(NamedTuple):
+    """What the schema rules make of every node of one kind (domain, op_type) under one set
+    of imports: whether it counts as skipped, whether the rules look at it (not without an
+    op_type or imports: other rules report those), the one finding of its kind (field,
+    rule, message), or the schema to check each node against, read once."""
+
+    skipped: bool
+    checked: bool
+    finding: tuple[str, Rule, str] | None = None
+    schema: OpSchema | None = None
+    inputs: _Side | None = None
+    outputs: _Side | None = None
+    required: tuple[str, ...] = ()
+    clean: dict[tuple[str, int], bool] | None = None  # (side, count) -> a count of no finding
+
+
+def _plan(schemas: Registry, domain: str, op_type: str, imports: _Imports | None) -> _Plan:
+    version = None if imports is None else _version_of(domain, imports)
+    experimental = domain in (_DEFAULT, _DEFAULT_ALIAS) and op_type in schemas.experimental_ops
+    schema = None if version is None else schemas.schema(op_type, version, domain)
+    skipped = version is not None and (experimental or (domain not in BUILTIN_DOMAINS and schema is None))
+    if imports is None or not op_type:  # node-op-type reports a missing op_type
+        return _Plan(skipped, False)
     if version is None:
-        if node.domain == _DEFAULT_ALIAS and _DEFAULT in imports:
-            report.add(
-                join(path, "domain"),
+        if domain == _DEFAULT_ALIAS and _DEFAULT in imports:
+            finding = (
+                "domain",
                 OP_REGISTERED,
                 "domain 'ai.onnx' is not imported under that name, and onnx registers the default "
                 "domain's operators under ''",
             )
-        return  # otherwise opset-undeclared-domain reports the missing import
-    if version < 1:
-        return  # opset-version reports it, once for the import rather than once per node
-    if _experimental(schemas, node):
-        return
-    schema = schemas.schema(node.op_type, version, node.domain)
+            return _Plan(skipped, True, finding)
+        return _Plan(skipped, False)  # otherwise opset-undeclared-domain reports the missing import
+    if version < 1 or experimental:
+        return _Plan(skipped, False)  # (opset-version reports it, once for the import)
     if schema is None:
-        if node.domain in BUILTIN_DOMAINS:
-            where = "''" if node.domain == _DEFAULT else repr(node.domain)
-            hint = " (onnx registers them under '')" if node.domain == _DEFAULT_ALIAS else ""
-            report.add(
-                join(path, "op_type"),
-                OP_REGISTERED,
-                f"no operator {node.op_type!r} is registered in domain {where} at opset {version}{hint}",
-            )
-        return
+        if domain in BUILTIN_DOMAINS:
+            where = "''" if domain == _DEFAULT else repr(domain)
+            hint = " (onnx registers them under '')" if domain == _DEFAULT_ALIAS else ""
+            message = f"no operator {op_type!r} is registered in domain {where} at opset {version}{hint}"
+            return _Plan(skipped, True, ("op_type", OP_REGISTERED, message))
+        return _Plan(skipped, False)
     if schema.deprecated:
-        report.add(
-            join(path, "op_type"),
-            OP_DEPRECATED,
-            f"{node.op_type!r} is deprecated at opset {version} of {node.domain or 'ai.onnx'!r} "
-            f"(since version {schema.since_version})",
+        message = (
+            f"{op_type!r} is deprecated at opset {version} of {domain or 'ai.onnx'!r} "
+            f"(since version {schema.since_version})"
         )
-        return
-    _arity(report, schema, site)
-    _attributes(report, schema, site, typed)
-
-
-def _arity(report: Report, schema: OpSchema, site: NodeSite) -> None:
-    node = site.node
+        return _Plan(skipped, True, ("op_type", OP_DEPRECATED, message))
     inputs, outputs = _sides(schema)
-    _count(report, schema, site.path, "input", list(node.input), inputs)
-    if node.output:  # node-output reports a node without outputs
-        _count(report, schema, site.path, "output", list(node.output), outputs)
+    required = tuple(a.name for a in schema.attributes.values() if a.required)
+    return _Plan(skipped, True, None, schema, inputs, outputs, required, {})
+
+
+def _version_of(domain: str, imports: _Imports) -> int | None:
+    if domain in imports:
+        return imports[domain]
+    if domain == _DEFAULT:
+        return imports.get(_DEFAULT_ALIAS)
+    return None
+
+
+def _arity(report: Report, plan: _Plan, site: NodeSite) -> None:
+    node = site.node
+    assert plan.schema is not None and plan.inputs is not None and plan.outputs is not None
+    assert plan.clean is not None
+    _side_count(report, plan, site.path, "input", node.input, plan.inputs)
+    outputs = node.output
+    if outputs:  # node-output reports a node without outputs
+        _side_count(report, plan, site.path, "output", outputs, plan.outputs)
+
+
+def _side_count(
+    report: Report,
+    plan: _Plan,
+    path: str,
+    kind: Literal["input", "output"],
+    values: Sequence[str],
+    side: _Side,
+) -> None:
+    """:func:`_count` for a node whose count or omitted values may give a finding: whether a
+    count does is known once per kind of node."""
+    assert plan.schema is not None and plan.clean is not None
+    count = len(values)
+    clean = plan.clean.get((kind, count))
+    if clean is None:
+        accepts = plan.schema.accepts_input_count if kind == "input" else plan.schema.accepts_output_count
+        clean = plan.clean[kind, count] = accepts(count) and (count <= len(side.params) or side.variadic)
+    if not clean or "" in values:
+        _count(report, plan.schema, path, kind, list(values), side)
 
 
 class _Side(NamedTuple):
@@ -305,11 +367,12 @@ def _count(
             )
 
 
-def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -> None:
-    node, path = site.node, site.path
+def _attributes(report: Report, plan: _Plan, site: NodeSite, typed: bool) -> None:
+    node, path, schema = site.node, site.path, plan.schema
+    assert schema is not None
     given: set[str] = set()
     for j, attribute in enumerate(attributes_of(node)):
-        name, where = attribute.name, join(path, "attribute", j)
+        name = attribute.name
         if not name:
             continue  # attribute-name reports it
         given.add(name)
@@ -317,7 +380,9 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
         if declared is None:
             if not (schema.allows_unchecked_attributes or name.startswith("__")):
                 report.add(
-                    join(where, "name"), ATTRIBUTE_DECLARED, f"{_label(schema)} has no attribute {name!r}"
+                    join(join(path, "attribute", j), "name"),
+                    ATTRIBUTE_DECLARED,
+                    f"{_label(schema)} has no attribute {name!r}",
                 )
             continue
         actual = attribute.type if attribute.HasField("type") else int(_Type.UNDEFINED)
@@ -325,12 +390,12 @@ def _attributes(report: Report, schema: OpSchema, site: NodeSite, typed: bool) -
             continue  # attribute-type reports it
         if actual != declared.type:
             report.add(
-                join(where, "type"),
+                join(join(path, "attribute", j), "type"),
                 ATTRIBUTE_SCHEMA_TYPE,
                 f"attribute {name!r} of {_label(schema)} is {_type_name(actual)}; the schema declares "
                 f"{_type_name(declared.type)}",
             )
-    missing = [a.name for a in schema.attributes.values() if a.required and a.name not in given]
+    missing = [name for name in plan.required if name not in given]
     if missing:
         names = ", ".join(map(repr, missing))
         plural = "s" if len(missing) > 1 else ""

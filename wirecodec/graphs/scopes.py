@@ -32,8 +32,10 @@ __all__ = [
     "inner_scopes",
     "named_bodies",
     "outer_reads",
+    "produced_after",
     "root_scope",
     "walk_bodies",
+    "visible_at",
     "walk_graphs",
 ]
 
@@ -200,6 +202,26 @@ class _Later(AbstractSet[str]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def visible_at(
+    outside: Mapping[str, str],
+    given: Mapping[str, str],
+    own: dict[str, tuple[int, int]],
+    path: str,
+    limit: int,
+) -> Mapping[str, str]:
+    """What :attr:`GraphScope.before` is for a body held by node ``limit`` of the graph at
+    ``path``, from names read without the graph: ``outside`` (the graph's own ``before``),
+    ``given`` (:func:`definitions` of its inputs and initializers) and ``own`` (each node
+    output's first producer, as (node index, output index))."""
+    return _Visible(outside, given, own, path, limit)
+
+
+def produced_after(outside: AbstractSet[str], last: dict[str, int], start: int) -> AbstractSet[str]:
+    """What :attr:`GraphScope.later` is for a body held by node ``start``: ``last`` maps each
+    node output of the graph to its last producer, ``outside`` is the graph's own ``later``."""
+    return _Later(outside, last, start)
 
 
 def _scopes_of_nodes(

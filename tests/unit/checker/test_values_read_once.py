@@ -166,3 +166,17 @@ def test_each_value_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(seen) == len(set(seen))
     assert "graph.value_info[2999]" in seen
     assert "graph.node[1].attribute[0].g.output[0]" in seen
+
+
+@pytest.mark.quick
+def test_a_main_value_info_is_not_held_to_the_rules_of_inputs_and_outputs() -> None:
+    """A main graph's value_info may have no type and no shape; its inputs and outputs may not."""
+    model = _model()
+    model.graph.value_info.append(ValueInfoProto(name="untyped"))
+    no_shape = _vi("shapeless")
+    no_shape.type.tensor_type.ClearField("shape")
+    model.graph.value_info.append(no_shape)
+    decoded = decode(ModelProto, encode(model))
+    assert examine(decoded).violations == examine(model).violations == []
+    model.graph.input[0].ClearField("type")
+    assert [(v.path, v.rule) for v in examine(model).violations] == [("graph.input[0].type", "io-type")]
