@@ -18,7 +18,8 @@ import numpy as np
 
 from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
-from wirecodec.reference import _registry
+from wirecodec.reference import _annotations, _registry
+from wirecodec.reference._annotations import Declared
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -121,6 +122,8 @@ class _Graph:
         free: set[str],
         path: str,
         verbose: int,
+        owner: ReferenceEvaluator | None = None,
+        declared: dict[str, Declared] | None = None,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
@@ -129,6 +132,8 @@ class _Graph:
         self.free = free
         self.path = path
         self.verbose = verbose
+        self.owner = owner
+        self.declared = declared or {}
 
     def run(
         self, env: dict[str, Any], inputs: Sequence[Any], feeds: Mapping[str, Any] | None = None
@@ -140,6 +145,9 @@ class _Graph:
         if feeds:
             env.update(feeds)
         verbose = self.verbose
+        bindings = self.owner._bindings if self.owner is not None else None
+        if bindings is not None:  # check_shape_annotations: what enters, then each result
+            self._check_all(env, bindings)
         for step in self.steps:
             try:
                 args = [env[name] if name else None for name in step.inputs]
@@ -182,6 +190,10 @@ class _Graph:
                 for name in step.outputs:
                     if name:
                         print(f"+ {step.op_type} {name}: {_describe(env[name])}")
+            if bindings is not None:
+                for name in step.outputs:
+                    if name in self.declared:
+                        _annotations.check(name, env[name], self.declared[name], bindings, step.path)
         out = []
         for name in self.outputs:
             try:
@@ -189,6 +201,11 @@ class _Graph:
             except KeyError:
                 raise EvaluationError(f"output {name!r} is never computed", self.path) from None
         return out
+
+    def _check_all(self, env: dict[str, Any], bindings: dict[str, int]) -> None:
+        for name, declared in self.declared.items():
+            if name in env:
+                _annotations.check(name, env[name], declared, bindings, self.path)
 
 
 # dtype -> its ONNX tensor type string: the input type check reads it for every input of
@@ -243,9 +260,14 @@ class ReferenceEvaluator:
         verbose: int = 0,
         new_ops: Iterable[type] | None = None,
         optimized: bool = True,
+        check_shape_annotations: bool = False,
         **_: Any,
     ) -> None:
         self.verbose = verbose
+        self.check_shape_annotations = check_shape_annotations
+        # symbol -> size during a run with the annotation check on (None: the check is off)
+        self._bindings: dict[str, int] | None = None
+        self._large: dict[str, Any] = {}
         self._new_ops: dict[tuple[str, str], type] = {}
         for cls in new_ops or ():
             domain = getattr(cls, "op_domain", "")
@@ -266,6 +288,9 @@ class ReferenceEvaluator:
             proto = load(proto if not isinstance(proto, str) else os.fspath(proto))
         name = type(proto).__name__
         opset_map = {_domain(k): v for k, v in (opsets or {}).items()}
+        if name == "ModelContainer":  # onnx's model with large initializers held in memory
+            proto, self._large = _container_model(proto)
+            name = "ModelProto"
         if name == "ModelProto":
             proto = _own(proto, "ModelProto")
             for fn in proto.functions:
@@ -305,10 +330,13 @@ class ReferenceEvaluator:
         feed_inputs: Mapping[str, Any],
         attributes: Mapping[str, Any] | None = None,
         intermediate: bool = False,
+        check_shape_annotations: bool | None = None,
     ) -> Any:
         """Run the graph: the values of ``output_names`` (None: every output) in that order.
 
         With ``intermediate=True`` every computed value is returned, by name.
+        ``check_shape_annotations`` (default: the constructor's) compares every annotated
+        value with its declared type and shape (``ShapeAnnotationError``).
         """
         graph = self._graph
         for index, name in enumerate(graph.inputs):
@@ -318,10 +346,13 @@ class ReferenceEvaluator:
         wanted = list(graph.outputs) if output_names is None else list(output_names)
         saved = graph.outputs
         graph.outputs = wanted
+        if self.check_shape_annotations if check_shape_annotations is None else check_shape_annotations:
+            self._bindings = {}
         try:
             results = graph.run(env, [], feeds=feed_inputs)
         finally:
             graph.outputs = saved
+            self._bindings = None
         if intermediate:
             return env
         return results
@@ -338,7 +369,8 @@ class ReferenceEvaluator:
     ) -> _Graph:
         constants: dict[str, Any] = {}
         for tensor in getattr(graph, "initializer", ()):
-            constants[tensor.name] = tensor_value(tensor)
+            held = self._large.get(tensor.name)  # a ModelContainer's array held in memory
+            constants[tensor.name] = held if held is not None else tensor_value(tensor)
         for sparse in getattr(graph, "sparse_initializer", ()):
             constants[sparse.values.name] = sparse_value(sparse)
         inputs = [i.name if hasattr(i, "name") else i for i in graph.input]
@@ -361,7 +393,8 @@ class ReferenceEvaluator:
         for name in outputs:
             if name not in defined:
                 free.add(name)
-        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose)
+        declared = _annotations.declarations([*graph.input, *graph.output, *getattr(graph, "value_info", ())])
+        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose, self, declared)
 
     def _node_attrs(self, node: Any, outer_attrs: dict[str, Any], path: str) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
@@ -439,6 +472,19 @@ class ReferenceEvaluator:
         return call
 
 
+def _container_model(container: Any) -> tuple[Any, dict[str, Any]]:
+    """A ModelContainer's model and, by initializer name, the arrays it holds in memory."""
+    model = container.model_proto
+    held: dict[str, Any] = {}
+    arrays = getattr(container, "large_initializers", {})
+    for graph in container.enumerate_graph_protos():
+        for tensor in graph.initializer:
+            for entry in tensor.external_data:
+                if entry.key == "location" and entry.value in arrays:
+                    held[tensor.name] = np.asarray(arrays[entry.value])
+    return model, held
+
+
 class _FunctionGraph:
     """A FunctionProto seen as a graph (names for inputs and outputs, no initializers)."""
 
@@ -447,6 +493,7 @@ class _FunctionGraph:
         self.output = list(fn.output)
         self.node = list(fn.node)
         self.initializer: list[Any] = []
+        self.value_info = list(getattr(fn, "value_info", ()))
 
 
 class _NodeGraph:

@@ -47,3 +47,10 @@ class OpRun:
         }
         result = self._run(*args, **kwargs)
         return tuple(result) if isinstance(result, list) else result
+
+
+class OpRunExpand(OpRun):
+    """The base of an operator whose ``_run`` is not implemented here but expanded (onnx's name)."""
+
+    def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        raise NotImplementedError(f"{type(self).__name__} should be expanded into its function body")
