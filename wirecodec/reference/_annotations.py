@@ -13,14 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from wirecodec.errors import EvaluationError
+from wirecodec.reference._errors import ShapeAnnotationError
+
+__all__ = ["Declared", "ShapeAnnotationError", "check", "declarations"]
 
 # A declaration: (element type or 0, dims or None); a dim is an int, a symbol, or None (unknown).
 Declared = tuple[int, tuple[int | str | None, ...] | None]
-
-
-class ShapeAnnotationError(EvaluationError, RuntimeError):
-    """A value's runtime shape or element type breaks the model's annotation of it."""
 
 
 def declarations(value_infos: Any) -> dict[str, Declared]:

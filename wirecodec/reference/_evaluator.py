@@ -20,6 +20,7 @@ from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.reference import _annotations, _registry
 from wirecodec.reference._annotations import Declared
+from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -29,6 +30,7 @@ from wirecodec.reference._values import (
     tensor_value,
     type_name,
 )
+from wirecodec.reference.op_run import OpRun
 
 _ONNX = ""
 
@@ -45,7 +47,18 @@ class NodeContext:
     runs the subgraph held in attribute ``name`` with the node's scope as outer scope.
     """
 
-    __slots__ = ("_evaluator", "_graphs", "attrs", "env", "node", "op_type", "opsets", "path", "version")
+    __slots__ = (
+        "_evaluator",
+        "_graphs",
+        "_outer",
+        "attrs",
+        "env",
+        "node",
+        "op_type",
+        "opsets",
+        "path",
+        "version",
+    )
 
     def __init__(
         self,
@@ -55,8 +68,11 @@ class NodeContext:
         version: int,
         path: str,
         opsets: dict[str, int],
+        outer_attrs: dict[str, Any] | None = None,
     ) -> None:
         self.attrs = attrs
+        # the attributes of the function this node is in: its subgraphs' nodes may refer to them
+        self._outer = outer_attrs or {}
         self.version = version
         self.op_type = node.op_type
         self.path = path
@@ -72,7 +88,7 @@ class NodeContext:
         if compiled is None:
             index = next(i for i, a in enumerate(self.node.attribute) if a.name == name)
             compiled = self._evaluator._compile_graph(
-                self.attrs[name], join(join(self.path, "attribute", index), "g"), self.opsets, {}
+                self.attrs[name], join(join(self.path, "attribute", index), "g"), self.opsets, self._outer
             )
             self._graphs[name] = compiled
         return compiled
@@ -85,7 +101,7 @@ class NodeContext:
 
 
 class _Step:
-    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "outputs", "path")
+    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
 
     def __init__(
         self,
@@ -102,6 +118,8 @@ class _Step:
         self.path = ctx.path
         self.op_type = ctx.op_type
         self.checks = checks
+        # what runs the node, for rt_nodes_: a custom operator's instance, a FunctionProto, or None
+        self.origin: Any = None
         # the inputs whose type the schema constrains: (index, allowed types)
         self.checked = [
             (index, allowed)
@@ -270,6 +288,8 @@ class ReferenceEvaluator:
         self._large: dict[str, Any] = {}
         self._new_ops: dict[tuple[str, str], type] = {}
         for cls in new_ops or ():
+            if not (isinstance(cls, type) and issubclass(cls, OpRun)):
+                raise CustomOperatorError(f"new_ops takes OpRun subclasses, not {cls!r}", "new_ops")
             domain = getattr(cls, "op_domain", "")
             self._new_ops[(_domain(domain), cls.__name__)] = cls
         self._functions: dict[tuple[str, str], Any] = {}
@@ -323,6 +343,37 @@ class ReferenceEvaluator:
     def output_names(self) -> list[str]:
         """The names of the graph's outputs."""
         return list(self._graph.outputs)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self.input_names)}) -> {', '.join(self.output_names)}"
+
+    @property
+    def rt_nodes_(self) -> list[Any]:
+        """The main graph's nodes as onnx's ``OpRun`` objects (``wirecodec.reference._nodes``)."""
+        return [self._view(step) for step in self._graph.steps]
+
+    def _view(self, step: _Step) -> Any:
+        from wirecodec import defs
+        from wirecodec.reference import _nodes
+
+        ctx = step.ctx
+        params = {"verbose": self.verbose, "log": None, "opsets": dict(ctx.opsets)}
+        if step.origin is not None and type(step.origin).__name__ != "FunctionProto":
+            return step.origin
+        if step.origin is not None:
+            body = ReferenceEvaluator(
+                step.origin, functions=list(self._functions.values()), opsets=ctx.opsets
+            )
+            return _nodes.OpFunction(ctx.node, params, body, dict(ctx.attrs))
+        domain = _domain(ctx.node.domain)
+        schema = defs.get_schema(ctx.op_type, ctx.version, domain)
+        since = schema.since_version if schema is not None else ctx.version
+        view = _nodes.operator_view(domain, ctx.op_type, since)(ctx.node, params, dict(ctx.attrs))
+        for attribute in ctx.node.attribute:
+            if attribute.type == GRAPH and not attribute.ref_attr_name:
+                setattr(view, attribute.name, ReferenceEvaluator(attribute.g, opsets=ctx.opsets))
+        view.has_linked_attribute = _nodes.linked(ctx.node)
+        return view
 
     def run(
         self,
@@ -415,13 +466,21 @@ class ReferenceEvaluator:
         inputs = list(node.input)
         outputs = list(node.output)
         custom = self._new_ops.get((domain, node.op_type))
+        expand = custom is not None and getattr(custom, "expand_", False)
+        if expand:  # an OpRunExpand class: run the schema's function body, not our implementation
+            custom = None
         if custom is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets)
-            return _Step(_custom_impl(custom, node, attrs, self), ctx, inputs, outputs, [])
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            instance = custom(node, {"verbose": self.verbose, "log": None, "opsets": self.opsets}, attrs)
+            step = _Step(_custom_impl(instance), ctx, inputs, outputs, [])
+            step.origin = instance
+            return step
         fn = self._functions.get((node.domain, node.op_type))
         if fn is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets)
-            return _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            step = _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
+            step.origin = fn
+            return step
         from wirecodec import defs
 
         schema = defs.get_schema(node.op_type, version, domain)
@@ -429,15 +488,15 @@ class ReferenceEvaluator:
             for name, attribute in schema.attributes.items():
                 if name not in attrs and attribute.default_value is not None:
                     attrs[name] = default_value(attribute.default_value)
-        ctx = NodeContext(self, node, attrs, version, path, opsets)
-        impl = _registry.lookup(domain, node.op_type, version)
+        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+        impl = None if expand else _registry.lookup(domain, node.op_type, version)
         if impl is None and schema is not None and schema.has_function:
             body = _schema_body(domain, node.op_type, version)
             if body is not None:
                 impl = self._function_impl(body, attrs, path, opsets, schema=schema)
         if impl is None:
             where = f"domain {domain!r}" if domain else "ai.onnx"
-            raise EvaluationError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
+            raise UnknownOperatorError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
         return _Step(impl, ctx, inputs, outputs, _type_checks(schema, len(inputs)))
 
     def _function_impl(
@@ -574,13 +633,21 @@ def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset
     return checks
 
 
-def _custom_impl(
-    cls: type, node: Any, attrs: dict[str, Any], evaluator: ReferenceEvaluator
-) -> Callable[..., Any]:
-    instance = cls(node, {"verbose": evaluator.verbose, "log": None, "opsets": evaluator.opsets}, attrs)
-
+def _custom_impl(instance: Any) -> Callable[..., Any]:
     def call(ctx: NodeContext, *args: Any) -> Any:
-        return instance.run(*args)
+        result = instance.run(*args)
+        if not isinstance(result, tuple):
+            raise CustomOperatorError(
+                f"{type(instance).__name__}._run returned a {type(result).__name__}, not a tuple of outputs",
+                ctx.path,
+            )
+        for index, value in enumerate(result):
+            if value is not None and not isinstance(value, (np.ndarray, np.generic, list, dict)):
+                raise CustomOperatorError(
+                    f"{type(instance).__name__}._run returned a {type(value).__name__} as output {index}",
+                    ctx.path,
+                )
+        return result
 
     return call
 

@@ -50,7 +50,10 @@ class OpRun:
 
 
 class OpRunExpand(OpRun):
-    """The base of an operator whose ``_run`` is not implemented here but expanded (onnx's name)."""
+    """Given in ``new_ops``, a subclass named as an operator makes the evaluator run that
+    operator's function body (from its schema) instead of its implementation."""
+
+    expand_ = True
 
     def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         raise NotImplementedError(f"{type(self).__name__} should be expanded into its function body")

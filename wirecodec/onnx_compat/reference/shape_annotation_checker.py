@@ -8,6 +8,6 @@ taking two sizes).
 
 from __future__ import annotations
 
-from wirecodec.reference._annotations import ShapeAnnotationError
+from wirecodec.reference._errors import ShapeAnnotationError
 
 __all__ = ["ShapeAnnotationError"]

@@ -287,6 +287,8 @@ def _compress(ctx: Ctx, x: Any, condition: Any) -> Any:
 
 @op("NonZero", 9)
 def _nonzero(ctx: Ctx, x: Any) -> Any:
+    if x.ndim == 0:  # rank 0: no index rows, one column when the scalar is non-zero
+        return np.zeros((0, int(bool(x))), dtype=np.int64)
     return np.array(np.nonzero(x), dtype=np.int64)
 
 
