@@ -15,6 +15,11 @@ class UnknownOperatorError(EvaluationError, NotImplementedError):
     """No implementation, custom operator, local function or schema body runs this node."""
 
 
+class UnsupportedSourceError(EvaluationError, TypeError):
+    """The evaluator was given something it cannot run (not a model, graph, function, node,
+    path or bytes)."""
+
+
 class CustomOperatorError(EvaluationError, TypeError):
     """A class given in ``new_ops`` is not an ``OpRun``, or its ``_run`` returned something
     other than a tuple of values (arrays, sequences, maps, or None)."""

@@ -20,7 +20,7 @@ from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.reference import _annotations, _registry
 from wirecodec.reference._annotations import Declared
-from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError
+from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError, UnsupportedSourceError
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -166,6 +166,12 @@ class _Graph:
         bindings = self.owner._bindings if self.owner is not None else None
         if bindings is not None:  # check_shape_annotations: what enters, then each result
             self._check_all(env, bindings)
+        if verbose > 2:
+            for name in self.constants:
+                print(f" +C {name}: {_describe(self.constants[name], verbose)}")
+            for name in self.inputs:
+                if name and name in env and name not in self.constants:
+                    print(f" +I {name}: {_describe(env[name], verbose)}")
         for step in self.steps:
             try:
                 args = [env[name] if name else None for name in step.inputs]
@@ -187,6 +193,10 @@ class _Graph:
                     )
             ctx = step.ctx
             ctx.env = env
+            if verbose > 1:
+                print(f"{step.op_type}({', '.join(step.inputs)}) -> {', '.join(step.outputs)}")
+                if verbose > 10:
+                    print(f"-- begin {step.op_type}.run({len(args)} inputs)")
             try:
                 result = step.impl(ctx, *args)
             except EvaluationError:
@@ -205,9 +215,12 @@ class _Graph:
                         value = np.asarray(value)
                     env[name] = value
             if verbose > 1:
-                for name in step.outputs:
-                    if name:
-                        print(f"+ {step.op_type} {name}: {_describe(env[name])}")
+                if verbose > 10:
+                    print(f"-- done {step.op_type}.run -> {len(result)} outputs")
+                if verbose > 2:
+                    for name in step.outputs:
+                        if name:
+                            print(f" + {name}: {_describe(env[name], verbose)}")
             if bindings is not None:
                 for name in step.outputs:
                     if name in self.declared:
@@ -236,10 +249,22 @@ def _missing(step: _Step, env: dict[str, Any]) -> EvaluationError:
     return EvaluationError(f"{step.op_type}: input {index} {name!r} is neither fed nor computed", step.path)
 
 
-def _describe(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return f"{value.dtype}:{tuple(shape)}"
+def _describe(value: Any, verbose: int) -> str:
+    """A value as ``verbose`` prints it: type, shape and range (3), or the first values (4+)."""
+    if isinstance(value, np.ndarray):
+        head = f"{value.dtype}:{value.shape}"
+        if verbose < 4:
+            if value.size == 0:
+                return f"{head} (empty)"
+            if value.dtype.kind in "biuf":
+                return f"{head} in [{value.min()}, {value.max()}]"
+            return head
+        items = value.ravel().tolist()
+        if len(items) > 5:
+            return f"{head}:{','.join(map(str, items[:5]))}..."
+        return f"{head}:{items}"
+    if isinstance(value, list):
+        return ", ".join(_describe(item, verbose) for item in value)
     return type(value).__name__
 
 
@@ -259,7 +284,9 @@ class ReferenceEvaluator:
     ``proto`` is a path, bytes, a ``ModelProto`` (wirecodec's or onnx's), a
     ``GraphProto``, a ``FunctionProto`` or a ``NodeProto``. ``new_ops`` lists
     :class:`~wirecodec.reference.op_run.OpRun` subclasses for custom operators
-    (``op_domain`` and the class name say which). ``verbose > 1`` prints every result.
+    (``op_domain`` and the class name say which). ``verbose`` prints as onnx's
+    evaluator does: each node run (2), the values entering and each result with its
+    range (3) or first values (4+), each operator's begin and end (11+).
 
     >>> from wirecodec import helper
     >>> import numpy as np
@@ -332,7 +359,9 @@ class ReferenceEvaluator:
             node = _own(proto, "NodeProto")
             opset_map.setdefault(_ONNX, _latest())
             return _NodeGraph(node), opset_map, "node"
-        raise EvaluationError(f"cannot evaluate a {name}: give a model, graph, function, node, path or bytes")
+        raise UnsupportedSourceError(
+            f"cannot evaluate a {name}: give a model, graph, function, node, path or bytes", "source"
+        )
 
     @property
     def input_names(self) -> list[str]:

@@ -243,7 +243,14 @@ _FAMILY_OPS: dict[str, tuple[str, ...]] = {
         "SoftmaxCrossEntropyLoss",
         "ai.onnx.preview:FlexAttention",
     ),
-    "conv": ("CausalConvWithState", "Conv", "ConvInteger", "ConvTranspose", "DeformConv"),
+    "conv": (
+        "CausalConvWithState",
+        "Conv",
+        "ConvInteger",
+        "ConvTranspose",
+        "DeformConv",
+        "experimental:Im2Col",
+    ),
     "pool": ("AveragePool", "LpPool", "MaxPool", "MaxUnpool"),
     "control": ("If", "Loop", "Scan"),
     "sequences": (

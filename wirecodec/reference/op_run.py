@@ -40,6 +40,11 @@ class OpRun:
     def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         raise NotImplementedError(f"{type(self).__name__} does not implement _run")
 
+    def __str__(self) -> str:
+        node = self.onnx_node
+        ends = f"{', '.join(node.input)} -> {', '.join(node.output)}"
+        return f"{type(self).__name__}(op_type={node.op_type}, domain={node.domain or ''!r}): {ends}"
+
     def run(self, *args: Any) -> Any:
         """Run the operator: the node's attributes go to ``_run`` by name where it takes them."""
         kwargs = {

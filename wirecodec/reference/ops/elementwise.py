@@ -250,6 +250,10 @@ def _swish(ctx: Ctx, x: Any) -> Any:
 
 @op("SwiGLU", 28)
 def _swiglu(ctx: Ctx, a: Any, b: Any) -> Any:
+    if a.shape != b.shape:
+        raise ValueError(f"SwiGLU takes inputs of identical shapes, got {a.shape} and {b.shape}")
+    if a.dtype != b.dtype:
+        raise ValueError(f"SwiGLU takes inputs of identical dtypes, got {a.dtype} and {b.dtype}")
     gate = _swish_of(a, ctx.attrs.get("alpha", 1.0))
     with np.errstate(all="ignore"):
         return _same(gate, gate * b)

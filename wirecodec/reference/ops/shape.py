@@ -78,7 +78,10 @@ def _flatten(ctx: Ctx, x: Any) -> Any:
 
 @op("Concat")
 def _concat(ctx: Ctx, *xs: Any) -> Any:
-    return np.concatenate(xs, axis=ctx.attrs["axis"])
+    axis, rank = ctx.attrs["axis"], xs[0].ndim
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis {axis} is out of range for input rank {rank}")
+    return np.concatenate(xs, axis=axis)
 
 
 def _split_points(length: int, split: list[int] | None, parts: int) -> list[int]:
