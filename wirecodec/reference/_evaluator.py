@@ -141,7 +141,7 @@ class _Graph:
         path: str,
         verbose: int,
         owner: ReferenceEvaluator | None = None,
-        declared: dict[str, Declared] | None = None,
+        proto: Any = None,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
@@ -151,7 +151,8 @@ class _Graph:
         self.path = path
         self.verbose = verbose
         self.owner = owner
-        self.declared = declared or {}
+        self.proto = proto  # the graph compiled: its annotations are read on the first checked run
+        self._declared: dict[str, Declared] | None = None
 
     def run(
         self, env: dict[str, Any], inputs: Sequence[Any], feeds: Mapping[str, Any] | None = None
@@ -232,6 +233,17 @@ class _Graph:
             except KeyError:
                 raise EvaluationError(f"output {name!r} is never computed", self.path) from None
         return out
+
+    @property
+    def declared(self) -> dict[str, Declared]:
+        """The graph's tensor annotations by name (inputs, outputs, value_info), read once."""
+        if self._declared is None:
+            graph = self.proto
+            infos = (
+                [*graph.input, *graph.output, *getattr(graph, "value_info", ())] if graph is not None else []
+            )
+            self._declared = _annotations.declarations(infos)
+        return self._declared
 
     def _check_all(self, env: dict[str, Any], bindings: dict[str, int]) -> None:
         for name, declared in self.declared.items():
@@ -473,8 +485,7 @@ class ReferenceEvaluator:
         for name in outputs:
             if name not in defined:
                 free.add(name)
-        declared = _annotations.declarations([*graph.input, *graph.output, *getattr(graph, "value_info", ())])
-        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose, self, declared)
+        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose, self, graph)
 
     def _node_attrs(self, node: Any, outer_attrs: dict[str, Any], path: str) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
@@ -510,15 +521,13 @@ class ReferenceEvaluator:
             step = _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
             step.origin = fn
             return step
-        from wirecodec import defs
-
-        schema = defs.get_schema(node.op_type, version, domain)
-        if schema is not None:
-            for name, attribute in schema.attributes.items():
-                if name not in attrs and attribute.default_value is not None:
-                    attrs[name] = default_value(attribute.default_value)
+        schema, defaults, found = _plan(domain, node.op_type, version)
+        for name, value in defaults:
+            if name not in attrs:
+                # a list default is copied: an implementation may not share it with another node
+                attrs[name] = list(value) if type(value) is list else value
         ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
-        impl = None if expand else _registry.lookup(domain, node.op_type, version)
+        impl = None if expand else found
         if impl is None and schema is not None and schema.has_function:
             body = _schema_body(domain, node.op_type, version)
             if body is not None:
@@ -616,6 +625,23 @@ def _names_read(graph: Any) -> set[str]:
                 read |= _names_read(attr.g) - produced
         produced.update(node.output)
     return read
+
+
+@functools.cache
+def _plan(domain: str, op_type: str, version: int) -> tuple[Any, tuple[tuple[str, Any], ...], Any]:
+    """What every node of ``op_type`` at ``version`` shares, looked up once per process: the
+    schema, its attribute defaults (decoded), and the registered implementation (or None)."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(op_type, version, domain)
+    defaults: tuple[tuple[str, Any], ...] = ()
+    if schema is not None:
+        defaults = tuple(
+            (name, default_value(attribute.default_value))
+            for name, attribute in schema.attributes.items()
+            if attribute.default_value is not None
+        )
+    return schema, defaults, _registry.lookup(domain, op_type, version)
 
 
 def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
