@@ -89,13 +89,13 @@ def test_col2im_of_one_image_is_the_batched_operator() -> None:
 @pytest.mark.quick
 def test_rt_nodes_are_op_run_views_named_by_schema_version() -> None:
     node = helper.make_node("ReduceMean", ["X"], ["Y"])
-    sess = ReferenceEvaluator(_model([node], [_info("X")], [_info("Y")], opset=18))
+    sess = ReferenceEvaluator(_model([node], [_info("X")], [_info("Y")], opset=19))  # ReduceMean-18 in effect
     (view,) = sess.rt_nodes_
     assert type(view).__name__ == "ReduceMean_18" and isinstance(view, OpRun)
     assert view.keepdims == 1  # the schema default, as an instance attribute
     assert "op_type=ReduceMean" in str(view)
     subclass = type("ReduceMean", (type(view),), {})  # given back as a custom operator: still runs
-    again = ReferenceEvaluator(_model([node], [_info("X")], [_info("Y")], opset=18), new_ops=[subclass])
+    again = ReferenceEvaluator(_model([node], [_info("X")], [_info("Y")], opset=19), new_ops=[subclass])
     assert again.run(None, {"X": np.ones((2, 4), np.float32)})[0].tolist() == [[1.0]]
     assert str(sess) == "ReferenceEvaluator(X) -> Y"
 
