@@ -11,7 +11,7 @@ _UNIT = "tests/unit/onnx/test_compat_schemas_functions_drawer.py"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "load-op-takes-ai-onnx",
-        "wirecodec/onnx_compat/reference/ops.py",
+        "wirecodec/onnx_compat/reference/ops/__init__.py",
         'if domain != "":\n        raise ValueError',
         'if domain not in ("", "ai.onnx"):\n        raise ValueError',
         (f"{_UNIT}::test_load_op_refuses_what_onnx_refuses",),
@@ -19,7 +19,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "load-op-single-output-in-a-tuple",
-        "wirecodec/onnx_compat/reference/ops.py",
+        "wirecodec/onnx_compat/reference/ops/__init__.py",
         "return result[0] if len(result) == 1 else result",
         "return result",
         (f"{_UNIT}::test_load_op_eval_gives_onnxs_values",),

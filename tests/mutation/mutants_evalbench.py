@@ -66,8 +66,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "evalbench-resize-skips-crop-axes",
         "wirecodec/reference/ops/resize.py",
-        "if f == 1.0 and n_in == n_out and not crop:",
-        "if f == 1.0 and n_in == n_out:",
+        "if (f == 1.0 and n_in == n_out and not crop) or n_in == n_out == 1:",
+        "if (f == 1.0 and n_in == n_out) or n_in == n_out == 1:",
         (f"{_KERNELS}::test_resize_crops_an_axis_it_does_not_scale",),
         "Resize skips an axis of scale 1 even when tf_crop_and_resize crops it by its roi",
     ),

@@ -20,8 +20,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "evaluator-schema-defaults-ignored",
         "wirecodec/reference/_evaluator.py",
-        "if name not in attrs and attribute.default_value is not None:",
-        "if False and name not in attrs and attribute.default_value is not None:",
+        "        for name, value in defaults:\n            if name not in attrs:",
+        "        for name, value in defaults:\n            if False:",
         (f"{_UNIT}::test_schema_defaults_fill_missing_attributes",),
         "an attribute the node leaves out does not take its schema default",
     ),

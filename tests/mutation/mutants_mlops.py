@@ -117,8 +117,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "mlops-tree5-membership-inverted",
         _TREES,
-        "go[here] = np.isin(value[here], found)",
-        "go[here] = ~np.isin(value[here], found)",
+        "go[here] = (value[here][:, None] == found[None, :]).any(axis=1)",
+        "go[here] = ~(value[here][:, None] == found[None, :]).any(axis=1)",
         (f"{_NODES}::test_tree_ensemble_of_opset_5_membership_missing_values_and_a_one_leaf_tree",),
         "a BRANCH_MEMBER node (TreeEnsemble, opset 5) takes the true branch for a value outside its set",
     ),

@@ -24,7 +24,16 @@ try:
 except ImportError as exc:  # one typed error naming numpy, not an ImportError deep inside
     raise NumpyMissingError() from exc
 
+from wirecodec.reference._errors import CustomOperatorError, ShapeAnnotationError, UnknownOperatorError
 from wirecodec.reference._evaluator import NodeContext, ReferenceEvaluator
-from wirecodec.reference.op_run import OpRun
+from wirecodec.reference.op_run import OpRun, OpRunExpand
 
-__all__ = ["NodeContext", "OpRun", "ReferenceEvaluator"]
+__all__ = [
+    "CustomOperatorError",
+    "NodeContext",
+    "OpRun",
+    "OpRunExpand",
+    "ReferenceEvaluator",
+    "ShapeAnnotationError",
+    "UnknownOperatorError",
+]

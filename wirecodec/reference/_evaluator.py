@@ -18,7 +18,9 @@ import numpy as np
 
 from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
-from wirecodec.reference import _registry
+from wirecodec.reference import _annotations, _registry
+from wirecodec.reference._annotations import Declared
+from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError, UnsupportedSourceError
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -28,6 +30,7 @@ from wirecodec.reference._values import (
     tensor_value,
     type_name,
 )
+from wirecodec.reference.op_run import OpRun
 
 _ONNX = ""
 
@@ -44,7 +47,18 @@ class NodeContext:
     runs the subgraph held in attribute ``name`` with the node's scope as outer scope.
     """
 
-    __slots__ = ("_evaluator", "_graphs", "attrs", "env", "node", "op_type", "opsets", "path", "version")
+    __slots__ = (
+        "_evaluator",
+        "_graphs",
+        "_outer",
+        "attrs",
+        "env",
+        "node",
+        "op_type",
+        "opsets",
+        "path",
+        "version",
+    )
 
     def __init__(
         self,
@@ -54,8 +68,11 @@ class NodeContext:
         version: int,
         path: str,
         opsets: dict[str, int],
+        outer_attrs: dict[str, Any] | None = None,
     ) -> None:
         self.attrs = attrs
+        # the attributes of the function this node is in: its subgraphs' nodes may refer to them
+        self._outer = outer_attrs or {}
         self.version = version
         self.op_type = node.op_type
         self.path = path
@@ -71,7 +88,7 @@ class NodeContext:
         if compiled is None:
             index = next(i for i, a in enumerate(self.node.attribute) if a.name == name)
             compiled = self._evaluator._compile_graph(
-                self.attrs[name], join(join(self.path, "attribute", index), "g"), self.opsets, {}
+                self.attrs[name], join(join(self.path, "attribute", index), "g"), self.opsets, self._outer
             )
             self._graphs[name] = compiled
         return compiled
@@ -84,7 +101,7 @@ class NodeContext:
 
 
 class _Step:
-    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "outputs", "path")
+    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
 
     def __init__(
         self,
@@ -101,6 +118,8 @@ class _Step:
         self.path = ctx.path
         self.op_type = ctx.op_type
         self.checks = checks
+        # what runs the node, for rt_nodes_: a custom operator's instance, a FunctionProto, or None
+        self.origin: Any = None
         # the inputs whose type the schema constrains: (index, allowed types)
         self.checked = [
             (index, allowed)
@@ -121,6 +140,8 @@ class _Graph:
         free: set[str],
         path: str,
         verbose: int,
+        owner: ReferenceEvaluator | None = None,
+        proto: Any = None,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
@@ -129,6 +150,9 @@ class _Graph:
         self.free = free
         self.path = path
         self.verbose = verbose
+        self.owner = owner
+        self.proto = proto  # the graph compiled: its annotations are read on the first checked run
+        self._declared: dict[str, Declared] | None = None
 
     def run(
         self, env: dict[str, Any], inputs: Sequence[Any], feeds: Mapping[str, Any] | None = None
@@ -140,6 +164,15 @@ class _Graph:
         if feeds:
             env.update(feeds)
         verbose = self.verbose
+        bindings = self.owner._bindings if self.owner is not None else None
+        if bindings is not None:  # check_shape_annotations: what enters, then each result
+            self._check_all(env, bindings)
+        if verbose > 2:
+            for name in self.constants:
+                print(f" +C {name}: {_describe(self.constants[name], verbose)}")
+            for name in self.inputs:
+                if name and name in env and name not in self.constants:
+                    print(f" +I {name}: {_describe(env[name], verbose)}")
         for step in self.steps:
             try:
                 args = [env[name] if name else None for name in step.inputs]
@@ -161,6 +194,10 @@ class _Graph:
                     )
             ctx = step.ctx
             ctx.env = env
+            if verbose > 1:
+                print(f"{step.op_type}({', '.join(step.inputs)}) -> {', '.join(step.outputs)}")
+                if verbose > 10:
+                    print(f"-- begin {step.op_type}.run({len(args)} inputs)")
             try:
                 result = step.impl(ctx, *args)
             except EvaluationError:
@@ -179,9 +216,16 @@ class _Graph:
                         value = np.asarray(value)
                     env[name] = value
             if verbose > 1:
+                if verbose > 10:
+                    print(f"-- done {step.op_type}.run -> {len(result)} outputs")
+                if verbose > 2:
+                    for name in step.outputs:
+                        if name:
+                            print(f" + {name}: {_describe(env[name], verbose)}")
+            if bindings is not None:
                 for name in step.outputs:
-                    if name:
-                        print(f"+ {step.op_type} {name}: {_describe(env[name])}")
+                    if name in self.declared:
+                        _annotations.check(name, env[name], self.declared[name], bindings, step.path)
         out = []
         for name in self.outputs:
             try:
@@ -189,6 +233,22 @@ class _Graph:
             except KeyError:
                 raise EvaluationError(f"output {name!r} is never computed", self.path) from None
         return out
+
+    @property
+    def declared(self) -> dict[str, Declared]:
+        """The graph's tensor annotations by name (inputs, outputs, value_info), read once."""
+        if self._declared is None:
+            graph = self.proto
+            infos = (
+                [*graph.input, *graph.output, *getattr(graph, "value_info", ())] if graph is not None else []
+            )
+            self._declared = _annotations.declarations(infos)
+        return self._declared
+
+    def _check_all(self, env: dict[str, Any], bindings: dict[str, int]) -> None:
+        for name, declared in self.declared.items():
+            if name in env:
+                _annotations.check(name, env[name], declared, bindings, self.path)
 
 
 # dtype -> its ONNX tensor type string: the input type check reads it for every input of
@@ -201,10 +261,22 @@ def _missing(step: _Step, env: dict[str, Any]) -> EvaluationError:
     return EvaluationError(f"{step.op_type}: input {index} {name!r} is neither fed nor computed", step.path)
 
 
-def _describe(value: Any) -> str:
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return f"{value.dtype}:{tuple(shape)}"
+def _describe(value: Any, verbose: int) -> str:
+    """A value as ``verbose`` prints it: type, shape and range (3), or the first values (4+)."""
+    if isinstance(value, np.ndarray):
+        head = f"{value.dtype}:{value.shape}"
+        if verbose < 4:
+            if value.size == 0:
+                return f"{head} (empty)"
+            if value.dtype.kind in "biuf":
+                return f"{head} in [{value.min()}, {value.max()}]"
+            return head
+        items = value.ravel().tolist()
+        if len(items) > 5:
+            return f"{head}:{','.join(map(str, items[:5]))}..."
+        return f"{head}:{items}"
+    if isinstance(value, list):
+        return ", ".join(_describe(item, verbose) for item in value)
     return type(value).__name__
 
 
@@ -224,7 +296,9 @@ class ReferenceEvaluator:
     ``proto`` is a path, bytes, a ``ModelProto`` (wirecodec's or onnx's), a
     ``GraphProto``, a ``FunctionProto`` or a ``NodeProto``. ``new_ops`` lists
     :class:`~wirecodec.reference.op_run.OpRun` subclasses for custom operators
-    (``op_domain`` and the class name say which). ``verbose > 1`` prints every result.
+    (``op_domain`` and the class name say which). ``verbose`` prints as onnx's
+    evaluator does: each node run (2), the values entering and each result with its
+    range (3) or first values (4+), each operator's begin and end (11+).
 
     >>> from wirecodec import helper
     >>> import numpy as np
@@ -243,11 +317,18 @@ class ReferenceEvaluator:
         verbose: int = 0,
         new_ops: Iterable[type] | None = None,
         optimized: bool = True,
+        check_shape_annotations: bool = False,
         **_: Any,
     ) -> None:
         self.verbose = verbose
+        self.check_shape_annotations = check_shape_annotations
+        # symbol -> size during a run with the annotation check on (None: the check is off)
+        self._bindings: dict[str, int] | None = None
+        self._large: dict[str, Any] = {}
         self._new_ops: dict[tuple[str, str], type] = {}
         for cls in new_ops or ():
+            if not (isinstance(cls, type) and issubclass(cls, OpRun)):
+                raise CustomOperatorError(f"new_ops takes OpRun subclasses, not {cls!r}", "new_ops")
             domain = getattr(cls, "op_domain", "")
             self._new_ops[(_domain(domain), cls.__name__)] = cls
         self._functions: dict[tuple[str, str], Any] = {}
@@ -266,6 +347,9 @@ class ReferenceEvaluator:
             proto = load(proto if not isinstance(proto, str) else os.fspath(proto))
         name = type(proto).__name__
         opset_map = {_domain(k): v for k, v in (opsets or {}).items()}
+        if name == "ModelContainer":  # onnx's model with large initializers held in memory
+            proto, self._large = _container_model(proto)
+            name = "ModelProto"
         if name == "ModelProto":
             proto = _own(proto, "ModelProto")
             for fn in proto.functions:
@@ -287,7 +371,9 @@ class ReferenceEvaluator:
             node = _own(proto, "NodeProto")
             opset_map.setdefault(_ONNX, _latest())
             return _NodeGraph(node), opset_map, "node"
-        raise EvaluationError(f"cannot evaluate a {name}: give a model, graph, function, node, path or bytes")
+        raise UnsupportedSourceError(
+            f"cannot evaluate a {name}: give a model, graph, function, node, path or bytes", "source"
+        )
 
     @property
     def input_names(self) -> list[str]:
@@ -299,16 +385,50 @@ class ReferenceEvaluator:
         """The names of the graph's outputs."""
         return list(self._graph.outputs)
 
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self.input_names)}) -> {', '.join(self.output_names)}"
+
+    @property
+    def rt_nodes_(self) -> list[Any]:
+        """The main graph's nodes as onnx's ``OpRun`` objects (``wirecodec.reference._nodes``)."""
+        return [self._view(step) for step in self._graph.steps]
+
+    def _view(self, step: _Step) -> Any:
+        from wirecodec import defs
+        from wirecodec.reference import _nodes
+
+        ctx = step.ctx
+        params = {"verbose": self.verbose, "log": None, "opsets": dict(ctx.opsets)}
+        if step.origin is not None and type(step.origin).__name__ != "FunctionProto":
+            return step.origin
+        if step.origin is not None:
+            body = ReferenceEvaluator(
+                step.origin, functions=list(self._functions.values()), opsets=ctx.opsets
+            )
+            return _nodes.OpFunction(ctx.node, params, body, dict(ctx.attrs))
+        domain = _domain(ctx.node.domain)
+        schema = defs.get_schema(ctx.op_type, ctx.version, domain)
+        since = schema.since_version if schema is not None else ctx.version
+        view = _nodes.operator_view(domain, ctx.op_type, since)(ctx.node, params, dict(ctx.attrs))
+        for attribute in ctx.node.attribute:
+            if attribute.type == GRAPH and not attribute.ref_attr_name:
+                setattr(view, attribute.name, ReferenceEvaluator(attribute.g, opsets=ctx.opsets))
+        view.has_linked_attribute = _nodes.linked(ctx.node)
+        return view
+
     def run(
         self,
         output_names: Sequence[str] | None,
         feed_inputs: Mapping[str, Any],
         attributes: Mapping[str, Any] | None = None,
         intermediate: bool = False,
+        check_shape_annotations: bool | None = None,
     ) -> Any:
         """Run the graph: the values of ``output_names`` (None: every output) in that order.
 
         With ``intermediate=True`` every computed value is returned, by name.
+        ``check_shape_annotations`` (default: the constructor's) compares every annotated
+        value with its declared type and shape (``ShapeAnnotationError``).
         """
         graph = self._graph
         for index, name in enumerate(graph.inputs):
@@ -318,10 +438,13 @@ class ReferenceEvaluator:
         wanted = list(graph.outputs) if output_names is None else list(output_names)
         saved = graph.outputs
         graph.outputs = wanted
+        if self.check_shape_annotations if check_shape_annotations is None else check_shape_annotations:
+            self._bindings = {}
         try:
             results = graph.run(env, [], feeds=feed_inputs)
         finally:
             graph.outputs = saved
+            self._bindings = None
         if intermediate:
             return env
         return results
@@ -338,7 +461,8 @@ class ReferenceEvaluator:
     ) -> _Graph:
         constants: dict[str, Any] = {}
         for tensor in getattr(graph, "initializer", ()):
-            constants[tensor.name] = tensor_value(tensor)
+            held = self._large.get(tensor.name)  # a ModelContainer's array held in memory
+            constants[tensor.name] = held if held is not None else tensor_value(tensor)
         for sparse in getattr(graph, "sparse_initializer", ()):
             constants[sparse.values.name] = sparse_value(sparse)
         inputs = [i.name if hasattr(i, "name") else i for i in graph.input]
@@ -361,7 +485,7 @@ class ReferenceEvaluator:
         for name in outputs:
             if name not in defined:
                 free.add(name)
-        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose)
+        return _Graph(inputs, outputs, constants, steps, free, path, self.verbose, self, graph)
 
     def _node_attrs(self, node: Any, outer_attrs: dict[str, Any], path: str) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
@@ -382,29 +506,35 @@ class ReferenceEvaluator:
         inputs = list(node.input)
         outputs = list(node.output)
         custom = self._new_ops.get((domain, node.op_type))
+        expand = custom is not None and getattr(custom, "expand_", False)
+        if expand:  # an OpRunExpand class: run the schema's function body, not our implementation
+            custom = None
         if custom is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets)
-            return _Step(_custom_impl(custom, node, attrs, self), ctx, inputs, outputs, [])
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            instance = custom(node, {"verbose": self.verbose, "log": None, "opsets": self.opsets}, attrs)
+            step = _Step(_custom_impl(instance), ctx, inputs, outputs, [])
+            step.origin = instance
+            return step
         fn = self._functions.get((node.domain, node.op_type))
         if fn is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets)
-            return _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
-        from wirecodec import defs
-
-        schema = defs.get_schema(node.op_type, version, domain)
-        if schema is not None:
-            for name, attribute in schema.attributes.items():
-                if name not in attrs and attribute.default_value is not None:
-                    attrs[name] = default_value(attribute.default_value)
-        ctx = NodeContext(self, node, attrs, version, path, opsets)
-        impl = _registry.lookup(domain, node.op_type, version)
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            step = _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
+            step.origin = fn
+            return step
+        schema, defaults, found = _plan(domain, node.op_type, version)
+        for name, value in defaults:
+            if name not in attrs:
+                # a list default is copied: an implementation may not share it with another node
+                attrs[name] = list(value) if type(value) is list else value
+        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+        impl = None if expand else found
         if impl is None and schema is not None and schema.has_function:
             body = _schema_body(domain, node.op_type, version)
             if body is not None:
                 impl = self._function_impl(body, attrs, path, opsets, schema=schema)
         if impl is None:
             where = f"domain {domain!r}" if domain else "ai.onnx"
-            raise EvaluationError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
+            raise UnknownOperatorError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
         return _Step(impl, ctx, inputs, outputs, _type_checks(schema, len(inputs)))
 
     def _function_impl(
@@ -439,6 +569,19 @@ class ReferenceEvaluator:
         return call
 
 
+def _container_model(container: Any) -> tuple[Any, dict[str, Any]]:
+    """A ModelContainer's model and, by initializer name, the arrays it holds in memory."""
+    model = container.model_proto
+    held: dict[str, Any] = {}
+    arrays = getattr(container, "large_initializers", {})
+    for graph in container.enumerate_graph_protos():
+        for tensor in graph.initializer:
+            for entry in tensor.external_data:
+                if entry.key == "location" and entry.value in arrays:
+                    held[tensor.name] = np.asarray(arrays[entry.value])
+    return model, held
+
+
 class _FunctionGraph:
     """A FunctionProto seen as a graph (names for inputs and outputs, no initializers)."""
 
@@ -447,6 +590,7 @@ class _FunctionGraph:
         self.output = list(fn.output)
         self.node = list(fn.node)
         self.initializer: list[Any] = []
+        self.value_info = list(getattr(fn, "value_info", ()))
 
 
 class _NodeGraph:
@@ -481,6 +625,23 @@ def _names_read(graph: Any) -> set[str]:
                 read |= _names_read(attr.g) - produced
         produced.update(node.output)
     return read
+
+
+@functools.cache
+def _plan(domain: str, op_type: str, version: int) -> tuple[Any, tuple[tuple[str, Any], ...], Any]:
+    """What every node of ``op_type`` at ``version`` shares, looked up once per process: the
+    schema, its attribute defaults (decoded), and the registered implementation (or None)."""
+    from wirecodec import defs
+
+    schema = defs.get_schema(op_type, version, domain)
+    defaults: tuple[tuple[str, Any], ...] = ()
+    if schema is not None:
+        defaults = tuple(
+            (name, default_value(attribute.default_value))
+            for name, attribute in schema.attributes.items()
+            if attribute.default_value is not None
+        )
+    return schema, defaults, _registry.lookup(domain, op_type, version)
 
 
 def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
@@ -527,13 +688,21 @@ def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset
     return checks
 
 
-def _custom_impl(
-    cls: type, node: Any, attrs: dict[str, Any], evaluator: ReferenceEvaluator
-) -> Callable[..., Any]:
-    instance = cls(node, {"verbose": evaluator.verbose, "log": None, "opsets": evaluator.opsets}, attrs)
-
+def _custom_impl(instance: Any) -> Callable[..., Any]:
     def call(ctx: NodeContext, *args: Any) -> Any:
-        return instance.run(*args)
+        result = instance.run(*args)
+        if not isinstance(result, tuple):
+            raise CustomOperatorError(
+                f"{type(instance).__name__}._run returned a {type(result).__name__}, not a tuple of outputs",
+                ctx.path,
+            )
+        for index, value in enumerate(result):
+            if value is not None and not isinstance(value, (np.ndarray, np.generic, list, dict)):
+                raise CustomOperatorError(
+                    f"{type(instance).__name__}._run returned a {type(value).__name__} as output {index}",
+                    ctx.path,
+                )
+        return result
 
     return call
 

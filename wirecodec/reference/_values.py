@@ -101,6 +101,8 @@ _TYPE_NAMES = {
 def type_name(value: Any) -> str | None:
     """The ONNX type string of a runtime value (``tensor(float)``), or None when unknown."""
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "US":  # numpy's fixed-width text (np.str_, np.bytes_) is a string tensor
+            return "tensor(string)"
         name = value.dtype.name
         if name in _TYPE_NAMES:
             return f"tensor({_TYPE_NAMES[name]})"

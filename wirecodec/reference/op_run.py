@@ -40,6 +40,11 @@ class OpRun:
     def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         raise NotImplementedError(f"{type(self).__name__} does not implement _run")
 
+    def __str__(self) -> str:
+        node = self.onnx_node
+        ends = f"{', '.join(node.input)} -> {', '.join(node.output)}"
+        return f"{type(self).__name__}(op_type={node.op_type}, domain={node.domain or ''!r}): {ends}"
+
     def run(self, *args: Any) -> Any:
         """Run the operator: the node's attributes go to ``_run`` by name where it takes them."""
         kwargs = {
@@ -47,3 +52,13 @@ class OpRun:
         }
         result = self._run(*args, **kwargs)
         return tuple(result) if isinstance(result, list) else result
+
+
+class OpRunExpand(OpRun):
+    """Given in ``new_ops``, a subclass named as an operator makes the evaluator run that
+    operator's function body (from its schema) instead of its implementation."""
+
+    expand_ = True
+
+    def _run(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        raise NotImplementedError(f"{type(self).__name__} should be expanded into its function body")

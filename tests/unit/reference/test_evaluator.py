@@ -129,7 +129,16 @@ def test_new_ops_take_the_node_attributes() -> None:
 def test_verbose_prints_each_result(capsys: pytest.CaptureFixture[str]) -> None:
     sess = ReferenceEvaluator(_model([helper.make_node("Neg", ["X"], ["Y"])], ["X"], ["Y"]), verbose=2)
     sess.run(None, {"X": _x(1, 2)})
-    assert "Neg Y: float32:(2,)" in capsys.readouterr().out
+    assert capsys.readouterr().out == "Neg(X) -> Y\n"
+    sess.verbose = sess._graph.verbose = 3
+    sess.run(None, {"X": _x(1, 2)})
+    assert (
+        capsys.readouterr().out
+        == " +I X: float32:(2,) in [1.0, 2.0]\nNeg(X) -> Y\n + Y: float32:(2,) in [-2.0, -1.0]\n"
+    )
+    sess.verbose = sess._graph.verbose = 4
+    sess.run(None, {"X": _x(1, 2)})
+    assert " + Y: float32:(2,):[-1.0, -2.0]\n" in capsys.readouterr().out
 
 
 # -- bad input: one typed error naming the node ---------------------------------------------

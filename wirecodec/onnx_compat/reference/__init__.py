@@ -18,6 +18,7 @@ _MODULES = {
     "op_run": "wirecodec.reference.op_run",
     "reference_evaluator": "wirecodec.reference._evaluator",
     "ops": "wirecodec.onnx_compat.reference.ops",
+    "shape_annotation_checker": "wirecodec.onnx_compat.reference.shape_annotation_checker",
 }
 
 

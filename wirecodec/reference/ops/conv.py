@@ -119,6 +119,25 @@ def _correlate(
 op("Conv")(_conv)
 
 
+@op("Im2Col", 1, "experimental")
+def _im2col(ctx: Ctx, x: Any, kernel_shape: Any) -> Any:
+    """onnx's evaluator's ``experimental`` Im2Col: the patches of ``x`` (N, C, *spatial) under a
+    kernel of ``kernel_shape[2:]`` (a weight's shape) as columns: ``[C * prod(kernel), N * prod(out)]``,
+    rows by channel then kernel offset, columns by image then output position; ``W.reshape(M, -1) @
+    cols`` is the convolution."""
+    nd = x.ndim - 2
+    kernel = tuple(int(k) for k in np.asarray(kernel_shape).reshape(-1)[2:])
+    strides = ctx.attrs.get("strides") or [1] * nd
+    dilations = ctx.attrs.get("dilations") or [1] * nd
+    begin, end = pads_for(ctx, x.shape[2:], kernel, strides, dilations)
+    padded = np.pad(x, [(0, 0), (0, 0), *zip(begin, end, strict=True)])
+    out = [(padded.shape[2 + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1 for i in range(nd)]
+    patches = windows(padded, kernel, strides, dilations, out)  # (N, C, *out, *kernel)
+    order = (1, *range(2 + nd, 2 + 2 * nd), 0, *range(2, 2 + nd))
+    columns = patches.transpose(order)
+    return np.ascontiguousarray(columns).reshape(x.shape[1] * int(np.prod(kernel)), -1)
+
+
 @op("ConvInteger", 10)
 def _conv_integer(ctx: Ctx, x: Any, w: Any, x_zero: Any = None, w_zero: Any = None) -> Any:
     xi = x.astype(np.int32) - (0 if x_zero is None else np.asarray(x_zero).astype(np.int32))

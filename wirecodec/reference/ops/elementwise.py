@@ -99,19 +99,17 @@ def _attr_unary(name: str, fn: Callable[[Any, dict[str, Any]], Any]) -> None:
 
 
 _attr_unary("LeakyRelu", lambda x, a: np.where(x >= 0, x, x * a["alpha"]))  # default: the schema
-_attr_unary("Elu", lambda x, a: np.where(x >= 0, x, a.get("alpha", 1.0) * (np.exp(x) - 1)))
+_attr_unary("Elu", lambda x, a: np.where(x >= 0, x, a.get("alpha", 1.0) * np.expm1(x)))
 _attr_unary(
     "Selu",
     lambda x, a: (
         a.get("gamma", 1.0507009873554805)
-        * np.where(x > 0, x, a.get("alpha", 1.6732632423543772) * (np.exp(x) - 1))
+        * np.where(x > 0, x, a.get("alpha", 1.6732632423543772) * np.expm1(x))
     ),
 )
 _attr_unary(
     "Celu",
-    lambda x, a: (
-        np.maximum(0, x) + np.minimum(0, a.get("alpha", 1.0) * (np.exp(x / a.get("alpha", 1.0)) - 1))
-    ),
+    lambda x, a: np.maximum(0, x) + np.minimum(0, a.get("alpha", 1.0) * np.expm1(x / a.get("alpha", 1.0))),
 )
 _attr_unary("ThresholdedRelu", lambda x, a: np.where(x > a.get("alpha", 1.0), x, 0))
 _attr_unary("HardSigmoid", lambda x, a: np.clip(a.get("alpha", 0.2) * x + a.get("beta", 0.5), 0, 1))
@@ -252,6 +250,10 @@ def _swish(ctx: Ctx, x: Any) -> Any:
 
 @op("SwiGLU", 28)
 def _swiglu(ctx: Ctx, a: Any, b: Any) -> Any:
+    if a.shape != b.shape:
+        raise ValueError(f"SwiGLU takes inputs of identical shapes, got {a.shape} and {b.shape}")
+    if a.dtype != b.dtype:
+        raise ValueError(f"SwiGLU takes inputs of identical dtypes, got {a.dtype} and {b.dtype}")
     gate = _swish_of(a, ctx.attrs.get("alpha", 1.0))
     with np.errstate(all="ignore"):
         return _same(gate, gate * b)

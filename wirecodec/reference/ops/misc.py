@@ -58,7 +58,8 @@ def cast(x: Any, dtype: Any, saturate: bool = True) -> Any:
     if name in ("int4", "uint4", "int2", "uint2"):
         bits = 4 if "4" in name else 2
         signed = name.startswith("int")
-        values = np.rint(x.astype(np.float64)) if x.dtype.kind == "f" else x.astype(np.int64)
+        # a float goes toward zero then wraps, as into any integer type (numpy's, ml_dtypes')
+        values = np.trunc(x.astype(np.float64)) if x.dtype.kind == "f" else x.astype(np.int64)
         span = 1 << bits
         ints = values.astype(np.int64) & (span - 1)
         if signed:

@@ -42,8 +42,15 @@ def _geometry(
 
 
 def _padded(x: Any, begin: list[int], end: list[int], extra: list[int], value: Any) -> Any:
-    width = [(0, 0), (0, 0)] + [(b, e + x_) for b, e, x_ in zip(begin, end, extra, strict=True)]
-    return np.pad(x, width, constant_values=value)
+    """``x`` padded with ``value`` on its spatial axes (a filled array and one copy: np.pad's
+    generality costs more than the pooling itself on small inputs)."""
+    after = [e + x_ for e, x_ in zip(end, extra, strict=True)]
+    if not any(begin) and not any(after):
+        return x
+    shape = (*x.shape[:2], *(n + b + a for n, b, a in zip(x.shape[2:], begin, after, strict=True)))
+    out = np.full(shape, value, dtype=x.dtype)
+    out[(slice(None), slice(None), *(slice(b, b + n) for b, n in zip(begin, x.shape[2:], strict=True)))] = x
+    return out
 
 
 @op("AveragePool")
@@ -98,17 +105,16 @@ def _max_pool(ctx: Ctx, x: Any) -> Any:
     n_, c_ = x.shape[:2]
     spatial = x.shape[2:]
     coords = []
-    grids = np.meshgrid(*[np.arange(o) for o in out], indexing="ij")
-    for i in range(nd):
-        coords.append(grids[i][None, None] * strides[i] + k_pos[i] * dilations[i] - begin[i])
+    for i in range(nd):  # each output position's start along axis i, broadcast over the others
+        start = np.arange(out[i]).reshape((1, 1, *(-1 if j == i else 1 for j in range(nd))))
+        coords.append(start * strides[i] + k_pos[i] * dilations[i] - begin[i])
+    lin: Any = 0
     if ctx.attrs.get("storage_order", 0):
-        lin = np.zeros_like(coords[0])
         mult = 1
         for i in range(nd):
             lin = lin + coords[i] * mult
             mult *= spatial[i]
     else:
-        lin = np.zeros_like(coords[0])
         for i in range(nd):
             lin = lin * spatial[i] + coords[i]
     size = int(np.prod(spatial))

@@ -121,6 +121,12 @@ def _qlinear_conv(
 ) -> Any:
     from wirecodec.reference.ops.conv import _conv
 
+    if np.ndim(w_scale) > 1:
+        raise ValueError(f"w_scale must be a scalar or a 1-D tensor, got shape {np.shape(w_scale)}")
+    if np.size(w_scale) not in (1, w.shape[0]):
+        raise ValueError(
+            f"w_scale elements must match output channels: {np.size(w_scale)} values, {w.shape[0]} channels"
+        )
     xv = _dequant(x, x_scale, x_zp)
     wv = _dequant(w, w_scale, w_zp, axis=0)
     bias = (

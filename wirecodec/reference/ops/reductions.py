@@ -21,9 +21,8 @@ def _reduction(name: str, fn: Callable[..., Any], keep_int: bool = True) -> None
             axes = ctx.attrs.get("axes")
         keep = bool(ctx.attrs.get("keepdims", 1))
         if axes is None or len(axes) == 0:
-            if ctx.attrs.get("noop_with_empty_axes", 0):
-                return x
-            found: tuple[int, ...] | None = None
+            # with noop_with_empty_axes each element is reduced alone: ReduceSumSquare squares it
+            found: tuple[int, ...] | None = () if ctx.attrs.get("noop_with_empty_axes", 0) else None
         else:
             found = tuple(int(a) for a in np.asarray(axes).reshape(-1))
         with np.errstate(all="ignore"):

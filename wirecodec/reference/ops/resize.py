@@ -146,13 +146,17 @@ def _resize(ctx: Ctx, x: Any, roi: Any, scales: Any, sizes: Any) -> Any:
     y = x if nearest else x.astype(np.float64)
     outside = np.zeros([1] * rank, dtype=bool)
     for ax, n_in, n_out, f, pair in zip(axes, in_shape, out, factors, roi_pairs, strict=True):
-        if f == 1.0 and n_in == n_out and not crop:
-            continue  # every mode and coordinate transformation maps i to i: weights are the identity
+        if (f == 1.0 and n_in == n_out and not crop) or n_in == n_out == 1:
+            # every mode and coordinate transformation maps i to i (a single position maps to
+            # position 0 whatever the roi: always inside): the weights are the identity
+            continue
         if nearest and not crop:
             y = np.take(y, _nearest_index(ctx, n_in, n_out, f, pair), axis=ax)
             continue
         w, out_mask = _weights(ctx, n_in, n_out, f, pair)
-        y = np.moveaxis(np.tensordot(w, y, axes=([1], [ax])), 0, ax)
+        # the axis last, one matmul by w's transpose, back in place (tensordot's reshaping costs
+        # more than the product on the small tensors of most models)
+        y = np.moveaxis(np.moveaxis(y, ax, -1) @ w.T, -1, ax)
         shape = [1] * rank
         shape[ax] = n_out
         outside = outside | out_mask.reshape(shape)

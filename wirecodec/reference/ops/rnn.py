@@ -149,18 +149,26 @@ def _gru(ctx: Ctx, x: Any, w: Any, r: Any, b: Any = None, seq_lens: Any = None, 
     linear_before_reset = ctx.attrs.get("linear_before_reset", 0)
     clip = _clip(ctx)
 
+    # each direction's gate blocks, transposed once (not split again at every step)
+    blocks = [
+        (
+            *(w[d, k * hidden : (k + 1) * hidden].T for k in range(3)),
+            *(r[d, k * hidden : (k + 1) * hidden].T for k in range(3)),
+            *(b[d, k * hidden : (k + 1) * hidden] for k in range(6)),
+        )
+        for d in range(dirs)
+    ]
+
     def step(d: int, xt: Any, states: list[Any]) -> list[Any]:
         h = states[0]
         f, g = acts[d]
-        wz, wr, wh = np.split(w[d], 3)
-        rz, rr, rh = np.split(r[d], 3)
-        wbz, wbr, wbh, rbz, rbr, rbh = np.split(b[d], 6)
-        z = f(clip(xt @ wz.T + h @ rz.T + wbz + rbz))
-        rt = f(clip(xt @ wr.T + h @ rr.T + wbr + rbr))
+        wz, wr, wh, rz, rr, rh, wbz, wbr, wbh, rbz, rbr, rbh = blocks[d]
+        z = f(clip(xt @ wz + h @ rz + wbz + rbz))
+        rt = f(clip(xt @ wr + h @ rr + wbr + rbr))
         if linear_before_reset:
-            candidate = g(clip(xt @ wh.T + rt * (h @ rh.T + rbh) + wbh))
+            candidate = g(clip(xt @ wh + rt * (h @ rh + rbh) + wbh))
         else:
-            candidate = g(clip(xt @ wh.T + (rt * h) @ rh.T + rbh + wbh))
+            candidate = g(clip(xt @ wh + (rt * h) @ rh + rbh + wbh))
         return [((1 - z) * candidate + z * h).astype(x.dtype)]
 
     y, finals = _run(ctx, x, [h0], step, seq_lens)
@@ -197,8 +205,8 @@ def _lstm(
         h, c = states
         f, g, hh = acts[d]
         gates = xt @ w[d].T + h @ r[d].T + b[d, : 4 * hidden] + b[d, 4 * hidden :]
-        gi, go, gf, gc = np.split(gates, 4, axis=-1)
-        pi, po, pf = np.split(p[d], 3)
+        gi, go, gf, gc = (gates[..., k * hidden : (k + 1) * hidden] for k in range(4))
+        pi, po, pf = (p[d, k * hidden : (k + 1) * hidden] for k in range(3))
         i = f(clip(gi + pi * c))
         ft = 1 - i if couple else f(clip(gf + pf * c))
         candidate = g(clip(gc))

@@ -219,10 +219,12 @@ def _affine_grid(ctx: Ctx, theta: Any, size: Any) -> Any:
     axes = []
     for s in dims:
         if align:
-            axes.append(np.linspace(-1.0, 1.0, s) if s > 1 else np.zeros(1))
+            axes.append(np.arange(s) * (2.0 / (s - 1)) - 1.0 if s > 1 else np.zeros(1))
         else:
             axes.append((2 * np.arange(s) + 1) / s - 1)
     mesh = np.meshgrid(*axes, indexing="ij")  # spatial order (D,) H, W
     base = np.stack([*reversed(mesh), np.ones(mesh[0].shape)], axis=-1)  # x first
-    grid = np.einsum("...k,njk->n...j", base, theta.astype(np.float64))
-    return grid.astype(theta.dtype)
+    # every base point through every theta: one matmul ((P, k) by (N, k, j)), not einsum's setup
+    points = base.reshape(-1, base.shape[-1])
+    grid = points @ np.swapaxes(theta.astype(np.float64), 1, 2)
+    return grid.reshape(theta.shape[0], *dims, theta.shape[1]).astype(theta.dtype)

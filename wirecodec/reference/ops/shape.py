@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -78,14 +79,17 @@ def _flatten(ctx: Ctx, x: Any) -> Any:
 
 @op("Concat")
 def _concat(ctx: Ctx, *xs: Any) -> Any:
-    return np.concatenate(xs, axis=ctx.attrs["axis"])
+    axis, rank = ctx.attrs["axis"], xs[0].ndim
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis {axis} is out of range for input rank {rank}")
+    return np.concatenate(xs, axis=axis)
 
 
 def _split_points(length: int, split: list[int] | None, parts: int) -> list[int]:
     if split is None:
         size = -(-length // parts)
         split = [size] * (parts - 1) + [length - size * (parts - 1)]
-    return list(np.cumsum(split)[:-1])
+    return list(itertools.accumulate(split))[:-1]  # plain ints: numpy's cumsum costs more here
 
 
 @op("Split")
@@ -287,6 +291,8 @@ def _compress(ctx: Ctx, x: Any, condition: Any) -> Any:
 
 @op("NonZero", 9)
 def _nonzero(ctx: Ctx, x: Any) -> Any:
+    if x.ndim == 0:  # rank 0: no index rows, one column when the scalar is non-zero
+        return np.zeros((0, int(bool(x))), dtype=np.int64)
     return np.array(np.nonzero(x), dtype=np.int64)
 
 

@@ -24,8 +24,11 @@ def _dft(x: Any, length: int | None, axis: int, inverse: bool, onesided: bool) -
     n = signal.shape[axis] if length is None else length
     y = np.fft.ifft(signal, n=n, axis=axis) if inverse else np.fft.fft(signal, n=n, axis=axis)
     if onesided:
-        y = np.take(y, np.arange(n // 2 + 1), axis=axis)
-    return np.stack([y.real, y.imag], axis=-1).astype(x.dtype)
+        y = y[(slice(None),) * axis + (slice(0, n // 2 + 1),)]
+    out = np.empty((*y.shape, 2), dtype=x.dtype)
+    out[..., 0] = y.real
+    out[..., 1] = y.imag
+    return out
 
 
 def _signal_axis(axis: int, rank: int) -> int:
@@ -52,13 +55,12 @@ def _stft(ctx: Ctx, signal: Any, frame_step: Any, window: Any = None, frame_leng
     else:
         length = int(window.shape[0])
     frames = (signal.shape[1] - length) // step + 1
-    pieces = []
-    for f in range(frames):
-        frame = signal[:, f * step : f * step + length, :].astype(np.float64)
-        if window is not None:
-            frame = frame * window.reshape(1, -1, 1)
-        pieces.append(_dft(frame, None, 1, False, bool(ctx.attrs.get("onesided", 1))))
-    return np.stack(pieces, axis=1).astype(signal.dtype)
+    # every frame at once: [batch, frame, length, 1 or 2], one FFT along the frame's samples
+    starts = np.arange(frames)[:, None] * step + np.arange(length)[None, :]
+    framed = signal.astype(np.float64)[:, starts, :]
+    if window is not None:
+        framed = framed * window.astype(np.float64).reshape(1, 1, -1, 1)
+    return _dft(framed, None, 2, False, bool(ctx.attrs.get("onesided", 1))).astype(signal.dtype)
 
 
 def _corners(boxes: Any, center: int) -> Any:

@@ -86,7 +86,7 @@ def _tfidf(ctx: Ctx, x: Any) -> Any:
     rows = x.reshape(1, -1) if x.ndim == 1 else x.reshape(x.shape[0], -1)
     out = np.zeros((rows.shape[0], width), dtype=np.float32)
     for r, row in enumerate(rows):
-        items = [_str(v) if x.dtype == object else int(v) for v in row]
+        items = [_str(v) if x.dtype.kind in "OUS" else int(v) for v in row]
         for n in range(lo, hi + 1):
             skips = range(skip + 1) if n > 1 else range(1)
             for s in skips:

@@ -78,7 +78,8 @@ def _imputer(ctx: Ctx, x: Any) -> Any:
 @op("OneHotEncoder", 1, _ML)
 def _one_hot_encoder(ctx: Ctx, x: Any) -> Any:
     a = ctx.attrs
-    if x.dtype == object:
+    if x.dtype.kind in "OUS":  # numpy's fixed-width text too
+        x = x.astype(object)
         categories: list[Any] = list(a.get("cats_strings") or [])
         keys = [k.decode("utf-8") if isinstance(k, bytes) else k for k in x.reshape(-1)]
     else:

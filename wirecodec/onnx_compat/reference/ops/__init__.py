@@ -1,5 +1,10 @@
 """``onnx.reference.ops``: ``load_op``, one operator of the evaluator as a class.
 
+The submodules answer the private names onnx's own evaluator tests import
+(``_op_list``, ``op_conv``, ``op_celu``, ``op_col2im``, ``op_attention``,
+``_op_common_indices``, ``aionnxml.op_tree_ensemble``, ``aionnx_preview_training._op_list``):
+each name runs wirecodec's implementation, none is onnx's code.
+
 ``load_op(domain, op_type, version)`` gives a class with onnx's ``OpRun`` class methods
 ``make_node``, ``create`` and ``eval`` (``eval(*inputs, n_outputs=None, **attributes)`` runs
 the operator once: one output is returned alone, several as a tuple), backed by
@@ -18,9 +23,26 @@ array([3.])
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __all__ = ["load_op"]
+
+# onnx's private module names under onnx.reference.ops -> the module of ours answering each
+PRIVATE = {
+    "_op_list": "operators",
+    "op_conv": "conv",
+    "op_celu": "celu",
+    "op_col2im": "col2im",
+    "op_attention": "attention",
+    "_op_common_indices": "indices",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in PRIVATE:
+        return importlib.import_module(f"{__name__}._names.{PRIVATE[name]}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _LoadedOp:
@@ -33,6 +55,10 @@ class _LoadedOp:
     def __init__(self, onnx_node: Any, run_params: dict[str, Any] | None = None) -> None:
         self.onnx_node = onnx_node
         self.run_params = run_params or {}
+        from wirecodec.reference._values import attribute_value
+
+        for attribute in onnx_node.attribute:  # as onnx's OpRun: each attribute is an instance attribute
+            setattr(self, attribute.name, attribute_value(attribute))
 
     @classmethod
     def make_node(cls, n_inputs: int | None = None, n_outputs: int | None = None, **kwargs: Any) -> Any:
@@ -48,7 +74,11 @@ class _LoadedOp:
         if n_outputs is None:
             n_outputs = schema.min_output if schema is not None else 1
         return helper.make_node(
-            cls.op_type, [f"x{i}" for i in range(n_inputs)], [f"y{i}" for i in range(n_outputs)], **kwargs
+            cls.op_type,
+            [f"x{i}" for i in range(n_inputs)],
+            [f"y{i}" for i in range(n_outputs)],
+            domain=cls.op_domain or None,
+            **kwargs,
         )
 
     @classmethod
@@ -73,7 +103,7 @@ class _LoadedOp:
         names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]
         while names and not names[-1]:
             names.pop()
-        single = helper.make_node(node.op_type, names, list(node.output), domain=node.domain or None)
+        single = helper.make_node(node.op_type, names, list(node.output), domain=self.op_domain or None)
         single.attribute.extend(node.attribute)
         evaluator = ReferenceEvaluator(single, opsets={self.op_domain: self.op_version})
         feeds = {name: value for name, value in zip(node.input, args, strict=False) if value is not None}
@@ -110,4 +140,10 @@ def load_op(
             f"No registered implementation for operator {op_type!r} and domain {domain!r} "
             f"at opset {version} in wirecodec's evaluator."
         )
-    return type(op_type, (_LoadedOp,), {"op_domain": domain, "op_type": op_type, "op_version": version})
+    return loaded(domain, op_type, version)
+
+
+def loaded(domain: str, op_type: str, version: int, name: str | None = None) -> type[_LoadedOp]:
+    """The class of ``op_type`` at ``version`` (any domain; ``name``: the class name, default the type)."""
+    fields = {"op_domain": domain, "op_type": op_type, "op_version": version}
+    return type(name or op_type, (_LoadedOp,), fields)

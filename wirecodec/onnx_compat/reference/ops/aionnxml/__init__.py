@@ -1,0 +1,1 @@
+"""``onnx.reference.ops.aionnxml``: the ``ai.onnx.ml`` operators' helpers."""
