@@ -67,6 +67,7 @@ from schema_dsl.onnx import (
 )
 from wirecodec._helper.args import (
     INT32_RANGE,
+    adopt,
     as_bytes,
     as_int,
     as_list,
@@ -224,21 +225,23 @@ def make_node(
     >>> make_node("Transpose", ["A"], ["tA"], perm=[1, 0]).attribute[0].ints
     [1, 0]
     """
+    # Built in place (adopt): every value is checked once here and each attribute is this
+    # call's own, so nothing is copied or checked a second time.
     node = NodeProto()
-    node.op_type = as_text(op_type, "make_node: op_type")
-    node.input = as_texts(inputs, "make_node: inputs")
-    node.output = as_texts(outputs, "make_node: outputs")
+    adopt(node, "op_type", as_text(op_type, "make_node: op_type"))
+    adopt(node, "input", as_texts(inputs, "make_node: inputs"))
+    adopt(node, "output", as_texts(outputs, "make_node: outputs"))
     if name:
-        node.name = as_text(name, "make_node: name")
+        adopt(node, "name", as_text(name, "make_node: name"))
     if doc_string:
-        node.doc_string = as_text(doc_string, "make_node: doc_string")
+        adopt(node, "doc_string", as_text(doc_string, "make_node: doc_string"))
     if domain is not None:
-        node.domain = as_text(domain, "make_node: domain")
+        adopt(node, "domain", as_text(domain, "make_node: domain"))
     if overload is not None:
-        node.overload = as_text(overload, "make_node: overload")
+        adopt(node, "overload", as_text(overload, "make_node: overload"))
     attributes = [make_attribute(key, value) for key, value in sorted(kwargs.items()) if value is not None]
     if attributes:
-        node.attribute = attributes
+        adopt(node, "attribute", attributes)
     return node
 
 

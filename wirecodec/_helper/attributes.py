@@ -8,7 +8,16 @@ from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto
-from wirecodec._helper.args import INT32_RANGE, as_bytes, as_float32, as_int, as_message, as_messages, as_text
+from wirecodec._helper.args import (
+    INT32_RANGE,
+    adopt,
+    as_bytes,
+    as_float32,
+    as_int,
+    as_message,
+    as_messages,
+    as_text,
+)
 
 __all__ = ["get_attribute_value", "get_node_attr_value", "make_attribute", "make_attribute_ref"]
 
@@ -52,17 +61,17 @@ def _utf8(value: object, where: str) -> bytes:
 
 def _set_list(attr: AttributeProto, attr_type: int, items: list[Any], where: str) -> None:
     if attr_type == _A.INTS:
-        attr.ints = [as_int(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        adopt(attr, "ints", [as_int(v, f"{where}[{i}]") for i, v in enumerate(items)])
     elif attr_type == _A.FLOATS:
-        attr.floats = [as_float32(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        adopt(attr, "floats", [as_float32(v, f"{where}[{i}]") for i, v in enumerate(items)])
     elif attr_type == _A.STRINGS:
-        attr.strings = [_utf8(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        adopt(attr, "strings", [_utf8(v, f"{where}[{i}]") for i, v in enumerate(items)])
     elif attr_type in _MESSAGE_LISTS:
         field, cls = _MESSAGE_LISTS[attr_type]
         setattr(attr, field, as_messages(items, cls, where))
     else:
         raise TypeError(f"{where}: a list value cannot make an attribute of type {_type_name(attr_type)}")
-    attr.type = attr_type
+    adopt(attr, "type", int(attr_type))
 
 
 def make_attribute(
@@ -82,21 +91,21 @@ def make_attribute(
     True
     """
     where = f"make_attribute({key!r})" if isinstance(key, str) else "make_attribute"
-    attr = AttributeProto()
-    attr.name = as_text(key, "make_attribute: key")
+    attr = AttributeProto()  # built in place: each value checked once (adopt)
+    adopt(attr, "name", as_text(key, "make_attribute: key"))
     if doc_string:
-        attr.doc_string = as_text(doc_string, f"{where}: doc_string")
+        adopt(attr, "doc_string", as_text(doc_string, f"{where}: doc_string"))
     if attr_type is not None:
         attr_type = as_int(attr_type, f"{where}: attr_type", INT32_RANGE)
     if isinstance(value, numbers.Integral):
-        attr.i = as_int(int(value), f"{where}: value")
-        attr.type = _A.INT
+        adopt(attr, "i", as_int(int(value), f"{where}: value"))
+        adopt(attr, "type", int(_A.INT))
     elif isinstance(value, numbers.Real):
-        attr.f = as_float32(value, f"{where}: value")
-        attr.type = _A.FLOAT
+        adopt(attr, "f", as_float32(value, f"{where}: value"))
+        adopt(attr, "type", int(_A.FLOAT))
     elif isinstance(value, (str, bytes)):
-        attr.s = _utf8(value, f"{where}: value")
-        attr.type = _A.STRING
+        adopt(attr, "s", _utf8(value, f"{where}: value"))
+        adopt(attr, "type", int(_A.STRING))
     elif isinstance(value, (TensorProto, SparseTensorProto, GraphProto, TypeProto)):
         for cls, field, kind in _MESSAGE_SINGLES:
             if isinstance(value, cls):

@@ -1,4 +1,8 @@
-"""onnx.helper's builders of types and value infos (re-exported by wirecodec.helper)."""
+"""onnx.helper's builders of types and value infos (re-exported by wirecodec.helper).
+
+Each builds its messages in place (:func:`wirecodec._helper.args.adopt`): a value info made
+of a type made of a shape made of dims is one set of messages, not a copy of a copy.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import numbers
 from collections.abc import Sequence
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto, ValueInfoProto
-from wirecodec._helper.args import INT32_RANGE, as_int, as_list, as_message, as_text
+from wirecodec._helper.args import INT32_RANGE, adopt, as_int, as_list, as_message, as_text
 
 __all__ = [
     "make_empty_tensor_value_info",
@@ -36,15 +40,17 @@ def _shape(
         if d is None:
             pass
         elif isinstance(d, str):
-            dim.dim_param = d
+            adopt(dim, "dim_param", as_text(d, f"{where}: shape[{i}]"))
         elif isinstance(d, numbers.Integral):
-            dim.dim_value = as_int(d, f"{where}: shape[{i}]")
+            adopt(dim, "dim_value", as_int(d, f"{where}: shape[{i}]"))
         else:
             raise ValueError(f"{where}: shape[{i}] must be an int, a str or None, got {type(d).__name__}")
         if shape_denotation:
-            dim.denotation = as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]")
+            adopt(dim, "denotation", as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]"))
         out.append(dim)
-    return TensorShapeProto(dim=out)
+    shape_proto = TensorShapeProto()
+    adopt(shape_proto, "dim", out)
+    return shape_proto
 
 
 def make_tensor_type_proto(
@@ -54,30 +60,35 @@ def make_tensor_type_proto(
 
     ``shape=None`` leaves the shape out (any rank); ``[]`` is a scalar.
     """
-    tensor = TypeProto.Tensor(elem_type=as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE))
+    tensor = TypeProto.Tensor()
+    adopt(tensor, "elem_type", as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE))
     if shape is not None:
-        tensor.shape = _shape(shape, shape_denotation, "make_tensor_type_proto")
-    return TypeProto(tensor_type=tensor)
+        adopt(tensor, "shape", _shape(shape, shape_denotation, "make_tensor_type_proto"))
+    type_proto = TypeProto()
+    adopt(type_proto, "tensor_type", tensor)
+    return type_proto
 
 
 def make_sparse_tensor_type_proto(
     elem_type: int, shape: Sequence[str | int | None] | None, shape_denotation: list[str] | None = None
 ) -> TypeProto:
     """A sparse tensor TypeProto (shape entries as in :func:`make_tensor_type_proto`)."""
-    sparse = TypeProto.SparseTensor(
-        elem_type=as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE)
-    )
+    sparse = TypeProto.SparseTensor()
+    adopt(sparse, "elem_type", as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE))
     if shape is not None:
-        sparse.shape = _shape(shape, shape_denotation, "make_sparse_tensor_type_proto")
-    return TypeProto(sparse_tensor_type=sparse)
+        adopt(sparse, "shape", _shape(shape, shape_denotation, "make_sparse_tensor_type_proto"))
+    type_proto = TypeProto()
+    adopt(type_proto, "sparse_tensor_type", sparse)
+    return type_proto
 
 
 def _value_info(name: str, doc_string: str, type_proto: TypeProto, where: str) -> ValueInfoProto:
+    """A value info holding ``type_proto`` itself (a builder's own: callers copy a user's)."""
     info = ValueInfoProto()
-    info.name = as_text(name, f"{where}: name")
+    adopt(info, "name", as_text(name, f"{where}: name"))
     if doc_string:
-        info.doc_string = as_text(doc_string, f"{where}: doc_string")
-    info.type = type_proto
+        adopt(info, "doc_string", as_text(doc_string, f"{where}: doc_string"))
+    adopt(info, "type", type_proto)
     return info
 
 
@@ -148,7 +159,9 @@ def make_map_type_proto(key_type: int, value_type: TypeProto) -> TypeProto:
 def make_value_info(name: str, type_proto: TypeProto, doc_string: str = "") -> ValueInfoProto:
     """A ValueInfoProto of any type."""
     type_proto = as_message(type_proto, TypeProto, "make_value_info: type_proto")
-    return _value_info(name, doc_string, type_proto, "make_value_info")
+    copied = TypeProto()
+    copied.CopyFrom(type_proto)  # the caller keeps theirs, as with onnx
+    return _value_info(name, doc_string, copied, "make_value_info")
 
 
 def make_empty_tensor_value_info(name: str) -> ValueInfoProto:
