@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schema_dsl.containers import append_valid
 from schema_dsl.onnx import (
     AttributeProto,
     FunctionProto,
@@ -23,6 +24,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
+from wirecodec._helper.args import adopt
 from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import (
@@ -44,7 +46,7 @@ from wirecodec.shape_inference._types import (
     Type,
     from_proto,
     merge,
-    write_type,
+    new_type_proto,
 )
 from wirecodec.shape_inference.ops.data_prop import SINCE
 
@@ -318,8 +320,10 @@ class _Inference:
             self.slots[name] = empty
             self.untyped_outputs.pop(name, None)
         elif self.graph is not None:
-            info = self.graph.value_info.add(name=name)
-            write_type(inferred, info.type)
+            info = ValueInfoProto()
+            adopt(info, "name", name)
+            adopt(info, "type", new_type_proto(inferred))
+            append_valid(self.graph.value_info, info)  # (built here: appended, not copied)
             self.slots[name] = info
             output = self.untyped_outputs.pop(name, None)
             if output is not None:
@@ -447,11 +451,10 @@ def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
 
 def _rewrite(info: ValueInfoProto, t: Type) -> None:
     """Replace ``info``'s type by ``t`` (its denotation kept, as onnx merges in place)."""
-    denotation = info.type.denotation
-    info.type.Clear()
-    write_type(t, info.type)
-    if denotation:
-        info.type.denotation = denotation
+    proto = new_type_proto(t)
+    if info.HasField("type") and info.type.denotation:
+        proto.denotation = info.type.denotation
+    adopt(info, "type", proto)
 
 
 def _bind_attributes(node: NodeProto, bindings: dict[str, AttributeProto]) -> dict[str, AttributeProto]:

@@ -8,8 +8,10 @@ An element type of 0 means unknown (``TensorProto.UNDEFINED``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto
+from wirecodec._helper.args import adopt
 
 __all__ = [
     "Dim",
@@ -23,6 +25,7 @@ __all__ = [
     "Type",
     "from_proto",
     "merge",
+    "new_type_proto",
     "to_proto",
     "write_type",
 ]
@@ -100,9 +103,10 @@ Type = TensorType | SequenceType | OptionalType | MapType | OpaqueType
 def _shape_from(proto: TensorShapeProto) -> tuple[Dim, ...]:
     dims: list[Dim] = []
     for d in proto.dim:
-        if d.HasField("dim_value"):
+        which = d.WhichOneof("value")
+        if which == "dim_value":
             dims.append(d.dim_value)
-        elif d.HasField("dim_param") and d.dim_param:
+        elif which == "dim_param" and d.dim_param:
             dims.append(d.dim_param)
         else:
             dims.append(None)
@@ -143,6 +147,38 @@ def to_proto(t: Type) -> TypeProto:
     """``t`` as a new ``TypeProto``."""
     proto = TypeProto()
     write_type(t, proto)
+    return proto
+
+
+_INT64: Final = (-(1 << 63), 1 << 63)
+
+
+def new_type_proto(t: Type) -> TypeProto:
+    """``t`` as a new ``TypeProto`` (what :func:`write_type` writes into an empty one), its
+    messages built in place: inference writes one per inferred value, and on the per-node
+    loops of onnxslim and onnxruntime's symbolic shapes (a model of one node inferred once
+    per node) setting each field through its parent's stub was most of the time."""
+    proto = TypeProto()
+    if not isinstance(t, TensorType):
+        write_type(t, proto)
+        return proto
+    tensor = TypeProto.SparseTensor() if t.sparse else TypeProto.Tensor()
+    adopt(tensor, "elem_type", int(t.elem))
+    if t.shape is not None:
+        dims = []
+        for dim in t.shape:
+            d = TensorShapeProto.Dimension()
+            if type(dim) is int and _INT64[0] <= dim < _INT64[1]:
+                adopt(d, "dim_value", dim)
+            elif isinstance(dim, int):
+                d.dim_value = dim  # (checked: out of range is the assignment's error)
+            elif isinstance(dim, str):
+                d.dim_param = dim
+            dims.append(d)
+        shape = TensorShapeProto()
+        adopt(shape, "dim", dims)
+        adopt(tensor, "shape", shape)
+    adopt(proto, "sparse_tensor_type" if t.sparse else "tensor_type", tensor)
     return proto
 
 
