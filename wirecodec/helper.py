@@ -67,7 +67,6 @@ from schema_dsl.onnx import (
 )
 from wirecodec._helper.args import (
     INT32_RANGE,
-    adopt,
     as_bytes,
     as_int,
     as_list,
@@ -75,6 +74,7 @@ from wirecodec._helper.args import (
     as_messages,
     as_text,
     as_texts,
+    build,
     field_value,
 )
 from wirecodec._helper.attributes import (
@@ -225,24 +225,25 @@ def make_node(
     >>> make_node("Transpose", ["A"], ["tA"], perm=[1, 0]).attribute[0].ints
     [1, 0]
     """
-    # Built in place (adopt): every value is checked once here and each attribute is this
+    # Built in place (build): every value is checked once here and each attribute is this
     # call's own, so nothing is copied or checked a second time.
-    node = NodeProto()
-    adopt(node, "op_type", as_text(op_type, "make_node: op_type"))
-    adopt(node, "input", as_texts(inputs, "make_node: inputs"))
-    adopt(node, "output", as_texts(outputs, "make_node: outputs"))
+    fields: dict[str, Any] = {
+        "op_type": as_text(op_type, "make_node: op_type"),
+        "input": as_texts(inputs, "make_node: inputs"),
+        "output": as_texts(outputs, "make_node: outputs"),
+    }
     if name:
-        adopt(node, "name", as_text(name, "make_node: name"))
+        fields["name"] = as_text(name, "make_node: name")
     if doc_string:
-        adopt(node, "doc_string", as_text(doc_string, "make_node: doc_string"))
+        fields["doc_string"] = as_text(doc_string, "make_node: doc_string")
     if domain is not None:
-        adopt(node, "domain", as_text(domain, "make_node: domain"))
+        fields["domain"] = as_text(domain, "make_node: domain")
     if overload is not None:
-        adopt(node, "overload", as_text(overload, "make_node: overload"))
+        fields["overload"] = as_text(overload, "make_node: overload")
     attributes = [make_attribute(key, value) for key, value in sorted(kwargs.items()) if value is not None]
     if attributes:
-        adopt(node, "attribute", attributes)
-    return node
+        fields["attribute"] = attributes
+    return build(NodeProto, **fields)
 
 
 def make_operatorsetid(domain: str, version: int) -> OperatorSetIdProto:

@@ -19,12 +19,14 @@ from typing import Any, Final, TypeVar
 from schema_dsl import Kind, Message
 from schema_dsl.assign import FieldNameError
 from schema_dsl.containers import new_container
+from schema_dsl.layout import blank, store
 from schema_dsl.presence import store_valid
 
 __all__ = [
     "INT32_RANGE",
     "INT64_RANGE",
     "adopt",
+    "build",
     "as_bytes",
     "as_float32",
     "as_int",
@@ -69,6 +71,25 @@ def adopt(message: Message, name: str, value: Any) -> None:
     if type(message).__schema__.by_name[name].repeated:
         value = new_container(type(message).__schema__.by_name[name], value)
     store_valid(message, name, value)
+
+
+def build(cls: type[M], /, **fields: Any) -> M:
+    """A new ``cls`` message holding ``fields`` as they are (what :func:`adopt` stores, for a
+    message made here: no stub, no source bytes, no other oneof member to clear).
+
+    >>> from schema_dsl.onnx import TensorShapeProto
+    >>> build(TensorShapeProto, dim=[build(TensorShapeProto.Dimension, dim_value=3)])
+    dim {
+      dim_value: 3
+    }
+    <BLANKLINE>
+    """
+    message = blank(cls)
+    by_name = cls.__schema__.by_name
+    for name, value in fields.items():
+        spec = by_name[name]
+        store(message, name, new_container(spec, value) if spec.repeated else value)
+    return message
 
 
 def _kind(value: object) -> str:

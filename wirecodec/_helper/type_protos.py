@@ -10,7 +10,7 @@ import numbers
 from collections.abc import Sequence
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto, ValueInfoProto
-from wirecodec._helper.args import INT32_RANGE, adopt, as_int, as_list, as_message, as_text
+from wirecodec._helper.args import INT32_RANGE, adopt, as_int, as_list, as_message, as_text, build
 
 __all__ = [
     "make_empty_tensor_value_info",
@@ -36,21 +36,19 @@ def _shape(
         )
     out = []
     for i, d in enumerate(dims):
-        dim = TensorShapeProto.Dimension()
+        fields: dict[str, object] = {}
         if d is None:
             pass
         elif isinstance(d, str):
-            adopt(dim, "dim_param", as_text(d, f"{where}: shape[{i}]"))
+            fields["dim_param"] = as_text(d, f"{where}: shape[{i}]")
         elif isinstance(d, numbers.Integral):
-            adopt(dim, "dim_value", as_int(d, f"{where}: shape[{i}]"))
+            fields["dim_value"] = as_int(d, f"{where}: shape[{i}]")
         else:
             raise ValueError(f"{where}: shape[{i}] must be an int, a str or None, got {type(d).__name__}")
         if shape_denotation:
-            adopt(dim, "denotation", as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]"))
-        out.append(dim)
-    shape_proto = TensorShapeProto()
-    adopt(shape_proto, "dim", out)
-    return shape_proto
+            fields["denotation"] = as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]")
+        out.append(build(TensorShapeProto.Dimension, **fields))
+    return build(TensorShapeProto, dim=out)
 
 
 def make_tensor_type_proto(
@@ -60,36 +58,37 @@ def make_tensor_type_proto(
 
     ``shape=None`` leaves the shape out (any rank); ``[]`` is a scalar.
     """
-    tensor = TypeProto.Tensor()
-    adopt(tensor, "elem_type", as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE))
+    tensor = build(
+        TypeProto.Tensor, elem_type=as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE)
+    )
     if shape is not None:
         adopt(tensor, "shape", _shape(shape, shape_denotation, "make_tensor_type_proto"))
-    type_proto = TypeProto()
-    adopt(type_proto, "tensor_type", tensor)
-    return type_proto
+    return build(TypeProto, tensor_type=tensor)
 
 
 def make_sparse_tensor_type_proto(
     elem_type: int, shape: Sequence[str | int | None] | None, shape_denotation: list[str] | None = None
 ) -> TypeProto:
     """A sparse tensor TypeProto (shape entries as in :func:`make_tensor_type_proto`)."""
-    sparse = TypeProto.SparseTensor()
-    adopt(sparse, "elem_type", as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE))
+    sparse = build(
+        TypeProto.SparseTensor,
+        elem_type=as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE),
+    )
     if shape is not None:
         adopt(sparse, "shape", _shape(shape, shape_denotation, "make_sparse_tensor_type_proto"))
-    type_proto = TypeProto()
-    adopt(type_proto, "sparse_tensor_type", sparse)
-    return type_proto
+    return build(TypeProto, sparse_tensor_type=sparse)
 
 
 def _value_info(name: str, doc_string: str, type_proto: TypeProto, where: str) -> ValueInfoProto:
     """A value info holding ``type_proto`` itself (a builder's own: callers copy a user's)."""
-    info = ValueInfoProto()
-    adopt(info, "name", as_text(name, f"{where}: name"))
     if doc_string:
-        adopt(info, "doc_string", as_text(doc_string, f"{where}: doc_string"))
-    adopt(info, "type", type_proto)
-    return info
+        return build(
+            ValueInfoProto,
+            name=as_text(name, f"{where}: name"),
+            type=type_proto,
+            doc_string=as_text(doc_string, f"{where}: doc_string"),
+        )
+    return build(ValueInfoProto, name=as_text(name, f"{where}: name"), type=type_proto)
 
 
 def make_tensor_value_info(

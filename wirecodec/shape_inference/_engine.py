@@ -24,7 +24,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
-from wirecodec._helper.args import adopt
+from wirecodec._helper.args import adopt, build
 from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import (
@@ -320,9 +320,7 @@ class _Inference:
             self.slots[name] = empty
             self.untyped_outputs.pop(name, None)
         elif self.graph is not None:
-            info = ValueInfoProto()
-            adopt(info, "name", name)
-            adopt(info, "type", new_type_proto(inferred))
+            info = build(ValueInfoProto, name=name, type=new_type_proto(inferred))
             append_valid(self.graph.value_info, info)  # (built here: appended, not copied)
             self.slots[name] = info
             output = self.untyped_outputs.pop(name, None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto
-from wirecodec._helper.args import adopt
+from wirecodec._helper.args import build
 
 __all__ = [
     "Dim",
@@ -151,6 +151,7 @@ def to_proto(t: Type) -> TypeProto:
 
 
 _INT64: Final = (-(1 << 63), 1 << 63)
+_Dimension: Final = TensorShapeProto.Dimension
 
 
 def new_type_proto(t: Type) -> TypeProto:
@@ -158,28 +159,29 @@ def new_type_proto(t: Type) -> TypeProto:
     messages built in place: inference writes one per inferred value, and on the per-node
     loops of onnxslim and onnxruntime's symbolic shapes (a model of one node inferred once
     per node) setting each field through its parent's stub was most of the time."""
-    proto = TypeProto()
     if not isinstance(t, TensorType):
+        proto = TypeProto()
         write_type(t, proto)
         return proto
-    tensor = TypeProto.SparseTensor() if t.sparse else TypeProto.Tensor()
-    adopt(tensor, "elem_type", int(t.elem))
-    if t.shape is not None:
+    cls = TypeProto.SparseTensor if t.sparse else TypeProto.Tensor
+    if t.shape is None:
+        tensor = build(cls, elem_type=int(t.elem))
+    else:
         dims = []
         for dim in t.shape:
-            d = TensorShapeProto.Dimension()
             if type(dim) is int and _INT64[0] <= dim < _INT64[1]:
-                adopt(d, "dim_value", dim)
-            elif isinstance(dim, int):
-                d.dim_value = dim  # (checked: out of range is the assignment's error)
-            elif isinstance(dim, str):
-                d.dim_param = dim
-            dims.append(d)
-        shape = TensorShapeProto()
-        adopt(shape, "dim", dims)
-        adopt(tensor, "shape", shape)
-    adopt(proto, "sparse_tensor_type" if t.sparse else "tensor_type", tensor)
-    return proto
+                dims.append(build(_Dimension, dim_value=dim))
+            else:
+                d = _Dimension()
+                if isinstance(dim, int):
+                    d.dim_value = dim  # (checked: out of range is the assignment's error)
+                elif isinstance(dim, str):
+                    d.dim_param = dim
+                dims.append(d)
+        tensor = build(cls, elem_type=int(t.elem), shape=build(TensorShapeProto, dim=dims))
+    if t.sparse:
+        return build(TypeProto, sparse_tensor_type=tensor)
+    return build(TypeProto, tensor_type=tensor)
 
 
 def write_type(t: Type, proto: TypeProto) -> None:
