@@ -6,6 +6,7 @@ naming the same thing onnx's test looks for), or both give the same bytes."""
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 
@@ -121,3 +122,82 @@ def test_scan_counts_refused_as_onnx(text: str, words: str) -> None:
 )
 def test_scan_counts_that_fit_infer_as_onnx(text: str) -> None:
     assert_strict_inference_as_onnx(parse_model(text))
+
+
+def _graph_model(
+    nodes: list[Any], inputs: list[Any], initializer: list[Any] | None = None, opset: int = 13
+) -> Any:
+    helper = onnx.helper
+    graph = helper.make_graph(nodes, "g", inputs, [], initializer=initializer or [])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _vi(name: str, elem: int, shape: Any) -> Any:
+    return onnx.helper.make_tensor_value_info(name, elem, shape)
+
+
+_F, _I64 = 1, 7
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("opset", [4, 11, 13])
+@pytest.mark.parametrize(
+    ("shapes", "axis"),
+    [
+        ([("a", 2)], 0),  # one input: its symbol kept on the axis
+        ([(None, 2)], 0),  # one input, an unknown axis: a fresh symbol, as onnx
+        ([("a", 2)], -1),  # (a negative axis before opset 11: the shape unknown)
+        ([(3, 2), (4, 2)], -2),
+        ([("a", 2), ("a", 2)], 0),  # two: the sum of symbols is unknown
+        ([(3, 2), (4, 2)], 0),
+    ],
+)
+def test_concat_of_one_input_keeps_its_shape_as_onnx(shapes: list[Any], axis: int, opset: int) -> None:
+    names = [f"x{i}" for i in range(len(shapes))]
+    node = onnx.helper.make_node("Concat", names, ["z"], axis=axis)
+    inputs = [_vi(n, _F, s) for n, s in zip(names, shapes, strict=True)]
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, opset=opset))
+
+
+def _ints(name: str, values: list[int]) -> Any:
+    return onnx.helper.make_tensor(name, _I64, (len(values),), values)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(
+    ("axes", "steps"),
+    [
+        ("no shape", "stored"),  # an axes input of unknown shape counts as absent
+        ("stored", "no shape"),
+        ("no shape", "no shape"),
+        ("shape only", "stored"),  # known shape, unknown values: the rank alone
+        ("stored", "shape only"),
+        ("stored", "stored"),
+    ],
+)
+def test_slice_axes_and_steps_of_unknown_shape_as_onnx(axes: str, steps: str) -> None:
+    inputs = [_vi("x", _F, (5, 6, 7))]
+    initializer = [_ints("starts", [1, 0]), _ints("ends", [2, 6])]
+    for name, how, values in (("axes", axes, [0, 2]), ("steps", steps, [1, 3])):
+        if how == "stored":
+            initializer.append(_ints(name, values))
+        else:
+            inputs.append(_vi(name, _I64, None if how == "no shape" else (2,)))
+    node = onnx.helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, initializer))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(
+    ("op", "extra"),
+    [("Relu", []), ("Neg", []), ("Add", ["x"]), ("Mul", ["x"]), ("Reshape", ["s"])],
+)
+@pytest.mark.parametrize("elem", [0, _F])
+def test_unknown_element_type_refused_as_onnx(op: str, extra: list[str], elem: int) -> None:
+    inputs = [_vi("x", elem, (2, 3)), _vi("s", _I64, (1,))]
+    node = onnx.helper.make_node(op, ["x", *extra], ["y"])
+    model = _graph_model([node], inputs, [_ints("s", [6])] if op == "Reshape" else [])
+    assert_strict_inference_as_onnx(model)
+    if not elem:
+        with pytest.raises(InferenceError, match="Element type of input 0 unknown"):
+            infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)

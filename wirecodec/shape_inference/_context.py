@@ -89,6 +89,16 @@ class NodeContext:
         t = self.tensor(i)
         return t.elem if t is not None else 0
 
+    def known_elem(self, i: int) -> int:
+        """Input ``i``'s element type for an output that takes it: a tensor type that leaves it
+        unknown (``elem_type`` 0) is refused, as onnx's propagation refuses it."""
+        t = self.tensor(i)
+        if t is None:
+            return 0
+        if not t.elem:
+            raise InferenceError(f"Element type of input {i} unknown")
+        return t.elem
+
     def shape(self, i: int) -> Shape:
         t = self.tensor(i)
         return t.shape if t is not None else None
