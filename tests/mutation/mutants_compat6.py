@@ -1,0 +1,91 @@
+"""Mutants of issue 42's round ``compat6``: the helper builders made in place (``adopt`` and
+``build``: checked values stored once, the caller's messages still copied), shape inference's
+types built whole, and the refusals and shapes aligned with onnx's tests (Scan's counts,
+Concat of one input, Slice's axes/steps of unknown shape, an unknown element type)."""
+
+from __future__ import annotations
+
+from tests.mutation.mutant import Mutant
+
+_REFUSALS = ("tests/differential/test_shape_inference_refusals_vs_onnx.py",)
+_BUILDERS = ("tests/differential/test_onnx_compat_helper_builders.py",)
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "compat6-text-surrogates-unchecked",
+        "wirecodec/_helper/args.py",
+        '        if not value.isascii():\n            try:\n                value.encode("utf-8")',
+        '        if False:\n            try:\n                value.encode("utf-8")',
+        _BUILDERS,
+        "a builder stores a string with a lone surrogate (the assignment it replaced refused it, "
+        "as protobuf does); it would fail only when the model is written",
+    ),
+    Mutant(
+        "compat6-attribute-message-shared",
+        "wirecodec/_helper/attributes.py",
+        "                fields[field] = copy.copy(value)",
+        "                fields[field] = value",
+        _BUILDERS,
+        "make_attribute keeps the caller's tensor/graph itself: a later change by the caller "
+        "reaches the attribute (onnx copies it)",
+    ),
+    Mutant(
+        "compat6-attribute-messages-shared",
+        "wirecodec/_helper/attributes.py",
+        "        return {field: [copy.copy(m) for m in as_messages(items, cls, where)], "
+        '"type": int(attr_type)}',
+        '        return {field: as_messages(items, cls, where), "type": int(attr_type)}',
+        _BUILDERS,
+        "make_attribute keeps the caller's list of tensors itself (onnx copies each)",
+    ),
+    Mutant(
+        "compat6-make-tensor-unconverted-items",
+        "wirecodec/_helper/tensor.py",
+        "    adopt(tensor, info.field, _field_items(info, flat))",
+        "    adopt(tensor, info.field, flat.tolist())",
+        _BUILDERS,
+        "make_tensor stores numpy's items as they are: float16 values as floats in int32_data, "
+        "complex numbers unsplit (the unchecked store trusts _field_items' forms)",
+    ),
+    Mutant(
+        "compat6-scan-inputs-unchecked",
+        "wirecodec/shape_inference/ops/control_flow.py",
+        "    if n_scan > ctx.n_inputs:",
+        "    if n_scan > ctx.n_inputs + 1:",
+        _REFUSALS,
+        "Scan-9+ takes num_scan_inputs one above its inputs (a negative count of state variables)",
+    ),
+    Mutant(
+        "compat6-scan-states-unchecked",
+        "wirecodec/shape_inference/ops/control_flow.py",
+        "    if n_state > ctx.n_outputs:",
+        "    if n_state > ctx.n_outputs + 1:",
+        _REFUSALS,
+        "Scan takes one loop state variable more than it has outputs",
+    ),
+    Mutant(
+        "compat6-concat-one-input-any-opset",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "    if len(shapes) == 1 and ctx.opset >= 11:",
+        "    if len(shapes) == 1:",
+        _REFUSALS,
+        "Concat-4 of one input keeps its symbol on the axis (onnx's Concat-4 sums: a fresh symbol)",
+    ),
+    Mutant(
+        "compat6-slice-present-by-name",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "        given_axes, given_steps = ctx.shape(3) is not None, ctx.shape(4) is not None",
+        "        given_axes, given_steps = ctx.has_input(3), ctx.has_input(4)",
+        _REFUSALS,
+        "Slice's axes/steps input of unknown shape counts as given (onnx: as absent, the default)",
+    ),
+    Mutant(
+        "compat6-unknown-element-type-passes",
+        "wirecodec/shape_inference/_context.py",
+        '        if not t.elem:\n            raise InferenceError(f"Element type of input {i} unknown")',
+        '        if t.elem is None:\n            raise InferenceError(f"Element type of input {i} unknown")',
+        _REFUSALS,
+        "an input whose element type is unknown gives an output of unknown element type "
+        "(onnx refuses: Element type of input 0 unknown)",
+    ),
+)
