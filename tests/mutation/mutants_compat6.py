@@ -89,3 +89,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "(onnx refuses: Element type of input 0 unknown)",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat6-instance-name-qualified",
+        "schema_dsl/message.py",
+        '            return type.__getattribute__(type(self), "__name__")',
+        '            return type.__getattribute__(type(self), "__qualname__")',
+        ("tests/differential/test_onnx_compat_names.py",),
+        "a nested message's instance answers TensorShapeProto.Dimension (upb's: Dimension)",
+    ),
+)
