@@ -354,7 +354,9 @@ def test_model_container_saves_and_loads_as_onnx(tmp_path: Any, one_file: bool) 
 
 
 @pytest.mark.quick
-@pytest.mark.parametrize("path", ["TensorProto", "NodeProto", "TensorShapeProto.Dimension", "TypeProto.Tensor"])
+@pytest.mark.parametrize(
+    "path", ["TensorProto", "NodeProto", "TensorShapeProto.Dimension", "TypeProto.Tensor"]
+)
 def test_a_message_instance_answers_its_class_name_as_onnxs(path: str) -> None:
     # pytest names a parametrized value by its __name__: onnx's own test ids depend on it
     # (test_tree_ensemble_fails_if_invalid_attributes[...-TensorProto-TensorProto]).
