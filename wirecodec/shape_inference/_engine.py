@@ -74,6 +74,9 @@ class _Symbols:
 
     used: set[str] = field(default_factory=set)
     counter: int = 0
+    # The declared type of each value info add_graph read, for the scope that declares it
+    # (id -> the info, kept so that its id stays its own, and its type)
+    declared: dict[int, tuple[ValueInfoProto, Type | None]] = field(default_factory=dict)
 
     def fresh(self) -> str:
         while True:
@@ -99,7 +102,9 @@ class _Symbols:
                 continue
             for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
                 if info.HasField("type"):
-                    self.add_type(from_proto(info.type))
+                    t = from_proto(info.type)
+                    self.declared[id(info)] = (info, t)
+                    self.add_type(t)
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
@@ -175,7 +180,11 @@ class _Inference:
 
     # -- declared types ------------------------------------------------------------------
     def declare(self, info: ValueInfoProto) -> None:
-        t = from_proto(info.type) if info.HasField("type") else None
+        known = self.shared.symbols.declared.pop(id(info), None)
+        if known is not None and known[0] is info:
+            t = known[1]
+        else:
+            t = from_proto(info.type) if info.HasField("type") else None
         if t is not None:
             self.types[info.name] = t
             self.slots[info.name] = info
@@ -358,6 +367,7 @@ class _Inference:
             declared = from_proto(info.type) if info.HasField("type") else None
             merged = self.shared.symbols.materialize(merge(given, declared, info.name))
             _rewrite(info, merged)
+            self.shared.symbols.declared.pop(id(info), None)  # (what add_graph read is old)
         inner = _Inference(
             self.shared, self.opsets, self.types, self.symbol_data, graph, self._body_scope(graph)
         )

@@ -103,10 +103,9 @@ Type = TensorType | SequenceType | OptionalType | MapType | OpaqueType
 def _shape_from(proto: TensorShapeProto) -> tuple[Dim, ...]:
     dims: list[Dim] = []
     for d in proto.dim:
-        which = d.WhichOneof("value")
-        if which == "dim_value":
+        if d.HasField("dim_value"):  # (two HasField calls cost less than a WhichOneof)
             dims.append(d.dim_value)
-        elif which == "dim_param" and d.dim_param:
+        elif d.HasField("dim_param") and d.dim_param:
             dims.append(d.dim_param)
         else:
             dims.append(None)
@@ -115,6 +114,9 @@ def _shape_from(proto: TensorShapeProto) -> tuple[Dim, ...]:
 
 def from_proto(proto: TypeProto) -> Type | None:
     """The type a ``TypeProto`` declares, or None when it declares nothing."""
+    if proto.HasField("tensor_type"):  # the common case, without WhichOneof's cost
+        t = proto.tensor_type
+        return TensorType(t.elem_type, _shape_from(t.shape) if t.HasField("shape") else None)
     which = proto.WhichOneof("value")
     if which == "tensor_type" or which == "sparse_tensor_type":
         t = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
