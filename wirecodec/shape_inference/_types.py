@@ -115,8 +115,8 @@ def _shape_from(proto: TensorShapeProto) -> tuple[Dim, ...]:
 def from_proto(proto: TypeProto) -> Type | None:
     """The type a ``TypeProto`` declares, or None when it declares nothing."""
     if proto.HasField("tensor_type"):  # the common case, without WhichOneof's cost
-        t = proto.tensor_type
-        return TensorType(t.elem_type, _shape_from(t.shape) if t.HasField("shape") else None)
+        dense = proto.tensor_type
+        return TensorType(dense.elem_type, _shape_from(dense.shape) if dense.HasField("shape") else None)
     which = proto.WhichOneof("value")
     if which == "tensor_type" or which == "sparse_tensor_type":
         t = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
