@@ -47,6 +47,15 @@ def _model(opset: int = 18, ir: int = 10, metadata: bool = True, function: bool 
         helper.make_node("Constant", [], ["k2"], value=nh.from_array(np.zeros((2,), np.float32), "kv2")),
         helper.make_node("MatMul", ["x", "w"], ["y"], name="mm", doc_string="d"),
         helper.make_node("If", ["cond"], ["z"], name="branch", then_branch=_body(), else_branch=_body()),
+        # a graphs attribute whose first body changes and whose last does not
+        helper.make_node(
+            "Bodies",
+            [],
+            ["b"],
+            domain="local",
+            name="multi",
+            bodies=[_body(), helper.make_graph([], "e", [], [])],
+        ),
         helper.make_node(
             "ConstantOfShape", ["shape"], ["filled"], value=nh.from_array(np.array([3], np.int32))
         ),

@@ -99,3 +99,30 @@ MUTANTS += (
         "a nested message's instance answers TensorShapeProto.Dimension (upb's: Dimension)",
     ),
 )
+_REPLACE = ("tests/differential/test_onnx_compat_tools_replace_constants.py",)
+MUTANTS += (
+    Mutant(
+        "compat6-replace-ir3-inputs-at-4",
+        "wirecodec/onnx_compat/tools/replace_constants.py",
+        "        if ir_version is not None and ir_version <= 3:",
+        "        if ir_version is not None and ir_version <= 4:",
+        _REPLACE,
+        "replace_constants declares the new shape initializers as graph inputs at IR 4 too",
+    ),
+    Mutant(
+        "compat6-replace-graphs-flag-per-body",
+        "wirecodec/onnx_compat/tools/replace_constants.py",
+        "                changed = changed or body is not graph",
+        "                changed = body is not graph",
+        _REPLACE,
+        "a graphs attribute is rebuilt only when its last body changed (onnx: when any did)",
+    ),
+    Mutant(
+        "compat6-replace-opset-domain-unset",
+        "wirecodec/onnx_compat/tools/replace_constants.py",
+        "        entry.domain = opset.domain  # set even when empty, as onnx does",
+        "        if opset.domain:\n            entry.domain = opset.domain",
+        _REPLACE,
+        "the default domain's empty name is left unset (onnx sets it: its bytes say so)",
+    ),
+)
