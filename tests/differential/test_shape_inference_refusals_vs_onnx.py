@@ -201,3 +201,78 @@ def test_unknown_element_type_refused_as_onnx(op: str, extra: list[str], elem: i
     if not elem:
         with pytest.raises(InferenceError, match="Element type of input 0 unknown"):
             infer_shapes(decode(ModelProto, model.SerializeToString()), strict_mode=True)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("opset", [9, 11, 13])
+@pytest.mark.parametrize(
+    ("depth", "indices"), [(3, [0, 1]), (-3, None), (0, None), (3, [0, -1]), (3, [0, 5]), (3, [0, -4])]
+)
+def test_one_hot_stored_depth_and_indices_as_onnx(depth: int, indices: list[int] | None, opset: int) -> None:
+    helper = onnx.helper
+    inits = [helper.make_tensor("depth", _I64, (), [depth])]
+    if indices is not None:
+        inits.append(_ints("indices", indices))
+    inputs = [_vi("indices", _I64, (2,)), _vi("values", _F, (2,))]
+    node = helper.make_node("OneHot", ["indices", "depth", "values"], ["y"])
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, inits, opset=opset))
+
+
+def _bad_scalar(how: str) -> Any:
+    import numpy as np
+
+    helper = onnx.helper
+    if how == "int64_data":
+        tensor = onnx.TensorProto(name="delta", data_type=_F)
+        tensor.int64_data.extend([2])
+        return tensor
+    tensor = helper.make_tensor("delta", _F, (), np.array([1.0], "<f4").tobytes(), raw=True)
+    tensor.raw_data = {"empty raw": b"", "short raw": b"\x00" * 2, "good": tensor.raw_data}[how]
+    return tensor
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("how", ["int64_data", "empty raw", "short raw", "good"])
+def test_stored_data_that_does_not_fit_refused_as_onnx(how: str) -> None:
+    helper = onnx.helper
+    inits = [
+        helper.make_tensor("start", _F, (), [1.0]),
+        helper.make_tensor("limit", _F, (), [5.0]),
+        _bad_scalar(how),
+    ]
+    node = helper.make_node("Range", ["start", "limit", "delta"], ["y"])
+    assert_strict_inference_as_onnx(_graph_model([node], [], inits))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("data_type", ["int64", "int32", "undefined"])
+def test_constant_of_shape_reads_int64_data_only_as_onnx(data_type: str) -> None:
+    import numpy as np
+
+    shape = onnx.numpy_helper.from_array(
+        np.array([4, 3], np.int32 if data_type == "int32" else np.int64), "x"
+    )
+    if data_type == "undefined":
+        shape.data_type = 0
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("ConstantOfShape", ["x"], ["y"])], "g", [], [_vi("y", _F, None)], [shape]
+    )
+    model = onnx.helper.make_model(graph)
+    assert_strict_inference_as_onnx(model)
+    # not strict: both leave the output as declared
+    theirs = onnx.shape_inference.infer_shapes(model)
+    ours = infer_shapes(decode(ModelProto, model.SerializeToString()))
+    assert ours.graph.output[0].SerializeToString() == theirs.graph.output[0].SerializeToString()
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("given", ["model.onnx", "path", 123, None])
+def test_a_path_or_another_object_is_refused_as_onnx(given: Any) -> None:
+    import pathlib
+
+    value = pathlib.Path("model.onnx") if given == "path" else given
+    with pytest.raises(TypeError) as theirs:
+        onnx.shape_inference.infer_shapes(value)
+    with pytest.raises(TypeError) as ours:
+        infer_shapes(value)
+    assert str(ours.value) == str(theirs.value)

@@ -82,6 +82,9 @@ def constant_of_shape(ctx: NodeContext) -> None:
     """The ``value`` attribute's element type (float by default); the shape its input gives."""
     value = ctx.attrs.get("value")
     elem = value.t.data_type if value is not None and value.HasField("t") else FLOAT
+    stored = ctx.stored_type(0)
+    if stored is not None and stored != INT64:  # (onnx reads the shape as int64 data only)
+        raise ctx.fail(f"ConstantOfShape reads its shape as INT64 data, not data of type {stored}")
     dims = ctx.dims_of(0)
     if dims is not None:
         ctx.set_tensor(0, elem, tuple(dims))

@@ -430,6 +430,11 @@ def one_hot(ctx: NodeContext) -> None:
     size: Dim = None
     if depth is not None and depth.size == 1:
         size = int(depth.reshape(-1)[0])
+        if size < 0:
+            raise InferenceError("OneHot: input 'depth' must not be negative")
+    stored = ctx.value(0) if ctx.opset < 11 else None
+    if stored is not None and stored.dtype.kind in "iu" and (stored < 0).any():
+        raise InferenceError("OneHot: input 'indices' must not be negative before opset 11")
     ctx.set_tensor(0, elem, (*indices[:axis], size, *indices[axis:]))
 
 
