@@ -126,3 +126,39 @@ MUTANTS += (
         "the default domain's empty name is left unset (onnx sets it: its bytes say so)",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat6-stored-data-mismatch-ignored",
+        "wirecodec/shape_inference/_context.py",
+        "            self._values[i] = tensor_values(tensor, refuse_bad_data=True)",
+        "            self._values[i] = tensor_values(tensor)",
+        _REFUSALS,
+        "a stored input whose data does not fit its dims has no known value (onnx refuses it: "
+        "Data size mismatch)",
+    ),
+    Mutant(
+        "compat6-spare-raw-bytes-refused",
+        "wirecodec/shape_inference/_context.py",
+        "    return len(tensor.raw_data) * 8 > count * info.bits",
+        "    return len(tensor.raw_data) * 8 < count * info.bits",
+        _REFUSALS,
+        "fewer raw bytes than the dims need pass as a tensor of unknown value (onnx refuses them)",
+    ),
+    Mutant(
+        "compat6-constant-of-shape-any-ints",
+        "wirecodec/shape_inference/ops/casts.py",
+        "    if stored is not None and stored != INT64:  # (onnx reads the shape as int64 data only)",
+        "    if stored is not None and stored not in (INT64, 6):"
+        "  # (onnx reads the shape as int64 data only)",
+        _REFUSALS,
+        "ConstantOfShape reads an int32 shape tensor (onnx refuses: its data must be int64)",
+    ),
+    Mutant(
+        "compat6-one-hot-indices-any-opset",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "    stored = ctx.value(0) if ctx.opset < 11 else None",
+        "    stored = ctx.value(0)",
+        _REFUSALS,
+        "OneHot refuses negative stored indices from opset 11 too (they count from the end there)",
+    ),
+)
