@@ -276,3 +276,34 @@ def test_a_path_or_another_object_is_refused_as_onnx(given: Any) -> None:
     with pytest.raises(TypeError) as ours:
         infer_shapes(value)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("opset", [11, 13, 18])
+@pytest.mark.parametrize("axis_size", ["a", 4, None])
+def test_split_sizes_reach_the_outputs_only_on_a_sized_axis_as_onnx(opset: int, axis_size: Any) -> None:
+    helper = onnx.helper
+    inputs = [_vi("x", _F, (2, axis_size, "b"))]
+    if opset < 13:
+        node = helper.make_node("Split", ["x"], ["y", "z"], axis=1, split=[3, 1])
+        inits = []
+    else:
+        node = helper.make_node("Split", ["x", "split"], ["y", "z"], axis=1)
+        inits = [_ints("split", [3, 1])]
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, inits, opset=opset))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(
+    ("zero_point", "output_dtype"),
+    [(4, 22), (4, 4), (2, 0), (None, 22), (3, 2)],  # UINT16/INT4, UINT16, UINT8, -, INT8/UINT8
+)
+def test_quantize_output_dtype_against_the_zero_point_as_onnx(
+    zero_point: int | None, output_dtype: int
+) -> None:
+    helper = onnx.helper
+    names = ["x", "s"] + (["zp"] if zero_point else [])
+    inputs = [_vi("x", _F, (3, 4)), _vi("s", _F, ())] + ([_vi("zp", zero_point, ())] if zero_point else [])
+    attrs = {"output_dtype": output_dtype} if output_dtype else {}
+    node = helper.make_node("QuantizeLinear", names, ["y"], **attrs)
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, opset=21))

@@ -100,7 +100,10 @@ def constant_of_shape(ctx: NodeContext) -> None:
 def quantize(ctx: NodeContext) -> None:
     """The zero point's element type (or ``output_dtype``, else uint8); the input's shape."""
     elem = ctx.elem(2) if ctx.has_input(2) else 0
-    elem = elem or ctx.attr_int("output_dtype", 0) or UINT8
+    wanted = ctx.attr_int("output_dtype", 0)
+    if elem and wanted and elem != wanted:
+        raise ctx.fail(f"output_dtype {wanted} differs from the zero point's element type {elem}")
+    elem = elem or wanted or UINT8
     t = ctx.tensor(0)
     ctx.set_tensor(0, elem, t.shape if t is not None else None)
 

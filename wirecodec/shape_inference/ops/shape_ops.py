@@ -333,7 +333,8 @@ def split(ctx: NodeContext) -> None:
             raise InferenceError(f"split has {len(sizes)} sizes for {n} outputs")
         if isinstance(d, int) and sum(sizes) != d:
             raise InferenceError(f"split sizes sum to {sum(sizes)}, not the axis' {d}")
-        lengths = [*sizes]
+        # as onnx: the sizes are given to the outputs only when the axis' size is known
+        lengths = [*sizes] if isinstance(d, int) else [None] * n
     elif not isinstance(d, int):
         lengths = [None] * n
     elif ctx.opset >= 18 and ctx.has_attr("num_outputs"):
