@@ -162,3 +162,21 @@ MUTANTS += (
         "OneHot refuses negative stored indices from opset 11 too (they count from the end there)",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat6-split-sizes-on-open-axis",
+        "wirecodec/shape_inference/ops/shape_ops.py",
+        "        lengths = [*sizes] if isinstance(d, int) else [None] * n",
+        "        lengths = [*sizes]",
+        _REFUSALS,
+        "Split gives its stored sizes to the outputs on an axis of unknown size (onnx: unknown)",
+    ),
+    Mutant(
+        "compat6-quantize-output-dtype-unchecked",
+        "wirecodec/shape_inference/ops/casts.py",
+        "    if elem and wanted and elem != wanted:",
+        "    if elem and wanted and elem != wanted and False:",
+        _REFUSALS,
+        "QuantizeLinear takes an output_dtype other than its zero point's type (onnx refuses)",
+    ),
+)
