@@ -180,3 +180,29 @@ MUTANTS += (
         "QuantizeLinear takes an output_dtype other than its zero point's type (onnx refuses)",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat6-recurrent-rank-unchecked",
+        "wirecodec/shape_inference/ops/misc.py",
+        "    if x is not None and len(x) != 3:",
+        "    if x is not None and len(x) > 3:",
+        _REFUSALS,
+        "RNN/GRU/LSTM take an input X of rank 2 (onnx refuses every rank but 3)",
+    ),
+    Mutant(
+        "compat6-batch-norm-ranks-from-15",
+        "wirecodec/shape_inference/ops/normalization.py",
+        "    if ctx.opset >= 14:  # (onnx checks the ranks from BatchNormalization-14 on)",
+        "    if ctx.opset >= 15:  # (onnx checks the ranks from BatchNormalization-14 on)",
+        _REFUSALS,
+        "BatchNormalization-14 takes statistics of rank 2 (onnx refuses from 14 on)",
+    ),
+    Mutant(
+        "compat6-roi-align-count-from-rois-only",
+        "wirecodec/shape_inference/ops/conv_pool.py",
+        "    if not isinstance(n, int) and indices and isinstance(indices[0], int):",
+        "    if n is None and indices and isinstance(indices[0], int):",
+        _REFUSALS,
+        "RoiAlign keeps the rois' symbol where batch_indices gives the count (onnx: the count)",
+    ),
+)

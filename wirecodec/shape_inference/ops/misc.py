@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim
+from wirecodec.shape_inference._types import Dim, InferenceError
 from wirecodec.shape_inference.ops._util import STRING
 
 
@@ -87,6 +87,8 @@ def recurrent(ctx: NodeContext) -> None:
     """Y: (seq, directions, batch, hidden) or, with ``layout=1``, (batch, seq, directions, hidden);
     the last hidden (and cell) state without the sequence axis."""
     x = ctx.shape(0)
+    if x is not None and len(x) != 3:
+        raise InferenceError(f"{ctx.node.op_type}: input X must have rank 3, not {len(x)}")
     elem = ctx.elem(0)
     layout = ctx.attr_int("layout", 0)
     seq: Dim = None
