@@ -342,3 +342,29 @@ def test_roi_align_count_from_rois_or_batch_indices_as_onnx(rois: Any, indices: 
     ]
     node = onnx.helper.make_node("RoiAlign", ["x", "rois", "batch_indices"], ["y"])
     assert_strict_inference_as_onnx(_graph_model([node], inputs, opset=16))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize(
+    ("x", "target", "weight"),
+    [
+        ((3, 4, 5, 6), (3, 5, 6), (4,)),
+        ((3, 5, 6), (3, 6, 6), (4,)),  # target's rank is the input's
+        ((3, 4, 5, 6), (3, 6, 6), (4,)),  # d1 differs
+        ((3, 4, 5, 6), (2, 5, 6), (4,)),  # N differs
+        ((3, 4, 5, 6), (3, 5, 6), (5,)),  # C differs
+        ((3, 4, 5, 6), (3, 5, 6), (4, 1)),  # weight of rank 2
+        (("N", 4, 5), ("M", 5), None),
+        ((3, 4), (3,), None),
+        ((3,), (), None),
+        (None, (3, 5), (4,)),
+    ],
+)
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_nll_loss_shapes_as_onnx(x: Any, target: Any, weight: Any, reduction: str) -> None:
+    names = ["x", "t"] + (["w"] if weight is not None else [])
+    inputs = [_vi("x", _F, x), _vi("t", _I64, target)] + (
+        [_vi("w", _F, weight)] if weight is not None else []
+    )
+    node = onnx.helper.make_node("NegativeLogLikelihoodLoss", names, ["loss"], reduction=reduction)
+    assert_strict_inference_as_onnx(_graph_model([node], inputs, opset=13))

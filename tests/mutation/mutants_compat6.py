@@ -206,3 +206,21 @@ MUTANTS += (
         "RoiAlign keeps the rois' symbol where batch_indices gives the count (onnx: the count)",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat6-nll-target-rank-unchecked",
+        "wirecodec/shape_inference/ops/misc.py",
+        "        if len(x) < 2 or len(target) != len(x) - 1:",
+        "        if len(x) < 2:",
+        _REFUSALS,
+        "NegativeLogLikelihoodLoss takes a target of the input's rank (onnx: one less)",
+    ),
+    Mutant(
+        "compat6-nll-none-shape-from-target",
+        "wirecodec/shape_inference/ops/misc.py",
+        "        ctx.set_tensor(0, elem, (x[0], *x[2:]))  # the input's sizes (N, d1, ...), as onnx",
+        "        ctx.set_tensor(0, elem, ctx.shape(1))  # the input's sizes (N, d1, ...), as onnx",
+        _REFUSALS,
+        "NegativeLogLikelihoodLoss without reduction gives the target's symbols (onnx: the input's)",
+    ),
+)
