@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterator
-from typing import Any, ClassVar, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast
 
 from schema_dsl.assign import FieldNameError
 from schema_dsl.containers import list_extend
@@ -126,6 +126,15 @@ class Message(metaclass=MessageType):
     _span: int | None  # source bytes that are this message's encoding (schema_dsl.contract)
     _has: int  # a bit per stored field (MessageSchema.bit)
     _x: Extras | None  # what few messages need (Extras)
+
+    if not TYPE_CHECKING:  # (declared, it would hide the class's own __name__ from the checker)
+
+        @property
+        def __name__(self) -> str:
+            # As protobuf's (upb) messages: an instance answers its class's name. pytest
+            # names a parameter that has one by it: onnx's parametrized test ids say
+            # "TensorProto".
+            return type.__getattribute__(type(self), "__name__")
 
     @property
     def _unknown(self) -> tuple[Any, ...] | list[Any]:

@@ -74,6 +74,7 @@ from wirecodec._helper.args import (
     as_messages,
     as_text,
     as_texts,
+    build,
     field_value,
 )
 from wirecodec._helper.attributes import (
@@ -224,22 +225,25 @@ def make_node(
     >>> make_node("Transpose", ["A"], ["tA"], perm=[1, 0]).attribute[0].ints
     [1, 0]
     """
-    node = NodeProto()
-    node.op_type = as_text(op_type, "make_node: op_type")
-    node.input = as_texts(inputs, "make_node: inputs")
-    node.output = as_texts(outputs, "make_node: outputs")
+    # Built in place (build): every value is checked once here and each attribute is this
+    # call's own, so nothing is copied or checked a second time.
+    fields: dict[str, Any] = {
+        "op_type": as_text(op_type, "make_node: op_type"),
+        "input": as_texts(inputs, "make_node: inputs"),
+        "output": as_texts(outputs, "make_node: outputs"),
+    }
     if name:
-        node.name = as_text(name, "make_node: name")
+        fields["name"] = as_text(name, "make_node: name")
     if doc_string:
-        node.doc_string = as_text(doc_string, "make_node: doc_string")
+        fields["doc_string"] = as_text(doc_string, "make_node: doc_string")
     if domain is not None:
-        node.domain = as_text(domain, "make_node: domain")
+        fields["domain"] = as_text(domain, "make_node: domain")
     if overload is not None:
-        node.overload = as_text(overload, "make_node: overload")
+        fields["overload"] = as_text(overload, "make_node: overload")
     attributes = [make_attribute(key, value) for key, value in sorted(kwargs.items()) if value is not None]
     if attributes:
-        node.attribute = attributes
-    return node
+        fields["attribute"] = attributes
+    return build(NodeProto, **fields)
 
 
 def make_operatorsetid(domain: str, version: int) -> OperatorSetIdProto:

@@ -92,11 +92,14 @@ def model_paths(task: str) -> list[str]:
 
 @dataclasses.dataclass
 class Side:
-    """One run of a task: its result bytes (None if it failed), its error output, its time."""
+    """One run of a task: its result bytes (None if it failed), its error output, its time
+    (wall clock) and ``cpu``: the CPU seconds (user + system) of its process, which other
+    processes on a shared machine disturb less than the wall clock."""
 
     result: bytes | None
     stderr: str
     seconds: float
+    cpu: float = 0.0
 
 
 def tasks() -> list[str]:
@@ -133,6 +136,7 @@ def run_side(
     output = scratch / ("wirecodec.out" if shim else "onnx.out")
     output.unlink(missing_ok=True)
     started = time.perf_counter()
+    before = _children_cpu()
     done = subprocess.run(
         [sys.executable, str(TASKS / f"{task}.py"), str(output), *models],
         env=env,
@@ -143,8 +147,19 @@ def run_side(
         check=False,
     )
     seconds = time.perf_counter() - started
+    cpu = _children_cpu() - before
     ok = done.returncode == 0 and output.is_file()
-    return Side(output.read_bytes() if ok else None, done.stderr, seconds)
+    return Side(output.read_bytes() if ok else None, done.stderr, seconds, cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes so far (0 where the platform lacks it)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_task(task: str, repeat: int = 1) -> tuple[Side, Side]:
@@ -157,8 +172,10 @@ def run_task(task: str, repeat: int = 1) -> tuple[Side, Side]:
         theirs = run_side(task, False, scratch, models=models)
         ours = run_side(task, True, scratch, models=models)
         for _ in range(repeat - 1):
-            theirs.seconds = min(theirs.seconds, run_side(task, False, scratch, models=models).seconds)
-            ours.seconds = min(ours.seconds, run_side(task, True, scratch, models=models).seconds)
+            for side, shim in ((theirs, False), (ours, True)):
+                again = run_side(task, shim, scratch, models=models)
+                side.seconds = min(side.seconds, again.seconds)
+                side.cpu = min(side.cpu, again.cpu)
         return theirs, ours
 
 
@@ -168,7 +185,7 @@ def main(argv: list[str]) -> int:
         repeat, argv = int(argv[1]), argv[2:]
     chosen = argv or tasks()
     equal = 0
-    total_onnx = total_ours = 0.0
+    total_onnx = total_ours = cpu_onnx = cpu_ours = 0.0
     skipped = 0
     for task in chosen:
         try:
@@ -179,6 +196,8 @@ def main(argv: list[str]) -> int:
             continue
         total_onnx += theirs.seconds
         total_ours += ours.seconds
+        cpu_onnx += theirs.cpu
+        cpu_ours += ours.cpu
         if theirs.result is None:
             verdict = "onnx side failed"
         elif ours.result is None:
@@ -189,10 +208,18 @@ def main(argv: list[str]) -> int:
         else:
             verdict = f"DIFFERENT ({len(theirs.result)} vs {len(ours.result)} bytes)"
         ratio = ours.seconds / theirs.seconds
-        times = f"onnx {theirs.seconds:6.2f}s  wirecodec {ours.seconds:6.2f}s  {ratio:4.2f}x"
+        cpu = ours.cpu / theirs.cpu if theirs.cpu else 0.0
+        times = (
+            f"onnx {theirs.seconds:6.2f}s  wirecodec {ours.seconds:6.2f}s  {ratio:4.2f}x"
+            f"  cpu {theirs.cpu:6.2f}s {ours.cpu:6.2f}s {cpu:4.2f}x"
+        )
         print(f"{task:28} {times}  {verdict}")
     ratio = total_ours / total_onnx if total_onnx else 0.0
-    times = f"time {total_ours:.1f}s vs {total_onnx:.1f}s on onnx ({ratio:.2f}x)"
+    cpu = cpu_ours / cpu_onnx if cpu_onnx else 0.0
+    times = (
+        f"time {total_ours:.1f}s vs {total_onnx:.1f}s on onnx ({ratio:.2f}x);"
+        f" cpu {cpu_ours:.1f}s vs {cpu_onnx:.1f}s ({cpu:.2f}x)"
+    )
     skips = f" ({skipped} skipped)" if skipped else ""
     print(f"{equal} of {len(chosen) - skipped} equal{skips}; {times}")
     return 0 if equal == len(chosen) - skipped else 1

@@ -18,10 +18,15 @@ from typing import Any, Final, TypeVar
 
 from schema_dsl import Kind, Message
 from schema_dsl.assign import FieldNameError
+from schema_dsl.containers import new_container
+from schema_dsl.layout import blank, store
+from schema_dsl.presence import store_valid
 
 __all__ = [
     "INT32_RANGE",
     "INT64_RANGE",
+    "adopt",
+    "build",
     "as_bytes",
     "as_float32",
     "as_int",
@@ -53,13 +58,56 @@ _RANGES: Final = {
 M = TypeVar("M", bound=Message)
 
 
+def adopt(message: Message, name: str, value: Any) -> None:
+    """Make ``value`` field ``name`` of ``message`` as it is: no copy, no second check.
+
+    Only for what a builder made itself: values the ``as_*`` checks below returned (in the
+    form the message stores), messages it built that nothing else refers to, and a builder's
+    own new message as ``message``. An assignment would copy each message (as protobuf's
+    does, since the caller may keep it) and check each element of a list again; on the
+    per-node loops of onnxslim and onnxruntime's symbolic shapes, or a tensor of millions of
+    floats, that was most of a builder's time.
+    """
+    if type(message).__schema__.by_name[name].repeated:
+        value = new_container(type(message).__schema__.by_name[name], value)
+    store_valid(message, name, value)
+
+
+def build(cls: type[M], /, **fields: Any) -> M:
+    """A new ``cls`` message holding ``fields`` as they are (what :func:`adopt` stores, for a
+    message made here: no stub, no source bytes, no other oneof member to clear).
+
+    >>> from schema_dsl.onnx import TensorShapeProto
+    >>> build(TensorShapeProto, dim=[build(TensorShapeProto.Dimension, dim_value=3)])
+    dim {
+      dim_value: 3
+    }
+    <BLANKLINE>
+    """
+    message = blank(cls)
+    by_name = cls.__schema__.by_name
+    for name, value in fields.items():
+        spec = by_name[name]
+        store(message, name, new_container(spec, value) if spec.repeated else value)
+    return message
+
+
 def _kind(value: object) -> str:
     return type(value).__name__
 
 
 def as_text(value: object, where: str) -> str:
-    """A string field's value: a ``str``, or UTF-8 ``bytes`` (protobuf accepts both)."""
+    """A string field's value: a ``str``, or UTF-8 ``bytes`` (protobuf accepts both); a
+    string with a lone surrogate (no UTF-8 form) is refused, as protobuf's setter refuses it."""
     if isinstance(value, str):
+        if type(value) is not str:
+            value = str(value)
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                reason = f"{exc.reason} ({where} must be UTF-8 text)"
+                raise UnicodeEncodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
         return value
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Iterable
 from typing import Any, Final
 
 from schema_dsl import Message
 from schema_dsl.onnx import AttributeProto, GraphProto, NodeProto, SparseTensorProto, TensorProto, TypeProto
-from wirecodec._helper.args import INT32_RANGE, as_bytes, as_float32, as_int, as_message, as_messages, as_text
+from wirecodec._helper.args import (
+    INT32_RANGE,
+    as_bytes,
+    as_float32,
+    as_int,
+    as_message,
+    as_messages,
+    as_text,
+    build,
+)
 
 __all__ = ["get_attribute_value", "get_node_attr_value", "make_attribute", "make_attribute_ref"]
 
@@ -50,19 +60,22 @@ def _utf8(value: object, where: str) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else as_bytes(value, where)
 
 
-def _set_list(attr: AttributeProto, attr_type: int, items: list[Any], where: str) -> None:
+def _list_fields(attr_type: int, items: list[Any], where: str) -> dict[str, Any]:
+    """The fields of a list attribute of ``attr_type`` holding ``items`` (each checked)."""
     if attr_type == _A.INTS:
-        attr.ints = [as_int(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type == _A.FLOATS:
-        attr.floats = [as_float32(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type == _A.STRINGS:
-        attr.strings = [_utf8(v, f"{where}[{i}]") for i, v in enumerate(items)]
-    elif attr_type in _MESSAGE_LISTS:
+        values: list[Any] = [as_int(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        return {"ints": values, "type": int(attr_type)}
+    if attr_type == _A.FLOATS:
+        values = [as_float32(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        return {"floats": values, "type": int(attr_type)}
+    if attr_type == _A.STRINGS:
+        values = [_utf8(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        return {"strings": values, "type": int(attr_type)}
+    if attr_type in _MESSAGE_LISTS:
         field, cls = _MESSAGE_LISTS[attr_type]
-        setattr(attr, field, as_messages(items, cls, where))
-    else:
-        raise TypeError(f"{where}: a list value cannot make an attribute of type {_type_name(attr_type)}")
-    attr.type = attr_type
+        # the caller's messages: copied, as onnx copies them
+        return {field: [copy.copy(m) for m in as_messages(items, cls, where)], "type": int(attr_type)}
+    raise TypeError(f"{where}: a list value cannot make an attribute of type {_type_name(attr_type)}")
 
 
 def make_attribute(
@@ -82,26 +95,26 @@ def make_attribute(
     True
     """
     where = f"make_attribute({key!r})" if isinstance(key, str) else "make_attribute"
-    attr = AttributeProto()
-    attr.name = as_text(key, "make_attribute: key")
+    # Built in place (build): each value checked once here, the caller's messages copied.
+    fields: dict[str, Any] = {"name": as_text(key, "make_attribute: key")}
     if doc_string:
-        attr.doc_string = as_text(doc_string, f"{where}: doc_string")
+        fields["doc_string"] = as_text(doc_string, f"{where}: doc_string")
     if attr_type is not None:
         attr_type = as_int(attr_type, f"{where}: attr_type", INT32_RANGE)
     if isinstance(value, numbers.Integral):
-        attr.i = as_int(int(value), f"{where}: value")
-        attr.type = _A.INT
+        fields["i"] = as_int(int(value), f"{where}: value")
+        fields["type"] = int(_A.INT)
     elif isinstance(value, numbers.Real):
-        attr.f = as_float32(value, f"{where}: value")
-        attr.type = _A.FLOAT
+        fields["f"] = as_float32(value, f"{where}: value")
+        fields["type"] = int(_A.FLOAT)
     elif isinstance(value, (str, bytes)):
-        attr.s = _utf8(value, f"{where}: value")
-        attr.type = _A.STRING
+        fields["s"] = _utf8(value, f"{where}: value")
+        fields["type"] = int(_A.STRING)
     elif isinstance(value, (TensorProto, SparseTensorProto, GraphProto, TypeProto)):
         for cls, field, kind in _MESSAGE_SINGLES:
             if isinstance(value, cls):
-                setattr(attr, field, value)
-                attr.type = kind
+                fields[field] = copy.copy(value)  # the caller's: copied, as onnx copies it
+                fields["type"] = int(kind)
                 break
     elif isinstance(value, Iterable):
         items = list(value)
@@ -116,15 +129,15 @@ def make_attribute(
             else:
                 names = ", ".join(sorted(k.__name__ for k in kinds))
                 raise ValueError(f"{where}: cannot infer one attribute type for elements of types {names}")
-        _set_list(attr, attr_type, items, f"{where}: value")
+        fields.update(_list_fields(attr_type, items, f"{where}: value"))
     else:
         raise TypeError(f"{where}: a {type(value).__name__} is not an accepted attribute value")
-    if attr_type is not None and attr.type != attr_type:
+    if attr_type is not None and fields["type"] != attr_type:
         raise TypeError(
-            f"{where}: Inferred attribute type '{_type_name(attr.type)}' of the value does not match "
+            f"{where}: Inferred attribute type '{_type_name(fields['type'])}' of the value does not match "
             f"attr_type '{_type_name(attr_type)}'"
         )
-    return attr
+    return build(AttributeProto, **fields)
 
 
 def make_attribute_ref(

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from schema_dsl.onnx import TensorProto
 from wirecodec._helper import minifloat_encode as _minifloat_encode
-from wirecodec._helper.args import INT32_RANGE, as_int, as_list, as_text
+from wirecodec._helper.args import INT32_RANGE, adopt, as_int, as_list, as_text
 from wirecodec.tensors.dtypes import INFOS, Info, ml_dtype
 from wirecodec.tensors.packing import pack_bits
 
@@ -73,7 +73,7 @@ def make_tensor(
     tensor.data_type = info.code
     tensor.name = as_text(name, "make_tensor: name")
     shape = [as_int(d, f"make_tensor: dims[{i}]") for i, d in enumerate(as_list(dims, "make_tensor: dims"))]
-    tensor.dims = shape
+    adopt(tensor, "dims", shape)
     if raw:
         if info.code == DataType.STRING:
             raise TypeError("make_tensor: STRING tensors cannot use raw=True (raw_data holds no strings)")
@@ -86,7 +86,9 @@ def make_tensor(
             f"make_tensor: Number of values ({flat.size}) does not match tensor dimensions {shape} "
             f"({expected} elements)"
         )
-    setattr(tensor, info.field, _field_items(info, flat))
+    # numpy made each item what the field stores (a float32 value, an int in range): no
+    # second check of millions of items
+    adopt(tensor, info.field, _field_items(info, flat))
     return tensor
 
 

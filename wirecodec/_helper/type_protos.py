@@ -1,4 +1,8 @@
-"""onnx.helper's builders of types and value infos (re-exported by wirecodec.helper)."""
+"""onnx.helper's builders of types and value infos (re-exported by wirecodec.helper).
+
+Each builds its messages in place (:func:`wirecodec._helper.args.adopt`): a value info made
+of a type made of a shape made of dims is one set of messages, not a copy of a copy.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import numbers
 from collections.abc import Sequence
 
 from schema_dsl.onnx import TensorShapeProto, TypeProto, ValueInfoProto
-from wirecodec._helper.args import INT32_RANGE, as_int, as_list, as_message, as_text
+from wirecodec._helper.args import INT32_RANGE, adopt, as_int, as_list, as_message, as_text, build
 
 __all__ = [
     "make_empty_tensor_value_info",
@@ -32,19 +36,19 @@ def _shape(
         )
     out = []
     for i, d in enumerate(dims):
-        dim = TensorShapeProto.Dimension()
+        fields: dict[str, object] = {}
         if d is None:
             pass
         elif isinstance(d, str):
-            dim.dim_param = d
+            fields["dim_param"] = as_text(d, f"{where}: shape[{i}]")
         elif isinstance(d, numbers.Integral):
-            dim.dim_value = as_int(d, f"{where}: shape[{i}]")
+            fields["dim_value"] = as_int(d, f"{where}: shape[{i}]")
         else:
             raise ValueError(f"{where}: shape[{i}] must be an int, a str or None, got {type(d).__name__}")
         if shape_denotation:
-            dim.denotation = as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]")
-        out.append(dim)
-    return TensorShapeProto(dim=out)
+            fields["denotation"] = as_text(shape_denotation[i], f"{where}: shape_denotation[{i}]")
+        out.append(build(TensorShapeProto.Dimension, **fields))
+    return build(TensorShapeProto, dim=out)
 
 
 def make_tensor_type_proto(
@@ -54,31 +58,37 @@ def make_tensor_type_proto(
 
     ``shape=None`` leaves the shape out (any rank); ``[]`` is a scalar.
     """
-    tensor = TypeProto.Tensor(elem_type=as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE))
+    tensor = build(
+        TypeProto.Tensor, elem_type=as_int(elem_type, "make_tensor_type_proto: elem_type", INT32_RANGE)
+    )
     if shape is not None:
-        tensor.shape = _shape(shape, shape_denotation, "make_tensor_type_proto")
-    return TypeProto(tensor_type=tensor)
+        adopt(tensor, "shape", _shape(shape, shape_denotation, "make_tensor_type_proto"))
+    return build(TypeProto, tensor_type=tensor)
 
 
 def make_sparse_tensor_type_proto(
     elem_type: int, shape: Sequence[str | int | None] | None, shape_denotation: list[str] | None = None
 ) -> TypeProto:
     """A sparse tensor TypeProto (shape entries as in :func:`make_tensor_type_proto`)."""
-    sparse = TypeProto.SparseTensor(
-        elem_type=as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE)
+    sparse = build(
+        TypeProto.SparseTensor,
+        elem_type=as_int(elem_type, "make_sparse_tensor_type_proto: elem_type", INT32_RANGE),
     )
     if shape is not None:
-        sparse.shape = _shape(shape, shape_denotation, "make_sparse_tensor_type_proto")
-    return TypeProto(sparse_tensor_type=sparse)
+        adopt(sparse, "shape", _shape(shape, shape_denotation, "make_sparse_tensor_type_proto"))
+    return build(TypeProto, sparse_tensor_type=sparse)
 
 
 def _value_info(name: str, doc_string: str, type_proto: TypeProto, where: str) -> ValueInfoProto:
-    info = ValueInfoProto()
-    info.name = as_text(name, f"{where}: name")
+    """A value info holding ``type_proto`` itself (a builder's own: callers copy a user's)."""
     if doc_string:
-        info.doc_string = as_text(doc_string, f"{where}: doc_string")
-    info.type = type_proto
-    return info
+        return build(
+            ValueInfoProto,
+            name=as_text(name, f"{where}: name"),
+            type=type_proto,
+            doc_string=as_text(doc_string, f"{where}: doc_string"),
+        )
+    return build(ValueInfoProto, name=as_text(name, f"{where}: name"), type=type_proto)
 
 
 def make_tensor_value_info(
@@ -148,7 +158,9 @@ def make_map_type_proto(key_type: int, value_type: TypeProto) -> TypeProto:
 def make_value_info(name: str, type_proto: TypeProto, doc_string: str = "") -> ValueInfoProto:
     """A ValueInfoProto of any type."""
     type_proto = as_message(type_proto, TypeProto, "make_value_info: type_proto")
-    return _value_info(name, doc_string, type_proto, "make_value_info")
+    copied = TypeProto()
+    copied.CopyFrom(type_proto)  # the caller keeps theirs, as with onnx
+    return _value_info(name, doc_string, copied, "make_value_info")
 
 
 def make_empty_tensor_value_info(name: str) -> ValueInfoProto:

@@ -91,7 +91,6 @@ from schema_dsl.onnx import (
 from wirecodec._helper.args import as_message
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.base.atomic import AtomicFiles
-from wirecodec.files.base.walk import iter_tensors
 from wirecodec.onnx_compat import external_data_helper, helper, serialization
 from wirecodec.onnx_compat import protos as _protos
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
@@ -288,7 +287,9 @@ def load_model(f: Target, format: str | None = None, load_external_data: bool = 
 def _resolve_external_as_onnx(opened: Opened, base_dir: pathlib.Path) -> None:
     """Read in external data as wirecodec does (mapped), under onnx's policy: unknown keys are
     dropped with a warning, a symlinked data file is refused, a refusal is also onnx's class."""
-    for tensor in iter_tensors(opened.model):
+    # (a model whose layout is "single" has no reference to read: no walk over its tensors,
+    # which would build every node's attributes to find none)
+    for tensor in list(opened.external_tensors()):
         if external_data_helper.uses_external_data(tensor):
             external_data_helper.drop_unknown_keys(tensor)
             location = next((e.value for e in tensor.external_data if e.key == "location"), "")

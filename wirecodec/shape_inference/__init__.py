@@ -47,10 +47,17 @@ def infer_shapes(
     its field path (``graph.node[0].attribute[1].g.node[2] (Add)`` inside a body).
     External data is never read: a model loaded without its external data works as well.
     """
+    if isinstance(model, (str, os.PathLike)):
+        raise TypeError(
+            "infer_shapes only accepts ModelProto or bytes, "
+            "For Model paths (str or os.PathLike), use infer_shapes_path()."
+        )
     if isinstance(model, (bytes, bytearray, memoryview)):
         from wirecodec.protobuf.codec import decode
 
         model = decode(ModelProto, model)
+    elif not isinstance(model, ModelProto):
+        raise TypeError(f"infer_shapes only accepts ModelProto or bytes, incorrect type: {type(model)}")
     result = ModelProto()
     result.CopyFrom(model)
     infer_model(result, Options(check_type=check_type, strict_mode=strict_mode, data_prop=data_prop))

@@ -20,18 +20,46 @@ _EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL: the payload is elsewhere, ne
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def tensor_values(tensor: TensorProto | npt.NDArray[Any]) -> npt.NDArray[Any] | None:
-    """The values of a small stored tensor, or None for one whose bytes live in another file."""
+def tensor_values(
+    tensor: TensorProto | npt.NDArray[Any], refuse_bad_data: bool = False
+) -> npt.NDArray[Any] | None:
+    """The values of a small stored tensor, or None for one whose bytes live in another file.
+
+    ``refuse_bad_data``: a tensor whose data does not fit its type and dims (raw_data of
+    another length, values in another field) is an :class:`InferenceError`, as onnx's
+    reading of a node's stored input refuses it; else it has no known value."""
     if not isinstance(tensor, TensorProto):
         return tensor
     if tensor.data_location == _EXTERNAL:
         return None
+    from wirecodec.errors import TensorError
+
     try:
         from wirecodec.tensors.reading import to_array  # NumpyMissingError without numpy
 
         return to_array(tensor)
+    except TensorError as exc:
+        if refuse_bad_data and not _raw_data_to_spare(tensor):
+            raise InferenceError(f"Data size mismatch: {exc}") from None
+        return None
     except Exception:  # a tensor the reader refuses (or cannot read) has no known value here
         return None
+
+
+def _raw_data_to_spare(tensor: TensorProto) -> bool:
+    """Whether ``tensor``'s raw_data holds more bytes than its dims need: onnx reads the
+    first elements and goes on (here: no known value), where fewer bytes are an error."""
+    if not tensor.HasField("raw_data"):
+        return False
+    from wirecodec.tensors.dtypes import INFOS
+
+    info = INFOS.get(tensor.data_type)
+    if info is None or not info.bits:
+        return False
+    count = 1
+    for d in tensor.dims:
+        count *= d
+    return len(tensor.raw_data) * 8 > count * info.bits
 
 
 class NodeContext:
@@ -89,6 +117,16 @@ class NodeContext:
         t = self.tensor(i)
         return t.elem if t is not None else 0
 
+    def known_elem(self, i: int) -> int:
+        """Input ``i``'s element type for an output that takes it: a tensor type that leaves it
+        unknown (``elem_type`` 0) is refused, as onnx's propagation refuses it."""
+        t = self.tensor(i)
+        if t is None:
+            return 0
+        if not t.elem:
+            raise InferenceError(f"Element type of input {i} unknown")
+        return t.elem
+
     def shape(self, i: int) -> Shape:
         t = self.tensor(i)
         return t.shape if t is not None else None
@@ -104,9 +142,16 @@ class NodeContext:
         if i not in self._values:
             tensor = self._data[i]
             assert tensor is not None
-            self._values[i] = tensor_values(tensor)
+            self._values[i] = tensor_values(tensor, refuse_bad_data=True)
         found: npt.NDArray[Any] | None = self._values[i]
         return found
+
+    def stored_type(self, i: int) -> int | None:
+        """The data type of input ``i``'s stored tensor (an initializer, a Constant), if any."""
+        if not self.has_input(i) or i >= len(self._data):
+            return None
+        tensor = self._data[i]
+        return tensor.data_type if isinstance(tensor, TensorProto) else None
 
     def ints(self, i: int) -> list[int] | None:
         """Input ``i``'s values as a flat list of ints (a stored integer tensor), or None."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schema_dsl.containers import append_valid
 from schema_dsl.onnx import (
     AttributeProto,
     FunctionProto,
@@ -23,6 +24,7 @@ from schema_dsl.onnx import (
     TensorProto,
     ValueInfoProto,
 )
+from wirecodec._helper.args import adopt, build
 from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.shape_inference._check_types import (
@@ -44,7 +46,7 @@ from wirecodec.shape_inference._types import (
     Type,
     from_proto,
     merge,
-    write_type,
+    new_type_proto,
 )
 from wirecodec.shape_inference.ops.data_prop import SINCE
 
@@ -72,6 +74,9 @@ class _Symbols:
 
     used: set[str] = field(default_factory=set)
     counter: int = 0
+    # The declared type of each value info add_graph read, for the scope that declares it
+    # (id -> the info, kept so that its id stays its own, and its type)
+    declared: dict[int, tuple[ValueInfoProto, Type | None]] = field(default_factory=dict)
 
     def fresh(self) -> str:
         while True:
@@ -97,7 +102,9 @@ class _Symbols:
                 continue
             for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
                 if info.HasField("type"):
-                    self.add_type(from_proto(info.type))
+                    t = from_proto(info.type)
+                    self.declared[id(info)] = (info, t)
+                    self.add_type(t)
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
@@ -173,7 +180,11 @@ class _Inference:
 
     # -- declared types ------------------------------------------------------------------
     def declare(self, info: ValueInfoProto) -> None:
-        t = from_proto(info.type) if info.HasField("type") else None
+        known = self.shared.symbols.declared.pop(id(info), None)
+        if known is not None and known[0] is info:
+            t = known[1]
+        else:
+            t = from_proto(info.type) if info.HasField("type") else None
         if t is not None:
             self.types[info.name] = t
             self.slots[info.name] = info
@@ -318,8 +329,8 @@ class _Inference:
             self.slots[name] = empty
             self.untyped_outputs.pop(name, None)
         elif self.graph is not None:
-            info = self.graph.value_info.add(name=name)
-            write_type(inferred, info.type)
+            info = build(ValueInfoProto, name=name, type=new_type_proto(inferred))
+            append_valid(self.graph.value_info, info)  # (built here: appended, not copied)
             self.slots[name] = info
             output = self.untyped_outputs.pop(name, None)
             if output is not None:
@@ -356,6 +367,7 @@ class _Inference:
             declared = from_proto(info.type) if info.HasField("type") else None
             merged = self.shared.symbols.materialize(merge(given, declared, info.name))
             _rewrite(info, merged)
+            self.shared.symbols.declared.pop(id(info), None)  # (what add_graph read is old)
         inner = _Inference(
             self.shared, self.opsets, self.types, self.symbol_data, graph, self._body_scope(graph)
         )
@@ -447,11 +459,10 @@ def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
 
 def _rewrite(info: ValueInfoProto, t: Type) -> None:
     """Replace ``info``'s type by ``t`` (its denotation kept, as onnx merges in place)."""
-    denotation = info.type.denotation
-    info.type.Clear()
-    write_type(t, info.type)
-    if denotation:
-        info.type.denotation = denotation
+    proto = new_type_proto(t)
+    if info.HasField("type") and info.type.denotation:
+        proto.denotation = info.type.denotation
+    adopt(info, "type", proto)
 
 
 def _bind_attributes(node: NodeProto, bindings: dict[str, AttributeProto]) -> dict[str, AttributeProto]:

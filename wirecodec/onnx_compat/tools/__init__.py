@@ -1,5 +1,5 @@
-"""``onnx.tools``: :mod:`.update_model_dims`, and :mod:`.net_drawer` (imported on first use:
-it draws with pydot)."""
+"""``onnx.tools``: :mod:`.update_model_dims`, and :mod:`.net_drawer` (it draws with pydot) and
+:mod:`.replace_constants` (it makes arrays with numpy), imported on first use."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 from wirecodec.onnx_compat.tools import update_model_dims
 
-__all__ = ["net_drawer", "update_model_dims"]
+__all__ = ["net_drawer", "replace_constants", "update_model_dims"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "net_drawer":
-        return importlib.import_module("wirecodec.onnx_compat.tools.net_drawer")
+    if name in ("net_drawer", "replace_constants"):
+        return importlib.import_module(f"wirecodec.onnx_compat.tools.{name}")
     raise AttributeError(f"module 'onnx.tools' has no attribute {name!r}")

@@ -80,7 +80,7 @@ def _flatten(ctx: Ctx, x: Any) -> Any:
 @op("Concat")
 def _concat(ctx: Ctx, *xs: Any) -> Any:
     axis, rank = ctx.attrs["axis"], xs[0].ndim
-    if not -rank <= axis < rank:
+    if axis < -rank or axis >= rank:
         raise ValueError(f"axis {axis} is out of range for input rank {rank}")
     return np.concatenate(xs, axis=axis)
 

@@ -82,6 +82,9 @@ def constant_of_shape(ctx: NodeContext) -> None:
     """The ``value`` attribute's element type (float by default); the shape its input gives."""
     value = ctx.attrs.get("value")
     elem = value.t.data_type if value is not None and value.HasField("t") else FLOAT
+    stored = ctx.stored_type(0)
+    if stored is not None and stored != INT64:  # (onnx reads the shape as int64 data only)
+        raise ctx.fail(f"ConstantOfShape reads its shape as INT64 data, not data of type {stored}")
     dims = ctx.dims_of(0)
     if dims is not None:
         ctx.set_tensor(0, elem, tuple(dims))
@@ -97,7 +100,10 @@ def constant_of_shape(ctx: NodeContext) -> None:
 def quantize(ctx: NodeContext) -> None:
     """The zero point's element type (or ``output_dtype``, else uint8); the input's shape."""
     elem = ctx.elem(2) if ctx.has_input(2) else 0
-    elem = elem or ctx.attr_int("output_dtype", 0) or UINT8
+    wanted = ctx.attr_int("output_dtype", 0)
+    if elem and wanted and elem != wanted:
+        raise ctx.fail(f"output_dtype {wanted} differs from the zero point's element type {elem}")
+    elem = elem or wanted or UINT8
     t = ctx.tensor(0)
     ctx.set_tensor(0, elem, t.shape if t is not None else None)
 

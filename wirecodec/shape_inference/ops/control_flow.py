@@ -165,7 +165,12 @@ def scan(ctx: NodeContext) -> None:
         _scan8(ctx, body.g)
         return
     n_scan = ctx.attr_int("num_scan_inputs", 0)
+    if n_scan > ctx.n_inputs:
+        raise InferenceError(
+            f"num_scan_inputs ({n_scan}) cannot exceed the number of Scan inputs ({ctx.n_inputs})"
+        )
     n_state = ctx.n_inputs - n_scan
+    _check_state_outputs(ctx, n_state)
     in_axes = ctx.attr_ints("scan_input_axes") or [0] * n_scan
     out_axes = ctx.attr_ints("scan_output_axes") or [0] * (ctx.n_outputs - n_state)
     inputs: list[Type | None] = []
@@ -196,10 +201,25 @@ def scan(ctx: NodeContext) -> None:
         ctx.set(i, TensorType(out.elem, (*out.shape[:axis], length, *out.shape[axis:])))
 
 
+def _check_state_outputs(ctx: NodeContext, n_state: int) -> None:
+    """Each loop state variable has its output, before the scan outputs (as onnx refuses)."""
+    if n_state > ctx.n_outputs:
+        raise InferenceError(
+            f"Scan has {ctx.n_outputs} outputs, fewer than its {n_state} loop state variables "
+            "(the outputs are the loop state variables, then the scan outputs)"
+        )
+
+
 def _scan8(ctx: NodeContext, body: GraphProto) -> None:
     """Scan 8: input 0 holds the sequence lengths; every value has a leading batch axis."""
     n_scan = ctx.attr_int("num_scan_inputs", 0)
+    if n_scan + 1 > ctx.n_inputs:
+        raise InferenceError(
+            f"num_scan_inputs ({n_scan}) and the sequence_lens input are more than the "
+            f"{ctx.n_inputs} Scan inputs"
+        )
     n_state = ctx.n_inputs - 1 - n_scan
+    _check_state_outputs(ctx, n_state)
     batch: Dim = None
     length: Dim = None
     inputs: list[Type | None] = []

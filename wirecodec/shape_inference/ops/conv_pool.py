@@ -250,6 +250,9 @@ def roi_align(ctx: NodeContext) -> None:
     x, rois = ctx.shape(0), ctx.shape(1)
     c = x[1] if x is not None and len(x) > 1 else None
     n = rois[0] if rois is not None else None
+    indices = ctx.shape(2)
+    if not isinstance(n, int) and indices and isinstance(indices[0], int):
+        n = indices[0]  # as onnx: a size from batch_indices where the rois' count is open
     ctx.set_tensor(0, ctx.elem(0), (n, c, ctx.attr_int("output_height", 1), ctx.attr_int("output_width", 1)))
 
 

@@ -69,7 +69,7 @@ def same_type_and_shape(ctx: NodeContext) -> None:
     """Output 0 is input 0's type and shape (the element type follows the shared constraint T)."""
     t = ctx.tensor(0)
     if t is not None:
-        ctx.set(0, TensorType(t.elem, t.shape))
+        ctx.set(0, TensorType(ctx.known_elem(0), t.shape))
 
 
 @rule("Softmax", "LogSoftmax", "Hardmax")
@@ -113,7 +113,7 @@ def arithmetic(ctx: NodeContext) -> None:
     """Broadcasting binary arithmetic: the element type of A (shared constraint T)."""
     if ctx.tensor(0) is None:
         return
-    ctx.set_tensor(0, ctx.elem(0), broadcast([ctx.shape(0), ctx.shape(1)]))
+    ctx.set_tensor(0, ctx.known_elem(0), broadcast([ctx.shape(0), ctx.shape(1)]))
 
 
 @rule(*_LOGIC)

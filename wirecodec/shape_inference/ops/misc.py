@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import Dim
+from wirecodec.shape_inference._types import Dim, InferenceError, Shape
 from wirecodec.shape_inference.ops._util import STRING
 
 
@@ -23,12 +23,32 @@ def string_normalizer(ctx: NodeContext) -> None:
 def nll_loss(ctx: NodeContext) -> None:
     """A scalar, or with ``reduction="none"`` the target's shape; the input's element type."""
     elem = ctx.elem(0)
+    _nll_shapes_agree(ctx.shape(0), ctx.shape(1), ctx.shape(2) if ctx.has_input(2) else None)
     if ctx.shape(0) is None or ctx.shape(1) is None:
         ctx.set_tensor(0, elem, None)
     elif ctx.attr_str("reduction", "mean") == "none":
-        ctx.set_tensor(0, elem, ctx.shape(1))
+        x = ctx.shape(0)
+        assert x is not None
+        ctx.set_tensor(0, elem, (x[0], *x[2:]))  # the input's sizes (N, d1, ...), as onnx
     else:
         ctx.set_tensor(0, elem, ())
+
+
+def _nll_shapes_agree(x: Shape, target: Shape, weight: Shape) -> None:
+    """As onnx: input (N, C, d1...), target (N, d1...), weight of rank 1; known sizes agree."""
+
+    def differ(a: Dim, b: Dim) -> bool:
+        return isinstance(a, int) and isinstance(b, int) and a != b
+
+    if x is not None and target is not None:
+        if len(x) < 2 or len(target) != len(x) - 1:
+            raise InferenceError(
+                f"NegativeLogLikelihoodLoss: target of rank {len(target)} for input of rank {len(x)}"
+            )
+        if differ(x[0], target[0]) or any(differ(a, b) for a, b in zip(x[2:], target[1:], strict=True)):
+            raise InferenceError("NegativeLogLikelihoodLoss: input and target shapes differ")
+    if weight is not None and len(weight) != 1:  # (its size is not checked, as in onnx)
+        raise InferenceError(f"NegativeLogLikelihoodLoss: weight of rank {len(weight)}, not 1")
 
 
 @rule("SoftmaxCrossEntropyLoss")
@@ -87,6 +107,8 @@ def recurrent(ctx: NodeContext) -> None:
     """Y: (seq, directions, batch, hidden) or, with ``layout=1``, (batch, seq, directions, hidden);
     the last hidden (and cell) state without the sequence axis."""
     x = ctx.shape(0)
+    if x is not None and len(x) != 3:
+        raise InferenceError(f"{ctx.node.op_type}: input X must have rank 3, not {len(x)}")
     elem = ctx.elem(0)
     layout = ctx.attr_int("layout", 0)
     seq: Dim = None

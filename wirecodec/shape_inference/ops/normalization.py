@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
+from wirecodec.shape_inference._types import InferenceError
 from wirecodec.shape_inference.ops._util import FLOAT, axis_in
 
 
@@ -27,6 +28,11 @@ def batch_norm(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is None:
         return
+    if ctx.opset >= 14:  # (onnx checks the ranks from BatchNormalization-14 on)
+        for i in range(1, 5):
+            rank = ctx.rank(i)
+            if rank is not None and rank != 1:
+                raise InferenceError(f"BatchNormalization: input {i} must have rank 1, not {rank}")
     ctx.set_tensor(0, t.elem, t.shape)
     for out, src in ((1, 3), (2, 4)):
         if ctx.has_output(out) and ctx.opset >= 14:

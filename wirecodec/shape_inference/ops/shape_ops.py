@@ -30,6 +30,7 @@ def reshape(ctx: NodeContext) -> None:
     t = ctx.tensor(0)
     if t is None:
         return
+    ctx.known_elem(0)
     target = ctx.dims_of(1, symbolic=ctx.opset >= 14)
     if target is None:
         # from opset 14 the rank follows the length of the shape input
@@ -77,7 +78,13 @@ def concat(ctx: NodeContext) -> None:
     rank = len(shapes[0])  # type: ignore[arg-type]
     if any(len(s) != rank for s in shapes):  # type: ignore[arg-type]
         raise InferenceError("all inputs of Concat must have the same rank")
+    if ctx.opset < 11 and ctx.attr_int("axis", 0) < 0:  # no negative axis before 11: onnx
+        ctx.set_tensor(0, elem, None)  # leaves the shape unknown
+        return
     axis = axis_in(ctx.attr_int("axis", 0), rank)
+    if len(shapes) == 1 and ctx.opset >= 11:  # one input: its shape, a symbol kept (as onnx's 11)
+        ctx.set_tensor(0, elem, shapes[0])
+        return
     out: list[Dim] = [None] * rank
     total: int | None = 0
     for s in shapes:
@@ -154,9 +161,12 @@ def slice_(ctx: NodeContext) -> None:
         axes, steps = ctx.attr_ints("axes"), None
     else:
         starts, ends = ctx.ints(1), ctx.ints(2)
-        axes = ctx.ints(3) if ctx.has_input(3) else None
-        steps = ctx.ints(4) if ctx.has_input(4) else None
-        if (ctx.has_input(3) and axes is None) or (ctx.has_input(4) and steps is None):
+        # As onnx: an axes or steps input whose shape is unknown counts as absent (its
+        # default), one of known shape but unknown values leaves only the rank known.
+        given_axes, given_steps = ctx.shape(3) is not None, ctx.shape(4) is not None
+        axes = ctx.ints(3) if given_axes else None
+        steps = ctx.ints(4) if given_steps else None
+        if (given_axes and axes is None) or (given_steps and steps is None):
             starts = None
     if starts is None or ends is None:
         ctx.set_tensor(0, t.elem, _unknown(rank))
@@ -323,7 +333,8 @@ def split(ctx: NodeContext) -> None:
             raise InferenceError(f"split has {len(sizes)} sizes for {n} outputs")
         if isinstance(d, int) and sum(sizes) != d:
             raise InferenceError(f"split sizes sum to {sum(sizes)}, not the axis' {d}")
-        lengths = [*sizes]
+        # as onnx: the sizes are given to the outputs only when the axis' size is known
+        lengths = [*sizes] if isinstance(d, int) else [None] * n
     elif not isinstance(d, int):
         lengths = [None] * n
     elif ctx.opset >= 18 and ctx.has_attr("num_outputs"):
@@ -420,6 +431,11 @@ def one_hot(ctx: NodeContext) -> None:
     size: Dim = None
     if depth is not None and depth.size == 1:
         size = int(depth.reshape(-1)[0])
+        if size < 0:
+            raise InferenceError("OneHot: input 'depth' must not be negative")
+    stored = ctx.value(0) if ctx.opset < 11 else None
+    if stored is not None and stored.dtype.kind in "iu" and (stored < 0).any():
+        raise InferenceError("OneHot: input 'indices' must not be negative before opset 11")
     ctx.set_tensor(0, elem, (*indices[:axis], size, *indices[axis:]))
 
 
