@@ -45,3 +45,13 @@ def test_a_list_attribute_without_values_is_valid_as_onnx_says(kind: str) -> Non
     assert theirs  # what the rows are about, as onnx says
     ours = wirecodec.checker.violations(wirecodec.decode(ModelProto, model.SerializeToString()))
     assert (not ours) == theirs, [(v.path, v.rule) for v in ours]
+
+
+@pytest.mark.parametrize("kind", _LISTS)
+def test_a_list_attribute_carrying_another_field_is_reported_once_for_that_field(kind: str) -> None:
+    """Only the field that should not be there is reported: the list's own field, empty, is
+    still its value (no second finding saying it is missing)."""
+    model = _model(getattr(AttributeProto, kind))
+    model.graph.node[0].attribute[0].s = b"stray"
+    ours = wirecodec.checker.violations(wirecodec.decode(ModelProto, model.SerializeToString()))
+    assert [(v.path, v.rule) for v in ours] == [("graph.node[0].attribute[0].s", "attribute-value")]

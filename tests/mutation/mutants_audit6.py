@@ -345,7 +345,7 @@ _BEFORE: tuple[Mutant, ...] = (
         "    if expected not in _REPEATED and expected not in present:",
         "    if expected not in present:",
         _T_CHECKER,
-        "an attribute of type INTS with no values (valid: onnx accepts it) is reported as having no ints",
+        "a list attribute carrying another field is also reported as missing its (empty) list",
     ),
     # -- the command line ----------------------------------------------------------------------
     Mutant(
