@@ -37,18 +37,23 @@ class OperatorView(OpRun):
 
     def run(self, *args: Any) -> Any:
         """The node's outputs on ``args`` (None: an absent optional input)."""
-        from wirecodec import helper
-        from wirecodec.reference._evaluator import ReferenceEvaluator
+        return run_alone(self.onnx_node, self.op_type, self.op_domain, self._version(), args)
 
-        node = self.onnx_node
-        names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]
-        while names and not names[-1]:
-            names.pop()
-        single = helper.make_node(self.op_type, names, list(node.output), domain=self.op_domain or None)
-        single.attribute.extend(node.attribute)
-        evaluator = ReferenceEvaluator(single, opsets={self.op_domain: self._version()})
-        feeds = {name: value for name, value in zip(node.input, args, strict=False) if value is not None}
-        return tuple(evaluator.run(None, feeds))
+
+def run_alone(node: Any, op_type: str, domain: str, version: int, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``node`` (as ``op_type`` of ``domain`` at ``version``) run by itself on ``args``, its
+    inputs in order (None: an absent optional input): its outputs."""
+    from wirecodec import helper
+    from wirecodec.reference._evaluator import ReferenceEvaluator
+
+    names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]
+    while names and not names[-1]:
+        names.pop()
+    single = helper.make_node(op_type, names, list(node.output), domain=domain or None)
+    single.attribute.extend(node.attribute)
+    evaluator = ReferenceEvaluator(single, opsets={domain: version})
+    feeds = {name: value for name, value in zip(node.input, args, strict=False) if value is not None}
+    return tuple(evaluator.run(None, feeds))
 
 
 @functools.cache

@@ -96,18 +96,10 @@ class _LoadedOp:
 
     def run(self, *args: Any, **_: Any) -> tuple[Any, ...]:
         """The node's outputs on inputs ``args`` (None: an absent optional input)."""
-        from wirecodec import helper
-        from wirecodec.reference import ReferenceEvaluator
+        from wirecodec.reference._nodes import run_alone
 
         node = self.onnx_node
-        names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]
-        while names and not names[-1]:
-            names.pop()
-        single = helper.make_node(node.op_type, names, list(node.output), domain=self.op_domain or None)
-        single.attribute.extend(node.attribute)
-        evaluator = ReferenceEvaluator(single, opsets={self.op_domain: self.op_version})
-        feeds = {name: value for name, value in zip(node.input, args, strict=False) if value is not None}
-        return tuple(evaluator.run(None, feeds))
+        return run_alone(node, node.op_type, self.op_domain, self.op_version, args)
 
 
 def load_op(
