@@ -166,7 +166,8 @@ _BEFORE: tuple[Mutant, ...] = (
     Mutant(
         "audit8-nll-batch-sizes-unchecked",
         _SI + "ops/misc.py",
-        "        if differ(x[0], target[0]) or any(differ(a, b) for a, b in zip(x[2:], target[1:], strict=True)):\n",
+        "        if differ(x[0], target[0]) or "
+        "any(differ(a, b) for a, b in zip(x[2:], target[1:], strict=True)):\n",
         "        if any(differ(a, b) for a, b in zip(x[2:], target[1:], strict=True)):\n",
         _T_SHAPES,
         "NegativeLogLikelihoodLoss accepts a target whose batch size differs from the input's",
@@ -240,10 +241,11 @@ _BEFORE: tuple[Mutant, ...] = (
     Mutant(
         "audit8-run-alone-absent-input-named",
         "wirecodec/reference/_nodes.py",
-        '    names = [name if value is not None else "" for name, value in zip(node.input, args, strict=False)]\n',
+        '    names = [name if value is not None else "" '
+        "for name, value in zip(node.input, args, strict=False)]\n",
         "    names = list(node.input)\n",
         _T_EVALUATOR,
-        "rt_nodes_[i].run(x, None, ...) keeps the absent optional input's name: it is neither fed nor computed",
+        "rt_nodes_[i].run(x, None, ...) keeps an absent optional input's name: neither fed nor computed",
     ),
     Mutant(
         "audit8-annotations-element-type-alone-unchecked",
@@ -251,7 +253,7 @@ _BEFORE: tuple[Mutant, ...] = (
         "        if tensor.elem_type or dims is not None:\n",
         "        if dims is not None:\n",
         _T_EVALUATOR,
-        "a value declared with an element type and no shape is never checked (a float64 where float32 is declared)",
+        "a value declared with an element type and no shape is never checked (float64 for float32)",
     ),
     Mutant(
         "audit8-annotations-empty-dim-param-a-symbol",
@@ -283,7 +285,7 @@ _BEFORE: tuple[Mutant, ...] = (
         "        y = np.moveaxis(np.moveaxis(y, ax, -1) @ w.T, -1, ax)\n",
         "        y = np.moveaxis(np.moveaxis(y, ax, -1) @ w, -1, ax)\n",
         _T_EVALUATOR,
-        "Resize multiplies by the interpolation weights untransposed (right only when in and out sizes match)",
+        "Resize multiplies by the interpolation weights untransposed (right only for equal sizes)",
     ),
     # -- helper builders (2) ----------------------------------------------------------------
     Mutant(
@@ -332,8 +334,19 @@ _BEFORE: tuple[Mutant, ...] = (
     ),
 )
 
-# The tests written for the survivors, first in their selections (none yet).
-_KILLERS: dict[str, str] = {}
+# The tests written for the survivors, first in their selections.
+_KILLERS: dict[str, str] = {
+    "audit8-checker-sparse-initializer-path-without-values": (
+        "tests/differential/test_check_sparse_initializer_paths.py"
+    ),
+    "audit8-checker-body-misses-outer-initializers": (
+        "tests/differential/test_check_bodies_reading_outer_initializers.py"
+    ),
+    "audit8-scan8-sequence-lens-not-counted": "tests/differential/test_shape_inference_scan8_input_counts.py",
+    "audit8-batch-norm-statistics-ranks-unchecked": (
+        "tests/differential/test_shape_inference_batch_norm_statistics_ranks.py"
+    ),
+}
 
 MUTANTS: tuple[Mutant, ...] = tuple(
     dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m for m in _BEFORE
