@@ -335,6 +335,8 @@ _BEFORE: tuple[Mutant, ...] = (
 )
 
 # The tests written for the survivors, first in their selections.
+_ANNOTATIONS = "tests/differential/test_reference_shape_annotations_types_and_empty_symbols.py"
+_ML_EDGES = "tests/differential/test_reference_ml_one_score_and_sparse_maps.py"
 _KILLERS: dict[str, str] = {
     "audit8-checker-sparse-initializer-path-without-values": (
         "tests/differential/test_check_sparse_initializer_paths.py"
@@ -346,6 +348,14 @@ _KILLERS: dict[str, str] = {
     "audit8-batch-norm-statistics-ranks-unchecked": (
         "tests/differential/test_shape_inference_batch_norm_statistics_ranks.py"
     ),
+    "audit8-replace-constants-threshold-inclusive": (
+        "tests/differential/test_onnx_compat_replace_constants_at_the_threshold.py"
+    ),
+    "audit8-run-alone-absent-input-named": "tests/differential/test_reference_rt_nodes_run_with_absent_inputs.py",
+    "audit8-annotations-element-type-alone-unchecked": _ANNOTATIONS,
+    "audit8-annotations-empty-dim-param-a-symbol": _ANNOTATIONS,
+    "audit8-linear-classifier-threshold-half-for-none": _ML_EDGES,
+    "audit8-cast-map-sparse-negative-key-wraps": _ML_EDGES,
 }
 
 MUTANTS: tuple[Mutant, ...] = tuple(
