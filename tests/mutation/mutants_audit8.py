@@ -351,7 +351,9 @@ _KILLERS: dict[str, str] = {
     "audit8-replace-constants-threshold-inclusive": (
         "tests/differential/test_onnx_compat_replace_constants_at_the_threshold.py"
     ),
-    "audit8-run-alone-absent-input-named": "tests/differential/test_reference_rt_nodes_run_with_absent_inputs.py",
+    "audit8-run-alone-absent-input-named": (
+        "tests/differential/test_reference_rt_nodes_run_with_absent_inputs.py"
+    ),
     "audit8-annotations-element-type-alone-unchecked": _ANNOTATIONS,
     "audit8-annotations-empty-dim-param-a-symbol": _ANNOTATIONS,
     "audit8-linear-classifier-threshold-half-for-none": _ML_EDGES,
