@@ -368,6 +368,9 @@ _KILLERS: dict[str, str] = {
     "audit8-cast-map-sparse-negative-key-wraps": _ML_EDGES,
     "audit8-mod-without-fmod-not-checked": "tests/differential/test_version_converter_mod_28_to_27.py",
     "audit8-make-up-any-tensor-taken-as-packed": "tests/cli/test_make_up_nbits_zero_points_by_type.py",
+    "audit8-axis-to-attribute-drops-a-shared-constant": (
+        "tests/differential/test_version_converter_dft_axis_constant_shared.py"
+    ),
 }
 
 MUTANTS: tuple[Mutant, ...] = tuple(
