@@ -20,7 +20,13 @@ from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.reference import _annotations, _registry
 from wirecodec.reference._annotations import Declared
-from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError, UnsupportedSourceError
+from wirecodec.reference._errors import (
+    CustomOperatorError,
+    InputTypeError,
+    OperatorError,
+    UnknownOperatorError,
+    UnsupportedSourceError,
+)
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -109,7 +115,7 @@ class _Step:
         ctx: NodeContext,
         inputs: list[str],
         outputs: list[str],
-        checks: list[frozenset[str] | None],
+        checks: list[_Check | None],
     ) -> None:
         self.impl = impl
         self.ctx = ctx
@@ -120,11 +126,11 @@ class _Step:
         self.checks = checks
         # what runs the node, for rt_nodes_: a custom operator's instance, a FunctionProto, or None
         self.origin: Any = None
-        # the inputs whose type the schema constrains: (index, allowed types)
+        # the inputs whose type the schema constrains: (index, types accepted, types the schema lists)
         self.checked = [
-            (index, allowed)
-            for index, allowed in enumerate(checks[: len(inputs)])
-            if allowed is not None and inputs[index]
+            (index, *check)
+            for index, check in enumerate(checks[: len(inputs)])
+            if check is not None and inputs[index]
         ]
 
 
@@ -178,7 +184,8 @@ class _Graph:
                 args = [env[name] if name else None for name in step.inputs]
             except KeyError:
                 raise _missing(step, env) from None
-            for index, allowed in step.checked:
+            widened = None
+            for index, accepted, listed, same in step.checked:
                 value = args[index]
                 if type(value) is np.ndarray:
                     kind = _KINDS.get(value.dtype)
@@ -186,12 +193,11 @@ class _Graph:
                         kind = _KINDS[value.dtype] = type_name(value)
                 else:
                     kind = type_name(value)
-                if kind is not None and kind not in allowed:
-                    raise EvaluationError(
-                        f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the "
-                        f"operator does not take (it takes {', '.join(sorted(allowed))})",
-                        step.path,
-                    )
+                if kind is not None and kind not in listed:
+                    if kind not in accepted:
+                        raise _refused(step, index, kind, listed)
+                    # a type the schema leaves out: its outputs of the same type are checked below
+                    widened = (widened or []) + [(index, kind, same)]
             ctx = step.ctx
             ctx.env = env
             if verbose > 1:
@@ -202,12 +208,16 @@ class _Graph:
                 result = step.impl(ctx, *args)
             except EvaluationError:
                 raise
+            except (TypeError, ValueError) as exc:  # onnx's OpRun.run re-raises these as a TypeError
+                raise OperatorError(f"{step.op_type} failed: {type(exc).__name__}: {exc}", step.path) from exc
             except Exception as exc:
                 raise EvaluationError(
                     f"{step.op_type} failed: {type(exc).__name__}: {exc}", step.path
                 ) from exc
             if not isinstance(result, tuple):
                 result = (result,)
+            if widened is not None:
+                _kept(step, widened, result)
             for name, value in zip(step.outputs, result, strict=False):
                 if name:
                     if isinstance(value, np.generic):
@@ -254,6 +264,36 @@ class _Graph:
 # dtype -> its ONNX tensor type string: the input type check reads it for every input of
 # every step, and numpy's dtype.name is slow to compute
 _KINDS: dict[Any, str | None] = {}
+
+
+def _refused(step: _Step, index: int, kind: str, listed: frozenset[str]) -> InputTypeError:
+    """The error for an input of a type the operator does not take, caused by a ``TypeError``
+    naming the kind of input it does not support (onnx's evaluator raises a ``TypeError``)."""
+    error = InputTypeError(
+        f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the "
+        f"operator does not take (it takes {', '.join(sorted(listed))})",
+        step.path,
+    )
+    family = _FAMILY.get(kind)
+    what = _FAMILY_NAMES[family] if family is not None else kind
+    error.__cause__ = TypeError(f"{step.op_type} does not support {what} input ({kind})")
+    return error
+
+
+def _kept(step: _Step, widened: list[tuple[int, str, tuple[int, ...]]], result: tuple[Any, ...]) -> None:
+    """An output the schema types as a widened input must come out of that input's type:
+    numpy computes some operators on int4 or int2 in int8 (Abs, Max), which onnx's evaluator
+    refuses as a type mismatch, and so do we, rather than change the type silently."""
+    for index, kind, same in widened:
+        for out in same:
+            value = result[out] if out < len(result) else None
+            got = type_name(value) if isinstance(value, np.ndarray) else None
+            if got is not None and got != kind:
+                raise InputTypeError(
+                    f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the schema "
+                    f"does not list; numpy computes output {out} as {got}",
+                    step.path,
+                )
 
 
 def _missing(step: _Step, env: dict[str, Any]) -> EvaluationError:
@@ -644,7 +684,7 @@ def _plan(domain: str, op_type: str, version: int) -> tuple[Any, tuple[tuple[str
     return schema, defaults, _registry.lookup(domain, op_type, version)
 
 
-def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
+def _type_checks(schema: Any, count: int) -> list[_Check | None]:
     if schema is None:
         return []
     return _checks_of(schema.domain, schema.name, schema.since_version, count)
@@ -659,16 +699,49 @@ def _schema_body(domain: str, name: str, version: int) -> Any:
     return None if schema is None else schema.function_body(version)
 
 
+# Per input of a step: the tensor types it accepts, the ones the schema lists, and the
+# outputs the schema gives the same type as this input.
+_Check = tuple[frozenset[str], frozenset[str], tuple[int, ...]]
+
+# Element types by kind. An input of a type the schema does not list is still taken when the
+# schema takes a type of the same kind (float8 or double where float is listed, int4 or int64
+# where int32 is, uint2 where uint8 is): numpy computes it as onnx's evaluator does, which runs
+# whatever numpy takes (onnx's own evaluator tests feed float8 to Add, int4 to GreaterOrEqual,
+# double to QuantizeLinear). A type of another kind (an integer to Sqrt, a string to Add) stays
+# an InputTypeError, as item 5 of issue 43 asks.
+_FAMILIES = {
+    "float": (
+        "float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+        "float8e5m2fnuz", "float4e2m1", "float8e8m0",
+    ),
+    "signed": ("int8", "int16", "int32", "int64", "int4", "int2"),
+    "unsigned": ("uint8", "uint16", "uint32", "uint64", "uint4", "uint2"),
+}  # fmt: skip
+_FAMILY_NAMES = {"float": "float", "signed": "integer", "unsigned": "unsigned integer"}
+_FAMILY = {f"tensor({t})": family for family, types in _FAMILIES.items() for t in types}
+_MEMBERS = {family: frozenset(f"tensor({t})" for t in types) for family, types in _FAMILIES.items()}
+
+
+def _accepted(listed: frozenset[str]) -> frozenset[str]:
+    """The types an input takes: those listed, and every other of a kind listed."""
+    accepted = set(listed)
+    for kind in listed:
+        family = _FAMILY.get(kind)
+        if family is not None:
+            accepted |= _MEMBERS[family]
+    return frozenset(accepted)
+
+
 @functools.cache
-def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset[str] | None]:
-    """Per input: the tensor types the schema allows (None: not checked)."""
+def _checks_of(domain: str, name: str, since: int, count: int) -> list[_Check | None]:
+    """Per input: the tensor types it accepts and those the schema lists (None: not checked)."""
     from wirecodec import defs
 
     schema = defs.get_schema(name, since, domain)
     if schema is None:
         return []
     constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
-    checks: list[frozenset[str] | None] = []
+    checks: list[_Check | None] = []
     formals = list(schema.inputs)
     for index in range(count):
         if not formals:
@@ -684,7 +757,8 @@ def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset
         if not tensors:
             checks.append(None)
         else:
-            checks.append(frozenset(tensors))
+            same = tuple(i for i, o in enumerate(schema.outputs) if o.type_str == formal.type_str)
+            checks.append((_accepted(frozenset(tensors)), frozenset(tensors), same))
     return checks
 
 

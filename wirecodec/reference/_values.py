@@ -95,6 +95,9 @@ _TYPE_NAMES = {
     "object": "string",
     "complex64": "complex64",
     "complex128": "complex128",
+    # ml_dtypes' names where ONNX's differ
+    "float4_e2m1fn": "float4e2m1",
+    "float8_e8m0fnu": "float8e8m0",
 }
 
 
