@@ -107,7 +107,7 @@ class NodeContext:
 
 
 class _Step:
-    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
+    __slots__ = ("checked", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
 
     def __init__(
         self,
@@ -115,7 +115,7 @@ class _Step:
         ctx: NodeContext,
         inputs: list[str],
         outputs: list[str],
-        checks: list[_Check | None],
+        checks: list[_Check],
     ) -> None:
         self.impl = impl
         self.ctx = ctx
@@ -123,15 +123,11 @@ class _Step:
         self.outputs = outputs
         self.path = ctx.path
         self.op_type = ctx.op_type
-        self.checks = checks
         # what runs the node, for rt_nodes_: a custom operator's instance, a FunctionProto, or None
         self.origin: Any = None
-        # the inputs whose type the schema constrains: (index, types accepted, types the schema lists)
-        self.checked = [
-            (index, *check)
-            for index, check in enumerate(checks[: len(inputs)])
-            if check is not None and inputs[index]
-        ]
+        # the inputs whose type the schema constrains: (index, types accepted, types the schema
+        # lists, outputs of the same type); the schema's list serves every node with all its inputs
+        self.checked = checks if all(inputs) else [c for c in checks if inputs[c[0]]]
 
 
 class _Graph:
@@ -684,7 +680,7 @@ def _plan(domain: str, op_type: str, version: int) -> tuple[Any, tuple[tuple[str
     return schema, defaults, _registry.lookup(domain, op_type, version)
 
 
-def _type_checks(schema: Any, count: int) -> list[_Check | None]:
+def _type_checks(schema: Any, count: int) -> list[_Check]:
     if schema is None:
         return []
     return _checks_of(schema.domain, schema.name, schema.since_version, count)
@@ -699,9 +695,9 @@ def _schema_body(domain: str, name: str, version: int) -> Any:
     return None if schema is None else schema.function_body(version)
 
 
-# Per input of a step: the tensor types it accepts, the ones the schema lists, and the
-# outputs the schema gives the same type as this input.
-_Check = tuple[frozenset[str], frozenset[str], tuple[int, ...]]
+# A checked input of a step: its index, the tensor types it accepts, the ones the schema
+# lists, and the outputs the schema gives the same type as this input.
+_Check = tuple[int, frozenset[str], frozenset[str], tuple[int, ...]]
 
 # Element types by kind. An input of a type the schema does not list is still taken when the
 # schema takes a type of the same kind (float8 or double where float is listed, int4 or int64
@@ -733,32 +729,27 @@ def _accepted(listed: frozenset[str]) -> frozenset[str]:
 
 
 @functools.cache
-def _checks_of(domain: str, name: str, since: int, count: int) -> list[_Check | None]:
-    """Per input: the tensor types it accepts and those the schema lists (None: not checked)."""
+def _checks_of(domain: str, name: str, since: int, count: int) -> list[_Check]:
+    """The inputs whose types the schema constrains, each with the tensor types it accepts
+    and those the schema lists (one list per schema and input count, shared by its nodes)."""
     from wirecodec import defs
 
     schema = defs.get_schema(name, since, domain)
     if schema is None:
         return []
     constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
-    checks: list[_Check | None] = []
+    checks: list[_Check] = []
     formals = list(schema.inputs)
-    for index in range(count):
-        if not formals:
-            checks.append(None)
-            continue
+    for index in range(count if formals else 0):
         formal = formals[min(index, len(formals) - 1)]
         if index >= len(formals) and formal.option != 2:  # not variadic: nothing to check
-            checks.append(None)
             continue
         allowed = constraints.get(formal.type_str, (formal.type_str,))
         tensors = {a for a in allowed if a.startswith("tensor(")}
         tensors |= {a[len("optional(") : -1] for a in allowed if a.startswith("optional(tensor(")}
-        if not tensors:
-            checks.append(None)
-        else:
+        if tensors:
             same = tuple(i for i, o in enumerate(schema.outputs) if o.type_str == formal.type_str)
-            checks.append((_accepted(frozenset(tensors)), frozenset(tensors), same))
+            checks.append((index, _accepted(frozenset(tensors)), frozenset(tensors), same))
     return checks
 
 
