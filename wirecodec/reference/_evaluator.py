@@ -568,6 +568,8 @@ class ReferenceEvaluator:
             body = _schema_body(domain, node.op_type, version)
             if body is not None:
                 impl = self._function_impl(body, attrs, path, opsets, schema=schema)
+        if impl is None and schema is not None:
+            impl = self._context_impl(domain, node.op_type, schema, attrs, path, opsets, version)
         if impl is None:
             where = f"domain {domain!r}" if domain else "ai.onnx"
             raise UnknownOperatorError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
@@ -603,6 +605,46 @@ class ReferenceEvaluator:
             return tuple(body.run(env, []))
 
         return call
+
+    def _context_impl(
+        self,
+        domain: str,
+        op_type: str,
+        schema: Any,
+        attrs: dict[str, Any],
+        path: str,
+        opsets: dict[str, int],
+        version: int,
+    ) -> Callable[..., Any] | None:
+        """The node's function body built from its inputs' types (wirecodec.reference._bodies),
+        once per combination of types, or None when its schema has no such body here."""
+        if not any(v <= version for v in schema.context_dependent_function_opset_versions):
+            return None
+        from wirecodec.reference import _bodies
+
+        build = _bodies.BUILDERS.get((domain, op_type))
+        if build is None:
+            return None
+        compiled: dict[tuple[int | None, ...], Callable[..., Any]] = {}
+
+        def call(ctx: NodeContext, *args: Any) -> Any:
+            types = tuple(_elem_type(a) for a in args)
+            impl = compiled.get(types)
+            if impl is None:
+                fn = build(attrs, types, version)
+                impl = compiled.setdefault(types, self._function_impl(fn, attrs, path, opsets))
+            return impl(ctx, *args)
+
+        return call
+
+
+def _elem_type(value: Any) -> int | None:
+    """The ONNX element type of a tensor value (None for anything else)."""
+    if not isinstance(value, np.ndarray):
+        return None
+    from wirecodec import helper
+
+    return int(helper.np_dtype_to_tensor_dtype(value.dtype))
 
 
 def _container_model(container: Any) -> tuple[Any, dict[str, Any]]:
