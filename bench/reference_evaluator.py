@@ -49,7 +49,8 @@ build (the CPU time moves less with other people's processes). The engines take 
 ``--runs`` times (default 3); a first untimed child per engine writes the bytecode caches
 (the children run with ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has its
 ``.pyc`` files). ``--cache DIR`` takes the models from another cache of
-``bench/models_people_have.py``'s layout (``DIR/pypi-<key>/model.onnx``).
+``bench/models_people_have.py``'s layout (``DIR/pypi-<key>/model.onnx``); ``--skip-run``
+leaves out the first run (onnx's takes seconds on the larger CNNs), for more processes.
 
 The feeds and outputs go under ``--work`` (default /work/bigtmp/evalbench if it exists,
 else a temporary folder), removed at the end.
@@ -224,7 +225,7 @@ def child_model(engine: str, model_path: str, feeds_path: str, out_path: str, re
     return result
 
 
-def child_first_build(engine: str, model_path: str, feeds_path: str) -> dict[str, Any]:
+def child_first_build(engine: str, model_path: str, feeds_path: str, run: bool = True) -> dict[str, Any]:
     """In a fresh process: import the evaluator, build it from the model's path, run it once."""
     clock, cpu = time.perf_counter, time.process_time
     start, start_cpu = clock(), cpu()
@@ -245,7 +246,8 @@ def child_first_build(engine: str, model_path: str, feeds_path: str) -> dict[str
             sess = ReferenceEvaluator(model_path)
             result["build"], result["build_cpu"] = clock() - began, cpu() - began_cpu
             began = clock()
-            sess.run(None, feeds)
+            if run:
+                sess.run(None, feeds)
             result["run"] = clock() - began
         except Exception as exc:  # a refusal is reported, not raised
             result["refuses"] = f"{type(exc).__name__}: {str(exc)[:80]}"
@@ -541,13 +543,17 @@ def real_models(
 FIRST_BUILD = ("ppocr-cls", "layout-cdla", "densenet121-light")
 
 
-def first_builds(runs: int, keys: list[str], cache: pathlib.Path, work: pathlib.Path) -> None:
+def first_builds(
+    runs: int, keys: list[str], cache: pathlib.Path, work: pathlib.Path, run: bool = True
+) -> None:
     import models_people_have
 
     engines = ("wirecodec", "onnx")
     print(
         f"\nfirst builds: median ±half-spread of {runs} fresh processes per engine, in turn "
-        "(import of the evaluator's package; ReferenceEvaluator(path): wall and CPU; the first run)"
+        "(import of the evaluator's package; ReferenceEvaluator(path): wall and CPU; the first run"
+        + ("" if run else ": not run, --skip-run")
+        + ")"
     )
     print(
         "| model | engine | import (ms) | build (ms) | build CPU (ms) | first run (ms) "
@@ -561,11 +567,13 @@ def first_builds(runs: int, keys: list[str], cache: pathlib.Path, work: pathlib.
         feeds = work / f"{key}-feeds.npz"
         _feeds(key, path, feeds)
         for engine in engines:  # untimed: writes the bytecode caches, warms the page cache
-            _spawn([engine, "first", str(path), str(feeds)], bytecode=True)
+            _spawn([engine, "first", str(path), str(feeds), "run" if run else "skip"], bytecode=True)
         results: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
         for _ in range(runs):
             for engine in engines:
-                results[engine].append(_spawn([engine, "first", str(path), str(feeds)], bytecode=True))
+                results[engine].append(
+                    _spawn([engine, "first", str(path), str(feeds), "run" if run else "skip"], bytecode=True)
+                )
         builds = {e: [r["build"] for r in results[e] if "run" in r] for e in engines}
         for engine in engines:
             ok = [r for r in results[engine] if "run" in r]
@@ -612,6 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"fresh processes: import, build from the path, first run (default: {', '.join(FIRST_BUILD)})",
     )
+    parser.add_argument("--skip-run", action="store_true", help="--first-build: build only, no first run")
     parser.add_argument(
         "--cache",
         type=pathlib.Path,
@@ -625,7 +634,7 @@ def main(argv: list[str] | None = None) -> int:
         if kind == "paired":
             print(json.dumps(child_paired(rest[0], int(rest[1]))))
         elif kind == "first":
-            print(json.dumps(child_first_build(engine, rest[0], rest[1])))
+            print(json.dumps(child_first_build(engine, rest[0], rest[1], rest[2] == "run")))
         elif kind == "backend":
             print(json.dumps(child_backend(engine, rest[0], int(rest[1]))))
         else:
@@ -640,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
         work = work / f"reference-first-{os.getpid()}"
         work.mkdir(parents=True, exist_ok=True)
         try:
-            first_builds(args.runs, args.keys, args.cache, work)
+            first_builds(args.runs, args.keys, args.cache, work, run=not args.skip_run)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return 0
