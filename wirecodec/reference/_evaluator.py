@@ -277,9 +277,10 @@ def _refused(step: _Step, index: int, kind: str, listed: frozenset[str]) -> Inpu
 
 
 def _kept(step: _Step, widened: list[tuple[int, str, tuple[int, ...]]], result: tuple[Any, ...]) -> None:
-    """An output the schema types as a widened input must come out of that input's type:
-    numpy computes some operators on int4 or int2 in int8 (Abs, Max), which onnx's evaluator
-    refuses as a type mismatch, and so do we, rather than change the type silently."""
+    """An output the schema types as a widened input must come out of that input's type.
+    numpy computes some operators on int4 or int2 in int8 (Abs, Max); onnx's evaluator then
+    refuses the changed type. Our implementations cast back, and this guard refuses any that
+    would not, rather than change an output's type silently."""
     for index, kind, same in widened:
         for out in same:
             value = result[out] if out < len(result) else None
