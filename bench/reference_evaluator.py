@@ -40,6 +40,18 @@ tests are slower than onnx's, the worst ratio and the ``--top`` slowest against 
 The tree measured is the ``wirecodec`` on ``PYTHONPATH`` (this script can time another
 checkout's evaluator).
 
+**First builds** (``--first-build``, real models only): what a program pays the first time
+it runs a model, in a process that has imported nothing yet. Each child (one engine, one
+model, a fresh process) times ``import`` of the evaluator's package (``wirecodec.reference``
+against ``onnx.reference``), ``ReferenceEvaluator(path)`` (the model read from its file and
+compiled, as a program calls it) and the first ``run``; wall-clock and CPU time of the
+build (the CPU time moves less with other people's processes). The engines take turns,
+``--runs`` times (default 3); a first untimed child per engine writes the bytecode caches
+(the children run with ``PYTHONDONTWRITEBYTECODE`` unset, as an installed package has its
+``.pyc`` files). ``--cache DIR`` takes the models from another cache of
+``bench/models_people_have.py``'s layout (``DIR/pypi-<key>/model.onnx``); ``--skip-run``
+leaves out the first run (onnx's takes seconds on the larger CNNs), for more processes.
+
 The feeds and outputs go under ``--work`` (default /work/bigtmp/evalbench if it exists,
 else a temporary folder), removed at the end.
 """
@@ -213,11 +225,43 @@ def child_model(engine: str, model_path: str, feeds_path: str, out_path: str, re
     return result
 
 
+def child_first_build(engine: str, model_path: str, feeds_path: str, run: bool = True) -> dict[str, Any]:
+    """In a fresh process: import the evaluator, build it from the model's path, run it once."""
+    clock, cpu = time.perf_counter, time.process_time
+    start, start_cpu = clock(), cpu()
+    if engine == "wirecodec":
+        from wirecodec.reference import ReferenceEvaluator
+    else:
+        from onnx.reference import ReferenceEvaluator  # type: ignore[no-redef]
+    imported, imported_cpu = clock(), cpu()
+    import numpy as np
+
+    with np.load(feeds_path) as loaded:
+        feeds = {k: loaded[k] for k in loaded.files}
+    result: dict[str, Any] = {"engine": engine, "import": imported - start}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            began, began_cpu = clock(), cpu()
+            sess = ReferenceEvaluator(model_path)
+            result["build"], result["build_cpu"] = clock() - began, cpu() - began_cpu
+            began = clock()
+            if run:
+                sess.run(None, feeds)
+            result["run"] = clock() - began
+        except Exception as exc:  # a refusal is reported, not raised
+            result["refuses"] = f"{type(exc).__name__}: {str(exc)[:80]}"
+    result["import_cpu"] = imported_cpu - start_cpu
+    return result
+
+
 # -- the parent: turns, medians, tables ------------------------------------------------------
 
 
-def _spawn(args: list[str]) -> dict[str, Any]:
+def _spawn(args: list[str], bytecode: bool = False) -> dict[str, Any]:
     env = dict(os.environ)
+    if bytecode:  # as an installed package runs: from its .pyc files
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(HERE.parent) + os.pathsep + env.get("PYTHONPATH", "")
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env[name] = str(THREADS)
@@ -495,6 +539,63 @@ def real_models(
         sys.stdout.flush()
 
 
+# the models whose first build the closing notes follow (the default of --first-build)
+FIRST_BUILD = ("ppocr-cls", "layout-cdla", "densenet121-light")
+
+
+def first_builds(
+    runs: int, keys: list[str], cache: pathlib.Path, work: pathlib.Path, run: bool = True
+) -> None:
+    import models_people_have
+
+    engines = ("wirecodec", "onnx")
+    print(
+        f"\nfirst builds: median ±half-spread of {runs} fresh processes per engine, in turn "
+        "(import of the evaluator's package; ReferenceEvaluator(path): wall and CPU; the first run"
+        + ("" if run else ": not run, --skip-run")
+        + ")"
+    )
+    print(
+        "| model | engine | import (ms) | build (ms) | build CPU (ms) | first run (ms) "
+        "| import + build + run (ms) | build / onnx.reference |"
+    )
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for key in keys or FIRST_BUILD:
+        path = models_people_have.path_of(cache, key)
+        if not path.is_file():
+            path = models_people_have.ensure(cache, key)
+        feeds = work / f"{key}-feeds.npz"
+        _feeds(key, path, feeds)
+        for engine in engines:  # untimed: writes the bytecode caches, warms the page cache
+            _spawn([engine, "first", str(path), str(feeds), "run" if run else "skip"], bytecode=True)
+        results: dict[str, list[dict[str, Any]]] = {e: [] for e in engines}
+        for _ in range(runs):
+            for engine in engines:
+                results[engine].append(
+                    _spawn([engine, "first", str(path), str(feeds), "run" if run else "skip"], bytecode=True)
+                )
+        builds = {e: [r["build"] for r in results[e] if "run" in r] for e in engines}
+        for engine in engines:
+            ok = [r for r in results[engine] if "run" in r]
+            if not ok:
+                refusal = results[engine][0].get("refuses", "") if results[engine] else ""
+                print(f"| {key} | {engine} | refuses: {refusal} | | | | | |")
+                continue
+            ratio = (
+                f"{statistics.median(builds[engine]) / statistics.median(builds['onnx']):.2f}x"
+                if builds["onnx"]
+                else ""
+            )
+            total = [r["import"] + r["build"] + r["run"] for r in ok]
+            print(
+                f"| {key} | {engine} | {_cell([r['import'] for r in ok], 1e3, 0)} | "
+                f"{_cell([r['build'] for r in ok], 1e3, 0)} | "
+                f"{_cell([r['build_cpu'] for r in ok], 1e3, 0)} | "
+                f"{_cell([r['run'] for r in ok], 1e3, 0)} | {_cell(total, 1e3, 0)} | {ratio} |"
+            )
+        sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("keys", nargs="*", help=f"real models (default: all): {', '.join(SHAPES)}")
@@ -514,12 +615,26 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ROUNDS",
         help="backend tests only: both reference evaluators in one process, alternating, fastest of ROUNDS",
     )
+    parser.add_argument(
+        "--first-build",
+        action="store_true",
+        help=f"fresh processes: import, build from the path, first run (default: {', '.join(FIRST_BUILD)})",
+    )
+    parser.add_argument("--skip-run", action="store_true", help="--first-build: build only, no first run")
+    parser.add_argument(
+        "--cache",
+        type=pathlib.Path,
+        default=HERE / ".cache",
+        help="the real models' cache (default bench/.cache)",
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         engine, kind, *rest = args.child
         if kind == "paired":
             print(json.dumps(child_paired(rest[0], int(rest[1]))))
+        elif kind == "first":
+            print(json.dumps(child_first_build(engine, rest[0], rest[1], rest[2] == "run")))
         elif kind == "backend":
             print(json.dumps(child_backend(engine, rest[0], int(rest[1]))))
         else:
@@ -527,6 +642,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.paired:
         paired(args.paired, args.only, args.top)
+        return 0
+    if args.first_build:
+        default = pathlib.Path("/work/bigtmp/evalbench")
+        work = args.work or (default if default.is_dir() else pathlib.Path(tempfile.mkdtemp()))
+        work = work / f"reference-first-{os.getpid()}"
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            first_builds(args.runs, args.keys, args.cache, work, run=not args.skip_run)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         return 0
     engines = [e for e in args.engines.split(",") if e]
     if not args.models_only:

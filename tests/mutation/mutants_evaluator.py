@@ -28,7 +28,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "evaluator-no-type-check",
         "wirecodec/reference/_evaluator.py",
-        "if kind is not None and kind not in allowed:",
+        "if kind is not None and kind not in listed:",
         "if False:",
         (f"{_UNIT}::test_a_type_the_operator_does_not_take",),
         "an input of a type the operator does not take runs anyway (or fails without naming it)",

@@ -23,3 +23,15 @@ class UnsupportedSourceError(EvaluationError, TypeError):
 class CustomOperatorError(EvaluationError, TypeError):
     """A class given in ``new_ops`` is not an ``OpRun``, or its ``_run`` returned something
     other than a tuple of values (arrays, sequences, maps, or None)."""
+
+
+class InputTypeError(EvaluationError, TypeError):
+    """An input's element type is not one the operator's schema takes, nor of a kind it takes
+    (an integer to an operator of floats): a ``TypeError``, as onnx's evaluator raises. Its
+    ``__cause__`` says which kind of input the operator does not support."""
+
+
+class OperatorError(EvaluationError, TypeError):
+    """An operator refused its inputs (a ``TypeError`` or ``ValueError`` inside it: a shape
+    that does not fit, an integer to a logarithm): a ``TypeError`` too, as onnx's
+    ``OpRun.run`` re-raises those; the operator's own exception is the ``__cause__``."""

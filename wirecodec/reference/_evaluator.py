@@ -20,7 +20,13 @@ from wirecodec.errors import EvaluationError
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.reference import _annotations, _registry
 from wirecodec.reference._annotations import Declared
-from wirecodec.reference._errors import CustomOperatorError, UnknownOperatorError, UnsupportedSourceError
+from wirecodec.reference._errors import (
+    CustomOperatorError,
+    InputTypeError,
+    OperatorError,
+    UnknownOperatorError,
+    UnsupportedSourceError,
+)
 from wirecodec.reference._values import (
     GRAPH,
     GRAPHS,
@@ -101,7 +107,7 @@ class NodeContext:
 
 
 class _Step:
-    __slots__ = ("checked", "checks", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
+    __slots__ = ("checked", "ctx", "impl", "inputs", "op_type", "origin", "outputs", "path")
 
     def __init__(
         self,
@@ -109,7 +115,7 @@ class _Step:
         ctx: NodeContext,
         inputs: list[str],
         outputs: list[str],
-        checks: list[frozenset[str] | None],
+        checks: list[_Check],
     ) -> None:
         self.impl = impl
         self.ctx = ctx
@@ -117,15 +123,11 @@ class _Step:
         self.outputs = outputs
         self.path = ctx.path
         self.op_type = ctx.op_type
-        self.checks = checks
         # what runs the node, for rt_nodes_: a custom operator's instance, a FunctionProto, or None
         self.origin: Any = None
-        # the inputs whose type the schema constrains: (index, allowed types)
-        self.checked = [
-            (index, allowed)
-            for index, allowed in enumerate(checks[: len(inputs)])
-            if allowed is not None and inputs[index]
-        ]
+        # the inputs whose type the schema constrains: (index, types accepted, types the schema
+        # lists, outputs of the same type); the schema's list serves every node with all its inputs
+        self.checked = checks if all(inputs) else [c for c in checks if inputs[c[0]]]
 
 
 class _Graph:
@@ -178,7 +180,8 @@ class _Graph:
                 args = [env[name] if name else None for name in step.inputs]
             except KeyError:
                 raise _missing(step, env) from None
-            for index, allowed in step.checked:
+            widened = None
+            for index, accepted, listed, same in step.checked:
                 value = args[index]
                 if type(value) is np.ndarray:
                     kind = _KINDS.get(value.dtype)
@@ -186,12 +189,11 @@ class _Graph:
                         kind = _KINDS[value.dtype] = type_name(value)
                 else:
                     kind = type_name(value)
-                if kind is not None and kind not in allowed:
-                    raise EvaluationError(
-                        f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the "
-                        f"operator does not take (it takes {', '.join(sorted(allowed))})",
-                        step.path,
-                    )
+                if kind is not None and kind not in listed:
+                    if kind not in accepted:
+                        raise _refused(step, index, kind, listed)
+                    # a type the schema leaves out: its outputs of the same type are checked below
+                    widened = (widened or []) + [(index, kind, same)]
             ctx = step.ctx
             ctx.env = env
             if verbose > 1:
@@ -202,12 +204,16 @@ class _Graph:
                 result = step.impl(ctx, *args)
             except EvaluationError:
                 raise
+            except (TypeError, ValueError) as exc:  # onnx's OpRun.run re-raises these as a TypeError
+                raise OperatorError(f"{step.op_type} failed: {type(exc).__name__}: {exc}", step.path) from exc
             except Exception as exc:
                 raise EvaluationError(
                     f"{step.op_type} failed: {type(exc).__name__}: {exc}", step.path
                 ) from exc
             if not isinstance(result, tuple):
                 result = (result,)
+            if widened is not None:
+                _kept(step, widened, result)
             for name, value in zip(step.outputs, result, strict=False):
                 if name:
                     if isinstance(value, np.generic):
@@ -254,6 +260,37 @@ class _Graph:
 # dtype -> its ONNX tensor type string: the input type check reads it for every input of
 # every step, and numpy's dtype.name is slow to compute
 _KINDS: dict[Any, str | None] = {}
+
+
+def _refused(step: _Step, index: int, kind: str, listed: frozenset[str]) -> InputTypeError:
+    """The error for an input of a type the operator does not take, caused by a ``TypeError``
+    naming the kind of input it does not support (onnx's evaluator raises a ``TypeError``)."""
+    error = InputTypeError(
+        f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the "
+        f"operator does not take (it takes {', '.join(sorted(listed))})",
+        step.path,
+    )
+    family = _FAMILY.get(kind)
+    what = _FAMILY_NAMES[family] if family is not None else kind
+    error.__cause__ = TypeError(f"{step.op_type} does not support {what} input ({kind})")
+    return error
+
+
+def _kept(step: _Step, widened: list[tuple[int, str, tuple[int, ...]]], result: tuple[Any, ...]) -> None:
+    """An output the schema types as a widened input must come out of that input's type.
+    numpy computes some operators on int4 or int2 in int8 (Abs, Max); onnx's evaluator then
+    refuses the changed type. Our implementations cast back, and this guard refuses any that
+    would not, rather than change an output's type silently."""
+    for index, kind, same in widened:
+        for out in same:
+            value = result[out] if out < len(result) else None
+            got = type_name(value) if isinstance(value, np.ndarray) else None
+            if got is not None and got != kind:
+                raise InputTypeError(
+                    f"{step.op_type}: input {index} {step.inputs[index]!r} is {kind}, which the schema "
+                    f"does not list; numpy computes output {out} as {got}",
+                    step.path,
+                )
 
 
 def _missing(step: _Step, env: dict[str, Any]) -> EvaluationError:
@@ -532,6 +569,8 @@ class ReferenceEvaluator:
             body = _schema_body(domain, node.op_type, version)
             if body is not None:
                 impl = self._function_impl(body, attrs, path, opsets, schema=schema)
+        if impl is None and schema is not None:
+            impl = self._context_impl(domain, node.op_type, schema, attrs, path, opsets, version)
         if impl is None:
             where = f"domain {domain!r}" if domain else "ai.onnx"
             raise UnknownOperatorError(f"unknown operator {node.op_type!r} ({where}, opset {version})", path)
@@ -567,6 +606,46 @@ class ReferenceEvaluator:
             return tuple(body.run(env, []))
 
         return call
+
+    def _context_impl(
+        self,
+        domain: str,
+        op_type: str,
+        schema: Any,
+        attrs: dict[str, Any],
+        path: str,
+        opsets: dict[str, int],
+        version: int,
+    ) -> Callable[..., Any] | None:
+        """The node's function body built from its inputs' types (wirecodec.reference._bodies),
+        once per combination of types, or None when its schema has no such body here."""
+        if not any(v <= version for v in schema.context_dependent_function_opset_versions):
+            return None
+        from wirecodec.reference import _bodies
+
+        build = _bodies.BUILDERS.get((domain, op_type))
+        if build is None:
+            return None
+        compiled: dict[tuple[int | None, ...], Callable[..., Any]] = {}
+
+        def call(ctx: NodeContext, *args: Any) -> Any:
+            types = tuple(_elem_type(a) for a in args)
+            impl = compiled.get(types)
+            if impl is None:
+                fn = build(attrs, types, version)
+                impl = compiled.setdefault(types, self._function_impl(fn, attrs, path, opsets))
+            return impl(ctx, *args)
+
+        return call
+
+
+def _elem_type(value: Any) -> int | None:
+    """The ONNX element type of a tensor value (None for anything else)."""
+    if not isinstance(value, np.ndarray):
+        return None
+    from wirecodec import helper
+
+    return int(helper.np_dtype_to_tensor_dtype(value.dtype))
 
 
 def _container_model(container: Any) -> tuple[Any, dict[str, Any]]:
@@ -644,7 +723,7 @@ def _plan(domain: str, op_type: str, version: int) -> tuple[Any, tuple[tuple[str
     return schema, defaults, _registry.lookup(domain, op_type, version)
 
 
-def _type_checks(schema: Any, count: int) -> list[frozenset[str] | None]:
+def _type_checks(schema: Any, count: int) -> list[_Check]:
     if schema is None:
         return []
     return _checks_of(schema.domain, schema.name, schema.since_version, count)
@@ -659,32 +738,61 @@ def _schema_body(domain: str, name: str, version: int) -> Any:
     return None if schema is None else schema.function_body(version)
 
 
+# A checked input of a step: its index, the tensor types it accepts, the ones the schema
+# lists, and the outputs the schema gives the same type as this input.
+_Check = tuple[int, frozenset[str], frozenset[str], tuple[int, ...]]
+
+# Element types by kind. An input of a type the schema does not list is still taken when the
+# schema takes a type of the same kind (float8 or double where float is listed, int4 or int64
+# where int32 is, uint2 where uint8 is): numpy computes it as onnx's evaluator does, which runs
+# whatever numpy takes (onnx's own evaluator tests feed float8 to Add, int4 to GreaterOrEqual,
+# double to QuantizeLinear). A type of another kind (an integer to Sqrt, a string to Add) stays
+# an InputTypeError, as item 5 of issue 43 asks.
+_FAMILIES = {
+    "float": (
+        "float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+        "float8e5m2fnuz", "float4e2m1", "float8e8m0",
+    ),
+    "signed": ("int8", "int16", "int32", "int64", "int4", "int2"),
+    "unsigned": ("uint8", "uint16", "uint32", "uint64", "uint4", "uint2"),
+}  # fmt: skip
+_FAMILY_NAMES = {"float": "float", "signed": "integer", "unsigned": "unsigned integer"}
+_FAMILY = {f"tensor({t})": family for family, types in _FAMILIES.items() for t in types}
+_MEMBERS = {family: frozenset(f"tensor({t})" for t in types) for family, types in _FAMILIES.items()}
+
+
+def _accepted(listed: frozenset[str]) -> frozenset[str]:
+    """The types an input takes: those listed, and every other of a kind listed."""
+    accepted = set(listed)
+    for kind in listed:
+        family = _FAMILY.get(kind)
+        if family is not None:
+            accepted |= _MEMBERS[family]
+    return frozenset(accepted)
+
+
 @functools.cache
-def _checks_of(domain: str, name: str, since: int, count: int) -> list[frozenset[str] | None]:
-    """Per input: the tensor types the schema allows (None: not checked)."""
+def _checks_of(domain: str, name: str, since: int, count: int) -> list[_Check]:
+    """The inputs whose types the schema constrains, each with the tensor types it accepts
+    and those the schema lists (one list per schema and input count, shared by its nodes)."""
     from wirecodec import defs
 
     schema = defs.get_schema(name, since, domain)
     if schema is None:
         return []
     constraints = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
-    checks: list[frozenset[str] | None] = []
+    checks: list[_Check] = []
     formals = list(schema.inputs)
-    for index in range(count):
-        if not formals:
-            checks.append(None)
-            continue
+    for index in range(count if formals else 0):
         formal = formals[min(index, len(formals) - 1)]
         if index >= len(formals) and formal.option != 2:  # not variadic: nothing to check
-            checks.append(None)
             continue
         allowed = constraints.get(formal.type_str, (formal.type_str,))
         tensors = {a for a in allowed if a.startswith("tensor(")}
         tensors |= {a[len("optional(") : -1] for a in allowed if a.startswith("optional(tensor(")}
-        if not tensors:
-            checks.append(None)
-        else:
-            checks.append(frozenset(tensors))
+        if tensors:
+            same = tuple(i for i, o in enumerate(schema.outputs) if o.type_str == formal.type_str)
+            checks.append((index, _accepted(frozenset(tensors)), frozenset(tensors), same))
     return checks
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,10 +16,49 @@ SPARSE_TENSOR, SPARSE_TENSORS, TYPE_PROTO, TYPE_PROTOS = 11, 12, 13, 14
 
 def tensor_value(tensor: Any) -> Any:
     """A TensorProto as a writable numpy array (strings as an object array of str/bytes)."""
+    waiting = _waiting_floats(tensor)
+    if waiting is not None:
+        return waiting
     array = to_array(tensor, copy=True)
     if array.dtype == object:
         array = np.vectorize(_text, otypes=[object])(array) if array.size else array
     return array
+
+
+_FLOAT = 1  # TensorProto.DataType.FLOAT
+_OTHER_FIELDS = (
+    "raw_data",
+    "int32_data",
+    "string_data",
+    "int64_data",
+    "double_data",
+    "uint64_data",
+    "segment",
+)
+
+
+def _waiting_floats(tensor: Any) -> Any:
+    """A float tensor whose ``float_data`` still waits in the decoded buffer as packed runs
+    (the weights some exporters put in Constant nodes) read by numpy from those bytes,
+    instead of unpacked into Python floats first (most of a first build on such a model).
+    None for any other tensor: ``to_array`` reads it, and checks every field."""
+    table = getattr(tensor, "_lazy", None)
+    if not table or tensor.data_type != _FLOAT or tensor.data_location:
+        return None
+    from wirecodec.protobuf.lazy import PendingRun
+
+    run = table.record("float_data")
+    if type(run) is not PendingRun or run.fmt != "f" or any(type(p) is not tuple for p in run.pieces):
+        return None
+    bits = type(tensor).__schema__.bit
+    if any(tensor._has & bits[f] or table.record(f) is not None for f in _OTHER_FIELDS):
+        return None  # another value field stored or waiting: to_array says what is wrong
+    shape = tuple(int(d) for d in tensor.dims)
+    if any(d < 0 for d in shape) or math.prod(shape) != run.count:
+        return None
+    parts = [np.frombuffer(run.buf, "<f4", count, offset=start) for start, count in run.pieces]
+    flat = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, "<f4")
+    return flat.astype(np.float32).reshape(shape)  # a copy, in the host's byte order
 
 
 def _text(item: Any) -> Any:
@@ -95,6 +135,9 @@ _TYPE_NAMES = {
     "object": "string",
     "complex64": "complex64",
     "complex128": "complex128",
+    # ml_dtypes' names where ONNX's differ
+    "float4_e2m1fn": "float4e2m1",
+    "float8_e8m0fnu": "float8e8m0",
 }
 
 

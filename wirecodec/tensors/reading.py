@@ -255,7 +255,10 @@ def to_array(tensor: TensorProto, *, copy: bool = False) -> npt.NDArray[Any]:
         )
     info = info_of(tensor.data_type, where)
     shape, count = _shape(tensor.dims, where)
-    present = [f for f in TYPED_FIELDS if len(getattr(tensor, f))]
+    # the fields present, from the message's own list: reading each typed field to find it
+    # empty makes (and stores) an empty list per field, most of a model's first compile
+    listed = {spec.name for spec, _ in tensor.ListFields()}
+    present = [f for f in TYPED_FIELDS if f in listed]
     if tensor.HasField("raw_data"):
         if present:
             raise TensorError(

@@ -67,8 +67,24 @@ _reduction("ReduceMin", _empty_min)
 _reduction("ReduceProd", lambda x, a, k: np.prod(x, axis=a, keepdims=k))
 _reduction("ReduceL1", lambda x, a, k: np.sum(np.abs(x), axis=a, keepdims=k))
 _reduction("ReduceL2", lambda x, a, k: np.sqrt(np.sum(np.square(x), axis=a, keepdims=k)))
-_reduction("ReduceLogSum", lambda x, a, k: np.log(np.sum(x, axis=a, keepdims=k)))
-_reduction("ReduceLogSumExp", _logsumexp)
+
+
+def _floats_only(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` refusing integer input: a logarithm is defined for floats only, at every version
+    (the schemas before 28 list integers; onnx's evaluator refuses them too, onnx/onnx#7141)."""
+
+    def reduce(x: Any, axes: Any, keep: bool) -> Any:
+        if x.dtype.kind in "iu":
+            raise TypeError(f"{name} does not support integer input ({x.dtype}): cast it to a float type")
+        return fn(x, axes, keep)
+
+    return reduce
+
+
+_reduction(
+    "ReduceLogSum", _floats_only("ReduceLogSum", lambda x, a, k: np.log(np.sum(x, axis=a, keepdims=k)))
+)
+_reduction("ReduceLogSumExp", _floats_only("ReduceLogSumExp", _logsumexp))
 _reduction("ReduceSumSquare", lambda x, a, k: np.sum(np.square(x), axis=a, keepdims=k))
 
 
