@@ -27,6 +27,7 @@ from schema_dsl.onnx import (
 from wirecodec._helper.args import adopt, build
 from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
+from wirecodec.protobuf.lazy import elements
 from wirecodec.shape_inference._check_types import (
     TypeCheckError,
     check_allowed_types,
@@ -97,14 +98,19 @@ class _Symbols:
     def add_graph(self, graph: GraphProto) -> None:
         """The symbols ``graph`` and its bodies declare; as onnx's table, not those of a body
         held in a ``graphs`` attribute (nor of the bodies inside one)."""
+        self._add_infos(graph)
+        if not any(map(_holds_bodies, graph.node)):  # (a graph of one node: no scope walk)
+            return
         for scope in walk_graphs(graph):
-            if scope.in_graphs:
-                continue
-            for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
-                if info.HasField("type"):
-                    t = from_proto(info.type)
-                    self.declared[id(info)] = (info, t)
-                    self.add_type(t)
+            if scope.depth and not scope.in_graphs:
+                self._add_infos(scope.graph)
+
+    def _add_infos(self, graph: GraphProto) -> None:
+        for info in (*graph.input, *graph.output, *graph.value_info):
+            if info.HasField("type"):
+                t = from_proto(info.type)
+                self.declared[id(info)] = (info, t)
+                self.add_type(t)
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
@@ -117,6 +123,13 @@ class _Symbols:
         if isinstance(t, MapType) and t.value is not None:
             return MapType(t.key, self.materialize(t.value))
         return t
+
+
+def _holds_bodies(node: NodeProto) -> bool:
+    """Whether an attribute of ``node`` holds a graph (``elements``: reading ``graphs`` of
+    an attribute that has none would store an empty list)."""
+    attributes = elements(node, "attribute")
+    return bool(attributes) and any(a.HasField("g") or elements(a, "graphs") for a in attributes)
 
 
 def _node_label(node: NodeProto) -> str:
