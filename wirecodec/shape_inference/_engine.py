@@ -10,7 +10,7 @@ fails leaves its outputs as they were unless ``strict_mode`` asks for the error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from schema_dsl.onnx import (
     ValueInfoProto,
 )
 from wirecodec._helper.args import adopt, build
-from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
+from wirecodec.graphs.scopes import GraphScope, bodies, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
 from wirecodec.protobuf.lazy import elements
 from wirecodec.shape_inference._check_types import (
@@ -449,6 +449,11 @@ class _Inference:
         body.finish()
         for i, formal in enumerate(function.output):
             if formal in body.types:
+                if i >= len(node.output):  # (onnx ends the inference here, strict or not)
+                    raise TypeCheckError(
+                        f"Output {i} is out of bounds: function {function.name!r} has "
+                        f"{len(function.output)} outputs, the call {len(node.output)}"
+                    )
                 ctx.set(i, body.types[formal])
         for actual, formal in zip(node.output, function.output, strict=False):
             if actual and formal in bound_data:
@@ -459,6 +464,55 @@ class _Inference:
             raise InferenceError(
                 "inference error(s): " + "; ".join(e for _, e in self.errors), self.errors[0][0]
             )
+
+
+def _calls(nodes: Sequence[NodeProto]) -> Iterator[tuple[str, str, str]]:
+    """The (domain, op_type, overload) of every node in ``nodes`` and in their bodies."""
+    for node in nodes:
+        yield (node.domain, node.op_type, node.overload)
+        for body in bodies(node):
+            yield from _calls(body.node)
+
+
+def _refuse_recursion(model: ModelProto) -> None:
+    """Raise :class:`~wirecodec.CheckError` (onnx's ``ValidationError``) when a model-local
+    function calls itself, directly or through others, as onnx refuses such a model before
+    inferring anything."""
+    keys = [(f.domain, f.name, f.overload) for f in model.functions]
+    index = {key: i for i, key in enumerate(keys)}
+    callees = [sorted({index[c] for c in _calls(f.node) if c in index}) for f in model.functions]
+    state = [0] * len(keys)  # 0 not seen, 1 on the current path, 2 done
+    for start in range(len(keys)):
+        if state[start]:
+            continue
+        path = [start]
+        todo = [iter(callees[start])]
+        state[start] = 1
+        while todo:
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                todo.pop()
+            elif state[nxt] == 1:
+                from wirecodec.checker.violation import Violation
+                from wirecodec.errors import CheckError
+
+                cycle = [*path[path.index(nxt) :], nxt]
+                shown = " -> ".join(f"{keys[i][0]}::{keys[i][1]}" for i in cycle)
+                raise CheckError(
+                    [
+                        Violation(
+                            f"functions[{nxt}]",
+                            "function-recursion",
+                            f"Cycle detected in model-local function references: {shown}. "
+                            "Model-local functions must not be recursive.",
+                        )
+                    ]
+                )
+            elif not state[nxt]:
+                state[nxt] = 1
+                path.append(nxt)
+                todo.append(iter(callees[nxt]))
 
 
 def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
@@ -495,6 +549,8 @@ def infer_model(model: ModelProto, options: Options) -> None:
     """Infer ``model``'s types in place (its graph's value_info and outputs)."""
     import wirecodec.shape_inference.ops  # noqa: F401  (registers every family's rules)
 
+    if model.functions:
+        _refuse_recursion(model)
     shared = _Model(model, options)
     shared.symbols.add_graph(model.graph)
     opsets = {o.domain: o.version for o in model.opset_import}
