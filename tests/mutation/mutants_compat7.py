@@ -2,7 +2,8 @@
 filtering, output comparison, archive extraction) and the last shape-inference cases aligned
 with onnx's tests (Attention-25's refusals and cache outputs, the type a bound type variable
 gives under ``check_type``, MeanVarianceNormalization's shape, a sparse Constant, recursive
-local functions, a call with too few outputs)."""
+local functions, a call with too few outputs, a function's attributes in its bodies and
+one copy of its body per call)."""
 
 from __future__ import annotations
 
@@ -103,5 +104,31 @@ MUTANTS: tuple[Mutant, ...] = (
         "                if i > len(node.output):",
         _LEFTOVERS,
         "a call with fewer outputs than its function is inferred on (onnx ends the inference)",
+    ),
+    Mutant(
+        "compat7-function-bindings-not-in-bodies",
+        _ENGINE,
+        "        inner.bindings = self.bindings\n",
+        "",
+        _LEFTOVERS,
+        "inside an If branch of a function's body, a reference to the call's attribute "
+        "(Cast's to = @target) stays unbound: the branch's output gets no type",
+    ),
+    Mutant(
+        "compat7-function-body-shared-across-calls",
+        _ENGINE,
+        "                    inner = copy.copy(inner)\n",
+        "                    pass\n",
+        _LEFTOVERS,
+        "the second call of a function infers the body the first call wrote its types into "
+        "(its output keeps the first call's type)",
+    ),
+    Mutant(
+        "compat7-checker-functions-ir-enforced",
+        "wirecodec/onnx_compat/checker.py",
+        '    if v.rule == "ir-version-feature" and v.path == "functions":',
+        '    if v.rule == "ir-version-feature" and v.path == "function":',
+        _LEFTOVERS,
+        "onnx_compat.checker.check_model refuses model-local functions below IR 8 (onnx's accepts them)",
     ),
 )

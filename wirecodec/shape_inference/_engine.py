@@ -10,6 +10,7 @@ fails leaves its outputs as they were unless ``strict_mode`` asks for the error.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -190,6 +191,9 @@ class _Inference:
         self.has_unsupported = False
         # (where, what): the field path and label of each node whose inference failed
         self.errors: list[tuple[str, str]] = []
+        # in a function's body (and the graphs its nodes hold): the call's attributes, which
+        # the body's attribute references (``to: int = @target``) read
+        self.bindings: dict[str, AttributeProto] | None = None
 
     # -- declared types ------------------------------------------------------------------
     def declare(self, info: ValueInfoProto) -> None:
@@ -252,7 +256,12 @@ class _Inference:
     def run_node(self, node: NodeProto, attributes: dict[str, AttributeProto] | None = None) -> None:
         self._current = node
         opset = self._opset(node)
-        attrs = attributes if attributes is not None else {a.name: a for a in node.attribute}
+        if attributes is not None:
+            attrs = attributes
+        elif self.bindings is not None:
+            attrs = _bind_attributes(node, self.bindings)
+        else:
+            attrs = {a.name: a for a in node.attribute}
         ctx = NodeContext(
             node,
             opset,
@@ -384,6 +393,7 @@ class _Inference:
         inner = _Inference(
             self.shared, self.opsets, self.types, self.symbol_data, graph, self._body_scope(graph)
         )
+        inner.bindings = self.bindings
         inner.run_graph(graph)
         inner.finish()
         return [from_proto(o.type) if o.HasField("type") else None for o in graph.output]
@@ -439,10 +449,15 @@ class _Inference:
         }
         for default in function.attribute_proto:
             bindings[default.name] = caller_attrs.get(default.name, default)
+        body.bindings = bindings
         shared.depth += 1
         try:
             for i, inner in enumerate(function.node):
                 body.node_path = join(body.path, "node", i)
+                if _holds_bodies(inner):
+                    # inference writes the types of a body's values into it: each call
+                    # infers its own copy, as onnx infers a copy of the function per call
+                    inner = copy.copy(inner)
                 body.run_node(inner, _bind_attributes(inner, bindings))
         finally:
             shared.depth -= 1
