@@ -286,11 +286,16 @@ def make_graph(
     graph.name = as_text(name, "make_graph: name")
     graph.input = as_messages(inputs, ValueInfoProto, "make_graph: inputs")
     graph.output = as_messages(outputs, ValueInfoProto, "make_graph: outputs")
-    graph.initializer = as_messages(initializer or [], TensorProto, "make_graph: initializer")
-    graph.sparse_initializer = as_messages(
-        sparse_initializer or [], SparseTensorProto, "make_graph: sparse_initializer"
-    )
-    graph.value_info = as_messages(value_info or [], ValueInfoProto, "make_graph: value_info")
+    # (an empty list is not assigned: each assignment costs, on onnxslim's loop of
+    # one-node graphs, more than the field it leaves as it was)
+    if initializer:
+        graph.initializer = as_messages(initializer, TensorProto, "make_graph: initializer")
+    if sparse_initializer:
+        graph.sparse_initializer = as_messages(
+            sparse_initializer, SparseTensorProto, "make_graph: sparse_initializer"
+        )
+    if value_info:
+        graph.value_info = as_messages(value_info, ValueInfoProto, "make_graph: value_info")
     if doc_string:
         graph.doc_string = as_text(doc_string, "make_graph: doc_string")
     return graph

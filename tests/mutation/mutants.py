@@ -655,8 +655,9 @@ _CORE: tuple[Mutant, ...] = (
     Mutant(
         "subgraph-symbols-not-reserved",
         "wirecodec/shape_inference/_engine.py",
-        "        for scope in walk_graphs(graph):\n            if scope.in_graphs:",
-        "        for scope in [next(walk_graphs(graph))]:\n            if scope.in_graphs:",
+        "        for scope in walk_graphs(graph):\n            if scope.depth and not scope.in_graphs:",
+        "        for scope in [next(walk_graphs(graph))]:\n"
+        "            if scope.depth and not scope.in_graphs:",
         (_SHAPE_EDGES,),
         "symbols used only inside subgraphs are not reserved before fresh ones are made",
     ),

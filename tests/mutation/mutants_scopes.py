@@ -85,8 +85,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "scopes-symbols-of-graphs-bodies-reserved",
         "wirecodec/shape_inference/_engine.py",
-        "            if scope.in_graphs:\n                continue\n",
-        "            if False:\n                continue\n",
+        "            if scope.depth and not scope.in_graphs:\n",
+        "            if scope.depth:\n",
         (
             "tests/differential/test_graphs_attribute_bodies.py::test_fresh_symbols_are_named_as_onnx_names_them",
         ),

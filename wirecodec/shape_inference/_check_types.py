@@ -12,6 +12,7 @@ parameter allows (``tensor(int64)`` for Reshape's shape, a float type for Sqrt's
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from schema_dsl.onnx import TensorProto
 from wirecodec.defs._types import FormalParameter, FormalParameterOption
@@ -177,13 +178,16 @@ def check_allowed_types(domain: str, opset: int, ctx: NodeContext) -> None:
 def fill_single_types(domain: str, opset: int, ctx: NodeContext) -> None:
     """Give each output left without an element type the one type its schema allows, where it
     allows exactly one tensor type (as onnx's check_type does before it infers: Z of
-    TreeEnsembleClassifier is ``tensor(float)`` even in a version without inference)."""
+    TreeEnsembleClassifier is ``tensor(float)`` even in a version without inference), else
+    the tensor type an input bound its type variable to (Attention's present key, not
+    inferred without a past one, is K's type: onnx sets it so)."""
     from wirecodec.defs import get_schema
 
     schema = get_schema(ctx.node.op_type, opset, domain)
     if schema is None or not schema.outputs:
         return
     allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}
+    bound = _bound_tensor_elems(schema.inputs, ctx)
     params = schema.outputs
     for i in range(ctx.n_outputs):
         if not ctx.has_output(i):
@@ -196,12 +200,30 @@ def fill_single_types(domain: str, opset: int, ctx: NodeContext) -> None:
             return
         choices = allowed.get(param.type_str, (_bare(param.type_str),))
         elem = _single_tensor_elem(choices)
+        if elem is None and param.type_str in allowed:
+            elem = bound.get(param.type_str)
         current = ctx.outputs[i]
         if elem is None or _elem(current):
             continue
         shape = current.shape if isinstance(current, TensorType) else None
         if current is None or isinstance(current, TensorType):
             ctx.outputs[i] = TensorType(elem, shape)
+
+
+def _bound_tensor_elems(params: Sequence[FormalParameter], ctx: NodeContext) -> dict[str, int]:
+    """Type variable -> the element type of the first dense tensor input bound to it."""
+    bound: dict[str, int] = {}
+    for j in range(ctx.n_inputs):
+        if j < len(params):
+            param = params[j]
+        elif params and params[-1].option == FormalParameterOption.Variadic:
+            param = params[-1]
+        else:
+            break
+        t = ctx.input_type(j)
+        if isinstance(t, TensorType) and t.elem and not t.sparse:
+            bound.setdefault(param.type_str, t.elem)
+    return bound
 
 
 def _single_tensor_elem(choices: tuple[str, ...] | list[str]) -> int | None:

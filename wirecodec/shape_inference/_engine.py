@@ -10,7 +10,8 @@ fails leaves its outputs as they were unless ``strict_mode`` asks for the error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,9 @@ from schema_dsl.onnx import (
     ValueInfoProto,
 )
 from wirecodec._helper.args import adopt, build
-from wirecodec.graphs.scopes import GraphScope, named_bodies, root_scope, walk_graphs
+from wirecodec.graphs.scopes import GraphScope, bodies, named_bodies, root_scope, walk_graphs
 from wirecodec.protobuf.fieldpath import join
+from wirecodec.protobuf.lazy import elements
 from wirecodec.shape_inference._check_types import (
     TypeCheckError,
     check_allowed_types,
@@ -97,14 +99,19 @@ class _Symbols:
     def add_graph(self, graph: GraphProto) -> None:
         """The symbols ``graph`` and its bodies declare; as onnx's table, not those of a body
         held in a ``graphs`` attribute (nor of the bodies inside one)."""
+        self._add_infos(graph)
+        if not any(map(_holds_bodies, graph.node)):  # (a graph of one node: no scope walk)
+            return
         for scope in walk_graphs(graph):
-            if scope.in_graphs:
-                continue
-            for info in (*scope.graph.input, *scope.graph.output, *scope.graph.value_info):
-                if info.HasField("type"):
-                    t = from_proto(info.type)
-                    self.declared[id(info)] = (info, t)
-                    self.add_type(t)
+            if scope.depth and not scope.in_graphs:
+                self._add_infos(scope.graph)
+
+    def _add_infos(self, graph: GraphProto) -> None:
+        for info in (*graph.input, *graph.output, *graph.value_info):
+            if info.HasField("type"):
+                t = from_proto(info.type)
+                self.declared[id(info)] = (info, t)
+                self.add_type(t)
 
     def materialize(self, t: Type) -> Type:
         """``t`` with each unknown axis given a fresh symbol, as onnx names them."""
@@ -117,6 +124,13 @@ class _Symbols:
         if isinstance(t, MapType) and t.value is not None:
             return MapType(t.key, self.materialize(t.value))
         return t
+
+
+def _holds_bodies(node: NodeProto) -> bool:
+    """Whether an attribute of ``node`` holds a graph (``elements``: reading ``graphs`` of
+    an attribute that has none would store an empty list)."""
+    attributes = elements(node, "attribute")
+    return bool(attributes) and any(a.HasField("g") or elements(a, "graphs") for a in attributes)
 
 
 def _node_label(node: NodeProto) -> str:
@@ -177,6 +191,9 @@ class _Inference:
         self.has_unsupported = False
         # (where, what): the field path and label of each node whose inference failed
         self.errors: list[tuple[str, str]] = []
+        # in a function's body (and the graphs its nodes hold): the call's attributes, which
+        # the body's attribute references (``to: int = @target``) read
+        self.bindings: dict[str, AttributeProto] | None = None
 
     # -- declared types ------------------------------------------------------------------
     def declare(self, info: ValueInfoProto) -> None:
@@ -239,7 +256,12 @@ class _Inference:
     def run_node(self, node: NodeProto, attributes: dict[str, AttributeProto] | None = None) -> None:
         self._current = node
         opset = self._opset(node)
-        attrs = attributes if attributes is not None else {a.name: a for a in node.attribute}
+        if attributes is not None:
+            attrs = attributes
+        elif self.bindings is not None:
+            attrs = _bind_attributes(node, self.bindings)
+        else:
+            attrs = {a.name: a for a in node.attribute}
         ctx = NodeContext(
             node,
             opset,
@@ -371,6 +393,7 @@ class _Inference:
         inner = _Inference(
             self.shared, self.opsets, self.types, self.symbol_data, graph, self._body_scope(graph)
         )
+        inner.bindings = self.bindings
         inner.run_graph(graph)
         inner.finish()
         return [from_proto(o.type) if o.HasField("type") else None for o in graph.output]
@@ -426,16 +449,26 @@ class _Inference:
         }
         for default in function.attribute_proto:
             bindings[default.name] = caller_attrs.get(default.name, default)
+        body.bindings = bindings
         shared.depth += 1
         try:
             for i, inner in enumerate(function.node):
                 body.node_path = join(body.path, "node", i)
+                if _holds_bodies(inner):
+                    # inference writes the types of a body's values into it: each call
+                    # infers its own copy, as onnx infers a copy of the function per call
+                    inner = copy.copy(inner)
                 body.run_node(inner, _bind_attributes(inner, bindings))
         finally:
             shared.depth -= 1
         body.finish()
         for i, formal in enumerate(function.output):
             if formal in body.types:
+                if i >= len(node.output):  # (onnx ends the inference here, strict or not)
+                    raise TypeCheckError(
+                        f"Output {i} is out of bounds: function {function.name!r} has "
+                        f"{len(function.output)} outputs, the call {len(node.output)}"
+                    )
                 ctx.set(i, body.types[formal])
         for actual, formal in zip(node.output, function.output, strict=False):
             if actual and formal in bound_data:
@@ -446,6 +479,55 @@ class _Inference:
             raise InferenceError(
                 "inference error(s): " + "; ".join(e for _, e in self.errors), self.errors[0][0]
             )
+
+
+def _calls(nodes: Sequence[NodeProto]) -> Iterator[tuple[str, str, str]]:
+    """The (domain, op_type, overload) of every node in ``nodes`` and in their bodies."""
+    for node in nodes:
+        yield (node.domain, node.op_type, node.overload)
+        for body in bodies(node):
+            yield from _calls(body.node)
+
+
+def _refuse_recursion(model: ModelProto) -> None:
+    """Raise :class:`~wirecodec.CheckError` (onnx's ``ValidationError``) when a model-local
+    function calls itself, directly or through others, as onnx refuses such a model before
+    inferring anything."""
+    keys = [(f.domain, f.name, f.overload) for f in model.functions]
+    index = {key: i for i, key in enumerate(keys)}
+    callees = [sorted({index[c] for c in _calls(f.node) if c in index}) for f in model.functions]
+    state = [0] * len(keys)  # 0 not seen, 1 on the current path, 2 done
+    for start in range(len(keys)):
+        if state[start]:
+            continue
+        path = [start]
+        todo = [iter(callees[start])]
+        state[start] = 1
+        while todo:
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                todo.pop()
+            elif state[nxt] == 1:
+                from wirecodec.checker.violation import Violation
+                from wirecodec.errors import CheckError
+
+                cycle = [*path[path.index(nxt) :], nxt]
+                shown = " -> ".join(f"{keys[i][0]}::{keys[i][1]}" for i in cycle)
+                raise CheckError(
+                    [
+                        Violation(
+                            f"functions[{nxt}]",
+                            "function-recursion",
+                            f"Cycle detected in model-local function references: {shown}. "
+                            "Model-local functions must not be recursive.",
+                        )
+                    ]
+                )
+            elif not state[nxt]:
+                state[nxt] = 1
+                path.append(nxt)
+                todo.append(iter(callees[nxt]))
 
 
 def _registered_rule(key: tuple[str, str], opset: int) -> Rule | None:
@@ -482,6 +564,8 @@ def infer_model(model: ModelProto, options: Options) -> None:
     """Infer ``model``'s types in place (its graph's value_info and outputs)."""
     import wirecodec.shape_inference.ops  # noqa: F401  (registers every family's rules)
 
+    if model.functions:
+        _refuse_recursion(model)
     shared = _Model(model, options)
     shared.symbols.add_graph(model.graph)
     opsets = {o.domain: o.version for o in model.opset_import}

@@ -173,6 +173,8 @@ def new_type_proto(t: Type) -> TypeProto:
         for dim in t.shape:
             if type(dim) is int and _INT64[0] <= dim < _INT64[1]:
                 dims.append(build(_Dimension, dim_value=dim))
+            elif type(dim) is str and dim.isascii():  # (ASCII text needs no UTF-8 check)
+                dims.append(build(_Dimension, dim_param=dim))
             else:
                 d = _Dimension()
                 if isinstance(dim, int):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from schema_dsl.onnx import AttributeProto
 from wirecodec.shape_inference._context import NodeContext
 from wirecodec.shape_inference._registry import rule
-from wirecodec.shape_inference._types import MAX_RANK, Dim, TensorType
+from wirecodec.shape_inference._types import MAX_RANK, Dim
 from wirecodec.shape_inference.ops._util import FLOAT, INT64, UINT8
 
 _A = AttributeProto.AttributeType
@@ -62,7 +62,8 @@ def constant(ctx: NodeContext) -> None:
             ctx.set_tensor(0, attr.t.data_type, tuple(int(d) for d in attr.t.dims))
         elif name == "sparse_value" and attr.HasField("sparse_tensor"):
             sp = attr.sparse_tensor
-            ctx.set(0, TensorType(sp.values.data_type, tuple(int(d) for d in sp.dims), True))
+            # a dense tensor type, as onnx infers it (its output is declared as T, a tensor)
+            ctx.set_tensor(0, sp.values.data_type, tuple(int(d) for d in sp.dims))
         elif name == "value_int":
             ctx.set_tensor(0, INT64, ())
         elif name == "value_ints":

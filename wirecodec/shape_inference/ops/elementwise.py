@@ -155,10 +155,20 @@ def random(ctx: NodeContext) -> None:
 
 @rule("MeanVarianceNormalization")
 def mean_variance_normalization(ctx: NodeContext) -> None:
-    # onnx infers it through its function body, which keeps only the element type
+    """Input 0's type. onnx infers it through its function body: version 9's keeps the
+    shape; from version 13 the body's reductions read ``axes`` from the call, so the shape
+    is kept only when ``axes`` is given and each axis is one of the input's (else the
+    element type alone)."""
     t = ctx.tensor(0)
-    if t is not None:
-        ctx.set_tensor(0, t.elem, None)
+    if t is None:
+        return
+    if ctx.opset < 13:
+        ctx.set(0, TensorType(t.elem, t.shape))
+        return
+    axes = ctx.attr_ints("axes")
+    rank = len(t.shape) if t.shape is not None else None
+    kept = axes is not None and rank is not None and all(-rank <= a < rank for a in axes)
+    ctx.set_tensor(0, t.elem, t.shape if kept else None)
 
 
 @rule("Multinomial")

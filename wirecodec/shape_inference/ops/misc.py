@@ -71,10 +71,30 @@ def _heads(shape: tuple[Dim, ...], heads: int) -> tuple[Dim, Dim, Dim, Dim]:
     return shape[0], heads or None, shape[1], size
 
 
+def _attention_25_refusals(ctx: NodeContext, q: tuple[Dim, ...] | None) -> None:
+    """What Attention-25's schema refuses: window sizes below -1, half a key/value cache (in
+    or out), ``nonpad_kv_seqlen`` with a cache, head counts given for 4-D inputs."""
+    for name in ("left_window_size", "right_window_size"):
+        size = ctx.attr_int(name, -1)
+        if size < -1:
+            raise InferenceError(f"{name} must be -1 or nonnegative, got {size}")
+    if ctx.has_input(4) != ctx.has_input(5):
+        raise InferenceError("past_key and past_value must be provided together.")
+    if ctx.has_output(1) != ctx.has_output(2):
+        raise InferenceError("present_key and present_value must be requested together.")
+    cached = ctx.has_input(4) or ctx.has_input(5) or ctx.has_output(1) or ctx.has_output(2)
+    if ctx.has_input(6) and cached:
+        raise InferenceError("nonpad_kv_seqlen cannot be combined with past or present cache tensors.")
+    if q is not None and len(q) == 4 and ("q_num_heads" in ctx.attrs or "kv_num_heads" in ctx.attrs):
+        raise InferenceError("q_num_heads and kv_num_heads must not be specified for 4D inputs.")
+
+
 @rule("Attention")
 def attention(ctx: NodeContext) -> None:
     """Y in Q's layout with V's head size; present key/value and the QK product in 4-D."""
     q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    if ctx.opset >= 25:
+        _attention_25_refusals(ctx, q)
     elem = ctx.elem(0)
     if q is None or k is None or v is None or len(q) not in (3, 4):
         ctx.set_tensor(0, elem, None)
@@ -88,16 +108,18 @@ def attention(ctx: NodeContext) -> None:
     else:
         hidden = q_heads * v_head if isinstance(v_head, int) else None
         ctx.set_tensor(0, elem, (batch, q_seq, hidden))
-    past = ctx.shape(4) if ctx.has_input(4) else None
+    # As onnx: the present key and value are inferred only when both come from both past
+    # tensors; the QK product's last axis is the total length then, else K's.
     total: Dim = kv_seq
-    if past is not None and len(past) == 4:
-        total = past[2] + kv_seq if isinstance(past[2], int) and isinstance(kv_seq, int) else None
-    elif ctx.has_input(4):
-        total = None
-    if ctx.has_output(1):
-        ctx.set_tensor(1, ctx.elem(1), (batch, kvh, total, head))
-    if ctx.has_output(2):
-        ctx.set_tensor(2, ctx.elem(2), (batch, kvh, total, v_head))
+    if ctx.has_input(4) and ctx.has_input(5) and ctx.has_output(1) and ctx.has_output(2):
+        past_key, past_value = ctx.shape(4), ctx.shape(5)
+        if past_key is not None and past_value is not None and len(past_key) == 4:
+            total = past_key[2] + kv_seq if isinstance(past_key[2], int) and isinstance(kv_seq, int) else None
+            ctx.set_tensor(1, ctx.elem(1), (batch, kvh, total, head))
+            ctx.set_tensor(2, ctx.elem(2), (batch, kvh, total, v_head))
+        else:
+            ctx.set_tensor(1, ctx.elem(1), None)
+            ctx.set_tensor(2, ctx.elem(2), None)
     if ctx.has_output(3):
         ctx.set_tensor(3, elem, (batch, qh, q_seq, total))
 

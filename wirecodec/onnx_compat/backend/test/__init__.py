@@ -1,16 +1,21 @@
-"""``onnx.backend.test``: the loader of onnx's backend test cases (:mod:`.loader`) and their
-record (:class:`.case.test_case.TestCase`). onnx's test runner (``BackendTest``) and its test
-data are not provided."""
+"""``onnx.backend.test``: ``BackendTest`` (:class:`.runner.Runner`, the unittest cases
+that run a backend on onnx's backend test data), the loader of that data (:mod:`.loader`)
+and the record of one case (:class:`.case.test_case.TestCase`). The runner is imported on
+first use."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from wirecodec.onnx_compat._unsupported import missing_module_getattr
 from wirecodec.onnx_compat.backend.test import case, loader
 
-__all__ = ["case", "loader"]
+__all__ = ["BackendTest", "case", "loader", "runner"]
 
-__getattr__: Any = missing_module_getattr(
-    "onnx.backend.test", "onnx's backend test runner is not provided", frozenset({"BackendTest", "runner"})
-)
+
+def __getattr__(name: str) -> Any:  # (a module's __getattr__: the runner imports unittest)
+    if name in ("BackendTest", "runner"):
+        import importlib
+
+        runner = importlib.import_module(f"{__name__}.runner")
+        return runner if name == "runner" else runner.Runner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
