@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, SupportsIndex, TypeVar, overload
@@ -44,6 +45,7 @@ __all__ = [
     "list_extend",
     "new_container",
     "pop_position",
+    "waiting_class",
 ]
 
 _T = TypeVar("_T")
@@ -55,11 +57,12 @@ _new_list: Final = list.__new__
 class RepeatedContainer(list[_T]):
     """What both kinds of container share: the field they belong to and the owner link."""
 
-    __slots__ = ("_home", "_owner", "_records", "_span")
+    __slots__ = ("_home", "_owner", "_records", "_span", "_waiting")
     _home: Any  # a view's shared Extras (schema_dsl.views): the first change pins the view
     _owner: Message | None
     _span: int | None  # what a change reports (schema_dsl.contract)
     _records: int | None  # set by a decoder: the field's own records in its source
+    _waiting: Any  # while its class is a waiting one: what the decoder left (see WaitingContainer)
     _spec: ClassVar[FieldSpec]
     _element_converter: ClassVar[Callable[[Any], Any] | None] = None
 
@@ -83,6 +86,25 @@ class RepeatedContainer(list[_T]):
         if owner is not None:
             self._owner = None
             owner._attach()  # schema_dsl.presence.attach, reached through the message
+
+    # A container compared with another field's container that still waits (``g.input ==
+    # g.output``): list's C comparison reads the other's storage, so it arrives first.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WaitingContainer):
+            WaitingContainer._arrive(other)
+        return list.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if isinstance(other, WaitingContainer):
+            WaitingContainer._arrive(other)
+        return list.__ne__(self, other)
+
+    __hash__ = None
+
+    def __add__(self, other: list[Any]) -> list[Any]:
+        if isinstance(other, WaitingContainer):
+            WaitingContainer._arrive(other)
+        return list.__add__(self, other)
 
     # -- changes that need no conversion ---------------------------------------------------
 
@@ -268,3 +290,116 @@ def new_container(spec: FieldSpec, items: Iterable[Any] = ()) -> RepeatedContain
     container: RepeatedContainer[Any] = _new_list(container_class(spec))
     list_extend(container, items)
     return container
+
+
+# -- a field whose elements wait ------------------------------------------------------------
+
+
+class WaitingContainer:
+    """The methods of a container whose elements the decoder left waiting (mixed into the
+    field's container class, same layout). The container *is* the field: present, stored in
+    its slot, its length known; ``_waiting`` holds what the decoder left (offsets of small
+    elements, a packed run's place: wirecodec.protobuf.lazy), an object with ``len()``,
+    ``load()`` (the elements, in order) and, for message elements, ``iterate(needles)``.
+
+    The first use of the container beyond its length *arrives*: the elements are loaded into
+    the list, once, under a lock (readers in other threads wait for the same list), and the
+    container becomes an instance of the field's plain class, so every later read is plain
+    ``list`` reading at C speed and every reference to the container sees one list."""
+
+    __slots__ = ()
+
+    def _arrive(self) -> None:
+        with _ARRIVING:
+            waiting = self._waiting  # type: ignore[attr-defined]
+            if waiting is not None:
+                items = waiting.load()
+                list_extend(self, items)  # type: ignore[arg-type]
+                _osa(self, "_waiting", None)
+                _osa(self, "__class__", type(self).__mro__[2])  # the field's plain class
+
+    def __len__(self) -> int:
+        waiting = self._waiting  # type: ignore[attr-defined]
+        if waiting is not None:
+            return len(waiting)
+        return list.__len__(self)  # type: ignore[arg-type]  # (another thread arrived first)
+
+    def __bool__(self) -> bool:
+        return self.__len__() > 0
+
+
+def _arriving(name: str) -> Callable[..., Any]:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # Unbound: another thread may have made ``self`` plain since its method was looked up.
+        WaitingContainer._arrive(self)
+        for other in args:  # ``==``, ``+``, ``extend``: list's C code reads the other's storage
+            if isinstance(other, WaitingContainer):
+                WaitingContainer._arrive(other)
+        return getattr(self, name)(*args, **kwargs)  # the plain class's, from now on
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+_osa: Final = object.__setattr__
+# Arrivals are rare (once per waiting field read) and short: one lock for all of them keeps
+# containers free of a lock each. Reentrant: loading an element may build containers.
+_ARRIVING: Final = threading.RLock()
+# Every method of a container but its length: each arrives first.
+for _name in (
+    "__getitem__",
+    "__iter__",
+    "__reversed__",
+    "__contains__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__add__",
+    "__mul__",
+    "__rmul__",
+    "__iadd__",
+    "__imul__",
+    "__setitem__",
+    "__delitem__",
+    "__copy__",
+    "__deepcopy__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__repr__",
+    "__str__",
+    "__sizeof__",
+    "__format__",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+    "index",
+    "count",
+    "copy",
+    "add",
+    "MergeFrom",
+    "_touch",
+):
+    setattr(WaitingContainer, _name, _arriving(_name))
+WaitingContainer.__hash__ = None  # type: ignore[assignment]
+
+
+def waiting_class(spec: FieldSpec) -> type[RepeatedContainer[Any]]:
+    """The waiting variant of field ``spec``'s container class (see :class:`WaitingContainer`)."""
+    cls: type[RepeatedContainer[Any]] | None = _WAITING_CLASSES.get(spec)
+    if cls is None:
+        base = container_class(spec)
+        cls = type(base.__name__, (WaitingContainer, base), {"__slots__": (), "__module__": base.__module__})
+        cls.__qualname__ = base.__qualname__
+        _WAITING_CLASSES[spec] = cls
+    return cls
+
+
+_WAITING_CLASSES: Final[dict[FieldSpec, type[RepeatedContainer[Any]]]] = {}

@@ -212,7 +212,7 @@ class Message(metaclass=MessageType):
         forget_pending(self, name)
 
     def _load_lazy(self) -> None:
-        """Decode every pending repeated field (before looking at the fields wholesale)."""
+        """Load every pending field (before looking at the fields wholesale)."""
         load_all_pending(self)
 
     def WhichOneof(self, group: str | bytes) -> str | None:

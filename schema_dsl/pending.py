@@ -1,8 +1,9 @@
-"""Fields a decoder left pending: decoded on first read, once, whatever the threads.
+"""Singular fields left pending: fetched on first read, once, whatever the threads.
 
-A decoder may leave a message's repeated field (or a singular ``bytes`` field) as a
-record of where its bytes are (schema_dsl.contract.DeferredTable, filled by
+An opener may leave a message's singular ``bytes`` field (a remote tensor's ``raw_data``)
+as a record of how to fetch it (schema_dsl.contract.DeferredTable, filled by
 wirecodec.protobuf.lazy); the message model turns it into the field's value here.
+(A repeated field's waiting elements are in its container: schema_dsl.containers.)
 
 **Threads.** Reading is safe from many threads (docs/guide.md, "Threads"). The first
 read of a pending field decodes it under a lock of that message (``Extras.loading``):
@@ -16,7 +17,6 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from schema_dsl.containers import container_class, new_container
 from schema_dsl.layout import Extras, slot_value, store, stripe
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def _loading_lock(x: Extras, message: Message) -> threading.Lock:
 
 
 def load_pending(message: Message, name: str) -> Any:
-    """Decode a pending field, store its list and return it (or what another thread stored)."""
+    """Fetch a pending field, store its value and return it (or what another thread stored)."""
     x = message._x
     if x is None:  # no table: nothing was ever pending (or Clear() ran since)
         return getattr(message, name)
@@ -47,13 +47,7 @@ def load_pending(message: Message, name: str) -> Any:
         # Stored already: by an assignment since the decode (the record is stale).
         value = None if table is None or record is None else slot_value(message, name)
         if record is not None and value is None:
-            loaded = record.load()
-            spec = message.__schema__.by_name[name]
-            if not spec.repeated:
-                value = loaded  # a singular bytes field fetched on first read
-            else:
-                value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)
-                value._span = message._span
+            value = record.load()  # a singular bytes field fetched on first read
         if table is not None and record is not None:
             with stripe(message):
                 # Stored before the record goes: a reader finding no record finds the list.
@@ -90,7 +84,7 @@ def load_pending_except(message: Message, names: frozenset[str]) -> None:
 
 
 def load_all_pending(message: Message) -> None:
-    """Decode every pending repeated field (before looking at the fields wholesale)."""
+    """Load every pending field (before looking at the fields wholesale)."""
     while True:
         table = message._lazy
         name = None if table is None else table.first_name()

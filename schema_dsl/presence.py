@@ -71,11 +71,9 @@ def _store_empty_list(obj: Message, spec: FieldSpec) -> RepeatedContainer[Any]:
 
 
 def _read_unset_repeated(message: Message, spec: FieldSpec) -> Any:
-    """The first read of repeated field ``spec`` whose slot is empty: its pending
-    elements loaded, or an empty container stored (see :func:`_store_empty_list`)."""
-    table = message._lazy
-    if table is not None and spec.name in table:
-        return load_pending(message, spec.name)
+    """The first read of repeated field ``spec`` whose slot is empty: an empty container
+    stored (see :func:`_store_empty_list`). (Elements a decoder left waiting are in the
+    field's container already: wirecodec.protobuf.lazy.)"""
     with stripe(message):
         # Another reader may have stored it since this one found the slot empty. The stored
         # bit answers first: looking at an empty slot costs a raised AttributeError.

@@ -35,11 +35,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "a class carrying another class's schema passes for a message class",
     ),
     Mutant(
-        "layers-pending-list-not-wrapped",
-        "schema_dsl/pending.py",
-        "value = loaded if type(loaded) is container_class(spec) else new_container(spec, loaded)",
-        "value = loaded",
-        ("tests/unit/protobuf/test_lazy.py",),
-        "a pending field's elements stored as the loader's plain list, not the field's container",
+        "layers-waiting-container-reports-no-span",
+        "wirecodec/protobuf/lazy.py",
+        "        head._span = owner._span  # a change reports its owner's span, as any container's\n",
+        "        head._span = None\n",
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "a field waiting from its first element (metadata_props) reports no change: its owner re-emits old bytes",
     ),
 )

@@ -53,12 +53,54 @@ MUTANTS: tuple[Mutant, ...] = (
         "the walk descends into an unset sub-message whenever any field is set (stores empty children)",
     ),
     Mutant(
-        "elements-ignores-pending",
+        "peek-loads-a-waiting-field",
         "wirecodec/protobuf/lazy.py",
-        "            loaded: Sequence[Message] = getattr(message, name)\n            return loaded\n",
-        "            return ()\n",
-        (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/checker")),
-        "a repeated field whose elements still wait is seen as empty by every walk",
+        "    if not isinstance(record, Pending):\n        return elements(message, name)\n",
+        "    if True:\n        return elements(message, name)\n",
+        ("tests/unit/protobuf/test_waiting_containers.py", "tests/unit/protobuf/test_walk_peek.py"),
+        "a peeking walk (load's look for external data) loads every waiting field it passes",
+    ),
+    Mutant(
+        "container-compares-a-waiting-other-unloaded",
+        "schema_dsl/containers.py",
+        "    def __eq__(self, other: object) -> bool:\n        if isinstance(other, WaitingContainer):\n",
+        "    def __eq__(self, other: object) -> bool:\n        if False:\n",
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "g.input == g.output is False while g.output waits (list's C comparison reads its empty storage)",
+    ),
+    Mutant(
+        "arrival-leaves-the-other-operand-waiting",
+        "schema_dsl/containers.py",
+        "        for other in args:  # ``==``, ``+``, ``extend``: list's C code reads the other's storage\n"
+        "            if isinstance(other, WaitingContainer):\n",
+        "        for other in args:  # ``==``, ``+``, ``extend``: list's C code reads the other's storage\n"
+        "            if False:\n",
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "two fields that both wait compare unequal (the left arrives, the right's storage is empty)",
+    ),
+    Mutant(
+        "arrival-keeps-the-waiting-class",
+        "schema_dsl/containers.py",
+        '                _osa(self, "__class__", type(self).__mro__[2])  # the field\'s plain class\n',
+        "                pass\n",
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "every read of a loaded field still goes through a Python-level method (C-speed reads lost)",
+    ),
+    Mutant(
+        "a-write-skips-arrival",
+        "schema_dsl/containers.py",
+        '    "MergeFrom",\n    "_touch",\n',
+        '    "MergeFrom",\n',
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "MergeFrom into a waiting float_data run appends before the run's values are loaded (order lost)",
+    ),
+    Mutant(
+        "waiting-field-left-absent",
+        "wirecodec/protobuf/gen/decode.py",
+        "        h |= {self._bit(spec)}  # present: its container holds the elements, waiting\n",
+        "        h |= 0\n",
+        ("tests/unit/protobuf/test_waiting_containers.py",),
+        "a field whose small elements wait is not present: ListFields and the encoder leave it out",
     ),
     Mutant(
         "url-external-weights-fetched-whole",
@@ -234,4 +276,3 @@ MUTANTS: tuple[Mutant, ...] = (
         "a copy of a changed message loses its unknown fields",
     ),
 )
-

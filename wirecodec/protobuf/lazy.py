@@ -1,5 +1,5 @@
 """Lazy elements: small repeated sub-messages, rarely read fields and long packed numeric
-runs kept as byte offsets until their field is read.
+runs kept as byte offsets inside their field's container until it is read.
 
 This module is the one place that knows the protocol; everything else goes through the
 functions named here.
@@ -20,31 +20,33 @@ buffers: the bytes must not change before the elements are decoded.
 whatever its size: validated now, decoded if read. A packed run of fixed-width numbers
 (``float_data``, ``double_data``, ...) of at least ``run_small`` bytes is only checked
 (its length a multiple of the width) and kept as its offset in a :class:`PendingRun`,
-read into the list the eager decoder builds on first read. Both are pending fields of
-the same table, loaded by the same calls.
+read into the list the eager decoder builds on first read. Both wait in their field's
+container, as small elements do, and arrive the same way.
 
 **Fetched on first read.** A model opened over HTTP (wirecodec.files.remote.structure) leaves
 each large ``raw_data`` as a :class:`PendingBytes`: its length, and a function that
 fetches its bytes. The field is present (``HasField`` is true, :func:`pending_size`
 gives its length) but its slot is empty, so the first read reaches the message's
-fallback (schema_dsl.presence), which loads it like any pending field: once, under the
+fallback (schema_dsl.presence), which loads it (schema_dsl.pending): once, under the
 owner's loading lock, stored before the record goes.
 
-**The owner's side.** A field holding offsets is *pending*: :func:`pending` gives the
-owner a :class:`DeferredFields` table in its ``_lazy`` attribute, holding one
-:class:`Pending` record per pending field, and leaves the field itself unset. The
-message model (schema_dsl.contract) then needs only ``name in table``,
-``table.record(name)`` / ``table.take(name)`` (→ the record; ``record.load()`` → the
-element list, which becomes the field) and ``table.first_name()``; it never looks
-inside a record. Everything that looks at a message's fields wholesale (``ListFields``,
-copies, pickling, the encoder) loads pending fields first.
+**The field's side.** A repeated field whose elements wait is still the field: present,
+its container stored in its slot, its length known. The container is of the field's
+*waiting* class (schema_dsl.containers.WaitingContainer) and holds the record
+(:class:`Pending` for message elements, :class:`PendingRun` for a numeric run) in its
+``_waiting`` slot; any use of it beyond ``len()`` *arrives*: the record's ``load()`` fills
+the list, and the container becomes an instance of the field's plain class, so later
+reads are plain list reads and every reference to it sees the one list. Only a singular
+``bytes`` field fetched on first read (:class:`PendingBytes`) waits outside its slot, in
+the owner's :class:`DeferredFields` table (``_lazy``), loaded by the message model
+(schema_dsl.pending). :func:`waiting_record` and :func:`waiting_fields` say what still
+waits, loading nothing.
 
-**Threads.** A message shared by threads may be read by several at once. The model
-loads a record under a lock of its owner and stores the list *before* taking the record
-out of the table, so one thread decodes each record once and a reader that finds no
-record finds the list (schema_dsl.contract). Here, each look at a table is one list
-operation (atomic with a take), :meth:`Pending.load` never changes what a concurrent
-:meth:`Pending.iterate` walks, and :func:`elements` looks at the table before the field.
+**Threads.** A message shared by threads may be read by several at once. A container
+arrives under one lock, so one thread loads each record once and the others find the
+list; :meth:`Pending.load` never changes what a concurrent :meth:`Pending.iterate` walks.
+A fetched bytes field is loaded under its owner's lock and stored before its record leaves
+the table (schema_dsl.pending); each look at a table is one list operation.
 
 **Reading without keeping.** :func:`peek` iterates a field's elements, decoding waiting
 ones one at a time and dropping them, and can skip waiting elements whose bytes
@@ -63,6 +65,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from schema_dsl import Kind, Message
+from schema_dsl.containers import WaitingContainer, waiting_class
 from schema_dsl.message import extras, slot_value, stored_fields
 from schema_dsl.presence import changed
 from wirecodec.protobuf.runtime import unpack_f32_run, unpack_run
@@ -277,8 +280,8 @@ class PendingRun:
         self.count += 1
 
     def load(self) -> list[Any]:
-        """The field's values, in the container class, as the eager decoder builds them."""
-        loaded: list[Any] = list.__new__(self.container)
+        """The field's values, as the eager decoder reads them."""
+        loaded: list[Any] = []
         for piece in self.pieces:
             if type(piece) is list:
                 list.extend(loaded, piece)
@@ -321,9 +324,9 @@ class PendingBytes:
 
 
 class DeferredFields(list[Any]):
-    """A message's pending fields: ``[name, record, name, record, ...]``, each record a
-    :class:`Pending` (message elements), a :class:`PendingRun` (a numeric run) or a
-    :class:`PendingBytes` (a singular bytes field fetched on first read).
+    """A message's pending singular fields: ``[name, record, name, record, ...]``, each
+    record a :class:`PendingBytes` (a bytes field fetched on first read). (Repeated fields
+    wait inside their containers: see the module docstring.)
 
     A list because the collector tracks it from creation (see :func:`pending`); its
     layout is private to this module, and the message model uses only ``in``,
@@ -364,34 +367,37 @@ class DeferredFields(list[Any]):
         return next(iter(self), None)
 
 
+def _waiting_field(owner: Message, name: str, record: Any, head: Any) -> None:
+    """Make ``owner.<name>`` a container whose elements wait on ``record`` (its class the
+    field's waiting one, schema_dsl.containers.WaitingContainer): ``head``, the container
+    the decoder filled so far, or a new one; present, stored in its slot."""
+    spec = owner.__schema__.by_name[name]
+    if head is None:
+        head = list.__new__(waiting_class(spec))
+        head._span = owner._span  # a change reports its owner's span, as any container's
+        object.__setattr__(owner, name, head)
+    else:
+        object.__setattr__(head, "__class__", waiting_class(spec))
+    head._waiting = record
+
+
 def pending(
     owner: Message, name: str, buf: Any, mv: memoryview, source: Any, decode: Any, head: list[Message] | None
 ) -> Pending:
-    """Turn ``owner.<name>`` pending from here on; the elements decoded so far become the head."""
-    # Attribute calls, not owner.__dict__: that would build a dict for every owner.
+    """Turn the elements of ``owner.<name>`` waiting from here on; those decoded so far
+    become the record's head (the container is the field's, waiting)."""
+    record = Pending(buf, mv, source, decode, [])
     if head is not None:
-        object.__delattr__(owner, name)
-    table = owner._lazy
-    if not isinstance(table, DeferredFields):
-        # The table is created before the record. The collector scans young objects in
-        # the order they became tracked, and a container tracked after what it holds
-        # makes it set aside, then rescan, everything below (every decoded element). A
-        # list subclass is tracked at once, so it comes first.
-        table = DeferredFields()
-        extras(owner).lazy = table
-    record = Pending(buf, mv, source, decode, head if head is not None else [])
-    table += (name, record)
+        record.head = list.__getitem__(head, slice(None))
+        list.clear(head)
+    _waiting_field(owner, name, record, head)
     return record
 
 
 def pending_run(owner: Message, name: str, buf: Any, container: type[list[Any]], fmt: str) -> PendingRun:
-    """Turn ``owner.<name>`` (a repeated fixed-width field not stored yet) pending from here on."""
-    table = owner._lazy
-    if not isinstance(table, DeferredFields):
-        table = DeferredFields()
-        extras(owner).lazy = table
+    """Turn ``owner.<name>`` (a repeated fixed-width field not stored yet) waiting from here on."""
     record = PendingRun(buf, container, fmt)
-    table += (name, record)
+    _waiting_field(owner, name, record, None)
     return record
 
 
@@ -496,25 +502,39 @@ def peek(message: Message, name: str, needles: tuple[bytes, ...] = ()) -> Iterab
     ``needles``, those whose encoded record contains none of them are not decoded
     (nor seen) at all.
     """
-    table = message._lazy
-    record = table.record(name) if isinstance(table, DeferredFields) else None
+    value = slot_value(message, name)
+    record = getattr(value, "_waiting", None) if isinstance(value, WaitingContainer) else None
     if not isinstance(record, Pending):
         return elements(message, name)
-    return record.iterate(needles)
+    return record.iterate(needles)  # (never changed by a load: safe if another thread arrives)
 
 
 def elements(message: Message, name: str) -> Sequence[Message]:
-    """The elements of repeated message field ``name``, loaded if they wait; an unset
-    field gives an empty tuple and, unlike reading it, stores no empty container."""
-    # The table first: a loading thread stores the list before it drops the record.
+    """The elements of repeated message field ``name`` (a waiting field arrives when they are
+    read); an unset field gives an empty tuple and, unlike reading it, stores no empty container."""
     # (Slots read directly: this is every walk's look at every repeated field.)
-    x = message._x
-    if x is not None:
-        table = x.lazy
-        if table is not None and name in table:
-            loaded: Sequence[Message] = getattr(message, name)
-            return loaded
     if message._has & message.__schema__.bit[name]:
         stored: Sequence[Message] = getattr(message, name)
         return stored
     return ()
+
+
+def waiting_record(message: Message, name: str) -> Pending | PendingRun | PendingBytes | None:
+    """What field ``name`` of ``message`` still waits on (its elements' offsets, a packed
+    run's place, a fetch), or None when nothing of it waits (loaded, or never waiting)."""
+    table = message._lazy
+    if isinstance(table, DeferredFields):
+        found = table.record(name)
+        if found is not None:
+            return found
+    value = slot_value(message, name)
+    if not isinstance(value, WaitingContainer):
+        return None
+    record: Pending | PendingRun | None = getattr(value, "_waiting", None)
+    return record
+
+
+def waiting_fields(message: Message) -> list[str]:
+    """The names of ``message``'s fields that still wait (see :func:`waiting_record`), in
+    field-number order; nothing is loaded."""
+    return [spec.name for spec in message.__schema__.fields if waiting_record(message, spec.name) is not None]

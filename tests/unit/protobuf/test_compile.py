@@ -19,6 +19,7 @@ from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import decode, encode
 from wirecodec.protobuf import shipped
 from wirecodec.protobuf.compile import decoder, encoder
+from wirecodec.protobuf.lazy import waiting_fields
 
 # A float32 signalling NaN with a payload: widening it to a Python float sets the quiet bit.
 _SNAN: Final = struct.pack("<I", 0x7F800001)
@@ -95,8 +96,8 @@ def test_every_element_waiting_is_a_separate_codec_not_a_patch() -> None:
     eager_before = decoder(GraphProto, lazy=True)
     assert decoder(GraphProto, lazy=True, representation=EVERY_ELEMENT) is not eager_before
     graph = decode(GraphProto, data, representation=EVERY_ELEMENT)
-    assert graph._lazy is not None  # every element waits, even the first four
+    assert waiting_fields(graph) == ["node"]  # every element waits, even the first four
     assert decoder(GraphProto, lazy=True) is eager_before
-    assert decode(GraphProto, data)._lazy is not None  # past the first four, small ones wait
+    assert waiting_fields(decode(GraphProto, data)) == ["node"]  # past the first four, small ones wait
     assert [n.op_type for n in graph.node] == ["Relu"] * 6
     assert "decode+lazy-all" in GraphProto.__schema__.codecs  # compiled codecs live with the class

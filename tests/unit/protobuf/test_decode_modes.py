@@ -20,11 +20,11 @@ import re
 import pytest
 
 import wirecodec
-from schema_dsl.message import slot_value
 from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
 from schema_dsl.views import RecordContainer
 from tests.support.decode_modes import MODES, SWITCHES, DecodeMode
 from wirecodec.protobuf.codec import encode_chunks
+from wirecodec.protobuf.lazy import Pending, waiting_record
 from wirecodec.protobuf.representation import Representation
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -73,7 +73,7 @@ def _small_model(count: int = 40) -> bytes:
 
 
 def _waiting(model: ModelProto) -> bool:
-    return slot_value(model.graph, "node") is None and model.graph._lazy is not None
+    return isinstance(waiting_record(model.graph, "node"), Pending)
 
 
 def test_each_mode_flips_its_switches(decode_mode: DecodeMode) -> None:

@@ -25,6 +25,7 @@ from schema_dsl.message import slot_value
 from schema_dsl.onnx import AttributeProto, GraphProto, ModelProto, NodeProto
 from tests.support.decode_modes import EVERY_ELEMENT
 from wirecodec import DecodeError, LimitError, decode, encode
+from wirecodec.protobuf.lazy import waiting_fields, waiting_record
 from wirecodec.protobuf.wire import encode_varint
 
 
@@ -49,7 +50,7 @@ def _outcome(cls: Any, data: bytes, lazy: bool) -> tuple[Any, ...]:
 
 
 def _pending_count(message: Any) -> int:
-    return len(message._lazy or ()) // 2
+    return len(waiting_fields(message))
 
 
 # -- against eager decoding, on inputs no one here wrote ------------------------------------
@@ -143,28 +144,28 @@ def test_only_small_elements_wait_by_default() -> None:
     big = NodeProto(op_type="Conv", name="a" * 40, input=["x", "w"], output=["y"])
     small = NodeProto(op_type="Relu")
     graph = decode(GraphProto, encode(GraphProto(node=[big] * 4 + [small, big, small] + [big] * 3)))
-    assert graph._lazy is not None and graph._lazy[0] == "node"
-    record = graph._lazy[1]
+    assert waiting_fields(graph) == ["node"]
+    record = waiting_record(graph, "node")
     assert len(record.starts) == 2 and len(record) == 10  # two wait, eight were decoded
     assert [n.op_type for n in graph.node] == ["Conv"] * 4 + ["Relu", "Conv", "Relu"] + ["Conv"] * 3
-    assert graph._lazy is None
+    assert not waiting_fields(graph)
 
 
 def test_a_field_of_few_elements_never_waits() -> None:
     graph = decode(GraphProto, encode(GraphProto(node=[NodeProto(op_type="Relu")] * 4)))
-    assert graph._lazy is None and len(slot_value(graph, "node")) == 4
+    assert not waiting_fields(graph) and len(slot_value(graph, "node")) == 4
 
 
 def test_writable_buffers_decode_eagerly() -> None:
     data = encode(GraphProto(node=[NodeProto()] * 100))
-    assert decode(GraphProto, data)._lazy is not None
-    assert decode(GraphProto, bytearray(data))._lazy is None
-    assert decode(GraphProto, data, lazy=False)._lazy is None
+    assert waiting_fields(decode(GraphProto, data))
+    assert not waiting_fields(decode(GraphProto, bytearray(data)))
+    assert not waiting_fields(decode(GraphProto, data, lazy=False))
 
 
 def test_empty_nodes_cost_four_bytes_each() -> None:
     graph = decode(GraphProto, b"\x0a\x00" * 100_000)
-    record = graph._lazy[1]
+    record = waiting_record(graph, "node")
     assert record.starts.itemsize == 4 and len(record.starts) == 100_000 - 4
     assert len(graph.node) == 100_000 and all(node == NodeProto() for node in graph.node[:10])
 
@@ -191,7 +192,7 @@ def test_operations_load_waiting_elements_first() -> None:
     ]
     for view in views:
         _, graph = _graph()
-        assert graph._lazy is not None
+        assert waiting_fields(graph)
         expected = view(eager)
         assert view(graph) == expected
 
@@ -214,10 +215,10 @@ def test_assigning_or_clearing_before_the_first_read_wins() -> None:
     graph.node = [NodeProto(op_type="Mine")]
     assert [n.op_type for n in graph.node] == ["Mine"]
     assert [s.name for s, _ in graph.ListFields()] == ["node", "name"]
-    assert graph._lazy is None and [n.op_type for n in graph.node] == ["Mine"]
+    assert not waiting_fields(graph) and [n.op_type for n in graph.node] == ["Mine"]
     _, graph = _graph()
     graph.ClearField("node")
-    assert graph._lazy is None and list(graph.node) == [] and not graph.ListFields()[1:]
+    assert not waiting_fields(graph) and list(graph.node) == [] and not graph.ListFields()[1:]
     _, graph = _graph()
     graph.Clear()
     assert encode(graph) == b""
@@ -253,7 +254,7 @@ def test_waiting_elements_keep_a_mapped_file_open_until_loaded(tmp_path: pathlib
     data = encode(ModelProto(ir_version=9, graph=GraphProto(node=[NodeProto(op_type="Relu")] * 50)))
     path.write_bytes(data)
     model = wirecodec.load(path, load_external_data=False)
-    assert model.graph._lazy is not None
+    assert waiting_fields(model.graph)
     path.unlink()  # the map keeps the bytes
     assert [n.op_type for n in model.graph.node] == ["Relu"] * 50
 
@@ -264,7 +265,7 @@ def test_load_checks_waiting_elements_for_external_data_without_keeping_them(tmp
     plain = tmp_path / "plain.onnx"
     plain.write_bytes(encode(ModelProto(graph=GraphProto(node=[NodeProto(op_type="Relu")] * 50))))
     model = wirecodec.load(plain)
-    assert model.graph._lazy is not None  # looked at, not loaded
+    assert waiting_fields(model.graph)  # looked at, not loaded
     # A small node, waiting, whose attribute tensor points outside: refused at load.
     outside = TensorProto(
         data_location=TensorProto.DataLocation.EXTERNAL,
@@ -275,7 +276,7 @@ def test_load_checks_waiting_elements_for_external_data_without_keeping_them(tmp
     assert len(encode(hostile)) < 32  # small enough to wait
     evil = tmp_path / "evil.onnx"
     evil.write_bytes(encode(ModelProto(graph=GraphProto(node=[NodeProto(op_type="Relu")] * 50 + [hostile]))))
-    assert decode(ModelProto, evil.read_bytes()).graph._lazy is not None
+    assert waiting_fields(decode(ModelProto, evil.read_bytes()).graph)
     with pytest.raises(wirecodec.ExternalDataError):
         wirecodec.load(evil)
 

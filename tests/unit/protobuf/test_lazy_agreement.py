@@ -27,7 +27,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schema_dsl import Kind, Message
-from schema_dsl.message import slot_value
 from tests.support.decode_modes import EVERY_ELEMENT
 from tests.support.reference import all_message_classes, pb_class
 from tests.support.wire_gen import (
@@ -46,6 +45,8 @@ pytest.importorskip("google.protobuf", reason="protobuf (upb) is the third refer
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError as PbDecodeError
+
+from wirecodec.protobuf.lazy import waiting_record
 
 CLASSES = all_message_classes()
 # With every element deferred, the element sits second: see test_every_element_defers_the_first_one.
@@ -160,7 +161,7 @@ def _deferred_inputs(payload: bytes) -> list[bytes]:
 
 def _is_waiting(cls: type[Message], data: bytes, every: bool) -> bool:
     message = decode(holder(cls), data, representation=EVERY_ELEMENT) if every else decode(holder(cls), data)
-    return slot_value(message, "item") is None and message._lazy is not None
+    return waiting_record(message, "item") is not None
 
 
 # -- the exhaustive sweep -------------------------------------------------------------------------
@@ -252,7 +253,7 @@ def test_the_deferred_path_is_taken_where_the_docs_say(before: int, payload: int
     assert len(encode(element)) == payload
     data = encode(GraphProto(node=[NodeProto()] * before + [element]))
     graph = decode(GraphProto, data)
-    assert (slot_value(graph, "node") is None) is waits
+    assert (waiting_record(graph, "node") is not None) is waits
     assert graph == decode(GraphProto, data, lazy=False)
 
 
@@ -270,4 +271,4 @@ def _is_waiting_graph(data: bytes) -> bool:
     from schema_dsl.onnx import GraphProto
 
     graph = decode(GraphProto, data, representation=EVERY_ELEMENT)
-    return slot_value(graph, "node") is None
+    return waiting_record(graph, "node") is not None

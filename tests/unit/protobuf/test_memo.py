@@ -29,6 +29,7 @@ from tests.support.reference import CorpusItem, backend_corpus, pb_class, requir
 from tests.support.wire_gen import frame
 from wirecodec.errors import LimitError
 from wirecodec.protobuf import codec, memo, sparse
+from wirecodec.protobuf.lazy import waiting_fields
 from wirecodec.protobuf.notes import noting
 from wirecodec.protobuf.representation import Representation
 
@@ -438,7 +439,7 @@ def test_decoders_and_validators_note_data_location() -> None:
     assert (TensorProto, "data_location") in seen
     with noting() as seen:  # the tensor waits: only validated
         model = wirecodec.decode(ModelProto, data, representation=Representation(every_element_waits=True))
-    assert model.graph._lazy
+    assert waiting_fields(model.graph)
     assert (TensorProto, "data_location") in seen
     with noting() as seen:
         wirecodec.decode(ModelProto, llm_graph(20).SerializeToString())

@@ -9,6 +9,7 @@ from schema_dsl import INT64, Message, SchemaError, repeated
 from schema_dsl.message import slot_value
 from schema_dsl.onnx import GraphProto, NodeProto, StringStringEntryProto
 from wirecodec import DecodeError, decode, encode
+from wirecodec.protobuf.lazy import waiting_fields, waiting_record
 
 onnx = pytest.importorskip("onnx", reason="the onnx package is the oracle")
 
@@ -21,8 +22,8 @@ def _node() -> NodeProto:
 def test_metadata_waits_whole_and_reads_as_protobuf() -> None:
     data = encode(_node())
     node = decode(NodeProto, data)
-    assert node._lazy is not None and "metadata_props" in node._lazy
-    assert slot_value(node, "metadata_props") is None and node.op_type == "MatMul"
+    assert "metadata_props" in waiting_fields(node)
+    assert waiting_record(node, "metadata_props") is not None and node.op_type == "MatMul"
     want = onnx.NodeProto.FromString(data)
     assert [(p.key, p.value) for p in node.metadata_props] == [(p.key, p.value) for p in want.metadata_props]
     assert encode(node) == want.SerializeToString()
@@ -30,7 +31,7 @@ def test_metadata_waits_whole_and_reads_as_protobuf() -> None:
 
 def test_other_fields_keep_their_policy() -> None:
     graph = decode(GraphProto, encode(GraphProto(node=[_node()] * 3)))
-    assert graph._lazy is None and len(slot_value(graph, "node")) == 3  # few and big: decoded at once
+    assert not waiting_fields(graph) and len(slot_value(graph, "node")) == 3  # few and big: decoded at once
 
 
 def test_a_bad_metadata_element_fails_as_eagerly() -> None:

@@ -25,6 +25,7 @@ from tests.support.decode_modes import EVERY_ELEMENT
 from tests.support.exports import Export
 from tests.support.reference import CorpusItem, backend_corpus, message_class, pb_class
 from wirecodec.protobuf.codec import encode_chunks
+from wirecodec.protobuf.lazy import waiting_fields
 
 Path = tuple[tuple[str, int | None], ...]
 
@@ -309,7 +310,7 @@ def test_a_field_decoded_later_reports_its_changes() -> None:
     data = wirecodec.encode(graph)
     for change in ("add", "pop", "sort", "clear"):
         decoded = wirecodec.decode(GraphProto, data)
-        assert decoded._lazy, "the nodes were expected to wait"
+        assert waiting_fields(decoded), "the nodes were expected to wait"
         expected = pb_class(GraphProto).FromString(data)
         if change == "add":
             decoded.node.add(name="new")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from schema_dsl.onnx import GraphProto, NodeProto
 from wirecodec import decode, encode
-from wirecodec.protobuf.lazy import DeferredFields, Pending
+from wirecodec.protobuf.lazy import Pending, waiting_record
 from wirecodec.protobuf.walk import walk
 
 
 def _waiting(graph: GraphProto, name: str) -> bool:
-    table = graph._lazy
-    return isinstance(table, DeferredFields) and isinstance(table.record(name), Pending)
+    return isinstance(waiting_record(graph, name), Pending)
 
 
 def _graph() -> bytes:

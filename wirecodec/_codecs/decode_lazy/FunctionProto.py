@@ -229,7 +229,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_node is None:
                         s_node = _pending(o, 'node', buf, mv, src, _d_node, r_node)
-                        h &= ~16  # the elements so far wait with the rest
+                        h |= 16  # present: its container holds the elements, waiting
                         a_node = s_node.starts
                         q_node = None
                     if q_node is None:
@@ -322,7 +322,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_opset_import is None:
                         s_opset_import = _pending(o, 'opset_import', buf, mv, src, _d_opset_import, r_opset_import)
-                        h &= ~64  # the elements so far wait with the rest
+                        h |= 64  # present: its container holds the elements, waiting
                         a_opset_import = s_opset_import.starts
                         q_opset_import = None
                     if q_opset_import is None:
@@ -415,7 +415,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_attribute_proto is None:
                         s_attribute_proto = _pending(o, 'attribute_proto', buf, mv, src, _d_attribute_proto, r_attribute_proto)
-                        h &= ~256  # the elements so far wait with the rest
+                        h |= 256  # present: its container holds the elements, waiting
                         a_attribute_proto = s_attribute_proto.starts
                         q_attribute_proto = None
                     if q_attribute_proto is None:
@@ -479,7 +479,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_value_info is None:
                         s_value_info = _pending(o, 'value_info', buf, mv, src, _d_value_info, r_value_info)
-                        h &= ~512  # the elements so far wait with the rest
+                        h |= 512  # present: its container holds the elements, waiting
                         a_value_info = s_value_info.starts
                         q_value_info = None
                     if q_value_info is None:
@@ -572,7 +572,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_metadata_props is None:
                         s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                        h &= ~2048  # the elements so far wait with the rest
+                        h |= 2048  # present: its container holds the elements, waiting
                         a_metadata_props = s_metadata_props.starts
                         q_metadata_props = None
                     if q_metadata_props is None:

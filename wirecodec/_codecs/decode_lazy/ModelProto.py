@@ -308,7 +308,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_opset_import is None:
                         s_opset_import = _pending(o, 'opset_import', buf, mv, src, _d_opset_import, r_opset_import)
-                        h &= ~128  # the elements so far wait with the rest
+                        h |= 128  # present: its container holds the elements, waiting
                         a_opset_import = s_opset_import.starts
                         q_opset_import = None
                     if q_opset_import is None:
@@ -372,7 +372,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_metadata_props is None:
                         s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                        h &= ~256  # the elements so far wait with the rest
+                        h |= 256  # present: its container holds the elements, waiting
                         a_metadata_props = s_metadata_props.starts
                         q_metadata_props = None
                     if q_metadata_props is None:
@@ -436,7 +436,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_training_info is None:
                         s_training_info = _pending(o, 'training_info', buf, mv, src, _d_training_info, r_training_info)
-                        h &= ~512  # the elements so far wait with the rest
+                        h |= 512  # present: its container holds the elements, waiting
                         a_training_info = s_training_info.starts
                         q_training_info = None
                     if q_training_info is None:
@@ -500,7 +500,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_functions is None:
                         s_functions = _pending(o, 'functions', buf, mv, src, _d_functions, r_functions)
-                        h &= ~1024  # the elements so far wait with the rest
+                        h |= 1024  # present: its container holds the elements, waiting
                         a_functions = s_functions.starts
                         q_functions = None
                     if q_functions is None:
@@ -564,7 +564,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_configuration is None:
                         s_configuration = _pending(o, 'configuration', buf, mv, src, _d_configuration, r_configuration)
-                        h &= ~2048  # the elements so far wait with the rest
+                        h |= 2048  # present: its container holds the elements, waiting
                         a_configuration = s_configuration.starts
                         q_configuration = None
                     if q_configuration is None:

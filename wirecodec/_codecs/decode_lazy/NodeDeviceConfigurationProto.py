@@ -117,7 +117,7 @@ def decode_NodeDeviceConfigurationProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_sharding_spec is None:
                         s_sharding_spec = _pending(o, 'sharding_spec', buf, mv, src, _d_sharding_spec, r_sharding_spec)
-                        h &= ~2  # the elements so far wait with the rest
+                        h |= 2  # present: its container holds the elements, waiting
                         a_sharding_spec = s_sharding_spec.starts
                         q_sharding_spec = None
                     if q_sharding_spec is None:

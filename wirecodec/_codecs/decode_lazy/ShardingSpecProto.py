@@ -176,7 +176,7 @@ def decode_ShardingSpecProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_index_to_device_group_map is None:
                         s_index_to_device_group_map = _pending(o, 'index_to_device_group_map', buf, mv, src, _d_index_to_device_group_map, r_index_to_device_group_map)
-                        h &= ~4  # the elements so far wait with the rest
+                        h |= 4  # present: its container holds the elements, waiting
                         a_index_to_device_group_map = s_index_to_device_group_map.starts
                         q_index_to_device_group_map = None
                     if q_index_to_device_group_map is None:
@@ -240,7 +240,7 @@ def decode_ShardingSpecProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_sharded_dim is None:
                         s_sharded_dim = _pending(o, 'sharded_dim', buf, mv, src, _d_sharded_dim, r_sharded_dim)
-                        h &= ~8  # the elements so far wait with the rest
+                        h |= 8  # present: its container holds the elements, waiting
                         a_sharded_dim = s_sharded_dim.starts
                         q_sharded_dim = None
                     if q_sharded_dim is None:

@@ -116,7 +116,7 @@ def decode_TensorAnnotation(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_quant_parameter_tensor_names is None:
                         s_quant_parameter_tensor_names = _pending(o, 'quant_parameter_tensor_names', buf, mv, src, _d_quant_parameter_tensor_names, r_quant_parameter_tensor_names)
-                        h &= ~2  # the elements so far wait with the rest
+                        h |= 2  # present: its container holds the elements, waiting
                         a_quant_parameter_tensor_names = s_quant_parameter_tensor_names.starts
                         q_quant_parameter_tensor_names = None
                     if q_quant_parameter_tensor_names is None:

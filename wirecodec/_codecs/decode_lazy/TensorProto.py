@@ -206,6 +206,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                         if z_float_data is not None or (r_float_data is None and n >= 128):
                             if z_float_data is None:
                                 z_float_data = _pending_run(o, 'float_data', buf, _R_float_data, 'f')
+                                h |= 8
                             z_float_data.add_run(pos, n // 4)
                         else:
                             if r_float_data is None:
@@ -494,6 +495,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                         if z_double_data is not None or (r_double_data is None and n >= 128):
                             if z_double_data is None:
                                 z_double_data = _pending_run(o, 'double_data', buf, _R_double_data, 'd')
+                                h |= 512
                             z_double_data.add_run(pos, n // 8)
                         else:
                             if r_double_data is None:
@@ -651,7 +653,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_external_data is None:
                                 s_external_data = _pending(o, 'external_data', buf, mv, src, _d_external_data, r_external_data)
-                                h &= ~4096  # the elements so far wait with the rest
+                                h |= 4096  # present: its container holds the elements, waiting
                                 a_external_data = s_external_data.starts
                                 q_external_data = None
                             if q_external_data is None:
@@ -744,7 +746,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_metadata_props is None:
                                 s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                                h &= ~16384  # the elements so far wait with the rest
+                                h |= 16384  # present: its container holds the elements, waiting
                                 a_metadata_props = s_metadata_props.starts
                                 q_metadata_props = None
                             if q_metadata_props is None:

@@ -194,7 +194,7 @@ def decode_ValueInfoProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_metadata_props is None:
                         s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                        h &= ~8  # the elements so far wait with the rest
+                        h |= 8  # present: its container holds the elements, waiting
                         a_metadata_props = s_metadata_props.starts
                         q_metadata_props = None
                     if q_metadata_props is None:

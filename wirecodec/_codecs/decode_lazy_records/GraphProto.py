@@ -122,7 +122,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                                 _touch(src | pos << 40 | p2)
                         if s_node is None:
                             s_node = _pending(o, 'node', buf, mv, src, _d_node, r_node)
-                            h &= ~1  # the elements so far wait with the rest
+                            h |= 1  # present: its container holds the elements, waiting
                             a_node = s_node.starts
                             q_node = None
                         if q_node is None:
@@ -215,7 +215,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_initializer is None:
                         s_initializer = _pending(o, 'initializer', buf, mv, src, _d_initializer, r_initializer)
-                        h &= ~4  # the elements so far wait with the rest
+                        h |= 4  # present: its container holds the elements, waiting
                         a_initializer = s_initializer.starts
                         q_initializer = None
                     if q_initializer is None:
@@ -326,7 +326,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                                 _touch(src | pos << 40 | p2)
                         if s_input is None:
                             s_input = _pending(o, 'input', buf, mv, src, _d_input, r_input)
-                            h &= ~16  # the elements so far wait with the rest
+                            h |= 16  # present: its container holds the elements, waiting
                             a_input = s_input.starts
                             q_input = None
                         if q_input is None:
@@ -408,7 +408,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                                 _touch(src | pos << 40 | p2)
                         if s_output is None:
                             s_output = _pending(o, 'output', buf, mv, src, _d_output, r_output)
-                            h &= ~32  # the elements so far wait with the rest
+                            h |= 32  # present: its container holds the elements, waiting
                             a_output = s_output.starts
                             q_output = None
                         if q_output is None:
@@ -490,7 +490,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                                 _touch(src | pos << 40 | p2)
                         if s_value_info is None:
                             s_value_info = _pending(o, 'value_info', buf, mv, src, _d_value_info, r_value_info)
-                            h &= ~64  # the elements so far wait with the rest
+                            h |= 64  # present: its container holds the elements, waiting
                             a_value_info = s_value_info.starts
                             q_value_info = None
                         if q_value_info is None:
@@ -554,7 +554,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_quantization_annotation is None:
                         s_quantization_annotation = _pending(o, 'quantization_annotation', buf, mv, src, _d_quantization_annotation, r_quantization_annotation)
-                        h &= ~128  # the elements so far wait with the rest
+                        h |= 128  # present: its container holds the elements, waiting
                         a_quantization_annotation = s_quantization_annotation.starts
                         q_quantization_annotation = None
                     if q_quantization_annotation is None:
@@ -618,7 +618,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_sparse_initializer is None:
                         s_sparse_initializer = _pending(o, 'sparse_initializer', buf, mv, src, _d_sparse_initializer, r_sparse_initializer)
-                        h &= ~256  # the elements so far wait with the rest
+                        h |= 256  # present: its container holds the elements, waiting
                         a_sparse_initializer = s_sparse_initializer.starts
                         q_sparse_initializer = None
                     if q_sparse_initializer is None:
@@ -682,7 +682,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_metadata_props is None:
                         s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                        h &= ~512  # the elements so far wait with the rest
+                        h |= 512  # present: its container holds the elements, waiting
                         a_metadata_props = s_metadata_props.starts
                         q_metadata_props = None
                     if q_metadata_props is None:

@@ -221,7 +221,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_attribute is None:
                         s_attribute = _pending(o, 'attribute', buf, mv, src, _d_attribute, r_attribute)
-                        h &= ~16  # the elements so far wait with the rest
+                        h |= 16  # present: its container holds the elements, waiting
                         a_attribute = s_attribute.starts
                         q_attribute = None
                     if q_attribute is None:
@@ -372,7 +372,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_metadata_props is None:
                         s_metadata_props = _pending(o, 'metadata_props', buf, mv, src, _d_metadata_props, r_metadata_props)
-                        h &= ~256  # the elements so far wait with the rest
+                        h |= 256  # present: its container holds the elements, waiting
                         a_metadata_props = s_metadata_props.starts
                         q_metadata_props = None
                     if q_metadata_props is None:
@@ -436,7 +436,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_device_configurations is None:
                         s_device_configurations = _pending(o, 'device_configurations', buf, mv, src, _d_device_configurations, r_device_configurations)
-                        h &= ~512  # the elements so far wait with the rest
+                        h |= 512  # present: its container holds the elements, waiting
                         a_device_configurations = s_device_configurations.starts
                         q_device_configurations = None
                     if q_device_configurations is None:

@@ -284,7 +284,7 @@ def decode_OperatorSetProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_operator is None:
                         s_operator = _pending(o, 'operator', buf, mv, src, _d_operator, r_operator)
-                        h &= ~128  # the elements so far wait with the rest
+                        h |= 128  # present: its container holds the elements, waiting
                         a_operator = s_operator.starts
                         q_operator = None
                     if q_operator is None:
@@ -348,7 +348,7 @@ def decode_OperatorSetProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_functions is None:
                         s_functions = _pending(o, 'functions', buf, mv, src, _d_functions, r_functions)
-                        h &= ~256  # the elements so far wait with the rest
+                        h |= 256  # present: its container holds the elements, waiting
                         a_functions = s_functions.starts
                         q_functions = None
                     if q_functions is None:

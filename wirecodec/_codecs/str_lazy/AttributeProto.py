@@ -271,6 +271,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if z_floats is not None or (r_floats is None and n >= 128):
                             if z_floats is None:
                                 z_floats = _pending_run(o, 'floats', buf, _R_floats, 'f')
+                                h |= 64
                             z_floats.add_run(pos, n // 4)
                         else:
                             if r_floats is None:
@@ -450,7 +451,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_tensors is None:
                                 s_tensors = _pending(o, 'tensors', buf, mv, src, _d_tensors, r_tensors)
-                                h &= ~512  # the elements so far wait with the rest
+                                h |= 512  # present: its container holds the elements, waiting
                                 a_tensors = s_tensors.starts
                                 q_tensors = None
                             if q_tensors is None:
@@ -514,7 +515,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_graphs is None:
                                 s_graphs = _pending(o, 'graphs', buf, mv, src, _d_graphs, r_graphs)
-                                h &= ~1024  # the elements so far wait with the rest
+                                h |= 1024  # present: its container holds the elements, waiting
                                 a_graphs = s_graphs.starts
                                 q_graphs = None
                             if q_graphs is None:
@@ -658,7 +659,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_type_protos is None:
                                 s_type_protos = _pending(o, 'type_protos', buf, mv, src, _d_type_protos, r_type_protos)
-                                h &= ~8192  # the elements so far wait with the rest
+                                h |= 8192  # present: its container holds the elements, waiting
                                 a_type_protos = s_type_protos.starts
                                 q_type_protos = None
                             if q_type_protos is None:
@@ -823,7 +824,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                                     _touch(src | pos << 40 | p2)
                             if s_sparse_tensors is None:
                                 s_sparse_tensors = _pending(o, 'sparse_tensors', buf, mv, src, _d_sparse_tensors, r_sparse_tensors)
-                                h &= ~131072  # the elements so far wait with the rest
+                                h |= 131072  # present: its container holds the elements, waiting
                                 a_sparse_tensors = s_sparse_tensors.starts
                                 q_sparse_tensors = None
                             if q_sparse_tensors is None:

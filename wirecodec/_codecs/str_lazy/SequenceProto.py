@@ -144,7 +144,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_tensor_values is None:
                         s_tensor_values = _pending(o, 'tensor_values', buf, mv, src, _d_tensor_values, r_tensor_values)
-                        h &= ~4  # the elements so far wait with the rest
+                        h |= 4  # present: its container holds the elements, waiting
                         a_tensor_values = s_tensor_values.starts
                         q_tensor_values = None
                     if q_tensor_values is None:
@@ -208,7 +208,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_sparse_tensor_values is None:
                         s_sparse_tensor_values = _pending(o, 'sparse_tensor_values', buf, mv, src, _d_sparse_tensor_values, r_sparse_tensor_values)
-                        h &= ~8  # the elements so far wait with the rest
+                        h |= 8  # present: its container holds the elements, waiting
                         a_sparse_tensor_values = s_sparse_tensor_values.starts
                         q_sparse_tensor_values = None
                     if q_sparse_tensor_values is None:
@@ -272,7 +272,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_sequence_values is None:
                         s_sequence_values = _pending(o, 'sequence_values', buf, mv, src, _d_sequence_values, r_sequence_values)
-                        h &= ~16  # the elements so far wait with the rest
+                        h |= 16  # present: its container holds the elements, waiting
                         a_sequence_values = s_sequence_values.starts
                         q_sequence_values = None
                     if q_sequence_values is None:
@@ -336,7 +336,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_map_values is None:
                         s_map_values = _pending(o, 'map_values', buf, mv, src, _d_map_values, r_map_values)
-                        h &= ~32  # the elements so far wait with the rest
+                        h |= 32  # present: its container holds the elements, waiting
                         a_map_values = s_map_values.starts
                         q_map_values = None
                     if q_map_values is None:
@@ -400,7 +400,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_optional_values is None:
                         s_optional_values = _pending(o, 'optional_values', buf, mv, src, _d_optional_values, r_optional_values)
-                        h &= ~64  # the elements so far wait with the rest
+                        h |= 64  # present: its container holds the elements, waiting
                         a_optional_values = s_optional_values.starts
                         q_optional_values = None
                     if q_optional_values is None:

@@ -109,7 +109,7 @@ def decode_ShardedDimProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_simple_sharding is None:
                         s_simple_sharding = _pending(o, 'simple_sharding', buf, mv, src, _d_simple_sharding, r_simple_sharding)
-                        h &= ~2  # the elements so far wait with the rest
+                        h |= 2  # present: its container holds the elements, waiting
                         a_simple_sharding = s_simple_sharding.starts
                         q_simple_sharding = None
                     if q_simple_sharding is None:

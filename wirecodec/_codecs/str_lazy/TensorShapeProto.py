@@ -86,7 +86,7 @@ def decode_TensorShapeProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_dim is None:
                         s_dim = _pending(o, 'dim', buf, mv, src, _d_dim, r_dim)
-                        h &= ~1  # the elements so far wait with the rest
+                        h |= 1  # present: its container holds the elements, waiting
                         a_dim = s_dim.starts
                         q_dim = None
                     if q_dim is None:

@@ -184,7 +184,7 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_initialization_binding is None:
                         s_initialization_binding = _pending(o, 'initialization_binding', buf, mv, src, _d_initialization_binding, r_initialization_binding)
-                        h &= ~4  # the elements so far wait with the rest
+                        h |= 4  # present: its container holds the elements, waiting
                         a_initialization_binding = s_initialization_binding.starts
                         q_initialization_binding = None
                     if q_initialization_binding is None:
@@ -248,7 +248,7 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                             _touch(src | pos << 40 | p2)
                     if s_update_binding is None:
                         s_update_binding = _pending(o, 'update_binding', buf, mv, src, _d_update_binding, r_update_binding)
-                        h &= ~8  # the elements so far wait with the rest
+                        h |= 8  # present: its container holds the elements, waiting
                         a_update_binding = s_update_binding.starts
                         q_update_binding = None
                     if q_update_binding is None:

@@ -324,7 +324,7 @@ else:
             _touch(src | pos << {SPAN_SHIFT} | p2)
     if {s} is None:
         {s} = _pending(o, {spec.name!r}, buf, mv, src, {fn}, {r})
-        h &= ~{self._bit(spec)}  # the elements so far wait with the rest
+        h |= {self._bit(spec)}  # present: its container holds the elements, waiting
         {a} = {s}.starts
         {q} = None
     if {q} is None:
@@ -370,6 +370,7 @@ if n % {size}:
 if {z} is not None or ({r} is None and n >= {self.thresholds.run_small}):
     if {z} is None:
         {z} = _pending_run(o, {spec.name!r}, buf, {self._container(spec)}, {fmt!r})
+        h |= {self._bit(spec)}
     {z}.add_run(pos, n // {size})
 else:""",
                 )
