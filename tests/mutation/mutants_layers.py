@@ -40,6 +40,6 @@ MUTANTS: tuple[Mutant, ...] = (
         "        head._span = owner._span  # a change reports its owner's span, as any container's\n",
         "        head._span = None\n",
         ("tests/unit/protobuf/test_waiting_containers.py",),
-        "a field waiting from its first element (metadata_props) reports no change: its owner re-emits old bytes",
+        "a field waiting from its first element (metadata_props) reports no change: old bytes re-emitted",
     ),
 )
