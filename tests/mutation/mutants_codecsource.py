@@ -33,7 +33,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "generated-source-inherits-future-flags",
-        "wirecodec/protobuf/compile.py",
+        "wirecodec/protobuf/code_cache.py",
         'return compile(text, filename, "exec", dont_inherit=True)',
         'return compile(text, filename, "exec")',
         (_SAME_CODE,),

@@ -16,7 +16,7 @@ import pytest
 
 from schema_dsl import INT64, MESSAGE, STRING, Message, optional, repeated
 from wirecodec import decode, encode
-from wirecodec.protobuf import compile as compile_module
+from wirecodec.protobuf import code_cache as compile_module  # where the codecs are compiled
 from wirecodec.protobuf.compile import CACHE_ENV, cache_folder, decoder, encoder
 from wirecodec.protobuf.representation import Representation
 

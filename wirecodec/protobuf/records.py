@@ -46,6 +46,7 @@ from schema_dsl.views import record_container_class
 from wirecodec.errors import DecodeError
 from wirecodec.protobuf import origin
 from wirecodec.protobuf import runtime as rt
+from wirecodec.protobuf.code_cache import code
 from wirecodec.protobuf.fragments import RecordMemo
 from wirecodec.protobuf.gen.source import VARINT_RANGE, VARINT_SLOW, Writer
 from wirecodec.protobuf.wire import encode_varint, read_varint, skip_field, unpack_f32, unpack_f64
@@ -380,7 +381,7 @@ def _generate(schema: MessageSchema) -> dict[str, Any]:
         if spec.repeated:
             namespace[f"_R{i}"] = container_class(spec)
     text = record_source(schema) + "\n" + build_source(schema)
-    exec(compile(text, f"<wirecodec records {schema.full_name}>", "exec"), namespace)
+    exec(code(text, f"<wirecodec records {schema.full_name}>"), namespace)  # cached, as codecs are
     schema.codecs[_KEY] = namespace  # before the nested classes: a recursive type finds it
     for i, spec in enumerate(schema.fields):
         if spec.kind is Kind.MESSAGE and can_be_record(spec.message_type):

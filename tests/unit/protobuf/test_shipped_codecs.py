@@ -16,8 +16,8 @@ import pytest
 
 from schema_dsl.onnx import GraphProto, NodeProto, TensorProto
 from wirecodec._codecs import _generate
+from wirecodec.protobuf import code_cache, schema_cache, shipped
 from wirecodec.protobuf import compile as compile_module
-from wirecodec.protobuf import schema_cache, shipped
 from wirecodec.protobuf.compile import CACHE_ENV
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -94,7 +94,7 @@ def test_each_shipped_codec_defines_what_its_source_defines(
         ours: dict[str, Any] = {}
         exec(found[0], ours)
         theirs: dict[str, Any] = {}
-        exec(compile_module._code(text, compile_module.code_filename(kind, cls)), theirs)
+        exec(code_cache.code(text, compile_module.code_filename(kind, cls)), theirs)
         assert sorted(_functions(ours)) == sorted(_functions(theirs))
         for key, function in _functions(ours).items():
             assert function.__globals__ is ours  # its globals are the codec's namespace
@@ -143,13 +143,13 @@ def test_a_package_without_a_kinds_module_generates_that_kind(monkeypatch: pytes
 _SCRIPT = """
 import hashlib, marshal, sys
 from wirecodec.protobuf.gen import decode as gen_decode, encode as gen_encode, validate as gen_validate
-from wirecodec.protobuf import compile as compile_module
+from wirecodec.protobuf import code_cache
 if sys.argv[2] == "forbid":
     def refuse(*args, **kwargs):
         raise AssertionError("generated although shipped")
     for gen in (gen_decode.DecoderSource, gen_encode.EncoderSource, gen_validate.ValidatorSource):
         gen.source = refuse
-    compile_module._code = refuse
+    code_cache.code = refuse  # what compile.py compiles a generated codec with
 import wirecodec
 from schema_dsl import onnx
 digest = hashlib.sha256()
