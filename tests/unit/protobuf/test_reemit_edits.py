@@ -171,6 +171,19 @@ def rename_and_attribute(m: Any) -> None:
             node.attribute[0].name = node.attribute[0].name + "_"
 
 
+def rename_and_borrow_attributes(m: Any) -> None:
+    """A renamed node gets other nodes' attributes (decoded elsewhere) and copies of its own."""
+    nodes = m.graph.node
+    for i in range(1, len(nodes)):
+        nodes[i].name = "b"
+        if i % 5 == 0:
+            nodes[i].attribute.extend(nodes[i - 1].attribute)
+        elif i % 5 == 1 and len(nodes[i].attribute):
+            nodes[i].attribute.add().CopyFrom(nodes[i].attribute[0])
+        elif i % 5 == 2 and len(nodes[i - 2].attribute):
+            nodes[i].attribute.append(nodes[i - 2].attribute[-1])
+
+
 def edit_dims(m: Any) -> None:
     for i, info in enumerate(m.graph.value_info):
         dims = info.type.tensor_type.shape.dim
@@ -240,6 +253,7 @@ EDITS: tuple[Callable[[Any], None], ...] = (
     edit_attributes,
     add_and_remove_attributes,
     rename_and_attribute,
+    rename_and_borrow_attributes,
     edit_dims,
     rename_everything,
     edit_subgraphs,
