@@ -302,7 +302,7 @@ def reuse_field(
         payload = (element_span >> _OFFSET_BITS) & _OFFSET_MASK
         payload_end = element_span & _OFFSET_MASK
         size = payload_end - payload
-        record = payload - tag_size - (1 if size < 128 else varint_size(size))
+        record = payload - tag_size - (1 if size < 128 else 2 if size < 16384 else varint_size(size))
         if record > done:
             out.append(view[done:record])
             written += record - done
@@ -313,7 +313,7 @@ def reuse_field(
             out[slot] = headers[size]
             written += tag_size + 1 + size
         else:
-            header = tag + encode_varint(size)
+            header = tag + (bytes((size & 127 | 128, size >> 7)) if size < 16384 else encode_varint(size))
             out[slot] = header
             written += len(header) + size
         done = payload_end

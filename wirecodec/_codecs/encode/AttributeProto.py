@@ -108,14 +108,14 @@ def encode_AttributeProto(o, out, w=None):
                 n += len(h) + ln
     if present & 64:
         v = o.floats
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_floats and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             out.append(_t_61 + _f32b(x))
             n += 5
     if present & 128:
         v = o.ints
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_ints and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -128,7 +128,7 @@ def encode_AttributeProto(o, out, w=None):
                 n += len(h)
     if present & 256:
         v = o.strings
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_strings and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x if type(x) is bytes else _bview(x)
@@ -143,7 +143,7 @@ def encode_AttributeProto(o, out, w=None):
             out.append(b)
     if present & 512:
         v = o.tensors
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_tensors and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -178,7 +178,7 @@ def encode_AttributeProto(o, out, w=None):
                             n += len(h) + ln
     if present & 1024:
         v = o.graphs
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_graphs and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -246,7 +246,7 @@ def encode_AttributeProto(o, out, w=None):
                 n += len(h) + ln
     if present & 8192:
         v = o.type_protos
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_type_protos and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -324,7 +324,7 @@ def encode_AttributeProto(o, out, w=None):
                 n += len(h) + ln
     if present & 131072:
         v = o.sparse_tensors
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sparse_tensors and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -50,7 +50,7 @@ def encode_DeviceConfigurationProto(o, out, w=None):
             n += len(h)
     if present & 4:
         v = o.device
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_device and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')

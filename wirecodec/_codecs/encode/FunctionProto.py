@@ -40,7 +40,7 @@ def encode_FunctionProto(o, out, w=None):
         out.append(b)
     if present & 2:
         v = o.input
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_input and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -55,7 +55,7 @@ def encode_FunctionProto(o, out, w=None):
             out.append(b)
     if present & 4:
         v = o.output
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_output and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -70,7 +70,7 @@ def encode_FunctionProto(o, out, w=None):
             out.append(b)
     if present & 8:
         v = o.attribute
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_attribute and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -85,7 +85,7 @@ def encode_FunctionProto(o, out, w=None):
             out.append(b)
     if present & 16:
         v = o.node
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_node and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -132,7 +132,7 @@ def encode_FunctionProto(o, out, w=None):
         out.append(b)
     if present & 64:
         v = o.opset_import
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_opset_import and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -179,7 +179,7 @@ def encode_FunctionProto(o, out, w=None):
         out.append(b)
     if present & 256:
         v = o.attribute_proto
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_attribute_proto and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -214,7 +214,7 @@ def encode_FunctionProto(o, out, w=None):
                             n += len(h) + ln
     if present & 512:
         v = o.value_info
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_value_info and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -261,7 +261,7 @@ def encode_FunctionProto(o, out, w=None):
         out.append(b)
     if present & 2048:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

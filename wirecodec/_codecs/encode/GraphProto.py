@@ -28,7 +28,7 @@ def encode_GraphProto(o, out, w=None):
     n = 0
     if present & 1:
         v = o.node
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_node and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -75,7 +75,7 @@ def encode_GraphProto(o, out, w=None):
         out.append(b)
     if present & 4:
         v = o.initializer
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_initializer and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -122,7 +122,7 @@ def encode_GraphProto(o, out, w=None):
         out.append(b)
     if present & 16:
         v = o.input
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_input and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -157,7 +157,7 @@ def encode_GraphProto(o, out, w=None):
                             n += len(h) + ln
     if present & 32:
         v = o.output
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_output and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -192,7 +192,7 @@ def encode_GraphProto(o, out, w=None):
                             n += len(h) + ln
     if present & 64:
         v = o.value_info
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_value_info and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -227,7 +227,7 @@ def encode_GraphProto(o, out, w=None):
                             n += len(h) + ln
     if present & 128:
         v = o.quantization_annotation
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_quantization_annotation and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -262,7 +262,7 @@ def encode_GraphProto(o, out, w=None):
                             n += len(h) + ln
     if present & 256:
         v = o.sparse_initializer
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sparse_initializer and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -297,7 +297,7 @@ def encode_GraphProto(o, out, w=None):
                             n += len(h) + ln
     if present & 512:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

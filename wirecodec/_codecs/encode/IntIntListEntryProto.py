@@ -38,7 +38,7 @@ def encode_IntIntListEntryProto(o, out, w=None):
             n += len(h)
     if present & 2:
         v = o.value
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_value and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:

@@ -50,7 +50,7 @@ def encode_MapProto(o, out, w=None):
             n += len(h)
     if present & 4:
         v = o.keys
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_keys and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -63,7 +63,7 @@ def encode_MapProto(o, out, w=None):
                 n += len(h)
     if present & 8:
         v = o.string_keys
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_string_keys and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x if type(x) is bytes else _bview(x)

@@ -117,7 +117,7 @@ def encode_ModelProto(o, out, w=None):
                 n += len(h) + ln
     if present & 128:
         v = o.opset_import
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_opset_import and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -152,7 +152,7 @@ def encode_ModelProto(o, out, w=None):
                             n += len(h) + ln
     if present & 256:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -187,7 +187,7 @@ def encode_ModelProto(o, out, w=None):
                             n += len(h) + ln
     if present & 512:
         v = o.training_info
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_training_info and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -222,7 +222,7 @@ def encode_ModelProto(o, out, w=None):
                             n += len(h) + ln
     if present & 1024:
         v = o.functions
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_functions and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -257,7 +257,7 @@ def encode_ModelProto(o, out, w=None):
                             n += len(h) + ln
     if present & 2048:
         v = o.configuration
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_configuration and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -28,7 +28,7 @@ def encode_NodeProto(o, out, w=None):
     n = 0
     if present & 1:
         v = o.input
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_input and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -43,7 +43,7 @@ def encode_NodeProto(o, out, w=None):
             out.append(b)
     if present & 2:
         v = o.output
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_output and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -82,7 +82,7 @@ def encode_NodeProto(o, out, w=None):
         out.append(b)
     if present & 16:
         v = o.attribute
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_attribute and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -153,7 +153,7 @@ def encode_NodeProto(o, out, w=None):
         out.append(b)
     if present & 256:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -188,7 +188,7 @@ def encode_NodeProto(o, out, w=None):
                             n += len(h) + ln
     if present & 512:
         v = o.device_configurations
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_device_configurations and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

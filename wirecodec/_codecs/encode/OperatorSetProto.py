@@ -108,7 +108,7 @@ def encode_OperatorSetProto(o, out, w=None):
         out.append(b)
     if present & 128:
         v = o.operator
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_operator and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -143,7 +143,7 @@ def encode_OperatorSetProto(o, out, w=None):
                             n += len(h) + ln
     if present & 256:
         v = o.functions
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_functions and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

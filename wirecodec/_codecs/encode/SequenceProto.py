@@ -50,7 +50,7 @@ def encode_SequenceProto(o, out, w=None):
             n += len(h)
     if present & 4:
         v = o.tensor_values
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_tensor_values and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -85,7 +85,7 @@ def encode_SequenceProto(o, out, w=None):
                             n += len(h) + ln
     if present & 8:
         v = o.sparse_tensor_values
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sparse_tensor_values and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -120,7 +120,7 @@ def encode_SequenceProto(o, out, w=None):
                             n += len(h) + ln
     if present & 16:
         v = o.sequence_values
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sequence_values and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -155,7 +155,7 @@ def encode_SequenceProto(o, out, w=None):
                             n += len(h) + ln
     if present & 32:
         v = o.map_values
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_map_values and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -190,7 +190,7 @@ def encode_SequenceProto(o, out, w=None):
                             n += len(h) + ln
     if present & 64:
         v = o.optional_values
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_optional_values and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

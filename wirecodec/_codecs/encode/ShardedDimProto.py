@@ -38,7 +38,7 @@ def encode_ShardedDimProto(o, out, w=None):
             n += len(h)
     if present & 2:
         v = o.simple_sharding
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_simple_sharding and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -40,7 +40,7 @@ def encode_ShardingSpecProto(o, out, w=None):
         out.append(b)
     if present & 2:
         v = o.device
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_device and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -53,7 +53,7 @@ def encode_ShardingSpecProto(o, out, w=None):
                 n += len(h)
     if present & 4:
         v = o.index_to_device_group_map
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_index_to_device_group_map and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -88,7 +88,7 @@ def encode_ShardingSpecProto(o, out, w=None):
                             n += len(h) + ln
     if present & 8:
         v = o.sharded_dim
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sharded_dim and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -70,7 +70,7 @@ def encode_SparseTensorProto(o, out, w=None):
                 n += len(h) + ln
     if present & 4:
         v = o.dims
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_dims and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:

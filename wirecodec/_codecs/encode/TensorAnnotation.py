@@ -40,7 +40,7 @@ def encode_TensorAnnotation(o, out, w=None):
         out.append(b)
     if present & 2:
         v = o.quant_parameter_tensor_names
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_quant_parameter_tensor_names and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -28,7 +28,7 @@ def encode_TensorProto(o, out, w=None):
     n = 0
     if present & 1:
         v = o.dims
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_dims and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -72,7 +72,7 @@ def encode_TensorProto(o, out, w=None):
                 n += len(h) + ln
     if present & 8:
         v = o.float_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_float_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             b = _f32pack(v)
@@ -87,7 +87,7 @@ def encode_TensorProto(o, out, w=None):
             out.append(b)
     if present & 16:
         v = o.int32_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_int32_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -104,7 +104,7 @@ def encode_TensorProto(o, out, w=None):
             out.append(b)
     if present & 32:
         v = o.string_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_string_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x if type(x) is bytes else _bview(x)
@@ -119,7 +119,7 @@ def encode_TensorProto(o, out, w=None):
             out.append(b)
     if present & 64:
         v = o.int64_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_int64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -160,7 +160,7 @@ def encode_TensorProto(o, out, w=None):
         out.append(b)
     if present & 512:
         v = o.double_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_double_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             b = _pack(f'<{len(v)}d', *v)
@@ -175,7 +175,7 @@ def encode_TensorProto(o, out, w=None):
             out.append(b)
     if present & 1024:
         v = o.uint64_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_uint64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -204,7 +204,7 @@ def encode_TensorProto(o, out, w=None):
         out.append(b)
     if present & 4096:
         v = o.external_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_external_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -249,7 +249,7 @@ def encode_TensorProto(o, out, w=None):
             n += len(h)
     if present & 16384:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

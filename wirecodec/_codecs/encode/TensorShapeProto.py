@@ -28,7 +28,7 @@ def encode_TensorShapeProto(o, out, w=None):
     n = 0
     if present & 1:
         v = o.dim
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_dim and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

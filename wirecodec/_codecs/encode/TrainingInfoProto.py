@@ -70,7 +70,7 @@ def encode_TrainingInfoProto(o, out, w=None):
                 n += len(h) + ln
     if present & 4:
         v = o.initialization_binding
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_initialization_binding and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
@@ -105,7 +105,7 @@ def encode_TrainingInfoProto(o, out, w=None):
                             n += len(h) + ln
     if present & 8:
         v = o.update_binding
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_update_binding and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

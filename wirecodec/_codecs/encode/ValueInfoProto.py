@@ -73,7 +73,7 @@ def encode_ValueInfoProto(o, out, w=None):
         out.append(b)
     if present & 8:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
         if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
+from schema_dsl.containers import container_class
 from wirecodec.protobuf.gen.decode import function_name
 from wirecodec.protobuf.gen.source import FIXED_KINDS, Writer
 from wirecodec.protobuf.origin import SPAN_SHIFT
@@ -175,7 +176,14 @@ else:
     def _field(self, w: Writer, spec: FieldSpec) -> None:
         w(1, f"if present & {self.schema.bit[spec.name]}:\n    v = o.{spec.name}")
         if spec.repeated:
-            w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
+            # (the field's own container class first: a decoded or built message's, no call)
+            ours = f"_R_{spec.name}"
+            self.constants[ours] = container_class(spec)
+            w(
+                2,
+                f"if type(v) is not {ours} and type(v) is not list and not isinstance(v, (list, tuple)):"
+                "\n    _not_a_list(v)",
+            )
             if spec.packed:
                 w(2, "if v:")
                 self._packed(w, 3, spec)
