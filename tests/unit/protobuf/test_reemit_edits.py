@@ -61,7 +61,8 @@ def _graph_nodes(count: int, prefix: str, depth: int) -> tuple[list[Any], list[A
             }
             node = helper.make_node("If", ["cond"], [out], name=name, **branches)
         elif shape == 2:
-            tensor = helper.make_tensor(f"{name}/t", onnx.TensorProto.INT64, [2], [i, -i])
+            values = [i, -i, *range(40 * (i % 3))]  # (some attributes past 127 bytes)
+            tensor = helper.make_tensor(f"{name}/t", onnx.TensorProto.INT64, [len(values)], values)
             node = helper.make_node("Constant", [], [out], name=name, value=tensor)
         else:
             node = helper.make_node("Gelu", [previous], [out], name=name, approximate="tanh", domain="")
@@ -184,6 +185,23 @@ def rename_and_borrow_attributes(m: Any) -> None:
             nodes[i].attribute.append(nodes[i - 2].attribute[-1])
 
 
+def rename_even_edit_odd(m: Any) -> None:
+    """As many changes as nodes: half of them inside the nodes (an attribute each)."""
+    for i, node in enumerate(m.graph.node):
+        if i % 2 == 0:
+            node.name = f"even{i}"
+        else:
+            node.attribute[0].name = "odd"
+
+
+def rename_graph_and_delete_nodes(m: Any) -> None:
+    """The graph changes itself and its node list: the node list is encoded whole."""
+    m.graph.name = "renamed graph"
+    del m.graph.node[7]
+    for node in m.graph.node[::4]:
+        node.name = node.name + "#"
+
+
 def edit_dims(m: Any) -> None:
     for i, info in enumerate(m.graph.value_info):
         dims = info.type.tensor_type.shape.dim
@@ -254,6 +272,8 @@ EDITS: tuple[Callable[[Any], None], ...] = (
     add_and_remove_attributes,
     rename_and_attribute,
     rename_and_borrow_attributes,
+    rename_even_edit_odd,
+    rename_graph_and_delete_nodes,
     edit_dims,
     rename_everything,
     edit_subgraphs,
