@@ -35,6 +35,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "as many changes as elements are taken for every element changing itself",
     ),
     Mutant(
+        "encode48-every-element-by-count",
+        "wirecodec/protobuf/origin.py",
+        "    if None in spans or [span >> _OFFSET_BITS & _OFFSET_MASK for span in spans] != marks:\n",
+        "    if None in spans:\n",
+        _EDITS,
+        "as many changes as elements are taken for every element changing itself (the shortcut)",
+    ),
+    Mutant(
         "encode48-field-change-behind-owner",
         "wirecodec/protobuf/origin.py",
         "    if marks[0] == marked or (len(marks) > 1 and marks[1] == marked):\n",

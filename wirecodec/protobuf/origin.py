@@ -255,6 +255,20 @@ def _dirty_elements(
     return dirty, own
 
 
+def _every_element_itself(elements: list[Any], marks: list[int]) -> tuple[list[Any], list[int]] | None:
+    """The elements and their spans when the field's marks (its owner's left out) are
+    exactly its elements' starts: every element changed itself, nothing inside one did
+    (every node renamed). Then each element is read anyway, and its start is told by its
+    span; None otherwise."""
+    if len(marks) != len(elements):
+        return None
+    changed = elements[:]
+    spans = [element._span for element in changed]
+    if None in spans or [span >> _OFFSET_BITS & _OFFSET_MASK for span in spans] != marks:
+        return None
+    return changed, spans
+
+
 @functools.cache
 def _headers(tag: bytes) -> tuple[bytes, ...]:
     """A record's tag and one-byte length, for each length below 128."""
@@ -284,17 +298,22 @@ def reuse_field(
     # The container's own change: its mark, the first after the owner's (at ``start``) if any.
     if marks[0] == marked or (len(marks) > 1 and marks[1] == marked):
         return None
-    # A container of records (schema_dsl.views) tells where its elements start without views.
-    tell = getattr(elements, "_element_starts", None)
-    found = _dirty_elements(elements, marks, None if tell is None else tell())
-    if found is None:
-        return None
-    dirty, own = found
-    # (read once: a container of records builds on reads)
-    changed = elements[:] if len(dirty) == len(elements) else [elements[at] for at in dirty]
-    spans = [element._span for element in changed]
-    if None in spans:  # cleared since: where its record began is not known
-        return None
+    found = _every_element_itself(elements, marks[1:] if marks[0] == start else marks)
+    if found is not None:
+        changed, spans = found
+        own = [True] * len(changed)
+    else:
+        # A container of records (schema_dsl.views) tells where its elements start without views.
+        tell = getattr(elements, "_element_starts", None)
+        dirty_own = _dirty_elements(elements, marks, None if tell is None else tell())
+        if dirty_own is None:
+            return None
+        dirty, own = dirty_own
+        # (read once: a container of records builds on reads)
+        changed = elements[:] if len(dirty) == len(elements) else [elements[at] for at in dirty]
+        spans = [element._span for element in changed]
+        if None in spans:  # cleared since: where its record began is not known
+            return None
     headers = _headers(tag)
     tag_size = len(tag)
     written, done = 0, start
