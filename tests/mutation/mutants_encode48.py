@@ -67,11 +67,11 @@ MUTANTS: tuple[Mutant, ...] = (
         "a renamed node's attribute records are copied without their first tag byte",
     ),
     Mutant(
-        "encode48-child-record-one-byte-length",
+        "encode48-child-record-header-unchecked",
         "wirecodec/protobuf/gen/encode.py",
-        "    a -= {tag_size + 1} if ln < 128 else {tag_size} + len(_ev(ln))\n",
-        "    a -= {tag_size + 1}\n",
-        _EDITS,
-        "a sub-message of 128 bytes or more is copied from one byte into its length",
+        "    if w[a : a + len(h)] != h:\n        cs = None\n",
+        "    pass\n",
+        ("tests/unit/protobuf/test_lazy_agreement.py",),
+        "a sub-message whose record in a non-canonical element has a long tag is copied from its source",
     ),
 )

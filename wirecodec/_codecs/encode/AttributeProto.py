@@ -71,7 +71,11 @@ def encode_AttributeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -92,7 +96,11 @@ def encode_AttributeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_50[ln] if ln < 128 else _t_50 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -162,7 +170,11 @@ def encode_AttributeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_82[ln] if ln < 128 else _t_82 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -197,7 +209,11 @@ def encode_AttributeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_90[ln] if ln < 128 else _t_90 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -230,7 +246,11 @@ def encode_AttributeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_114[ln] if ln < 128 else _t_114 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -265,7 +285,11 @@ def encode_AttributeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_122[ln] if ln < 128 else _t_122 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -308,7 +332,11 @@ def encode_AttributeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 3 if ln < 128 else 2 + len(_ev(ln))
+            h = _h_178[ln] if ln < 128 else _t_178 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -343,7 +371,11 @@ def encode_AttributeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 3 if ln < 128 else 2 + len(_ev(ln))
+                        h = _h_186[ln] if ln < 128 else _t_186 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

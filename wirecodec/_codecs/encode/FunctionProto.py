@@ -104,7 +104,11 @@ def encode_FunctionProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_58[ln] if ln < 128 else _t_58 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -151,7 +155,11 @@ def encode_FunctionProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_74[ln] if ln < 128 else _t_74 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -198,7 +206,11 @@ def encode_FunctionProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_90[ln] if ln < 128 else _t_90 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -233,7 +245,11 @@ def encode_FunctionProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_98[ln] if ln < 128 else _t_98 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -280,7 +296,11 @@ def encode_FunctionProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_114[ln] if ln < 128 else _t_114 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

@@ -101,7 +101,11 @@ def encode_ModelProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_58[ln] if ln < 128 else _t_58 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -136,7 +140,11 @@ def encode_ModelProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_66[ln] if ln < 128 else _t_66 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -171,7 +179,11 @@ def encode_ModelProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_114[ln] if ln < 128 else _t_114 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -206,7 +218,11 @@ def encode_ModelProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 3 if ln < 128 else 2 + len(_ev(ln))
+                        h = _h_162[ln] if ln < 128 else _t_162 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -241,7 +257,11 @@ def encode_ModelProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 3 if ln < 128 else 2 + len(_ev(ln))
+                        h = _h_202[ln] if ln < 128 else _t_202 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -276,7 +296,11 @@ def encode_ModelProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 3 if ln < 128 else 2 + len(_ev(ln))
+                        h = _h_210[ln] if ln < 128 else _t_210 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

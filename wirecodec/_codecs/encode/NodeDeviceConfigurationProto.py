@@ -59,7 +59,11 @@ def encode_NodeDeviceConfigurationProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_18[ln] if ln < 128 else _t_18 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

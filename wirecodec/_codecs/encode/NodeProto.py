@@ -101,7 +101,11 @@ def encode_NodeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -172,7 +176,11 @@ def encode_NodeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_74[ln] if ln < 128 else _t_74 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -207,7 +215,11 @@ def encode_NodeProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_82[ln] if ln < 128 else _t_82 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

@@ -55,7 +55,11 @@ def encode_OptionalProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_26[ln] if ln < 128 else _t_26 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -76,7 +80,11 @@ def encode_OptionalProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_34[ln] if ln < 128 else _t_34 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -97,7 +105,11 @@ def encode_OptionalProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -118,7 +130,11 @@ def encode_OptionalProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_50[ln] if ln < 128 else _t_50 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -139,7 +155,11 @@ def encode_OptionalProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_58[ln] if ln < 128 else _t_58 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:

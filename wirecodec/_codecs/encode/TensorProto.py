@@ -56,7 +56,11 @@ def encode_TensorProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_26[ln] if ln < 128 else _t_26 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -223,7 +227,11 @@ def encode_TensorProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 2 if ln < 128 else 1 + len(_ev(ln))
+                        h = _h_106[ln] if ln < 128 else _t_106 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:
@@ -268,7 +276,11 @@ def encode_TensorProto(o, out, w=None):
                         a = cs >> 40 & 1099511627775
                         b = cs & 1099511627775
                         ln = b - a
-                        a -= 3 if ln < 128 else 2 + len(_ev(ln))
+                        h = _h_130[ln] if ln < 128 else _t_130 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
                         out.append(w[a:b])
                         n += b - a
                     else:

@@ -33,7 +33,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_10[ln] if ln < 128 else _t_10 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -54,7 +58,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_34[ln] if ln < 128 else _t_34 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -75,7 +83,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -108,7 +120,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_58[ln] if ln < 128 else _t_58 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -129,7 +145,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_66[ln] if ln < 128 else _t_66 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:
@@ -150,7 +170,11 @@ def encode_TypeProto(o, out, w=None):
             a = cs >> 40 & 1099511627775
             b = cs & 1099511627775
             ln = b - a
-            a -= 2 if ln < 128 else 1 + len(_ev(ln))
+            h = _h_74[ln] if ln < 128 else _t_74 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
             out.append(w[a:b])
             n += b - a
         else:

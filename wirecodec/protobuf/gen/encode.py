@@ -89,8 +89,10 @@ out.append({body})""",
 
     def _inside(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
         """Own-fields mode (``w`` given): a sub-message decoded inside the element's span is
-        appended as its source record; the line after this goes on otherwise (``else``)."""
-        tag_size = len(encode_varint(spec.tag))
+        appended as its source record when that record's tag and length are canonical (an
+        element not canonical itself reports a change at decode); the line after this goes
+        on otherwise (``else``)."""
+        tag_name, table, _ = self._headers(spec, spec.tag)
         w(
             ind,
             f"""
@@ -99,7 +101,11 @@ if cs is not None and lb < cs <= hb and cs & {_OFFSETS} <= hi:
     a = cs >> {_SHIFT} & {_OFFSETS}
     b = cs & {_OFFSETS}
     ln = b - a
-    a -= {tag_size + 1} if ln < 128 else {tag_size} + len(_ev(ln))
+    h = {table}[ln] if ln < 128 else {tag_name} + _ev(ln)
+    a -= len(h)
+    if w[a : a + len(h)] != h:
+        cs = None
+if cs is not None:
     out.append(w[a:b])
     n += b - a""",
         )
