@@ -207,45 +207,84 @@ def _payload_start(element: Any) -> int:
     return _offsets(span)[0]
 
 
-def _dirty_elements(elements: list[Any], marks: list[int], starts: list[int] | None) -> list[int] | None:
+def _dirty_elements(
+    elements: list[Any], marks: list[int], starts: list[int] | None
+) -> tuple[list[int], list[bool]] | None:
     """The positions of the elements the sorted ``marks`` fall in (a mark before the first
-    payload is the owner's own), in order; None if an element lost its span. ``starts``:
-    every element's payload start, when the container tells them without building them."""
-    dirty: list[int] = []
-    if starts is not None:
-        for mark in marks:
-            at = bisect.bisect_right(starts, mark) - 1
-            if at >= 0 and (not dirty or dirty[-1] != at):
-                dirty.append(at)
-        return dirty
+    payload is the owner's own), in order, and for each whether its one mark is its own
+    payload's start (it changed itself, nothing inside it did); None if an element lost
+    its span. ``starts``: every element's payload start, when the container tells them
+    without building them."""
     try:
-        if len(marks) * 16 < len(elements):
-            # Few marks: a search each, reading the spans of a few elements only.
-            def after(mark: int) -> int:
-                return bisect.bisect_right(elements, mark, key=_payload_start)
-
-        else:
+        if starts is None and len(marks) * 16 >= len(elements):
             # Many (every node renamed): the starts read once, searched as plain ints.
             starts = [_payload_start(element) for element in elements]
+        if starts is not None:
+            if marks and starts and marks[0] < starts[0]:
+                marks = marks[1:]  # the owner's own
+            if marks == starts:  # every element changed itself (one comparison, in C)
+                return list(range(len(starts))), [True] * len(starts)
 
             def after(mark: int) -> int:
                 return bisect.bisect_right(starts, mark)
 
+            def start_of(at: int) -> int:
+                return starts[at]
+
+        else:
+            # Few marks: a search each, reading the spans of a few elements only.
+            def after(mark: int) -> int:
+                return bisect.bisect_right(elements, mark, key=_payload_start)
+
+            def start_of(at: int) -> int:
+                return _payload_start(elements[at])
+
+        dirty: list[int] = []
+        own: list[bool] = []
         for mark in marks:
             at = after(mark) - 1
-            if at >= 0 and (not dirty or dirty[-1] != at):
+            if at < 0:
+                continue
+            if dirty and dirty[-1] == at:
+                own[-1] = False  # a second mark: something inside it changed
+            else:
                 dirty.append(at)
+                own.append(mark == start_of(at))
     except _NoSpanError:
         return None
-    return dirty
+    return dirty, own
+
+
+def _every_element_itself(elements: list[Any], marks: list[int]) -> tuple[list[Any], list[int]] | None:
+    """The elements and their spans when the field's marks (its owner's left out) are
+    exactly its elements' starts: every element changed itself, nothing inside one did
+    (every node renamed). Then each element is read anyway, and its start is told by its
+    span; None otherwise."""
+    if len(marks) != len(elements):
+        return None
+    changed = elements[:]
+    spans = [element._span for element in changed]
+    if None in spans or [span >> _OFFSET_BITS & _OFFSET_MASK for span in spans] != marks:
+        return None
+    return changed, spans
+
+
+@functools.cache
+def _headers(tag: bytes) -> tuple[bytes, ...]:
+    """A record's tag and one-byte length, for each length below 128."""
+    return tuple(tag + bytes((size,)) for size in range(128))
 
 
 def reuse_field(
-    elements: list[Any], span: int, tag: bytes, encode: Callable[[Any, list[Any]], int], out: list[Any]
+    elements: list[Any], span: int, tag: bytes, encode: Callable[..., int], out: list[Any]
 ) -> int | None:
     """Append a repeated message field: its source bytes, re-encoding only the elements
     that changed; returns the bytes appended, or None when the field itself changed
-    (the caller then encodes it element by element)."""
+    (the caller then encodes it element by element).
+
+    An element that changed itself while nothing inside it did is encoded in own-fields
+    mode (``encode(element, out, view)``, wirecodec.protobuf.gen.encode): its own fields,
+    and its sub-messages as their source records."""
     origin = _origin_of(span)
     if origin is None:
         return None
@@ -256,30 +295,46 @@ def reuse_field(
     if not marks:
         out.append(view[start:end])
         return end - start
-    if marked in marks:
+    # The container's own change: its mark, the first after the owner's (at ``start``) if any.
+    if marks[0] == marked or (len(marks) > 1 and marks[1] == marked):
         return None
-    # A container of records (schema_dsl.views) tells where its elements start without views.
-    tell = getattr(elements, "_element_starts", None)
-    dirty = _dirty_elements(elements, marks, None if tell is None else tell())
-    if dirty is None:
-        return None
-    changed = [elements[at] for at in dirty]  # (read once: a container of records builds on reads)
-    spans = [element._span for element in changed]
-    if None in spans:  # cleared since: where its record began is not known
-        return None
+    found = _every_element_itself(elements, marks[1:] if marks[0] == start else marks)
+    if found is not None:
+        changed, spans = found
+        own = [True] * len(changed)
+    else:
+        # A container of records (schema_dsl.views) tells where its elements start without views.
+        tell = getattr(elements, "_element_starts", None)
+        dirty_own = _dirty_elements(elements, marks, None if tell is None else tell())
+        if dirty_own is None:
+            return None
+        dirty, own = dirty_own
+        # (read once: a container of records builds on reads)
+        changed = elements[:] if len(dirty) == len(elements) else [elements[at] for at in dirty]
+        spans = [element._span for element in changed]
+        if None in spans:  # cleared since: where its record began is not known
+            return None
+    headers = _headers(tag)
+    tag_size = len(tag)
     written, done = 0, start
-    for element, element_span in zip(changed, spans, strict=True):
-        payload, payload_end = _offsets(element_span)
-        record = _record_start(payload, payload_end, len(tag))
+    for element, element_span, alone in zip(changed, spans, own, strict=True):
+        payload = (element_span >> _OFFSET_BITS) & _OFFSET_MASK
+        payload_end = element_span & _OFFSET_MASK
+        size = payload_end - payload
+        record = payload - tag_size - (1 if size < 128 else 2 if size < 16384 else varint_size(size))
         if record > done:
             out.append(view[done:record])
             written += record - done
         slot = len(out)
         out.append(b"")
-        size = encode(element, out)
-        header = tag + encode_varint(size)
-        out[slot] = header
-        written += len(header) + size
+        size = encode(element, out, view) if alone else encode(element, out)
+        if size < 128:
+            out[slot] = headers[size]
+            written += tag_size + 1 + size
+        else:
+            header = tag + (bytes((size & 127 | 128, size >> 7)) if size < 16384 else encode_varint(size))
+            out[slot] = header
+            written += len(header) + size
         done = payload_end
     if done < end:
         out.append(view[done:end])

@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.AttributeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_AttributeProto(o, out):
+def encode_AttributeProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -57,38 +66,64 @@ def encode_AttributeProto(o, out):
         out.append(b)
     if present & 16:
         v = o.t
-        i = len(out)
-        out.append(b"")
-        ln = _e_t(v, out)
-        if ln < 128:
-            out[i] = _h_42[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_42 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_t(v, out)
+            if ln < 128:
+                out[i] = _h_42[ln]
+                n += 2 + ln
+            else:
+                h = _t_42 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 32:
         v = o.g
-        i = len(out)
-        out.append(b"")
-        ln = _e_g(v, out)
-        if ln < 128:
-            out[i] = _h_50[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_50[ln] if ln < 128 else _t_50 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_50 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_g(v, out)
+            if ln < 128:
+                out[i] = _h_50[ln]
+                n += 2 + ln
+            else:
+                h = _t_50 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 64:
         v = o.floats
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_floats and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             out.append(_t_61 + _f32b(x))
             n += 5
     if present & 128:
         v = o.ints
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_ints and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -101,7 +136,7 @@ def encode_AttributeProto(o, out):
                 n += len(h)
     if present & 256:
         v = o.strings
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_strings and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x if type(x) is bytes else _bview(x)
@@ -116,44 +151,82 @@ def encode_AttributeProto(o, out):
             out.append(b)
     if present & 512:
         v = o.tensors
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_tensors and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_82, _e_tensors, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_tensors(x, out)
-                if ln < 128:
-                    out[i] = _h_82[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_82 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_82, _e_tensors, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_82[ln] if ln < 128 else _t_82 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_tensors(x, out)
+                        if ln < 128:
+                            out[i] = _h_82[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_82 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 1024:
         v = o.graphs
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_graphs and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_90, _e_graphs, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_graphs(x, out)
-                if ln < 128:
-                    out[i] = _h_90[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_90 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_90, _e_graphs, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_90[ln] if ln < 128 else _t_90 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_graphs(x, out)
+                        if ln < 128:
+                            out[i] = _h_90[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_90 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 2048:
         v = o.doc_string
         b = v.encode('utf-8', 'surrogateescape')
@@ -168,36 +241,68 @@ def encode_AttributeProto(o, out):
         out.append(b)
     if present & 4096:
         v = o.tp
-        i = len(out)
-        out.append(b"")
-        ln = _e_tp(v, out)
-        if ln < 128:
-            out[i] = _h_114[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_114[ln] if ln < 128 else _t_114 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_114 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_tp(v, out)
+            if ln < 128:
+                out[i] = _h_114[ln]
+                n += 2 + ln
+            else:
+                h = _t_114 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 8192:
         v = o.type_protos
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_type_protos and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_122, _e_type_protos, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_type_protos(x, out)
-                if ln < 128:
-                    out[i] = _h_122[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_122 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_122, _e_type_protos, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_122[ln] if ln < 128 else _t_122 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_type_protos(x, out)
+                        if ln < 128:
+                            out[i] = _h_122[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_122 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 16384:
         v = o.type
         if type(v) is int and 0 <= v < 128:
@@ -222,36 +327,68 @@ def encode_AttributeProto(o, out):
         out.append(b)
     if present & 65536:
         v = o.sparse_tensor
-        i = len(out)
-        out.append(b"")
-        ln = _e_sparse_tensor(v, out)
-        if ln < 128:
-            out[i] = _h_178[ln]
-            n += 3 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_178[ln] if ln < 128 else _t_178 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_178 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_sparse_tensor(v, out)
+            if ln < 128:
+                out[i] = _h_178[ln]
+                n += 3 + ln
+            else:
+                h = _t_178 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 131072:
         v = o.sparse_tensors
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sparse_tensors and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_186, _e_sparse_tensors, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_sparse_tensors(x, out)
-                if ln < 128:
-                    out[i] = _h_186[ln]
-                    n += 3 + ln
-                else:
-                    h = _t_186 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_186, _e_sparse_tensors, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_186[ln] if ln < 128 else _t_186 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_sparse_tensors(x, out)
+                        if ln < 128:
+                            out[i] = _h_186[ln]
+                            n += 3 + ln
+                        else:
+                            h = _t_186 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

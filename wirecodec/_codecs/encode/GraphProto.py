@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.GraphProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_GraphProto(o, out):
+def encode_GraphProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -19,24 +28,43 @@ def encode_GraphProto(o, out):
     n = 0
     if present & 1:
         v = o.node
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_node and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_10, _e_node, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_node(x, out)
-                if ln < 128:
-                    out[i] = _h_10[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_10 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_10, _e_node, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_10[ln] if ln < 128 else _t_10 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_node(x, out)
+                        if ln < 128:
+                            out[i] = _h_10[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_10 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 2:
         v = o.name
         b = v.encode('utf-8', 'surrogateescape')
@@ -51,24 +79,43 @@ def encode_GraphProto(o, out):
         out.append(b)
     if present & 4:
         v = o.initializer
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_initializer and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_42, _e_initializer, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_initializer(x, out)
-                if ln < 128:
-                    out[i] = _h_42[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_42 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_42, _e_initializer, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_initializer(x, out)
+                        if ln < 128:
+                            out[i] = _h_42[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_42 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 8:
         v = o.doc_string
         b = v.encode('utf-8', 'surrogateescape')
@@ -83,124 +130,238 @@ def encode_GraphProto(o, out):
         out.append(b)
     if present & 16:
         v = o.input
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_input and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_90, _e_input, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_input(x, out)
-                if ln < 128:
-                    out[i] = _h_90[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_90 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_90, _e_input, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_90[ln] if ln < 128 else _t_90 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_input(x, out)
+                        if ln < 128:
+                            out[i] = _h_90[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_90 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 32:
         v = o.output
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_output and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_98, _e_output, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_output(x, out)
-                if ln < 128:
-                    out[i] = _h_98[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_98 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_98, _e_output, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_98[ln] if ln < 128 else _t_98 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_output(x, out)
+                        if ln < 128:
+                            out[i] = _h_98[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_98 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 64:
         v = o.value_info
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_value_info and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_106, _e_value_info, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_value_info(x, out)
-                if ln < 128:
-                    out[i] = _h_106[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_106 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_106, _e_value_info, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_106[ln] if ln < 128 else _t_106 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_value_info(x, out)
+                        if ln < 128:
+                            out[i] = _h_106[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_106 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 128:
         v = o.quantization_annotation
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_quantization_annotation and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_114, _e_quantization_annotation, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_quantization_annotation(x, out)
-                if ln < 128:
-                    out[i] = _h_114[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_114 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_114, _e_quantization_annotation, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_114[ln] if ln < 128 else _t_114 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_quantization_annotation(x, out)
+                        if ln < 128:
+                            out[i] = _h_114[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_114 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 256:
         v = o.sparse_initializer
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sparse_initializer and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_122, _e_sparse_initializer, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_sparse_initializer(x, out)
-                if ln < 128:
-                    out[i] = _h_122[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_122 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_122, _e_sparse_initializer, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_122[ln] if ln < 128 else _t_122 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_sparse_initializer(x, out)
+                        if ln < 128:
+                            out[i] = _h_122[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_122 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 512:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_130, _e_metadata_props, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_metadata_props(x, out)
-                if ln < 128:
-                    out[i] = _h_130[ln]
-                    n += 3 + ln
-                else:
-                    h = _t_130 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_130, _e_metadata_props, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_130[ln] if ln < 128 else _t_130 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_metadata_props(x, out)
+                        if ln < 128:
+                            out[i] = _h_130[ln]
+                            n += 3 + ln
+                        else:
+                            h = _t_130 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

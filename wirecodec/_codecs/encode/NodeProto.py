@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.NodeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_NodeProto(o, out):
+def encode_NodeProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -19,7 +28,7 @@ def encode_NodeProto(o, out):
     n = 0
     if present & 1:
         v = o.input
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_input and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -34,7 +43,7 @@ def encode_NodeProto(o, out):
             out.append(b)
     if present & 2:
         v = o.output
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_output and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x.encode('utf-8', 'surrogateescape')
@@ -73,24 +82,43 @@ def encode_NodeProto(o, out):
         out.append(b)
     if present & 16:
         v = o.attribute
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_attribute and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_42, _e_attribute, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_attribute(x, out)
-                if ln < 128:
-                    out[i] = _h_42[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_42 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_42, _e_attribute, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_attribute(x, out)
+                        if ln < 128:
+                            out[i] = _h_42[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_42 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 32:
         v = o.doc_string
         b = v.encode('utf-8', 'surrogateescape')
@@ -129,44 +157,82 @@ def encode_NodeProto(o, out):
         out.append(b)
     if present & 256:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_74, _e_metadata_props, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_metadata_props(x, out)
-                if ln < 128:
-                    out[i] = _h_74[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_74 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_74, _e_metadata_props, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_74[ln] if ln < 128 else _t_74 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_metadata_props(x, out)
+                        if ln < 128:
+                            out[i] = _h_74[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_74 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 512:
         v = o.device_configurations
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_device_configurations and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_82, _e_device_configurations, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_device_configurations(x, out)
-                if ln < 128:
-                    out[i] = _h_82[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_82 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_82, _e_device_configurations, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_82[ln] if ln < 128 else _t_82 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_device_configurations(x, out)
+                        if ln < 128:
+                            out[i] = _h_82[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_82 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.ShardingSpecProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_ShardingSpecProto(o, out):
+def encode_ShardingSpecProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -31,7 +40,7 @@ def encode_ShardingSpecProto(o, out):
         out.append(b)
     if present & 2:
         v = o.device
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_device and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -44,44 +53,82 @@ def encode_ShardingSpecProto(o, out):
                 n += len(h)
     if present & 4:
         v = o.index_to_device_group_map
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_index_to_device_group_map and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_26, _e_index_to_device_group_map, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_index_to_device_group_map(x, out)
-                if ln < 128:
-                    out[i] = _h_26[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_26 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_26, _e_index_to_device_group_map, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_26[ln] if ln < 128 else _t_26 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_index_to_device_group_map(x, out)
+                        if ln < 128:
+                            out[i] = _h_26[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_26 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 8:
         v = o.sharded_dim
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_sharded_dim and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_34, _e_sharded_dim, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_sharded_dim(x, out)
-                if ln < 128:
-                    out[i] = _h_34[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_34 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_34, _e_sharded_dim, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_34[ln] if ln < 128 else _t_34 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_sharded_dim(x, out)
+                        if ln < 128:
+                            out[i] = _h_34[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_34 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

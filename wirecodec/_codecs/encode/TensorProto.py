@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.TensorProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_TensorProto(o, out):
+def encode_TensorProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -19,7 +28,7 @@ def encode_TensorProto(o, out):
     n = 0
     if present & 1:
         v = o.dims
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_dims and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             if type(x) is int and 0 <= x < 128:
@@ -42,19 +51,32 @@ def encode_TensorProto(o, out):
             n += len(h)
     if present & 4:
         v = o.segment
-        i = len(out)
-        out.append(b"")
-        ln = _e_segment(v, out)
-        if ln < 128:
-            out[i] = _h_26[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_26[ln] if ln < 128 else _t_26 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_26 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_segment(v, out)
+            if ln < 128:
+                out[i] = _h_26[ln]
+                n += 2 + ln
+            else:
+                h = _t_26 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 8:
         v = o.float_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_float_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             b = _f32pack(v)
@@ -69,7 +91,7 @@ def encode_TensorProto(o, out):
             out.append(b)
     if present & 16:
         v = o.int32_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_int32_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -86,7 +108,7 @@ def encode_TensorProto(o, out):
             out.append(b)
     if present & 32:
         v = o.string_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_string_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         for x in v:
             b = x if type(x) is bytes else _bview(x)
@@ -101,7 +123,7 @@ def encode_TensorProto(o, out):
             out.append(b)
     if present & 64:
         v = o.int64_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_int64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -142,7 +164,7 @@ def encode_TensorProto(o, out):
         out.append(b)
     if present & 512:
         v = o.double_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_double_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             b = _pack(f'<{len(v)}d', *v)
@@ -157,7 +179,7 @@ def encode_TensorProto(o, out):
             out.append(b)
     if present & 1024:
         v = o.uint64_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_uint64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
             for x in v:
@@ -186,24 +208,43 @@ def encode_TensorProto(o, out):
         out.append(b)
     if present & 4096:
         v = o.external_data
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_external_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_106, _e_external_data, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_external_data(x, out)
-                if ln < 128:
-                    out[i] = _h_106[ln]
-                    n += 2 + ln
-                else:
-                    h = _t_106 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_106, _e_external_data, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_106[ln] if ln < 128 else _t_106 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_external_data(x, out)
+                        if ln < 128:
+                            out[i] = _h_106[ln]
+                            n += 2 + ln
+                        else:
+                            h = _t_106 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     if present & 8192:
         v = o.data_location
         if type(v) is int and 0 <= v < 128:
@@ -216,24 +257,43 @@ def encode_TensorProto(o, out):
             n += len(h)
     if present & 16384:
         v = o.metadata_props
-        if type(v) is not list and not isinstance(v, (list, tuple)):
+        if type(v) is not _R_metadata_props and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         cs = getattr(v, '_records', None)
-        k = None if cs is None else _reuse_field(v, cs, _t_130, _e_metadata_props, out)
-        if k is not None:
-            n += k
+        if w is not None and cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = (cs >> 40 & 1099511627775) - 1
+            b = cs & 1099511627775
+            out.append(w[a:b])
+            n += b - a
         else:
-            for x in v:
-                i = len(out)
-                out.append(b"")
-                ln = _e_metadata_props(x, out)
-                if ln < 128:
-                    out[i] = _h_130[ln]
-                    n += 3 + ln
-                else:
-                    h = _t_130 + _ev(ln)
-                    out[i] = h
-                    n += len(h) + ln
+            k = None if cs is None else _reuse_field(v, cs, _t_130, _e_metadata_props, out)
+            if k is not None:
+                n += k
+            else:
+                for x in v:
+                    cs = None if w is None else x._span
+                    if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+                        a = cs >> 40 & 1099511627775
+                        b = cs & 1099511627775
+                        ln = b - a
+                        h = _h_130[ln] if ln < 128 else _t_130 + _ev(ln)
+                        a -= len(h)
+                        if w[a : a + len(h)] != h:
+                            cs = None
+                    if cs is not None:
+                        out.append(w[a:b])
+                        n += b - a
+                    else:
+                        i = len(out)
+                        out.append(b"")
+                        ln = _e_metadata_props(x, out)
+                        if ln < 128:
+                            out[i] = _h_130[ln]
+                            n += 3 + ln
+                        else:
+                            h = _t_130 + _ev(ln)
+                            out[i] = h
+                            n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

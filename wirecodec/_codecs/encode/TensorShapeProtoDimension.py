@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.TensorShapeProto.Dimension, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_TensorShapeProto_Dimension(o, out):
+def encode_TensorShapeProto_Dimension(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()

@@ -2,16 +2,25 @@
 # The 'encode' codec of schema_dsl.onnx.TypeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def encode_TypeProto(o, out):
+def encode_TypeProto(o, out, w=None):
     if type(o) is not _C:
         _wrong_type(o, _C)
-    sp = o._span
-    if sp is not None:
-        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-        b = _reuse(sp)
-        if b is not None:
-            out.append(b)
-            return len(b)
+    if w is None:
+        sp = o._span
+        if sp is not None:
+            # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+            b = _reuse(sp)
+            if b is not None:
+                out.append(b)
+                return len(b)
+    else:
+        # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+        # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+        # still its source bytes in w
+        sp = o._span
+        hi = sp & 1099511627775
+        lb = sp | 1099511627775
+        hb = sp >> 80 << 80 | hi << 40 | hi
     x = o._x
     if x is not None and x.lazy:
         o._load_lazy()
@@ -19,40 +28,79 @@ def encode_TypeProto(o, out):
     n = 0
     if present & 1:
         v = o.tensor_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_tensor_type(v, out)
-        if ln < 128:
-            out[i] = _h_10[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_10[ln] if ln < 128 else _t_10 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_10 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_tensor_type(v, out)
+            if ln < 128:
+                out[i] = _h_10[ln]
+                n += 2 + ln
+            else:
+                h = _t_10 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 2:
         v = o.sequence_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_sequence_type(v, out)
-        if ln < 128:
-            out[i] = _h_34[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_34[ln] if ln < 128 else _t_34 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_34 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_sequence_type(v, out)
+            if ln < 128:
+                out[i] = _h_34[ln]
+                n += 2 + ln
+            else:
+                h = _t_34 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 4:
         v = o.map_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_map_type(v, out)
-        if ln < 128:
-            out[i] = _h_42[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_42[ln] if ln < 128 else _t_42 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_42 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_map_type(v, out)
+            if ln < 128:
+                out[i] = _h_42[ln]
+                n += 2 + ln
+            else:
+                h = _t_42 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 8:
         v = o.denotation
         b = v.encode('utf-8', 'surrogateescape')
@@ -67,40 +115,79 @@ def encode_TypeProto(o, out):
         out.append(b)
     if present & 16:
         v = o.opaque_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_opaque_type(v, out)
-        if ln < 128:
-            out[i] = _h_58[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_58[ln] if ln < 128 else _t_58 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_58 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_opaque_type(v, out)
+            if ln < 128:
+                out[i] = _h_58[ln]
+                n += 2 + ln
+            else:
+                h = _t_58 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 32:
         v = o.sparse_tensor_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_sparse_tensor_type(v, out)
-        if ln < 128:
-            out[i] = _h_66[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_66[ln] if ln < 128 else _t_66 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_66 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_sparse_tensor_type(v, out)
+            if ln < 128:
+                out[i] = _h_66[ln]
+                n += 2 + ln
+            else:
+                h = _t_66 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     if present & 64:
         v = o.optional_type
-        i = len(out)
-        out.append(b"")
-        ln = _e_optional_type(v, out)
-        if ln < 128:
-            out[i] = _h_74[ln]
-            n += 2 + ln
+        cs = None if w is None else v._span
+        if cs is not None and lb < cs <= hb and cs & 1099511627775 <= hi:
+            a = cs >> 40 & 1099511627775
+            b = cs & 1099511627775
+            ln = b - a
+            h = _h_74[ln] if ln < 128 else _t_74 + _ev(ln)
+            a -= len(h)
+            if w[a : a + len(h)] != h:
+                cs = None
+        if cs is not None:
+            out.append(w[a:b])
+            n += b - a
         else:
-            h = _t_74 + _ev(ln)
-            out[i] = h
-            n += len(h) + ln
+            i = len(out)
+            out.append(b"")
+            ln = _e_optional_type(v, out)
+            if ln < 128:
+                out[i] = _h_74[ln]
+                n += 2 + ln
+            else:
+                h = _t_74 + _ev(ln)
+                out[i] = h
+                n += len(h) + ln
     x = o._x
     v = () if x is None else x.unknown
     if v:

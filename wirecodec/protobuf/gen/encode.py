@@ -8,6 +8,14 @@ so each payload is referenced once and copied once, when the chunks are joined o
 written out. A decoded message that nothing has changed since appends its source bytes
 instead, and a long repeated field its records' (wirecodec.protobuf.origin).
 
+A third argument ``w`` (None unless given) is for :func:`wirecodec.protobuf.origin.reuse_field`:
+the origin's bytes, passed for an element that changed *itself* while nothing inside it
+did (every change reported inside its span was its own). The encoder then skips the
+re-emit check it would fail, writes the element's own fields, and appends each
+sub-message decoded inside the element's span as its source record (tag, length and
+payload: one slice, no check, no call): renaming a node encodes its strings and copies
+its attributes.
+
 Type errors are not checked here beyond what the operations themselves reject; when
 anything raises, :mod:`wirecodec.protobuf.codec` re-walks the message to report which field.
 """
@@ -17,8 +25,10 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl import FieldSpec, Kind, MessageSchema
+from schema_dsl.containers import container_class
 from wirecodec.protobuf.gen.decode import function_name
 from wirecodec.protobuf.gen.source import FIXED_KINDS, Writer
+from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.wire import encode_varint
 
 __all__ = ["EncoderSource"]
@@ -33,6 +43,9 @@ _VARINT_ENCODER: Final = {
     Kind.SINT32: "_v_s32",
     Kind.BOOL: "_v_bool",
 }
+# wirecodec.protobuf.origin's span layout: serial << 80 | start << 40 | end
+_SHIFT: Final = SPAN_SHIFT
+_OFFSETS: Final = (1 << _SHIFT) - 1
 # Kinds whose values 0..127 encode as that single byte, so a table can hold tag+value.
 _SMALL_TABLE: Final = {Kind.INT64, Kind.INT32, Kind.ENUM, Kind.UINT64, Kind.UINT32}
 
@@ -72,6 +85,29 @@ else:
     out.append(h)
     n += len(h) + ln
 out.append({body})""",
+        )
+
+    def _inside(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
+        """Own-fields mode (``w`` given): a sub-message decoded inside the element's span is
+        appended as its source record when that record's tag and length are canonical (an
+        element not canonical itself reports a change at decode); the line after this goes
+        on otherwise (``else``)."""
+        tag_name, table, _ = self._headers(spec, spec.tag)
+        w(
+            ind,
+            f"""
+cs = None if w is None else {value}._span
+if cs is not None and lb < cs <= hb and cs & {_OFFSETS} <= hi:
+    a = cs >> {_SHIFT} & {_OFFSETS}
+    b = cs & {_OFFSETS}
+    ln = b - a
+    h = {table}[ln] if ln < 128 else {tag_name} + _ev(ln)
+    a -= len(h)
+    if w[a : a + len(h)] != h:
+        cs = None
+if cs is not None:
+    out.append(w[a:b])
+    n += b - a""",
         )
 
     def _message(self, w: Writer, ind: int, spec: FieldSpec, value: str) -> None:
@@ -146,46 +182,73 @@ else:
     def _field(self, w: Writer, spec: FieldSpec) -> None:
         w(1, f"if present & {self.schema.bit[spec.name]}:\n    v = o.{spec.name}")
         if spec.repeated:
-            w(2, "if type(v) is not list and not isinstance(v, (list, tuple)):\n    _not_a_list(v)")
+            # (the field's own container class first: a decoded or built message's, no call)
+            ours = f"_R_{spec.name}"
+            self.constants[ours] = container_class(spec)
+            w(
+                2,
+                f"if type(v) is not {ours} and type(v) is not list and not isinstance(v, (list, tuple)):"
+                "\n    _not_a_list(v)",
+            )
             if spec.packed:
                 w(2, "if v:")
                 self._packed(w, 3, spec)
             elif spec.kind is Kind.MESSAGE:
                 # A long field decoded whole has a span of its own (wirecodec.protobuf.origin).
+                # In own-fields mode a field span inside the element's is its source records.
                 w(
                     2,
                     f"""
 cs = getattr(v, '_records', None)
-k = None if cs is None else _reuse_field(v, cs, {self._tag(spec, spec.tag)}, _e_{spec.name}, out)
-if k is not None:
-    n += k
-else:""",
+if w is not None and cs is not None and lb < cs <= hb and cs & {_OFFSETS} <= hi:
+    a = (cs >> {_SHIFT} & {_OFFSETS}) - 1
+    b = cs & {_OFFSETS}
+    out.append(w[a:b])
+    n += b - a
+else:
+    k = None if cs is None else _reuse_field(v, cs, {self._tag(spec, spec.tag)}, _e_{spec.name}, out)
+    if k is not None:
+        n += k
+    else:
+        for x in v:""",
                 )
-                w(3, "for x in v:")
-                self._scalar(w, 4, spec, "x")
+                self._inside(w, 5, spec, "x")
+                w(5, "else:")
+                self._scalar(w, 6, spec, "x")
             else:
                 w(2, "for x in v:")
                 self._scalar(w, 3, spec, "x")
         elif spec.kind is Kind.MESSAGE:
-            self._message(w, 2, spec, "v")
+            self._inside(w, 2, spec, "v")
+            w(2, "else:")
+            self._message(w, 3, spec, "v")
         else:
             self._scalar(w, 2, spec, "v")
 
     def source(self) -> str:
         w = Writer()
-        w(0, f"def {function_name('encode', self.schema)}(o, out):")
+        w(0, f"def {function_name('encode', self.schema)}(o, out, w=None):")
         w(
             1,
-            """
+            f"""
 if type(o) is not _C:
     _wrong_type(o, _C)
-sp = o._span
-if sp is not None:
-    # decoded from canonical bytes that cannot change: re-emit them if still unchanged
-    b = _reuse(sp)
-    if b is not None:
-        out.append(b)
-        return len(b)
+if w is None:
+    sp = o._span
+    if sp is not None:
+        # decoded from canonical bytes that cannot change: re-emit them if still unchanged
+        b = _reuse(sp)
+        if b is not None:
+            out.append(b)
+            return len(b)
+else:
+    # o changed itself, nothing inside it did (origin.reuse_field): a span cs of the same
+    # origin starting after o's and ending within it (lb < cs <= hb, its end <= hi) is
+    # still its source bytes in w
+    sp = o._span
+    hi = sp & {_OFFSETS}
+    lb = sp | {_OFFSETS}
+    hb = sp >> {2 * _SHIFT} << {2 * _SHIFT} | hi << {_SHIFT} | hi
 x = o._x
 if x is not None and x.lazy:
     o._load_lazy()
