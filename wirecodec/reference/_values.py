@@ -42,16 +42,15 @@ def _waiting_floats(tensor: Any) -> Any:
     (the weights some exporters put in Constant nodes) read by numpy from those bytes,
     instead of unpacked into Python floats first (most of a first build on such a model).
     None for any other tensor: ``to_array`` reads it, and checks every field."""
-    table = getattr(tensor, "_lazy", None)
-    if not table or tensor.data_type != _FLOAT or tensor.data_location:
+    if tensor.data_type != _FLOAT or tensor.data_location:
         return None
-    from wirecodec.protobuf.lazy import PendingRun
+    from wirecodec.protobuf.lazy import PendingRun, waiting_record
 
-    run = table.record("float_data")
+    run = waiting_record(tensor, "float_data")  # (unchanged by a load in another thread)
     if type(run) is not PendingRun or run.fmt != "f" or any(type(p) is not tuple for p in run.pieces):
         return None
     bits = type(tensor).__schema__.bit
-    if any(tensor._has & bits[f] or table.record(f) is not None for f in _OTHER_FIELDS):
+    if any(tensor._has & bits[f] for f in _OTHER_FIELDS):
         return None  # another value field stored or waiting: to_array says what is wrong
     shape = tuple(int(d) for d in tensor.dims)
     if any(d < 0 for d in shape) or math.prod(shape) != run.count:
