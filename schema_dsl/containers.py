@@ -102,9 +102,13 @@ class RepeatedContainer(list[_T]):
     __hash__ = None
 
     def __add__(self, other: list[Any]) -> list[Any]:
-        if isinstance(other, WaitingContainer):
-            WaitingContainer._arrive(other)
-        return list.__add__(self, other)
+        if type(other) is list:
+            return list.__add__(self, other)
+        if not isinstance(other, list):
+            return NotImplemented
+        # Another container: its storage may hold what is not yet its elements (offsets
+        # waiting, sealed records), which list's C code would copy; its iteration does not.
+        return [*self, *other]
 
     # -- changes that need no conversion ---------------------------------------------------
 
