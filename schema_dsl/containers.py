@@ -104,11 +104,11 @@ class RepeatedContainer(list[_T]):
     def __add__(self, other: list[Any]) -> list[Any]:
         if type(other) is list:
             return list.__add__(self, other)
-        if not isinstance(other, list):
-            return NotImplemented
-        # Another container: its storage may hold what is not yet its elements (offsets
-        # waiting, sealed records), which list's C code would copy; its iteration does not.
-        return [*self, *other]
+        if isinstance(other, list):
+            # Another container: its storage may hold what is not yet its elements (offsets
+            # waiting, sealed records), which list's C code would copy; its iteration does not.
+            return [*self, *other]
+        return NotImplemented
 
     # -- changes that need no conversion ---------------------------------------------------
 
