@@ -275,4 +275,15 @@ MUTANTS: tuple[Mutant, ...] = (
         _COPIES,
         "a copy of a changed message loses its unknown fields",
     ),
+    Mutant(
+        "safetensors-initializers-by-identity",
+        "wirecodec/files/safetensors/names.py",
+        "            is_initializer.append(site.path in initializers)\n",
+        "            is_initializer.append(\n"
+        "                id(tensor)\n"
+        "                in {id(s.message) for s in tensor_sites(model, attributes=False, sparse=False)}\n"
+        "            )\n",
+        ("tests/unit/files/test_safetensors.py",),
+        "named_tensors tells initializers by the identity of objects a walk yielded and nobody holds",
+    ),
 )

@@ -302,6 +302,29 @@ def test_names_that_are_not_unique_or_not_valid_get_deterministic_suffixes() -> 
     assert names == ["w", "w.1", "__metadata__.1", "tensor.1", "w.2", "tensor.2"]
 
 
+def test_initializers_are_told_by_where_they_are_not_by_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk may yield temporary objects (a peek's copies, a long graph's views nobody
+    holds): one freed after the first walk leaves its id to a tensor of the second, which
+    must not then count as an initializer (issue 48: writers by path, not by id())."""
+    from wirecodec.files.safetensors import names as names_module
+    from wirecodec.protobuf.walk import Site
+
+    real = names_module.tensor_sites
+
+    def temporary_copies(*args: object, **kwargs: object) -> object:
+        for site in real(*args, **kwargs):  # type: ignore[arg-type]
+            copy = TensorProto()
+            copy.CopyFrom(site.message)
+            yield Site(site.path, copy, site.field, site.parent)
+            del copy  # freed at once: the next copy is likely to get its id
+
+    monkeypatch.setattr(names_module, "tensor_sites", temporary_copies)
+    model = _names_model()
+    flags = [initializer for _, _, initializer in named_tensors(model)]
+    # Walk order: outer initializers, the Constant's tensor, the If branch's initializers.
+    assert flags == [True, True, True, False, True, True]
+
+
 def test_saved_names_are_the_ones_attach_finds(tmp_path: pathlib.Path) -> None:
     model = _names_model()
     wirecodec.save(

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Final
 
 from schema_dsl.onnx import ModelProto, TensorProto
-from wirecodec.files.base.walk import tensors
+from wirecodec.files.base.walk import tensor_sites
 from wirecodec.files.safetensors.format import METADATA_KEY
 
 __all__ = ["named_tensors"]
@@ -47,15 +47,22 @@ def named_tensors(model: ModelProto) -> list[tuple[TensorProto, str, bool]]:
     Each tensor object appears once. Sparse tensors and training graphs are left out,
     as ONNX's own external-data save leaves them out.
     """
+    # By path, not by identity: the first walk's tensors are not held, and a freed one's
+    # id could be a later tensor's.
     initializers = {
-        id(t) for t in tensors(model, attributes=False, sparse=False, functions=False, training=False)
+        site.path
+        for site in tensor_sites(model, attributes=False, sparse=False, functions=False, training=False)
     }
-    seen: set[int] = set()
+    seen: set[int] = set()  # ids of tensors held in ``found``: none is reused meanwhile
     found: list[TensorProto] = []
-    for tensor in tensors(model, attributes=True, sparse=False, functions=True, training=False):
+    is_initializer: list[bool] = []
+    for site in tensor_sites(model, attributes=True, sparse=False, functions=True, training=False):
+        tensor = site.message
+        assert isinstance(tensor, TensorProto)
         if id(tensor) not in seen:
             seen.add(id(tensor))
             found.append(tensor)
+            is_initializer.append(site.path in initializers)
     names: list[str | None] = []
     taken: set[str] = set()
     for tensor in found:
@@ -67,7 +74,7 @@ def named_tensors(model: ModelProto) -> list[tuple[TensorProto, str, bool]]:
             names.append(None)
     counters: dict[str, int] = {}
     result: list[tuple[TensorProto, str, bool]] = []
-    for tensor, kept in zip(found, names, strict=True):
+    for tensor, kept, initializer in zip(found, names, is_initializer, strict=True):
         if kept is None:
             base = tensor.name if tensor.name and _usable(tensor.name + ".1") else _UNNAMED
             n = counters.get(base, 0) + 1
@@ -76,5 +83,5 @@ def named_tensors(model: ModelProto) -> list[tuple[TensorProto, str, bool]]:
             counters[base] = n
             kept = f"{base}.{n}"
             taken.add(kept)
-        result.append((tensor, kept, id(tensor) in initializers))
+        result.append((tensor, kept, initializer))
     return result
