@@ -93,10 +93,11 @@ def _payload(tensor: TensorProto) -> memoryview | PendingBytes | None:
 
 
 def _distinct(tensors: Iterator[TensorProto]) -> Iterator[TensorProto]:
-    seen: set[int] = set()
+    # Each tensor is held with its id: one the caller drops must not leave its id to a later one.
+    seen: dict[int, TensorProto] = {}
     for tensor in tensors:
         if id(tensor) not in seen:
-            seen.add(id(tensor))
+            seen[id(tensor)] = tensor
             yield tensor
 
 
