@@ -12,9 +12,10 @@ on a message when it is imported or decodes:
   encoding", wirecodec.protobuf.origin) before any change to a decoded message or to
   one of its repeated fields;
 * the :class:`DeferredTable` a decoder leaves in a message's ``_lazy``, holding one
-  :class:`PendingField` per pending field (wirecodec.protobuf.lazy): the
-  model calls only ``in``, ``record``, ``take``, ``first_name`` and ``load``, through
-  schema_dsl.pending.
+  :class:`PendingField` per singular field whose value is fetched on first read (a
+  remote tensor's ``raw_data``, wirecodec.protobuf.lazy): the model calls only ``in``,
+  ``record``, ``take``, ``first_name`` and ``load``, through schema_dsl.pending. (A
+  repeated field's waiting elements live in its container: schema_dsl.containers.)
 """
 
 from __future__ import annotations
