@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import pathlib
 import unittest
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -31,7 +31,7 @@ class _Rep(base.BackendRep):
 
 
 class _OnePercentOff(base.Backend):
-    prepared_with: list[dict[str, Any]] = []
+    prepared_with: ClassVar[list[dict[str, Any]]] = []
 
     @classmethod
     def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> Any:
@@ -58,7 +58,9 @@ def _data_dir(root: pathlib.Path, data_json: dict[str, float] | None = None) -> 
     (case / "model.onnx").write_bytes(helper.make_model(graph).SerializeToString())
     x = np.array([1.0, 2.0, 4.0], np.float32)
     (case / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
-    (case / "test_data_set_0" / "output_0.pb").write_bytes(numpy_helper.from_array(x, "y").SerializeToString())
+    (case / "test_data_set_0" / "output_0.pb").write_bytes(
+        numpy_helper.from_array(x, "y").SerializeToString()
+    )
     if data_json is not None:
         (case / "data.json").write_text(json.dumps(data_json))
     return str(root)
@@ -84,7 +86,9 @@ def test_test_kwargs_rtol_is_the_tolerance_and_the_rest_goes_to_prepare(tmp_path
     assert _OnePercentOff.prepared_with == [{"rtol": 0.05, "flag": "seen"}]
 
 
-@pytest.mark.parametrize(("data_json", "kwargs", "passes"), [({"rtol": 0.05}, None, True), ({"rtol": 0.05}, {"rtol": 1e-4}, False)])
+@pytest.mark.parametrize(
+    ("data_json", "kwargs", "passes"), [({"rtol": 0.05}, None, True), ({"rtol": 0.05}, {"rtol": 1e-4}, False)]
+)
 def test_test_kwargs_override_data_json(
     tmp_path: pathlib.Path, data_json: dict[str, float], kwargs: dict[str, float] | None, passes: bool
 ) -> None:

@@ -64,7 +64,7 @@ def test_an_input_of_another_kind_is_refused_as_onnxruntime_refuses_it(
 ) -> None:
     model = _model(op, types, F, **attrs)
     feeds = _feeds(op, types)
-    with pytest.raises(Exception, match="(?i)type"):
+    with pytest.raises(Exception, match=r"(?i)type"):
         _onnxruntime(model, feeds)
     with pytest.raises(InputTypeError):
         ReferenceEvaluator(model.SerializeToString()).run(None, feeds)
@@ -80,7 +80,9 @@ ACCEPTED = [
 
 
 @pytest.mark.parametrize(("op", "types", "attrs"), ACCEPTED, ids=str)
-def test_the_types_the_schema_lists_run_as_in_onnxruntime(op: str, types: list[int], attrs: dict[str, Any]) -> None:
+def test_the_types_the_schema_lists_run_as_in_onnxruntime(
+    op: str, types: list[int], attrs: dict[str, Any]
+) -> None:
     out = F if op in ("Reshape", "Tile") else types[0]
     model = _model(op, types, out, **attrs)
     feeds = _feeds(op, types)

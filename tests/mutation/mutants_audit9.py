@@ -143,8 +143,8 @@ _BEFORE: tuple[Mutant, ...] = (
     Mutant(
         "audit9-waiting-fields-repeated-only",
         _LAZY_FILE,
-        "    return [spec.name for spec in message.__schema__.fields if waiting_record(message, spec.name)",
-        "    return [spec.name for spec in message.__schema__.fields if spec.repeated and waiting_record(message, spec.name)",
+        "    return [spec.name for spec in message.__schema__.fields if waiting_record(",
+        "    return [spec.name for spec in message.__schema__.fields if spec.repeated and waiting_record(",
         _T_LAZY,
         "waiting_fields leaves out a raw_data still to be fetched (a singular field)",
     ),
@@ -186,8 +186,8 @@ _BEFORE: tuple[Mutant, ...] = (
     Mutant(
         "audit9-reuse-field-record-of-128-one-byte-length",
         _ORIGIN_FILE,
-        "        record = payload - tag_size - (1 if size < 128 else 2 if size < 16384 else varint_size(size))\n",
-        "        record = payload - tag_size - (1 if size <= 128 else 2 if size < 16384 else varint_size(size))\n",
+        "        record = payload - tag_size - (1 if size < 128 else 2 if size < 16384 else",
+        "        record = payload - tag_size - (1 if size <= 128 else 2 if size < 16384 else",
         _T_ENCODER,
         "a changed element whose source payload was 128 bytes is taken to start one byte late",
     ),
@@ -356,7 +356,33 @@ _BEFORE: tuple[Mutant, ...] = (
 )
 
 # The tests written for the survivors, first in their selections.
-_KILLERS: dict[str, str] = {}
+_FIRST_USE = "tests/unit/protobuf/test_waiting_fields_first_use.py"
+_CACHE_TRUST = "tests/unit/protobuf/test_code_cache_location_and_trust.py"
+_INPUT_KINDS = "tests/differential/test_reference_input_kinds_variadic_and_fixed_types.py"
+_WRITEBACK_EDGES = "tests/unit/files/test_writeback_alignment_fetched_and_dot_names.py"
+_KILLERS: dict[str, str] = {
+    "audit9-container-ne-reads-waiting-storage": _FIRST_USE,
+    "audit9-waiting-contains-not-arriving": _FIRST_USE,
+    "audit9-waiting-reversed-not-arriving": _FIRST_USE,
+    "audit9-waiting-fields-repeated-only": "tests/unit/protobuf/test_waiting_fields_lists_fetched_bytes.py",
+    "audit9-code-cache-relative-xdg-honoured": _CACHE_TRUST,
+    "audit9-code-cache-group-writable-trusted": _CACHE_TRUST,
+    "audit9-reuse-field-record-of-128-one-byte-length": (
+        "tests/differential/test_reemit_edits_at_length_boundaries.py"
+    ),
+    "audit9-marks-within-end-excluded": (
+        "tests/differential/test_edit_of_an_empty_last_child_of_a_long_field.py"
+    ),
+    "audit9-runner-tolerances-of-test-kwargs-ignored": (
+        "tests/differential/test_onnx_compat_backend_runner_test_kwargs.py"
+    ),
+    "audit9-cast-like-19-without-saturate": "tests/differential/test_reference_cast_like_body_by_opset.py",
+    "audit9-variadic-inputs-past-the-first-unchecked": _INPUT_KINDS,
+    "audit9-fixed-type-inputs-unchecked": _INPUT_KINDS,
+    "audit9-writeback-small-tensors-page-aligned": _WRITEBACK_EDGES,
+    "audit9-writeback-fetched-inline-not-loaded": _WRITEBACK_EDGES,
+    "audit9-writeback-tensor-file-leading-dots-kept": _WRITEBACK_EDGES,
+}
 
 MUTANTS: tuple[Mutant, ...] = tuple(
     dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m for m in _BEFORE

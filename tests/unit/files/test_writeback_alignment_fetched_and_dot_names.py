@@ -69,7 +69,11 @@ def test_a_tensor_named_with_leading_dots_gets_a_plain_file_name(tmp_path: pathl
     folder.mkdir()
     weights = {name: np.arange(16, dtype=np.float32), "v": np.ones(16, np.float32)}
     wirecodec.save(
-        _model(weights), folder / "m.onnx", external_data=True, size_threshold=0, all_tensors_to_one_file=False
+        _model(weights),
+        folder / "m.onnx",
+        external_data=True,
+        size_threshold=0,
+        all_tensors_to_one_file=False,
     )
     location = _references(folder / "m.onnx")[name][0]
     assert not location.startswith("."), location
@@ -85,7 +89,9 @@ def test_a_small_tensor_of_a_model_by_url_kept_inline_is_written_as_its_bytes(
     weights = {"big": np.arange(4096, dtype=np.float32), "small": np.arange(4, dtype=np.float32)}
     (nginx_server.root / "ext0").mkdir()
     # every tensor in the data file, the small one too
-    wirecodec.save(_model(weights), nginx_server.root / "ext0" / "m.onnx", external_data=True, size_threshold=0)
+    wirecodec.save(
+        _model(weights), nginx_server.root / "ext0" / "m.onnx", external_data=True, size_threshold=0
+    )
     wirecodec.convert(nginx_server.url("ext0/m.onnx"), tmp_path / "m.onnx", to="external")
     refs = _references(tmp_path / "m.onnx")
     assert set(refs) == {"big"}  # the small one (16 bytes, under 1024) is inline

@@ -27,7 +27,9 @@ def _fetch_counted(calls: list[int]) -> Callable[[], bytes]:
 
 
 def test_a_raw_data_still_to_be_fetched_is_a_waiting_field_and_is_not_fetched() -> None:
-    tensor = wirecodec.decode(TensorProto, wirecodec.encode(wirecodec.from_array(np.zeros(16, np.float32), "w")))
+    tensor = wirecodec.decode(
+        TensorProto, wirecodec.encode(wirecodec.from_array(np.zeros(16, np.float32), "w"))
+    )
     calls: list[int] = []
     pending_bytes(tensor, "raw_data", len(PAYLOAD), _fetch_counted(calls))
     assert waiting_fields(tensor) == ["raw_data"]
