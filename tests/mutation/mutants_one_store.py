@@ -188,14 +188,6 @@ MUTANTS: tuple[Mutant, ...] = (
         "a waiting element with a value its enum lacks is re-emitted in place, not as protobuf writes it",
     ),
     Mutant(
-        "walk-skips-waiting-fields",
-        "wirecodec/protobuf/walk.py",
-        "        return x is not None and bool(x.lazy)\n",
-        "        return False\n",
-        (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/files")),
-        "the walk never enters a message whose only fields toward the targets still wait",
-    ),
-    Mutant(
         "walk-mask-first-field-only",
         "wirecodec/protobuf/walk.py",
         "        if message._has & mask:\n",

@@ -131,12 +131,10 @@ def walk(
 
     def worth(message: Message, mask: int) -> bool:
         """Whether ``message`` may hold something below it: one of the fields toward the
-        targets is present, or a field waits (its bit is clear until loaded). A stored
-        list, even empty, has its bit: most sites (an attribute) hold nothing to enter."""
-        if message._has & mask:
-            return True
-        x = message._x
-        return x is not None and bool(x.lazy)
+        targets is present. A field whose elements wait has its bit too (its container
+        holds them: schema_dsl.containers); a stored list, even empty, has its bit: most
+        sites (an attribute) hold nothing to enter."""
+        return bool(message._has & mask)
 
     def children(site: Site, fields: tuple[tuple[str, bool, int], ...]) -> Iterator[Site]:
         current = site.message
