@@ -71,9 +71,9 @@ def _per_value(values: list[Any], each: Callable[[Any], bytes]) -> bytes:
     return b"".join(map(each, values))
 
 
-def _outcome(fn: Callable[[], bytes]) -> Any:
+def _outcome(fn: Callable[..., bytes], *args: Any) -> Any:
     try:
-        return fn()
+        return fn(*args)
     except (TypeError, OverflowError) as exc:
         return type(exc), str(exc)
 
