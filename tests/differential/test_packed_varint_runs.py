@@ -94,6 +94,4 @@ def _outcome(fn: Callable[..., bytes], *args: Any) -> Any:
 )
 def test_a_run_fails_as_the_one_value_encoders_fail(values: list[Any]) -> None:
     for below, each in ((1 << 31, rt.int32_varint), (1 << 63, rt.int64_varint), (1 << 64, rt.uint64_varint)):
-        assert _outcome(lambda: rt.varint_run(values, below, each)) == _outcome(
-            lambda: _per_value(values, each)
-        )
+        assert _outcome(rt.varint_run, values, below, each) == _outcome(_per_value, values, each)
