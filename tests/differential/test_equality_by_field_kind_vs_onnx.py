@@ -41,6 +41,7 @@ EDITS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], None]]] = {
     "string-empty-present": (_node, lambda n: setattr(n, "doc_string", "")),
     "repeated-string-length": (_node, lambda n: n.input.append("z")),
     "repeated-string-content": (_node, lambda n: n.output.__setitem__(0, "q")),
+    "repeated-cleared-one-side": (_node, lambda n: n.ClearField("input")),
     "repeated-message-content": (_node, lambda n: setattr(n.attribute[0], "name", "other")),
     "repeated-message-length": (_node, lambda n: n.attribute.add()),
     "float": (_node, lambda n: setattr(n.attribute[0], "f", 0.25)),

@@ -26,6 +26,7 @@ RUNS: dict[str, list[int]] = {
     "one-byte": list(range(128)),
     "float16-bits": [_rng.randrange(0, 1 << 16) for _ in range(500)],  # what float16 stores
     "edges": [0, 127, 128, 16383, 16384, (1 << 21) - 1, 1 << 21, (1 << 28) - 1, 1 << 28],
+    "two-byte-below-256": [128, 3, 200, 255],
     "single-small": [5],
     "single-large": [300],
     "negative": [-1, 3, -128, 200, -(1 << 20)],
