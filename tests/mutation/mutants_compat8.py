@@ -19,12 +19,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "a packed value past 127 is written without its continuation bits",
     ),
     Mutant(
-        "compat8-run-one-byte-below-256",
+        "compat8-run-no-upper-bound",
         "wirecodec/protobuf/runtime.py",
-        "min(values) >= 0 and max(values) < 128:",
-        "min(values) >= 0 and max(values) < 256:",
+        "        if type(v) is int and 0 <= v < below:\n",
+        "        if type(v) is int and 0 <= v:\n",
         (_RUNS,),
-        "a run of values below 256 is written one byte a value (128..255 lose their second byte)",
+        "a packed int32 or int64 past its kind's range is written instead of refused",
     ),
     Mutant(
         "compat8-run-range-before-type",

@@ -213,10 +213,6 @@ def varint_run(values: Sequence[Any], below: int, each: Callable[[Any], bytes]) 
     are written here; any other value goes through ``each`` (the kind's one-value encoder:
     negatives sign-extended, range and type checks), after the run's types are checked as
     the per-value path checked them (a wrong type is a TypeError before any range error)."""
-    if not values:
-        return b""
-    if set(map(type, values)) == {int} and min(values) >= 0 and max(values) < 128:
-        return bytes(values)  # every value one byte: the common run of small numbers
     out = bytearray()
     append = out.append
     checked = False
