@@ -75,3 +75,16 @@ MUTANTS: tuple[Mutant, ...] = (
         "two empty messages of different classes compare equal",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "compat8-copy-of-built-is-the-original",
+        "schema_dsl/copying.py",
+        "        copied: Message = (copier or _copier(message.__schema__))(message)\n",
+        "        copied: Message = message\n",
+        (
+            "tests/differential/test_equality_and_copies_vs_onnx.py",
+            "tests/differential/test_copy_from_takes_state_vs_onnx.py",
+        ),
+        "copy.copy and CopyFrom of a built message give the message itself (changes show through)",
+    ),
+)
