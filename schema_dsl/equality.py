@@ -5,8 +5,9 @@ over the fields with its per-field tests costs several times more). ``quick`` fi
 differences that cost little to see: a singular field present on one side only, a
 number, enum or string that differs, a repeated field of another length. ``rest``
 compares everything else: bytes, floats bit for bit, sub-messages and repeated contents.
-``==`` asks ``quick`` first, so two different messages usually differ in a few
-operations, then (both decoded and unchanged) their source bytes, then ``rest``.
+``==`` (when the two are not both decoded and unchanged: those compare their source
+bytes) asks ``quick`` first, so two different messages usually differ in a few
+operations, then ``rest``.
 
 What is compared is what ``ListFields`` lists: a present singular field, a non-empty
 repeated one; unknown fields are the caller's.
