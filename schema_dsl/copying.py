@@ -76,13 +76,19 @@ def copy_message(message: Message) -> Message:
     messages and lists are new, its immutable values and ``bytes`` views are shared. A
     field waiting to be fetched (a tensor's bytes by URL) waits in the copy too: copying
     fetches nothing."""
+    x = message._x
+    if message._span is None and (x is None or not x.lazy):
+        # A built message (the copies make_graph, make_model and extend make of trees of
+        # them): slot by slot, without asking the codec for source bytes it cannot have.
+        copier = _COPIERS.get(message.__schema__)
+        copied: Message = (copier or _copier(message.__schema__))(message)
+        return copied
     codec = installed_codec()
     fast = None if codec is None else codec.copy_of(message)
     if fast is not None:
         return fast  # decoded again from its own unchanged bytes: one pass of generated code
-    x = message._x
     if x is None or not x.lazy:
-        return _copy_slots(message)  # nothing waits: slot by slot (built messages, above all)
+        return _copy_slots(message)  # nothing waits: slot by slot (changed since decoded)
     carried = carried_pending(message)
     if carried:
         load_pending_except(message, frozenset(name for name, _ in carried))

@@ -16,10 +16,8 @@ this module:
 
 from __future__ import annotations
 
-import math
-import struct
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from schema_dsl.assign import FieldNameError
 from schema_dsl.containers import list_extend
@@ -34,6 +32,7 @@ from schema_dsl.contract import (
 )
 from schema_dsl.copying import copy_message, deep_value, rebuild, shallow_copy, state_of
 from schema_dsl.declare import MessageType
+from schema_dsl.equality import comparators, unknown_equal
 from schema_dsl.fields import FieldSpec, Kind
 from schema_dsl.layout import (
     BLANK_INTERNALS,
@@ -84,8 +83,6 @@ class _Descriptor:
 
 
 _M = TypeVar("_M", bound="Message")
-# A field absent from one side of ``==`` (a repeated one reads as empty).
-_NOTHING: Final[Any] = ()
 _odel = object.__delattr__
 _osa = object.__setattr__
 # Pickles made before the split name their rebuilding function here.
@@ -384,13 +381,15 @@ class Message(metaclass=MessageType):
     def __eq__(self, other: object) -> bool:
         if other is self:  # as upb: no field lists built (list.index(node) compares each node)
             return True
-        if not isinstance(other, Message) or other.__schema__ is not self.__schema__:
+        if type(other) is not type(self) and (
+            not isinstance(other, Message) or other.__schema__ is not self.__schema__
+        ):
             return NotImplemented
         if self._span is not None and other._span is not None:
             codec = installed_codec()
             if codec is not None:
                 # Both decoded from canonical bytes and unchanged: equal exactly when their
-                # bytes are (canonical bytes are one per value, floats bit for bit as below).
+                # bytes are (canonical bytes are one per value, floats bit for bit).
                 equal = codec.equal_sources(self, other)
                 if equal is not None:
                     return equal
@@ -400,35 +399,10 @@ class Message(metaclass=MessageType):
         x = other._x
         if x is not None and x.lazy:
             other._load_lazy()
-        mine_has, their_has = self._has, other._has
-        either = mine_has | their_has
-        for spec, bit, name, repeated in self.__schema__.listing:
-            if not either & bit:
-                if bit > either:
-                    break
-                continue
-            # What ListFields lists: a present singular field, a non-empty repeated one.
-            a = getattr(self, name) if mine_has & bit else _NOTHING
-            b = getattr(other, name) if their_has & bit else _NOTHING
-            if repeated:
-                if len(a) != len(b):
-                    return False
-                if not a:
-                    continue
-            elif a is _NOTHING or b is _NOTHING:
-                return False
-            kind = spec.kind
-            if kind is Kind.BYTES:
-                a = [bytes(x) for x in a] if repeated else bytes(a)
-                b = [bytes(x) for x in b] if repeated else bytes(b)
-            elif kind is Kind.FLOAT or kind is Kind.DOUBLE:
-                # As protobuf: bit for bit, so 0.0 != -0.0 and a NaN equals the same NaN.
-                single = kind is Kind.FLOAT
-                a = _float_bits(a if repeated else [a], single)
-                b = _float_bits(b if repeated else [b], single)
-            if a != b:
-                return False
-        return [bytes(u) for u in self._unknown] == [bytes(u) for u in other._unknown]
+        # Most unequal messages differ where a look is cheap (list.remove(node) compares
+        # the node with every one before it): presence, a name, a list's length.
+        quick, rest = comparators(self.__schema__)
+        return not quick(self, other) and rest(self, other) and unknown_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
@@ -463,24 +437,3 @@ def _name_text(name: str | bytes) -> str:
 def _from_dict(spec: FieldSpec, value: Any) -> Any:
     """``value``, or the message of ``spec``'s type a dict of its fields stands for."""
     return spec.message_type(**value) if isinstance(value, dict) else value
-
-
-def _float_bits(values: list[float], single: bool) -> bytes:
-    """The encoding of float (``single``) or double ``values``: what equality compares."""
-    if not single:
-        return struct.pack(f"<{len(values)}d", *values)
-    try:
-        body = struct.pack(f"<{len(values)}f", *values)
-    except OverflowError:  # beyond float32 (stored past the checks): C's infinity, as encoded
-        body = b"".join(_f32(v) for v in values)
-    if any(map(math.isnan, values)):  # a C-speed scan: the common case costs little
-        # A NaN read from the wire keeps its exact bytes (``bits``, set by the decoder).
-        body = b"".join(getattr(v, "bits", None) or _f32(v) for v in values)
-    return body
-
-
-def _f32(value: float) -> bytes:
-    try:
-        return struct.pack("<f", value)
-    except OverflowError:
-        return struct.pack("<f", math.copysign(math.inf, value))

@@ -587,9 +587,9 @@ _CORE: tuple[Mutant, ...] = (
     ),
     Mutant(
         "double-equality-by-value",
-        "schema_dsl/message.py",
-        "elif kind is Kind.FLOAT or kind is Kind.DOUBLE:",
-        "elif kind is Kind.FLOAT:",
+        "schema_dsl/equality.py",
+        "{Kind.BYTES, Kind.FLOAT, Kind.DOUBLE, Kind.MESSAGE}",
+        "{Kind.BYTES, Kind.FLOAT, Kind.MESSAGE}",
         (_GAPS + "::test_equality_tells_the_sign_of_zero_and_keeps_nan_equal",),
         "double fields compare by value: 0.0 == -0.0, and NaN != NaN",
     ),

@@ -143,6 +143,7 @@ _HELPERS: Final[dict[str, Any]] = {
     "_v_s32": rt.sint32_varint,
     "_v_bool": rt.bool_varint,
     "_chk_int": rt.check_int,
+    "_vrun": rt.varint_run,
     "_f32b": rt.f32_bytes,
     "_f32pack": rt.f32_run,
     "_pf64": pack_f64,

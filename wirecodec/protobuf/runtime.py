@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from wirecodec.errors import DecodeError
@@ -205,6 +205,30 @@ def sint32_varint(v: int) -> bytes:
 
 def bool_varint(v: bool) -> bytes:
     return b"\x01" if v else b"\x00"
+
+
+def varint_run(values: Sequence[Any], below: int, each: Callable[[Any], bytes]) -> bytes:
+    """The packed encoding of a run of int32/int64/uint32/uint64/enum ``values``: one call
+    per run. Ints in ``0 <= v < below`` (those whose varint is the plain base-128 number)
+    are written here; any other value goes through ``each`` (the kind's one-value encoder:
+    negatives sign-extended, range and type checks), after the run's types are checked as
+    the per-value path checked them (a wrong type is a TypeError before any range error)."""
+    out = bytearray()
+    append = out.append
+    checked = False
+    for v in values:
+        if type(v) is int and 0 <= v < below:
+            while v >= 128:
+                append(v & 127 | 128)
+                v >>= 7
+            append(v)
+        else:
+            if not checked:
+                for x in values:
+                    check_int(x)
+                checked = True
+            out += each(v)
+    return bytes(out)
 
 
 def check_int(v: Any) -> None:

@@ -94,9 +94,7 @@ def encode_TensorProto(o, out, w=None):
         if type(v) is not _R_int32_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
-            for x in v:
-                _chk_int(x)
-            b = b''.join(map(_v_i32, v))
+            b = _vrun(v, 0x80000000, _v_i32)
             ln = len(b)
             if ln < 128:
                 out.append(_h_42[ln])
@@ -126,9 +124,7 @@ def encode_TensorProto(o, out, w=None):
         if type(v) is not _R_int64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
-            for x in v:
-                _chk_int(x)
-            b = b''.join(map(_v_i64, v))
+            b = _vrun(v, 0x8000000000000000, _v_i64)
             ln = len(b)
             if ln < 128:
                 out.append(_h_58[ln])
@@ -182,9 +178,7 @@ def encode_TensorProto(o, out, w=None):
         if type(v) is not _R_uint64_data and type(v) is not list and not isinstance(v, (list, tuple)):
             _not_a_list(v)
         if v:
-            for x in v:
-                _chk_int(x)
-            b = b''.join(map(_v_u64, v))
+            b = _vrun(v, 0x10000000000000000, _v_u64)
             ln = len(b)
             if ln < 128:
                 out.append(_h_90[ln])

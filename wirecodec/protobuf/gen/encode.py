@@ -43,6 +43,15 @@ _VARINT_ENCODER: Final = {
     Kind.SINT32: "_v_s32",
     Kind.BOOL: "_v_bool",
 }
+# Kinds whose non-negative values below this encode as the plain base-128 number, written
+# by runtime.varint_run in one call per packed run (negatives and the rest: per value).
+_RUN_BELOW: Final = {
+    Kind.INT64: "0x8000000000000000",
+    Kind.INT32: "0x80000000",
+    Kind.ENUM: "0x80000000",
+    Kind.UINT64: "0x10000000000000000",
+    Kind.UINT32: "0x100000000",
+}
 # wirecodec.protobuf.origin's span layout: serial << 80 | start << 40 | end
 _SHIFT: Final = SPAN_SHIFT
 _OFFSETS: Final = (1 << _SHIFT) - 1
@@ -173,6 +182,9 @@ else:
         elif kind in FIXED_KINDS:
             fmt = FIXED_KINDS[kind].fmt
             w(ind, f"b = _pack(f'<{{len(v)}}{fmt}', *v)")
+        elif kind in _RUN_BELOW:
+            # one call per run: the plain base-128 numbers written there, the rest by value
+            w(ind, f"b = _vrun(v, {_RUN_BELOW[kind]}, {_VARINT_ENCODER[kind]})")
         else:
             if kind is not Kind.BOOL:
                 w(ind, "for x in v:\n    _chk_int(x)")
