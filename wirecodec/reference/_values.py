@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from wirecodec.tensors import to_array
+from wirecodec.tensors import array_from_raw, to_array
 
 # AttributeProto.AttributeType numbers
 FLOAT, INT, STRING, TENSOR, GRAPH, FLOATS, INTS, STRINGS, TENSORS, GRAPHS = range(1, 11)
@@ -16,9 +16,11 @@ SPARSE_TENSOR, SPARSE_TENSORS, TYPE_PROTO, TYPE_PROTOS = 11, 12, 13, 14
 
 def tensor_value(tensor: Any) -> Any:
     """A TensorProto as a writable numpy array (strings as an object array of str/bytes)."""
-    waiting = _waiting_floats(tensor)
-    if waiting is not None:
-        return waiting
+    quick = _raw_only(tensor)
+    if quick is None:
+        quick = _waiting_floats(tensor)
+    if quick is not None:
+        return quick
     array = to_array(tensor, copy=True)
     if array.dtype == object:
         array = np.vectorize(_text, otypes=[object])(array) if array.size else array
@@ -35,6 +37,27 @@ _OTHER_FIELDS = (
     "uint64_data",
     "segment",
 )
+
+
+_VALUE_FIELDS = ("float_data", *_OTHER_FIELDS[1:])
+
+
+def _raw_only(tensor: Any) -> Any:
+    """A tensor whose one value field is ``raw_data`` (what most exporters write), read by
+    ``array_from_raw``: its presence told by the message's presence bits, where ``to_array``
+    lists every present field (loading what still waits) to find the same; None when another
+    value field (or a segment) is stored or waiting, or the data is external: ``to_array``
+    reads that one and says what is wrong."""
+    if tensor.data_location:  # (read first: a message not yet decoded is decoded by it)
+        return None
+    bits = getattr(type(tensor), "__schema__", None)
+    if bits is None:  # not one of our messages
+        return None
+    bit = bits.bit
+    has = tensor._has
+    if not has & bit["raw_data"] or any(has & bit[f] for f in _VALUE_FIELDS):
+        return None
+    return array_from_raw(tensor.raw_data, tensor.data_type, tensor.dims, copy=True, name=tensor.name)
 
 
 def _waiting_floats(tensor: Any) -> Any:
