@@ -7,7 +7,6 @@ import bisect
 import functools
 import json
 import os
-import re
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,7 +173,20 @@ def _data_text() -> str:
 
 
 # A schema's line as the generator renders it (wirecodec.defs._generate.render): its key first.
-_LINE = re.compile(r'\{"name":"([^"\\]*)","domain":"([^"\\]*)","since_version":(\d+),')
+_NAME, _DOMAIN, _SINCE = '{"name":"', '","domain":"', '","since_version":'
+
+
+def _key_of(line: str) -> tuple[_Key, int] | None:
+    """A schema line's (domain, name) and since_version, read from its start without
+    parsing the line; None when the line does not start as the generator writes it."""
+    if not line.startswith(_NAME) or not line.endswith("}"):
+        return None
+    name, found, rest = line[len(_NAME) :].partition(_DOMAIN)
+    domain, found_too, rest = rest.partition(_SINCE)
+    version = rest.partition(",")[0]
+    if not (found and found_too and version.isdigit()) or any(c in name + domain for c in '"\\'):
+        return None
+    return (domain, name), int(version)
 
 
 def _lines(text: str) -> Registry | None:
@@ -188,12 +200,12 @@ def _lines(text: str) -> Registry | None:
     raw: dict[_Key, list[Any]] = {}
     since: dict[_Key, list[int]] = {}
     for line in body[: -len("\n]}\n")].split(",\n"):
-        match = _LINE.match(line)
-        if match is None or not line.endswith("}"):
+        found = _key_of(line)
+        if found is None:
             return None
-        key = (match[2], match[1])
+        key, version = found
         raw.setdefault(key, []).append(line)
-        since.setdefault(key, []).append(int(match[3]))
+        since.setdefault(key, []).append(version)
     return Registry(
         onnx_version=data["onnx_version"],
         domain_versions={d: (low, high) for d, (low, high) in data["domain_versions"].items()},

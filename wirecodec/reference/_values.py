@@ -19,6 +19,8 @@ def tensor_value(tensor: Any) -> Any:
     quick = _raw_only(tensor)
     if quick is None:
         quick = _waiting_floats(tensor)
+        if quick is None:
+            quick = _listed_floats(tensor)
     if quick is not None:
         return quick
     array = to_array(tensor, copy=True)
@@ -81,6 +83,29 @@ def _waiting_floats(tensor: Any) -> Any:
     parts = [np.frombuffer(run.buf, "<f4", count, offset=start) for start, count in run.pieces]
     flat = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, "<f4")
     return flat.astype(np.float32).reshape(shape)  # a copy, in the host's byte order
+
+
+_SHORT = 64  # float_data this long or shorter is checked value by value in Python
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _listed_floats(tensor: Any) -> Any:
+    """A float tensor of a few ``float_data`` values already read (a ConstantOfShape's
+    value: a run this short never waits), made by one ``np.array`` where ``to_array``
+    widens, narrows and scans for NaN payloads. None when a value is a NaN (its bits are
+    kept by ``to_array``) or out of float32's range, or anything but float_data holds data."""
+    if tensor.data_type != _FLOAT or tensor.data_location:
+        return None
+    schema = getattr(type(tensor), "__schema__", None)
+    if schema is None or any(tensor._has & schema.bit[f] for f in _OTHER_FIELDS):
+        return None
+    values = tensor.float_data
+    if len(values) > _SHORT or not all(-_FLOAT32_MAX <= v <= _FLOAT32_MAX for v in values):
+        return None  # (a NaN fails both comparisons)
+    shape = tuple(int(d) for d in tensor.dims)
+    if len(shape) > _SHORT or any(d < 0 for d in shape) or math.prod(shape) != len(values):
+        return None
+    return np.array(values, dtype=np.float32).reshape(shape)
 
 
 def _text(item: Any) -> Any:
