@@ -100,7 +100,7 @@ def _listed_floats(tensor: Any) -> Any:
     if schema is None or any(tensor._has & schema.bit[f] for f in _OTHER_FIELDS):
         return None
     values = tensor.float_data
-    if len(values) > _SHORT or not all(-_FLOAT32_MAX <= v <= _FLOAT32_MAX for v in values):
+    if len(values) > _SHORT or not all(abs(v) <= _FLOAT32_MAX or abs(v) == math.inf for v in values):
         return None  # (a NaN fails both comparisons)
     shape = tuple(int(d) for d in tensor.dims)
     if len(shape) > _SHORT or any(d < 0 for d in shape) or math.prod(shape) != len(values):
