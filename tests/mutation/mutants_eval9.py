@@ -85,4 +85,28 @@ MUTANTS: tuple[Mutant, ...] = (
         (f"{_MAPS}::test_cast_map_sparse_refuses_a_negative_key_as_onnxruntime",),
         "CastMap SPARSE drops a negative key's value where onnxruntime refuses the map",
     ),
+    Mutant(
+        "eval9-opener-imports-tempfile-eagerly",
+        "wirecodec/files/opener.py",
+        "import pathlib\nimport stat\nimport sys\nfrom collections.abc import Iterator\n",
+        "import pathlib\nimport stat\nimport sys\nimport tempfile\nfrom collections.abc import Iterator\n",
+        (f"{_FIRST}::test_a_first_build_from_a_path_imports_no_module_it_does_not_use",),
+        "every load of a path imports tempfile (shutil, random, bz2, lzma) for a pipe's spool",
+    ),
+    Mutant(
+        "eval9-schema-file-through-importlib-resources",
+        "wirecodec/defs/_registry.py",
+        "    try:\n        with open(os.path.join(",
+        "    try:\n        raise OSError\n        with open(os.path.join(",
+        (f"{_FIRST}::test_a_first_build_from_a_path_imports_no_module_it_does_not_use",),
+        "the first schema lookup reads the data file through importlib.resources (and zipfile)",
+    ),
+    Mutant(
+        "eval9-conv-imports-string",
+        "wirecodec/reference/ops/conv.py",
+        '_LETTERS = "abcdefghijklmnopqrstuvwxyz"',
+        "import string\n\n_LETTERS = string.ascii_lowercase",
+        (f"{_FIRST}::test_a_first_build_from_a_path_imports_no_module_it_does_not_use",),
+        "a model with a Conv imports the string module for its einsum letters",
+    ),
 )

@@ -10,7 +10,10 @@ that do not fit the values is still refused.
 from __future__ import annotations
 
 import gc
+import pathlib
 import struct
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -241,3 +244,37 @@ def test_a_steps_node_is_the_node_at_its_place() -> None:
     sess = ReferenceEvaluator(decode(ModelProto, _chain(5)))
     assert [v.onnx_node.name for v in sess.rt_nodes_] == [f"n{i}" for i in range(5)]
     assert [type(v).__name__ for v in sess.rt_nodes_] == ["Neg_13", "Relu_14"] * 2 + ["Neg_13"]
+
+
+# -- what a first build from a path imports ---------------------------------------------------
+
+_FIRST_BUILD_SCRIPT = """
+import sys
+import numpy as np
+from wirecodec.reference import ReferenceEvaluator
+feeds = {"X": np.ones((1, 1, 3, 3), np.float32), "W": np.ones((1, 1, 2, 2), np.float32)}
+(y,) = ReferenceEvaluator(sys.argv[1]).run(None, feeds)
+heavy = ("tempfile", "shutil", "bz2", "lzma", "random", "string", "importlib.resources", "zipfile")
+print(float(y.sum()), sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_a_first_build_from_a_path_imports_no_module_it_does_not_use(tmp_path: Any) -> None:
+    # the spool of a pipe (tempfile and what it imports), the schema file read through
+    # importlib.resources (zipfile), Conv's einsum letters (string): none of them reads a
+    # plain file into a Conv's evaluator
+    nodes = [helper.make_node("Relu", ["X"], ["H"]), helper.make_node("Conv", ["H", "W"], ["Y"])]
+    io = [helper.make_tensor_value_info(n, F, None) for n in ("X", "W", "Y")]
+    graph = helper.make_graph(nodes, "g", io[:2], io[2:])
+    path = tmp_path / "conv.onnx"
+    path.write_bytes(encode(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])))
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_BUILD_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[3]), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["16.0", "[]"]
