@@ -6,8 +6,8 @@ onnx.reference where it has the operator):
   that makes a probability (LOGISTIC); at a score equal to the threshold the oracles part
   (onnx.reference: 1, onnxruntime: 0), and wirecodec gives onnx.reference's answer;
 - CastMap to a SPARSE tensor puts each value at its key, leaves out a key at or past
-  ``max_map``, and never puts a negative key's value anywhere (onnxruntime refuses a map
-  holding one: ``Negative index values are not permitted``; wirecodec leaves it out).
+  ``max_map``, and refuses a map holding a negative key, as onnxruntime does (``Negative
+  index values are not permitted``): an ``OperatorError`` naming the node.
 """
 
 from __future__ import annotations
@@ -138,11 +138,17 @@ def test_cast_map_sparse_puts_values_at_their_keys_as_onnxruntime(keys: list[int
         np.testing.assert_array_equal(got, [want], err_msg=name)
 
 
-def test_cast_map_sparse_never_puts_a_negative_keys_value_anywhere() -> None:
+@pytest.mark.parametrize("keys", [[-1, 1], [-3], [-1, 9]])
+def test_cast_map_sparse_refuses_a_negative_key_as_onnxruntime(keys: list[int]) -> None:
+    from wirecodec.reference._errors import OperatorError
+
     data = _cast_map(4)
+    feeds = {"X": {k: 7.0 for k in keys}}
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime is the oracle")
     session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     with pytest.raises(Exception, match="Negative index values are not permitted"):
-        session.run(None, {"X": {-1: 7.0, 1: 2.0}})
-    # wirecodec leaves the negative key out: the value 7 lands nowhere (not at the end)
-    np.testing.assert_array_equal(_ours(data, {"X": {-1: 7.0, 1: 2.0}}), [[0, 2, 0, 0]])
+        session.run(None, feeds)
+    with pytest.raises(OperatorError, match=f"key {min(keys)} of the input map is negative") as caught:
+        _ours(data, feeds)
+    assert caught.value.path == "graph.node[0]"
+    assert isinstance(caught.value.__cause__, ValueError)

@@ -278,9 +278,9 @@ _BEFORE: tuple[Mutant, ...] = (
     Mutant(
         "audit8-cast-map-sparse-negative-key-wraps",
         _ML + "maps.py",
-        "            if 0 <= k < size:\n",
-        "            if k < size:\n",
-        _T_ML_REFERENCE,
+        "        if items and items[0][0] < 0:  # (sorted: a negative key comes first)\n",
+        "        if items and items[0][0] < -1:  # (sorted: a negative key comes first)\n",
+        (*_T_ML_REFERENCE, "tests/differential/test_reference_ml_one_score_and_sparse_maps.py"),
         "CastMap SPARSE puts a negative key's value at the end (Python's negative index)",
     ),
     Mutant(

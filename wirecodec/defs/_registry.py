@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
-import importlib.resources
 import json
+import os
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,20 +31,25 @@ _Key = tuple[str, str]
 class _Schemas(MutableMapping[_Key, tuple[OpSchema, ...]]):
     """(domain, name) -> that operator's schemas, versions ascending, each operator's made
     from the file's entries on its first lookup (a process that checks a few operators
-    does not build the 659 schemas; building one twice from two threads keeps the first)."""
+    does not build the 659 schemas; building one twice from two threads keeps the first).
+    An entry is a JSON value, or its line of the file still unparsed (``_lines``)."""
 
-    def __init__(self, raw: dict[_Key, list[dict[str, Any]]]) -> None:
+    def __init__(self, raw: dict[_Key, list[Any]], since: dict[_Key, list[int]] | None = None) -> None:
         self._raw = raw
+        self._known_since = since
         self._built: dict[_Key, tuple[OpSchema, ...]] = {}
 
     def since_versions(self) -> dict[_Key, list[int]]:
         """Each operator's since_versions, ascending, read without building a schema."""
+        if self._known_since is not None:
+            return {key: sorted(versions) for key, versions in self._known_since.items()}
         return {key: sorted(r["since_version"] for r in entries) for key, entries in self._raw.items()}
 
     def __getitem__(self, key: _Key) -> tuple[OpSchema, ...]:
         found = self._built.get(key)
         if found is None:
-            made = tuple(sorted((_schema(r) for r in self._raw[key]), key=lambda s: s.since_version))
+            entries = [json.loads(r) if type(r) is str else r for r in self._raw[key]]
+            made = tuple(sorted((_schema(r) for r in entries), key=lambda s: s.since_version))
             found = self._built.setdefault(key, made)
         return found
 
@@ -151,8 +156,62 @@ def build(data: dict[str, Any]) -> Registry:
 def registry() -> Registry:
     """The shipped schemas, read once (about 0.4 MB of JSON) on the first lookup; each
     operator's schemas are made on its own first lookup."""
-    text = importlib.resources.files("wirecodec.defs").joinpath("schemas.json").read_text("utf-8")
-    return build(json.loads(text))
+    text = _data_text()
+    return _lines(text) or build(json.loads(text))
+
+
+def _data_text() -> str:
+    """The data file's text: read beside this module (importlib.resources, and the zipfile
+    it imports, only for a package that is not plain files)."""
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "schemas.json"), encoding="utf-8") as file:
+            return file.read()
+    except OSError:
+        import importlib.resources
+
+        return importlib.resources.files("wirecodec.defs").joinpath("schemas.json").read_text("utf-8")
+
+
+# A schema's line as the generator renders it (wirecodec.defs._generate.render): its key first.
+_NAME, _DOMAIN, _SINCE = '{"name":"', '","domain":"', '","since_version":'
+
+
+def _key_of(line: str) -> tuple[_Key, int] | None:
+    """A schema line's (domain, name) and since_version, read from its start without
+    parsing the line; None when the line does not start as the generator writes it."""
+    if not line.startswith(_NAME) or not line.endswith("}"):
+        return None
+    name, found, rest = line[len(_NAME) :].partition(_DOMAIN)
+    domain, found_too, rest = rest.partition(_SINCE)
+    version = rest.partition(",")[0]
+    if not (found and found_too and version.isdigit()) or any(c in name + domain for c in '"\\'):
+        return None
+    return (domain, name), int(version)
+
+
+def _lines(text: str) -> Registry | None:
+    """A registry from the generator's layout, one schema per line, each line parsed on its
+    operator's first lookup (most of the file's parse time is in schemas nobody asks for);
+    None when the text is not in that layout."""
+    head, sep, body = text.partition(',\n"schemas":[\n')
+    if not sep or not body.endswith("\n]}\n"):
+        return None
+    data = json.loads(head + "}")
+    raw: dict[_Key, list[Any]] = {}
+    since: dict[_Key, list[int]] = {}
+    for line in body[: -len("\n]}\n")].split(",\n"):
+        found = _key_of(line)
+        if found is None:
+            return None
+        key, version = found
+        raw.setdefault(key, []).append(line)
+        since.setdefault(key, []).append(version)
+    return Registry(
+        onnx_version=data["onnx_version"],
+        domain_versions={d: (low, high) for d, (low, high) in data["domain_versions"].items()},
+        experimental_ops=frozenset(data["experimental_ops"]),
+        by_op=_Schemas(raw, since),
+    )
 
 
 def register(schema: OpSchema) -> None:

@@ -36,7 +36,6 @@ import os
 import pathlib
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, TypeVar
@@ -315,6 +314,8 @@ def _from_pipe(
         return _from_buffer(head, label, path, lazy, base_dir, max_depth)
     spool = None
     if spool_dir is not None:
+        import tempfile  # (only a spooled pipe needs it: with shutil, random, bz2 and lzma, ~3 ms)
+
         spool = tempfile.TemporaryFile(dir=spool_dir, prefix=".wirecodec-spool-")  # noqa: SIM115  (closed below)
     whole = _Prefixed(head, file, spool)
     if is_zip(head):

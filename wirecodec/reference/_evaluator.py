@@ -49,19 +49,23 @@ class NodeContext:
     """What an implementation sees of its node: attributes, opset version, subgraphs.
 
     ``attrs`` maps each attribute name to its value (schema defaults included);
-    ``version`` is the opset version of the node's domain; ``run_graph(name, *inputs)``
-    runs the subgraph held in attribute ``name`` with the node's scope as outer scope.
+    ``version`` is the opset version of the node's domain; ``outputs`` the node's output
+    names; ``run_graph(name, *inputs)`` runs the subgraph held in attribute ``name`` with
+    the node's scope as outer scope.
     """
 
     __slots__ = (
         "_evaluator",
         "_graphs",
+        "_index",
+        "_node",
+        "_nodes",
         "_outer",
         "attrs",
         "env",
-        "node",
         "op_type",
         "opsets",
+        "outputs",
         "path",
         "version",
     )
@@ -75,6 +79,8 @@ class NodeContext:
         path: str,
         opsets: dict[str, int],
         outer_attrs: dict[str, Any] | None = None,
+        nodes: Any = None,
+        index: int = 0,
     ) -> None:
         self.attrs = attrs
         # the attributes of the function this node is in: its subgraphs' nodes may refer to them
@@ -82,11 +88,24 @@ class NodeContext:
         self.version = version
         self.op_type = node.op_type
         self.path = path
-        self.node = node
+        self.outputs = tuple(node.output)
+        # Where the node is (its graph's node list, its index) rather than the node: a held
+        # view of every node is thousands of objects the host's collector then walks (a full
+        # collection during a first build); the list gives the node's view again when asked.
+        self._nodes = nodes
+        self._index = index
+        self._node = node if nodes is None else None
         self.env: dict[str, Any] = {}
         self._graphs: dict[str, _Graph] = {}
         self._evaluator = evaluator
         self.opsets = opsets
+
+    @property
+    def node(self) -> Any:
+        """The NodeProto this context runs."""
+        if self._nodes is None:
+            return self._node
+        return self._nodes[self._index]
 
     def graph(self, name: str) -> _Graph:
         """The compiled subgraph of attribute ``name``."""
@@ -113,8 +132,8 @@ class _Step:
         self,
         impl: Callable[..., Any],
         ctx: NodeContext,
-        inputs: list[str],
-        outputs: list[str],
+        inputs: tuple[str, ...],
+        outputs: tuple[str, ...],
         checks: list[_Check],
     ) -> None:
         self.impl = impl
@@ -507,8 +526,9 @@ class ReferenceEvaluator:
         steps: list[_Step] = []
         defined = set(inputs) | set(constants)
         free: set[str] = set()
-        for index, node in enumerate(graph.node):
-            step = self._compile_node(node, join(path, "node", index), opsets, outer_attrs)
+        nodes = graph.node
+        for index, node in enumerate(nodes):
+            step = self._compile_node(node, join(path, "node", index), opsets, outer_attrs, nodes, index)
             steps.append(step)
             for name in step.inputs:
                 if name and name not in defined:
@@ -535,26 +555,33 @@ class ReferenceEvaluator:
         return attrs
 
     def _compile_node(
-        self, node: Any, path: str, opsets: dict[str, int], outer_attrs: dict[str, Any]
+        self,
+        node: Any,
+        path: str,
+        opsets: dict[str, int],
+        outer_attrs: dict[str, Any],
+        nodes: Any = None,
+        index: int = 0,
     ) -> _Step:
         domain = _domain(node.domain)
         version = opsets.get(domain, 1 if domain else _latest())
         attrs = self._node_attrs(node, outer_attrs, path)
-        inputs = list(node.input)
-        outputs = list(node.output)
+        # tuples: the collector stops visiting a tuple of strings, never a list
+        inputs = tuple(node.input)
+        outputs = tuple(node.output)
         custom = self._new_ops.get((domain, node.op_type))
         expand = custom is not None and getattr(custom, "expand_", False)
         if expand:  # an OpRunExpand class: run the schema's function body, not our implementation
             custom = None
         if custom is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
             instance = custom(node, {"verbose": self.verbose, "log": None, "opsets": self.opsets}, attrs)
             step = _Step(_custom_impl(instance), ctx, inputs, outputs, [])
             step.origin = instance
             return step
         fn = self._functions.get((node.domain, node.op_type))
         if fn is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
             step = _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
             step.origin = fn
             return step
@@ -563,7 +590,7 @@ class ReferenceEvaluator:
             if name not in attrs:
                 # a list default is copied: an implementation may not share it with another node
                 attrs[name] = list(value) if type(value) is list else value
-        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs)
+        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
         impl = None if expand else found
         if impl is None and schema is not None and schema.has_function:
             body = _schema_body(domain, node.op_type, version)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from wirecodec.tensors import to_array
+from wirecodec.tensors import array_from_raw, to_array
 
 # AttributeProto.AttributeType numbers
 FLOAT, INT, STRING, TENSOR, GRAPH, FLOATS, INTS, STRINGS, TENSORS, GRAPHS = range(1, 11)
@@ -16,9 +16,13 @@ SPARSE_TENSOR, SPARSE_TENSORS, TYPE_PROTO, TYPE_PROTOS = 11, 12, 13, 14
 
 def tensor_value(tensor: Any) -> Any:
     """A TensorProto as a writable numpy array (strings as an object array of str/bytes)."""
-    waiting = _waiting_floats(tensor)
-    if waiting is not None:
-        return waiting
+    quick = _raw_only(tensor)
+    if quick is None:
+        quick = _waiting_floats(tensor)
+        if quick is None:
+            quick = _listed_floats(tensor)
+    if quick is not None:
+        return quick
     array = to_array(tensor, copy=True)
     if array.dtype == object:
         array = np.vectorize(_text, otypes=[object])(array) if array.size else array
@@ -35,6 +39,27 @@ _OTHER_FIELDS = (
     "uint64_data",
     "segment",
 )
+
+
+_VALUE_FIELDS = ("float_data", *_OTHER_FIELDS[1:])
+
+
+def _raw_only(tensor: Any) -> Any:
+    """A tensor whose one value field is ``raw_data`` (what most exporters write), read by
+    ``array_from_raw``: its presence told by the message's presence bits, where ``to_array``
+    lists every present field (loading what still waits) to find the same; None when another
+    value field (or a segment) is stored or waiting, or the data is external: ``to_array``
+    reads that one and says what is wrong."""
+    if tensor.data_location:  # (read first: a message not yet decoded is decoded by it)
+        return None
+    bits = getattr(type(tensor), "__schema__", None)
+    if bits is None:  # not one of our messages
+        return None
+    bit = bits.bit
+    has = tensor._has
+    if not has & bit["raw_data"] or any(has & bit[f] for f in _VALUE_FIELDS):
+        return None
+    return array_from_raw(tensor.raw_data, tensor.data_type, tensor.dims, copy=True, name=tensor.name)
 
 
 def _waiting_floats(tensor: Any) -> Any:
@@ -58,6 +83,29 @@ def _waiting_floats(tensor: Any) -> Any:
     parts = [np.frombuffer(run.buf, "<f4", count, offset=start) for start, count in run.pieces]
     flat = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, "<f4")
     return flat.astype(np.float32).reshape(shape)  # a copy, in the host's byte order
+
+
+_SHORT = 64  # float_data this long or shorter is checked value by value in Python
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _listed_floats(tensor: Any) -> Any:
+    """A float tensor of a few ``float_data`` values already read (a ConstantOfShape's
+    value: a run this short never waits), made by one ``np.array`` where ``to_array``
+    widens, narrows and scans for NaN payloads. None when a value is a NaN (its bits are
+    kept by ``to_array``) or out of float32's range, or anything but float_data holds data."""
+    if tensor.data_type != _FLOAT or tensor.data_location:
+        return None
+    schema = getattr(type(tensor), "__schema__", None)
+    if schema is None or any(tensor._has & schema.bit[f] for f in _OTHER_FIELDS):
+        return None
+    values = tensor.float_data
+    if len(values) > _SHORT or not all(abs(v) <= _FLOAT32_MAX or abs(v) == math.inf for v in values):
+        return None  # (a NaN fails both comparisons)
+    shape = tuple(int(d) for d in tensor.dims)
+    if len(shape) > _SHORT or any(d < 0 for d in shape) or math.prod(shape) != len(values):
+        return None
+    return np.array(values, dtype=np.float32).reshape(shape)
 
 
 def _text(item: Any) -> Any:

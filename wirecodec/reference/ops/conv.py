@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from typing import Any
 
 import numpy as np
@@ -10,6 +9,8 @@ import numpy as np
 from wirecodec.reference._registry import op
 
 Ctx = Any
+# einsum subscripts (the string module, for its ascii_lowercase, costs a first build ~1 ms)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def pads_for(
@@ -103,7 +104,7 @@ def _correlate(
             term = source[(Ellipsis, *offset)] * weight
             y = term if y is None else y + term
         return y
-    letters = string.ascii_lowercase
+    letters = _LETTERS
     sp, ks = letters[:nd], letters[nd : 2 * nd]
     if group == 1:
         equation = f"NC{sp}{ks},MC{ks}->NM{sp}".replace("N", "y").replace("C", "z").replace("M", "x")
@@ -184,7 +185,7 @@ def _conv_transpose(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
     cg = x.shape[1] // group
     mg = w.shape[1]
     y = np.zeros([n, mg * group, *full], dtype=np.float64)
-    letters = string.ascii_lowercase[:nd]
+    letters = _LETTERS[:nd]
     for g in range(group):
         xg = x[:, g * cg : (g + 1) * cg]
         wg = w[g * cg : (g + 1) * cg]

@@ -185,7 +185,7 @@ def _sce_loss(ctx: Ctx, scores: Any, labels: Any, weight: Any = None) -> Any:
     z = scores - m
     log_prob = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
     loss = _nll(log_prob, labels, weight, ctx.attrs.get("ignore_index"), ctx.attrs.get("reduction", "mean"))
-    if len(ctx.node.output) > 1:
+    if len(ctx.outputs) > 1:
         return loss, log_prob.astype(scores.dtype)
     return loss
 

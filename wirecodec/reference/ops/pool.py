@@ -97,7 +97,7 @@ def _max_pool(ctx: Ctx, x: Any) -> Any:
     patches = windows(xp, kernel, strides, dilations, out)
     flat = patches.reshape((*patches.shape[: 2 + nd], -1))
     y = flat.max(axis=-1)
-    if len(ctx.node.output) < 2 or not ctx.node.output[1]:
+    if len(ctx.outputs) < 2 or not ctx.outputs[1]:
         return y.astype(x.dtype)
     # index of the maximum in the unpadded input, flattened (row-major or column-major)
     arg = flat.argmax(axis=-1)

@@ -97,7 +97,7 @@ def _split(ctx: Ctx, x: Any, split: Any = None) -> Any:
     axis = ctx.attrs.get("axis", 0)
     if split is None and "split" in ctx.attrs:
         split = ctx.attrs["split"]
-    parts = len(ctx.node.output)
+    parts = len(ctx.outputs)
     if "num_outputs" in ctx.attrs:
         parts = ctx.attrs["num_outputs"]
     sizes = None if split is None else [int(s) for s in split]

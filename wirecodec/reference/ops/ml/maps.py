@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from wirecodec.reference._errors import OperatorError
 from wirecodec.reference._registry import op
 from wirecodec.reference.ops.ml.common import bad
 
@@ -98,9 +99,11 @@ def _cast_map(ctx: Ctx, x: Any) -> Any:
         size = int(a.get("max_map", 1))
         if size < 1:
             raise bad(ctx, f"max_map is {size}; a SPARSE map needs a positive size")
+        if items and items[0][0] < 0:  # (sorted: a negative key comes first)
+            raise _negative_key(ctx, items[0][0])
         values = [0.0 if cast_to != "TO_STRING" else "0"] * size
         for k, v in items:
-            if 0 <= k < size:
+            if k < size:  # a key past max_map is left out, as onnxruntime does
                 values[k] = v
     else:
         raise bad(ctx, f"map_form {form!r} is not DENSE or SPARSE")
@@ -111,6 +114,18 @@ def _cast_map(ctx: Ctx, x: Any) -> Any:
     else:
         out = np.array([float(v) for v in values], dtype=np.float32)
     return out.reshape(1, -1)
+
+
+def _negative_key(ctx: Ctx, key: int) -> OperatorError:
+    """A SPARSE map's keys are the output's indices: onnxruntime refuses a negative one
+    ("Negative index values are not permitted"), and so do we, rather than drop its value."""
+    error = OperatorError(
+        f"{ctx.op_type}: key {key} of the input map is negative; map_form SPARSE takes "
+        "keys from 0 (they index the output)",
+        ctx.path,
+    )
+    error.__cause__ = ValueError(f"Negative index values are not permitted (key {key})")
+    return error
 
 
 @op("CategoryMapper", 1, _ML)
