@@ -117,4 +117,12 @@ MUTANTS: tuple[Mutant, ...] = (
         ("tests/differential/test_reference_stft_window_in_input_type.py",),
         "STFT weights its frames in float64: up to 3e-6 away from onnx's evaluator and onnx's test",
     ),
+    Mutant(
+        "opener-imports-the-zip-layer-for-any-file",
+        "wirecodec/files/opener.py",
+        "    first = head_of(source, 4)\n    return is_zip_head(first)\n",
+        "    from wirecodec.files.zip.container import is_zip\n\n    return is_zip(source)\n",
+        ("tests/perf/test_import_time.py",),
+        "opening a model that is not a zip container imports the zip layer (zlib, its readers)",
+    ),
 )

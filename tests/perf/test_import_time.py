@@ -41,10 +41,13 @@ NOT_ON_IMPORT = (
     "onnxruntime",
     "torch",
 )
-# Never loaded by opening a model (``from wirecodec import load``): writing a zip
-# container, checking, building models, JSON and the reference packages.
+# Never loaded by opening a model (``from wirecodec import load``): the zip container
+# (imported by the first one opened), checking, building models, JSON and the reference
+# packages.
 NOT_ON_LOAD = (
     "zipfile",
+    "zlib",
+    "wirecodec.files.zip.container",
     "wirecodec.files.zip.replace",
     "wirecodec.files.zip.layout",
     "wirecodec.files.base.atomic",
