@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 from schema_dsl.containers import RepeatedContainer, container_class, list_extend, new_container
 from schema_dsl.contract import installed_codec, the_codec
 from schema_dsl.fields import Kind
-from schema_dsl.layout import MessageSchema, blank, extras, store, stored_fields
+from schema_dsl.layout import BLANK_INTERNALS, MessageSchema, blank, extras, store, stored_fields
 from schema_dsl.pending import carried_pending, load_pending, load_pending_except
 
 if TYPE_CHECKING:
@@ -114,9 +114,13 @@ def _copier(schema: MessageSchema) -> Callable[[Any], Any]:
     found = _COPIERS.get(schema)
     if found is not None:
         return found
-    names: dict[str, Any] = {"fresh": schema.fresh, "cls": schema.cls, "new": _new_list, "add": list_extend}
-    names.update(copy=copy_message, extras=extras)
-    lines = ["def copy_slots(o):", "    c = fresh()", "    has = o._has"]
+    names: dict[str, Any] = {"holder": schema.holder, "cls": schema.cls, "new": _new_list, "add": list_extend}
+    names.update(copy=copy_message, extras=extras, new_object=object.__new__)
+    # Every slot stored once: a scalar slot always holds a value (its default when unset,
+    # schema_dsl.layout), so it is copied as it is, set or not, with no branch; a message
+    # or list slot is filled only when stored.
+    lines = ["def copy_slots(o):", "    c = new_object(holder)", "    has = o._has"]
+    lines += [f"    c.{name} = {value!r}" for name, value in BLANK_INTERNALS if name != "_has"]
     for i, (spec, bit) in enumerate(schema.field_bits):
         name = spec.name  # an identifier: checked when the class was declared
         if spec.repeated:
@@ -127,7 +131,7 @@ def _copier(schema: MessageSchema) -> Callable[[Any], Any]:
         elif spec.kind is Kind.MESSAGE:
             lines += [f"    if has & {bit}:", f"        c.{name} = copy(o.{name})"]
         else:
-            lines += [f"    if has & {bit}:", f"        c.{name} = o.{name}"]
+            lines += [f"    c.{name} = o.{name}"]
     lines += [
         "    c._has = has",
         "    c.__class__ = cls",  # on the holder: plain stores until here
