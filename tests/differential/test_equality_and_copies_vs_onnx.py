@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import wirecodec
-from schema_dsl.onnx import ModelProto, NodeProto
+from schema_dsl.onnx import GraphProto, ModelProto, NodeProto
 from tests.support.reference import require_onnx
 
 onnx = require_onnx()
@@ -91,14 +91,22 @@ def test_copy_of_a_message_into_a_part_of_itself(nodes: int) -> None:
     assert wirecodec.encode(mine) == theirs.SerializeToString()
 
 
-def test_copies_of_a_model_decoded_from_a_part_of_a_buffer() -> None:
-    # Offsets of such a decode are the part's, not the whole buffer's.
-    data = _bytes(SIZES[0])
+@pytest.mark.parametrize("nodes", SIZES)
+def test_copies_of_a_model_decoded_from_a_part_of_a_buffer(nodes: int) -> None:
+    # Offsets of such a decode are the part's, not the whole buffer's. A small message is
+    # copied slot by slot; the graph, past codec._COPY_FROM_SOURCE_AT bytes, is decoded again
+    # from its source bytes, which are read at the part's offsets.
+    data = _bytes(nodes)
+    theirs = onnx.load_model_from_string(data)
     mine = wirecodec.decode(ModelProto, memoryview(b"padding" + data)[7:])
     copy = NodeProto()
     copy.CopyFrom(mine.graph.node[5])
-    assert copy.SerializeToString() == onnx.load_model_from_string(data).graph.node[5].SerializeToString()
+    assert copy.SerializeToString() == theirs.graph.node[5].SerializeToString()
     assert copy == mine.graph.node[5] and copy is not mine.graph.node[5]
+    graph = GraphProto()
+    graph.CopyFrom(mine.graph)
+    assert graph.SerializeToString() == theirs.graph.SerializeToString()
+    assert graph == mine.graph and graph is not mine.graph
 
 
 def _searches(model: Any, other: Any, node_cls: Any, gone: int) -> list[Any]:

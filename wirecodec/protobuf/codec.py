@@ -366,8 +366,9 @@ def equal_sources(a: Message, b: Message) -> bool | None:
 
 # Below this many payload bytes, the class's generated copier (schema_dsl.copying) copies
 # a decoded message faster than decoding its bytes again: a node of 70 to 2,500 bytes
-# copies in 0.75-0.85x the time (a one-off A/B of CopyFrom, /tmp/cp4.py). A long field
-# decoded again keeps its records and waiting elements, where a copier would build views.
+# copies in 0.75-0.85x the time (a one-off A/B of CopyFrom, /tmp/cp4.py). A long message
+# decoded again leaves its small elements waiting, where a copier would build and copy a
+# view of each.
 _COPY_FROM_SOURCE_AT: Final = 4096
 _OFFSETS: Final = (1 << SPAN_SHIFT) - 1
 
