@@ -90,11 +90,12 @@ def _domain_key(domain: str) -> str:
 def check_opsets(
     sites: ModelSites,
     report: Report,
-    values: dict[str, GraphValues] | None = None,
+    values: dict[str, GraphValues],
     streamed: OpsetNodes | None = None,
 ) -> None:
     """Report IR-version and opset-import violations; ``values``: every graph's values read
-    once (:func:`wirecodec.checker.values.read_values`), else they are read here;
+    once (:func:`wirecodec.checker.values.read_values`, which reads this module's rules: the
+    caller reads them, so neither module imports the other's way back);
     ``streamed``: the node and attribute rules run as the walk met each (the walk then
     listed only functions' nodes and attributes), else the listed ones are looked at here."""
     model = sites.model
@@ -238,7 +239,7 @@ def _features(
     sites: ModelSites,
     report: Report,
     ir: int,
-    values: dict[str, GraphValues] | None,
+    values: dict[str, GraphValues],
     streamed: OpsetNodes,
 ) -> None:
     def since(version: int, path: str, what: str) -> None:
@@ -260,10 +261,6 @@ def _features(
             since(10, f"functions[{i}].overload", "overload")
         if function.metadata_props:
             since(10, f"functions[{i}].metadata_props", "metadata_props on a function")
-    if values is None:
-        from wirecodec.checker.values import read_values  # (values reads this module's rules)
-
-        values = read_values(sites, ir)
     for graph_values in values.values():  # each graph's own fields and values
         report.violations += graph_values.features.violations
     if ir >= _NEWEST_FEATURE:

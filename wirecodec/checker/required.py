@@ -69,11 +69,12 @@ _ELEMENT_TYPES = frozenset(int(t) for t in _DataType if t != _DataType.UNDEFINED
 def check_required(
     sites: ModelSites,
     report: Report,
-    values: dict[str, GraphValues] | None = None,
+    values: dict[str, GraphValues],
     streamed: Report | None = None,
 ) -> None:
     """Report every required field that is missing or empty; ``values``: every graph's
-    values read once (:func:`wirecodec.checker.values.read_values`), else they are read here;
+    values read once (:func:`wirecodec.checker.values.read_values`, which reads this
+    module's rules: the caller reads them, so neither module imports the other's way back);
     ``streamed``: what :func:`node_required` found on every node as the walk met it (the
     walk then listed only functions' nodes), else the listed nodes are looked at here."""
     model = sites.model
@@ -92,10 +93,6 @@ def check_required(
             )
         else:
             first_seen[entry.key] = i
-    if values is None:
-        from wirecodec.checker.values import read_values  # (values reads this module's rules)
-
-        values = read_values(sites, None)
     for graph_values in values.values():  # each graph's name, values and initializers' names
         report.violations += graph_values.required.violations
     for i, function in enumerate(model.functions):

@@ -110,9 +110,10 @@ def _each_family_reading_itself(model: ModelProto) -> list[Violation]:
     """The three families as they were before the values were shared: each reads them."""
     sites = walk(model)
     report = Report()
+    ir = model.ir_version if model.HasField("ir_version") else None
     names.check_names(model, report)
-    required.check_required(sites, report)
-    opsets.check_opsets(sites, report)
+    required.check_required(sites, report, values.read_values(sites, ir))
+    opsets.check_opsets(sites, report, values.read_values(sites, ir))
     return report.violations
 
 
