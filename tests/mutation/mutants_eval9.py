@@ -119,7 +119,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "opener-imports-the-zip-layer-for-any-file",
-        "wirecodec/files/opener.py",
+        "wirecodec/files/base/source.py",
         "    first = head_of(source, 4)\n    return is_zip_head(first)\n",
         "    from wirecodec.files.zip.container import is_zip\n\n    return is_zip(source)\n",
         ("tests/perf/test_import_time.py",),

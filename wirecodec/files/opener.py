@@ -45,7 +45,7 @@ from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import NotAModelError, PayloadPassedError
 from wirecodec.files.base.mapping import map_read_only
 from wirecodec.files.base.references import any_external_data, label_of, uses_external_data
-from wirecodec.files.base.source import STDIN, Source, classify, head_of, is_zip_head, open_source_file
+from wirecodec.files.base.source import STDIN, Source, classify, is_zip, open_source_file
 from wirecodec.files.base.tensor_data import NoData, TensorData
 from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.external.data import DirectoryData
@@ -212,7 +212,7 @@ def open_model(
             if not stat.S_ISREG(info.st_mode):  # a pipe or device given by name (/dev/stdin)
                 return _from_pipe(file, str(source), None, lazy, base_dir, max_depth, spool_dir)
             _refuse_empty(info.st_size, "file")
-            if _is_zip(file):
+            if is_zip(file):
                 return _from_zip(file, str(source), path, info.st_size, lazy, max_depth)
             if streamed:
                 return _streamed(file, path, str(source), info.st_size, base_dir)
@@ -227,7 +227,7 @@ def open_model(
     label = name if isinstance(name, str) else "<file object>"
     if _regular_size(given) is None and not _seekable(given):
         return _from_pipe(given, label, named, lazy, base_dir, max_depth, spool_dir)
-    if _is_zip(given):
+    if is_zip(given):
         return _from_zip(given, label, named, 0, lazy, max_depth)
     data = read_payload_source(given, lazy, label)
     _refuse_empty(_size_of(data), "input")
@@ -316,7 +316,7 @@ def _from_pipe(
 
         spool = tempfile.TemporaryFile(dir=spool_dir, prefix=".wirecodec-spool-")  # noqa: SIM115  (closed below)
     whole = _Prefixed(head, file, spool)
-    if _is_zip(head):
+    if is_zip(head):
         data = io.BufferedReader(whole).read()
         return _from_zip(data, label, path, len(data), lazy, max_depth)
     passed: list[tuple[int, int, int]] = []  # (initializer index, payload offset, length)
@@ -372,13 +372,6 @@ def _refusal(label: str, tensor: TensorProto, length: int) -> Any:
         )
 
     return refuse
-
-
-def _is_zip(source: Source) -> bool:
-    """Whether ``source`` holds a zip archive, by its first bytes (as zip.container.is_zip,
-    without importing the zip layer for a file that is not one)."""
-    first = head_of(source, 4)
-    return is_zip_head(first)
 
 
 def _from_zip(
@@ -452,7 +445,7 @@ def _from_buffer(
     base_dir: str | os.PathLike[str] | None,
     max_depth: int,
 ) -> Opened:
-    if not isinstance(data, _Mapped) and _is_zip(data):
+    if not isinstance(data, _Mapped) and is_zip(data):
         return _from_zip(data, label, path, memoryview(data).nbytes, lazy, max_depth)
     with noting() as seen:
         model = decode_source(ModelProto, data, max_depth, lazy)

@@ -121,7 +121,6 @@ def test_a_container_is_opened_once(tmp_path: pathlib.Path, monkeypatch: pytest.
     monkeypatch.setattr(switch, "open_source_file", counting)
     monkeypatch.setattr("wirecodec.files.opener.open_source_file", counting)
     monkeypatch.setattr("wirecodec.files.zip.buffers.open_source_file", counting)
-    monkeypatch.setattr("wirecodec.files.zip.container.head_of", lambda *a: switch.head_of(*a))
     from wirecodec.files.opener import open_model
 
     assert open_model(path).layout == "zip"

@@ -27,6 +27,7 @@ __all__ = [
     "classify",
     "head_of",
     "is_regular_file",
+    "is_zip",
     "is_url",
     "is_zip_head",
     "open_source_file",
@@ -48,6 +49,17 @@ _ZIP_SIGNATURES: Final = (b"PK\x03\x04", b"PK\x05\x06")  # a first entry, or an 
 def is_zip_head(head: bytes) -> bool:
     """Whether the first four bytes of a source are a zip archive's (a container, .onnxz)."""
     return bytes(head[:4]) in _ZIP_SIGNATURES
+
+
+def is_zip(source: Source) -> bool:
+    """Whether ``source`` (a path, a binary file or bytes) holds a zip archive, by its first bytes.
+
+    A file object is read at its current position and put back; one that cannot seek
+    is not examined (False). Here, not in the zip layer, so that opening a model that is
+    not a container never imports that layer.
+    """
+    first = head_of(source, 4)
+    return is_zip_head(first)
 
 
 def is_url(source: object) -> bool:

@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from schema_dsl.onnx import ModelProto, TensorProto
 from wirecodec.errors import ContainerError, DecodeError, EncodeError
 from wirecodec.files.base.references import label_of, parse_ref, uses_external_data
-from wirecodec.files.base.source import Source, head_of, is_zip_head
+from wirecodec.files.base.source import Source, is_zip
 from wirecodec.files.base.walk import iter_tensors
 from wirecodec.files.zip.buffers import open_buffer
 from wirecodec.files.zip.records import MODEL_ENTRY, Archive, Entry, read_archive
@@ -68,15 +68,6 @@ _PADDING_ID: Final = 0xD935
 _PADDING_MIN: Final = 6
 _LOCAL_HEADER: Final = 30
 _ZIP64_LOCAL_EXTRA: Final = 20  # what zipfile adds to a ZIP64 entry's local header
-
-
-def is_zip(source: Source) -> bool:
-    """Whether ``source`` (a path, a binary file or bytes) holds a zip archive, by its first bytes.
-
-    A file object is read at its current position and put back; one that cannot seek
-    is not examined (False).
-    """
-    return is_zip_head(head_of(source, 4))
 
 
 # -- writing ------------------------------------------------------------------------------------
