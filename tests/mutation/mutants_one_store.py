@@ -190,8 +190,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "walk-mask-first-field-only",
         "wirecodec/protobuf/walk.py",
-        "        return bool(message._has & mask)\n",
-        "        return bool(message._has & mask & 1)\n",
+        "prune(site)) and site.message._has & mask:\n",
+        "prune(site)) and site.message._has & mask & 1:\n",
         (*tests_in("tests/unit/protobuf"), *tests_in("tests/unit/files")),
         "the walk enters a message only when its first field is present",
     ),

@@ -129,13 +129,6 @@ def walk(
             found = plans[cls] = kept, functools.reduce(operator.or_, (bit for _, _, bit in kept), 0)
         return found
 
-    def worth(message: Message, mask: int) -> bool:
-        """Whether ``message`` may hold something below it: one of the fields toward the
-        targets is present. A field whose elements wait has its bit too (its container
-        holds them: schema_dsl.containers); a stored list, even empty, has its bit: most
-        sites (an attribute) hold nothing to enter."""
-        return bool(message._has & mask)
-
     def children(site: Site, fields: tuple[tuple[str, bool, int], ...]) -> Iterator[Site]:
         current = site.message
         # Paths as fieldpath.join makes them, inlined: a call per site is this loop's cost.
@@ -150,11 +143,13 @@ def walk(
 
     def visit(root: Site) -> Iterator[Site]:
         # An explicit stack rather than nested generators: a deep graph costs no recursion,
-        # and a message with nothing to descend into costs no generator.
+        # and a message with nothing to descend into costs no generator. A message is entered
+        # when a field toward the targets has its presence bit (``mask``): a field whose
+        # elements wait has it too (its container holds them: schema_dsl.containers).
         yield root
         stack: list[Iterator[Site]] = []
         fields, mask = plan(type(root.message))
-        if fields and not (prune is not None and prune(root)) and worth(root.message, mask):
+        if fields and not (prune is not None and prune(root)) and root.message._has & mask:
             stack.append(children(root, fields))
         while stack:
             site = next(stack[-1], None)
@@ -163,7 +158,7 @@ def walk(
                 continue
             yield site
             fields, mask = plan(type(site.message))
-            if fields and not (prune is not None and prune(site)) and worth(site.message, mask):
+            if fields and not (prune is not None and prune(site)) and site.message._has & mask:
                 stack.append(children(site, fields))
 
     return visit(Site(path, message, None, None))
