@@ -57,7 +57,6 @@ _T_CACHE = (
 _T_ENCODER = (
     _P + "test_reemit.py",
     _P + "test_reemit_edits.py",
-    _P + "test_memo.py",
     _P + "test_codec.py",
     _P + "test_golden_bytes.py",
 )

@@ -32,20 +32,4 @@ MUTANTS: tuple[Mutant, ...] = (
         (f"{_MODES}::test_each_mode_flips_its_switches",),
         "encode(reuse_source=False) still re-emits source bytes: the field walk goes untested",
     ),
-    Mutant(
-        "representation-memo-never-awake",
-        "wirecodec/protobuf/memo.py",
-        '    if how == "awake":\n        wake(made)',
-        '    if how == "awake!":\n        wake(made)',
-        ("tests/unit/protobuf/test_memo.py",),
-        "a decode asked for an awake memo gets a sleeping one: small inputs never reach it",
-    ),
-    Mutant(
-        "representation-memo-never-off",
-        "wirecodec/protobuf/memo.py",
-        '    if how == "off" or isinstance(buf, bytearray):',
-        '    if isinstance(buf, bytearray):',
-        ("tests/unit/protobuf/test_memo.py",),
-        "a decode asked for no memo remembers anyway: memo-off compares the memo with itself",
-    ),
 )

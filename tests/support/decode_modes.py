@@ -3,7 +3,7 @@
 A *mode* is a combination of the switches the codec has, each an explicit parameter:
 ``lazy=`` and ``representation=`` of :func:`wirecodec.decode`
 (wirecodec.protobuf.representation: every element of every repeated message field
-waits; every graph keeps records; the memo of repeated sub-messages awake or off), and
+waits; every graph keeps records), and
 ``reuse_source=`` of :func:`wirecodec.encode` (off: the encoder walks every field
 instead of re-emitting unchanged source bytes).
 
@@ -30,8 +30,6 @@ from wirecodec.protobuf.representation import Representation
 
 __all__ = [
     "EVERY_ELEMENT",
-    "MEMO_AWAKE",
-    "MEMO_OFF",
     "MODES",
     "RECORDS_ALWAYS",
     "SWITCHES",
@@ -42,8 +40,6 @@ __all__ = [
 
 # The representations tests ask for by name (wirecodec.protobuf.representation).
 EVERY_ELEMENT = Representation(every_element_waits=True)
-MEMO_AWAKE = Representation(memo="awake")
-MEMO_OFF = Representation(memo="off")
 RECORDS_ALWAYS = Representation(records_always=True)
 
 M = TypeVar("M", bound=Message)
@@ -56,18 +52,12 @@ class DecodeMode:
     name: str
     lazy: bool
     every_element: bool = False  # Representation.every_element_waits
-    memo: bool = True  # Representation.memo: "awake" when True, "off" when False
     reemit: bool = True  # encode(reuse_source=)
     records: bool = False  # Representation.records_always: every graph keeps records (views)
 
     @property
     def representation(self) -> Representation:
-        # The memo awake from the first sub-message, so small inputs reach it.
-        return Representation(
-            every_element_waits=self.every_element,
-            records_always=self.records,
-            memo="awake" if self.memo else "off",
-        )
+        return Representation(every_element_waits=self.every_element, records_always=self.records)
 
     def decode(self, cls: type[M], data: Any, **options: Any) -> M:
         """:func:`wirecodec.decode` in this mode."""
@@ -82,7 +72,6 @@ MODES: tuple[DecodeMode, ...] = (
     DecodeMode("eager", lazy=False),
     DecodeMode("lazy", lazy=True),
     DecodeMode("lazy-every-element", lazy=True, every_element=True),
-    DecodeMode("memo-off", lazy=True, memo=False),
     DecodeMode("reemit-off", lazy=True, reemit=False),
     DecodeMode("records", lazy=True, records=True),
 )
@@ -94,10 +83,9 @@ SWITCHES: dict[str, str] = {
     "decode(lazy=)": "eager vs the lazy modes",
     "decode(max_depth=)": "not a mode: a limit, tested at its edges in test_limits.py",
     "decode(representation=)": (
-        "not a mode itself: its fields are the switches below (lazy-every-element, memo-off, records)"
+        "not a mode itself: its fields are the switches below (lazy-every-element, records)"
     ),
     "Representation.every_element_waits": "lazy-every-element",
-    "Representation.memo": "memo-off; every other mode remembers from the start (eager, lazy)",
     "encode(reuse_source=)": "reemit-off",
     "wirecodec_notes": "not a mode: records which fields a decode met, changes no value",
     "wirecodec_write_progress": "not a mode: a progress callback for payload writes",

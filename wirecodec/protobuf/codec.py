@@ -26,7 +26,6 @@ from wirecodec.protobuf import representation as representation_module
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.compile import Flavor, decoder, encoder
 from wirecodec.protobuf.lazy import CHECKED
-from wirecodec.protobuf.memo import new_memo
 from wirecodec.protobuf.origin import SPAN_SHIFT, origin_for, source_of, touch
 from wirecodec.protobuf.representation import Representation
 
@@ -126,12 +125,9 @@ def decode_split(
     how = representation_module.DEFAULT if representation is None else representation
     fn = decoder(cls, flavor, lazy=lazy and view.readonly, keep_records=records, representation=how)
     origin = origin_for(buf, view)
-    memo = None
     failure: DecodeError
     try:
-        # (A sparse copy's blank regions are payloads of 64 KiB and more: no memo key spans one.)
-        memo = new_memo(buf, how.memo)
-        root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base, memo)
+        root = fn(buf, view, 0, len(view), max_depth, None if origin is None else origin.base)
         if origin is not None:
             extras(root).origin = origin  # the spans' bytes live as long as the root
         return root  # type: ignore[return-value]
@@ -145,8 +141,7 @@ def decode_split(
         )
     # The decoder's frames hold views of the caller's buffer; a traceback through them
     # would keep the buffer exported (an mmap could not be closed), so drop both.
-    # (the memo's templates may hold views too)
-    del buf, view, origin, memo
+    del buf, view, origin
     raise failure.with_traceback(None)
 
 
@@ -394,7 +389,7 @@ def copy_from_source(message: Message) -> Message | None:
     cls = message.__schema__.cls
     fn = decoder(cls, flavor, lazy=True, keep_records=False)
     # Bytes decoded before, nesting checked: the limit cannot be reached again.
-    copy: Message = fn(buf, view, start, end, DEFAULT_MAX_DEPTH, None, None)
+    copy: Message = fn(buf, view, start, end, DEFAULT_MAX_DEPTH, None)
     return copy
 
 

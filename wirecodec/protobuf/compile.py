@@ -16,7 +16,6 @@ from __future__ import annotations
 import linecache
 import struct
 import threading
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -24,7 +23,7 @@ from typing import Any, Final, Literal
 from schema_dsl import Kind, Message
 from schema_dsl.message import dropped, extras
 from wirecodec.errors import DecodeError, LimitError
-from wirecodec.protobuf import code_cache, lazy, memo, notes, origin, paths, records, schema_cache, shipped
+from wirecodec.protobuf import code_cache, lazy, notes, origin, paths, records, schema_cache, shipped
 from wirecodec.protobuf import runtime as rt
 from wirecodec.protobuf.code_cache import CACHE_ENTRIES, CACHE_ENV, cache_folder
 from wirecodec.protobuf.gen.decode import DecoderSource, function_name
@@ -67,7 +66,7 @@ __all__ = [
 # "str": they don't (memoryview), so strings are built with str(slice, ...).
 Flavor = Literal["decode", "str"]
 
-Decoder = Callable[[Any, memoryview, int, int, int, Any, Any], Message]
+Decoder = Callable[[Any, memoryview, int, int, int, Any], Message]
 Encoder = Callable[[Message, list[Any]], int]
 
 _MISSING: Final = object()
@@ -122,13 +121,6 @@ _HELPERS: Final[dict[str, Any]] = {
     # lazy repeated sub-messages
     "_pending": lazy.pending,
     "_pending_run": lazy.pending_run,
-    # repeated small sub-messages, built from a recipe (wirecodec.protobuf.memo)
-    "_offer": memo.offer,
-    "_rebuild": memo.rebuild,
-    "_wake": memo.wake,
-    "_forget_all": memo.forget_all,
-    "_Fn": types.FunctionType,
-    "_ONE_BYTE": memo.ONE_BYTE,
     # noted fields (wirecodec.protobuf.notes)
     "_note": notes.note,
     "_vwhere": paths.validator_where,

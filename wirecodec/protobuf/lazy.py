@@ -216,7 +216,7 @@ class Pending:
             elif not skip_all:
                 begin, end = self._payload_at(next(starts))
                 if not needles or _holds_any(self.buf, needles, begin, end):
-                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source, None)
+                    yield self.decode(self.buf, self.mv, begin, end, TRUSTED, self.source)
 
     def load(self) -> list[Message]:
         """Every element, in wire order (the waiting ones were validated with their owner).
@@ -227,7 +227,7 @@ class Pending:
         """
         buf, mv, source, decode = self.buf, self.mv, self.source, self.decode
         end = len(mv)
-        waiting = [decode(buf, mv, *_payload(buf, at, end), TRUSTED, source, None) for at in self.starts]
+        waiting = [decode(buf, mv, *_payload(buf, at, end), TRUSTED, source) for at in self.starts]
         if self.order is None:
             # Of the head's own class (it may be the field's container), filled through the
             # plain list methods: the container's own would copy each element.

@@ -54,7 +54,6 @@ __all__ = [
     "SPAN_SHIFT",
     "Origin",
     "field_span",
-    "marked",
     "origin_for",
     "reuse_field",
     "reusable",
@@ -144,16 +143,6 @@ def touch(span: int) -> None:
     origin = _origin_of(span)
     if origin is not None:
         origin.mark(_offsets(span)[0])
-
-
-def marked(span: int) -> bool:
-    """Whether the message with this span itself reported a change (or was not canonical).
-
-    Unlike :func:`reusable`, says nothing of the messages inside it: a caller that visits
-    every one of them (wirecodec.protobuf.memo) asks each, at O(1) apiece.
-    """
-    origin = _origin_of(span)
-    return origin is None or _offsets(span)[0] in origin._marks
 
 
 def reusable(span: int) -> memoryview | None:

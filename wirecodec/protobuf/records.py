@@ -420,8 +420,7 @@ def _record_stub(namespace: dict[str, Any], spec: FieldSpec) -> Callable[..., An
 
 # A message keeps records only when one of its ``records`` fields has more elements than
 # this: a graph of the size of most models people have (a few hundred nodes) costs its
-# host's collector little, and views would cost it every read. The memo of sub-messages
-# wakes at the same count (wirecodec.protobuf.memo.WAKE_AFTER).
+# host's collector little, and views would cost it every read.
 RECORDS_AFTER: Final = 1024
 # ... and when those elements average at least this many bytes: a record is a tuple, a
 # pointer and more per element, where a waiting element costs 4 bytes (wirecodec.protobuf.lazy);

@@ -1,8 +1,7 @@
 """How a decode represents what it reads, where its size thresholds would choose otherwise.
 
 A decode picks a representation per field by size (docs/performance.md): small elements
-past the first few of a field wait as offsets (wirecodec.protobuf.lazy), a memo of repeated
-sub-messages wakes on a field of 1,024 elements (wirecodec.protobuf.memo), a graph keeps
+past the first few of a field wait as offsets (wirecodec.protobuf.lazy), a graph keeps
 records past 1,024 elements (wirecodec.protobuf.records). Small inputs reach none of
 them, so tests and fuzzing ask for them by name, per call::
 
@@ -17,7 +16,6 @@ tests/conftest.py; nothing in the library does.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 __all__ = ["DEFAULT", "Representation"]
 
@@ -31,9 +29,6 @@ class Representation:
     (validated now, decoded on first read), not only small ones past the first few."""
     records_always: bool = False
     """Every graph a lazy decode meets keeps its elements as records, however short."""
-    memo: Literal["sleeping", "awake", "off"] = "sleeping"
-    """The memo of repeated sub-messages: asleep until a long field (the default),
-    remembering from the first sub-message, or off (every sub-message decoded)."""
 
 
 DEFAULT = Representation()

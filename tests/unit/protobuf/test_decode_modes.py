@@ -63,7 +63,7 @@ def test_every_switch_is_covered() -> None:
 
 def test_modes_are_distinct() -> None:
     assert len({mode.name for mode in MODES}) == len(MODES)
-    settings = [(m.lazy, m.every_element, m.memo, m.reemit, m.records) for m in MODES]
+    settings = [(m.lazy, m.every_element, m.reemit, m.records) for m in MODES]
     assert len(set(settings)) == len(settings)
 
 

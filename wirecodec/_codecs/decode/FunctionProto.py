@@ -2,7 +2,7 @@
 # The 'decode' codec of schema_dsl.onnx.FunctionProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
+def decode_FunctionProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -190,22 +190,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_node and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_node, pos, depth - 1)
-                        if v is None:
-                            v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_node is not None and len(r_node) >= 1024:
-                        _wake(memo)
+                v = _d_node(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_node is None:
                     r_node = _newlist(_R_node)
@@ -264,22 +249,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_opset_import and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_opset_import, pos, depth - 1)
-                        if v is None:
-                            v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_opset_import is not None and len(r_opset_import) >= 1024:
-                        _wake(memo)
+                v = _d_opset_import(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_opset_import is None:
                     r_opset_import = _newlist(_R_opset_import)
@@ -338,22 +308,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_attribute_proto and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_attribute_proto, pos, depth - 1)
-                        if v is None:
-                            v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_attribute_proto is not None and len(r_attribute_proto) >= 1024:
-                        _wake(memo)
+                v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_attribute_proto is None:
                     r_attribute_proto = _newlist(_R_attribute_proto)
@@ -383,22 +338,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_value_info and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_value_info, pos, depth - 1)
-                        if v is None:
-                            v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_value_info is not None and len(r_value_info) >= 1024:
-                        _wake(memo)
+                v = _d_value_info(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_value_info is None:
                     r_value_info = _newlist(_R_value_info)
@@ -457,22 +397,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                        if v is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                        _wake(memo)
+                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_metadata_props is None:
                     r_metadata_props = _newlist(_R_metadata_props)

@@ -2,7 +2,7 @@
 # The 'decode' codec of schema_dsl.onnx.NodeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
+def decode_NodeProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -184,22 +184,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_attribute(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_attribute and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_attribute, pos, depth - 1)
-                        if v is None:
-                            v = _d_attribute(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_attribute(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_attribute is not None and len(r_attribute) >= 1024:
-                        _wake(memo)
+                v = _d_attribute(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_attribute is None:
                     r_attribute = _newlist(_R_attribute)
@@ -316,22 +301,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                        if v is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                        _wake(memo)
+                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_metadata_props is None:
                     r_metadata_props = _newlist(_R_metadata_props)
@@ -361,22 +331,7 @@ def decode_NodeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2]
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_device_configurations(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_device_configurations and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_device_configurations, pos, depth - 1)
-                        if v is None:
-                            v = _d_device_configurations(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_device_configurations(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_device_configurations is not None and len(r_device_configurations) >= 1024:
-                        _wake(memo)
+                v = _d_device_configurations(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_device_configurations is None:
                     r_device_configurations = _newlist(_R_device_configurations)

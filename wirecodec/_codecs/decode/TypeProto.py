@@ -2,7 +2,7 @@
 # The 'decode' codec of schema_dsl.onnx.TypeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
+def decode_TypeProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -52,12 +52,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_tensor_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_tensor_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'tensor_type':
                     m_tensor_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_tensor_type = v
                     if g_value is not None and g_value != 'tensor_type':
@@ -88,12 +86,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_sequence_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_sequence_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'sequence_type':
                     m_sequence_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_sequence_type = v
                     if g_value is not None and g_value != 'sequence_type':
@@ -124,12 +120,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_map_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_map_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'map_type':
                     m_map_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_map_type = v
                     if g_value is not None and g_value != 'map_type':
@@ -189,12 +183,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_opaque_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_opaque_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'opaque_type':
                     m_opaque_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_opaque_type = v
                     if g_value is not None and g_value != 'opaque_type':
@@ -225,12 +217,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_sparse_tensor_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_sparse_tensor_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'sparse_tensor_type':
                     m_sparse_tensor_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_sparse_tensor_type = v
                     if g_value is not None and g_value != 'sparse_tensor_type':
@@ -261,12 +251,10 @@ def decode_TypeProto(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                v = _d_optional_type(buf, mv, pos, p2, depth - 1, src, memo)
+                v = _d_optional_type(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if g_value == 'optional_type':
                     m_optional_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
                 else:
                     m_optional_type = v
                     if g_value is not None and g_value != 'optional_type':

@@ -2,7 +2,7 @@
 # The 'decode+lazy' codec of schema_dsl.onnx.AttributeProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
+def decode_AttributeProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -165,30 +165,15 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if m_t is None:
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_t(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_t and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_t, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_t(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_t(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_t(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_t = v
                             o.t = v
                             h |= 16
                         else:
-                            v = _d_t(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_t(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_t.MergeFrom(v)
-                            if memo is not None:
-                                _forget_all(memo)
                     elif tag < 8:
                         raise _DecodeError("field number 0 is not allowed", start)
                     else:
@@ -221,30 +206,15 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if m_g is None:
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_g(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_g and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_g, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_g(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_g(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_g(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_g = v
                             o.g = v
                             h |= 32
                         else:
-                            v = _d_g(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_g(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_g.MergeFrom(v)
-                            if memo is not None:
-                                _forget_all(memo)
                     elif tag == 58:
                         nc = 1  # the encoder writes this field in its other form
                         if pos >= end:
@@ -421,22 +391,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if n >= 32 or (s_tensors is None and (r_tensors is None or len(r_tensors) < 4)):
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_tensors and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_tensors, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                                if memo is not None and not memo and r_tensors is not None and len(r_tensors) >= 1024:
-                                    _wake(memo)
+                            v = _d_tensors(buf, mv, pos, p2, depth - 1, src)
                             if s_tensors is None:
                                 if r_tensors is None:
                                     r_tensors = _newlist(_R_tensors)
@@ -485,22 +440,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if n >= 32 or (s_graphs is None and (r_graphs is None or len(r_graphs) < 4)):
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_graphs(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_graphs and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_graphs, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_graphs(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_graphs(buf, mv, pos, p2, depth - 1, src, memo)
-                                if memo is not None and not memo and r_graphs is not None and len(r_graphs) >= 1024:
-                                    _wake(memo)
+                            v = _d_graphs(buf, mv, pos, p2, depth - 1, src)
                             if s_graphs is None:
                                 if r_graphs is None:
                                     r_graphs = _newlist(_R_graphs)
@@ -578,30 +518,15 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if m_tp is None:
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_tp(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_tp and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_tp, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_tp(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_tp(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_tp(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_tp = v
                             o.tp = v
                             h |= 4096
                         else:
-                            v = _d_tp(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_tp(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_tp.MergeFrom(v)
-                            if memo is not None:
-                                _forget_all(memo)
                     else:
                         pos = _skip(buf, tag, pos, end, depth)
                         if unk is None:
@@ -632,22 +557,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if n >= 32 or (s_type_protos is None and (r_type_protos is None or len(r_type_protos) < 4)):
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_type_protos(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_type_protos and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_type_protos, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_type_protos(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_type_protos(buf, mv, pos, p2, depth - 1, src, memo)
-                                if memo is not None and not memo and r_type_protos is not None and len(r_type_protos) >= 1024:
-                                    _wake(memo)
+                            v = _d_type_protos(buf, mv, pos, p2, depth - 1, src)
                             if s_type_protos is None:
                                 if r_type_protos is None:
                                     r_type_protos = _newlist(_R_type_protos)
@@ -753,30 +663,15 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if m_sparse_tensor is None:
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_sparse_tensor and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_sparse_tensor, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_sparse_tensor = v
                             o.sparse_tensor = v
                             h |= 65536
                         else:
-                            v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_sparse_tensor(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_sparse_tensor.MergeFrom(v)
-                            if memo is not None:
-                                _forget_all(memo)
                     elif tag == 186:
                         if lt > 186:
                             nc = 1
@@ -800,22 +695,7 @@ def decode_AttributeProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if n >= 32 or (s_sparse_tensors is None and (r_sparse_tensors is None or len(r_sparse_tensors) < 4)):
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2]
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_sparse_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_sparse_tensors and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_sparse_tensors, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_sparse_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_sparse_tensors(buf, mv, pos, p2, depth - 1, src, memo)
-                                if memo is not None and not memo and r_sparse_tensors is not None and len(r_sparse_tensors) >= 1024:
-                                    _wake(memo)
+                            v = _d_sparse_tensors(buf, mv, pos, p2, depth - 1, src)
                             if s_sparse_tensors is None:
                                 if r_sparse_tensors is None:
                                     r_sparse_tensors = _newlist(_R_sparse_tensors)

@@ -2,7 +2,7 @@
 # The 'decode+lazy' codec of schema_dsl.onnx.OperatorSetProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_OperatorSetProto(buf, mv, pos, end, depth, src, memo):
+def decode_OperatorSetProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -251,22 +251,7 @@ def decode_OperatorSetProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_operator is None and (r_operator is None or len(r_operator) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_operator(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_operator and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_operator, pos, depth - 1)
-                            if v is None:
-                                v = _d_operator(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_operator(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_operator is not None and len(r_operator) >= 1024:
-                            _wake(memo)
+                    v = _d_operator(buf, mv, pos, p2, depth - 1, src)
                     if s_operator is None:
                         if r_operator is None:
                             r_operator = _newlist(_R_operator)
@@ -315,22 +300,7 @@ def decode_OperatorSetProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_functions is None and (r_functions is None or len(r_functions) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_functions and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_functions, pos, depth - 1)
-                            if v is None:
-                                v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_functions is not None and len(r_functions) >= 1024:
-                            _wake(memo)
+                    v = _d_functions(buf, mv, pos, p2, depth - 1, src)
                     if s_functions is None:
                         if r_functions is None:
                             r_functions = _newlist(_R_functions)

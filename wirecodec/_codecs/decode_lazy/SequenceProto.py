@@ -2,7 +2,7 @@
 # The 'decode+lazy' codec of schema_dsl.onnx.SequenceProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
+def decode_SequenceProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -114,22 +114,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_tensor_values is None and (r_tensor_values is None or len(r_tensor_values) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_tensor_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_tensor_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_tensor_values is not None and len(r_tensor_values) >= 1024:
-                            _wake(memo)
+                    v = _d_tensor_values(buf, mv, pos, p2, depth - 1, src)
                     if s_tensor_values is None:
                         if r_tensor_values is None:
                             r_tensor_values = _newlist(_R_tensor_values)
@@ -178,22 +163,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_sparse_tensor_values is None and (r_sparse_tensor_values is None or len(r_sparse_tensor_values) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sparse_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sparse_tensor_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sparse_tensor_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_sparse_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sparse_tensor_values(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_sparse_tensor_values is not None and len(r_sparse_tensor_values) >= 1024:
-                            _wake(memo)
+                    v = _d_sparse_tensor_values(buf, mv, pos, p2, depth - 1, src)
                     if s_sparse_tensor_values is None:
                         if r_sparse_tensor_values is None:
                             r_sparse_tensor_values = _newlist(_R_sparse_tensor_values)
@@ -242,22 +212,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_sequence_values is None and (r_sequence_values is None or len(r_sequence_values) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sequence_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sequence_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sequence_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_sequence_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sequence_values(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_sequence_values is not None and len(r_sequence_values) >= 1024:
-                            _wake(memo)
+                    v = _d_sequence_values(buf, mv, pos, p2, depth - 1, src)
                     if s_sequence_values is None:
                         if r_sequence_values is None:
                             r_sequence_values = _newlist(_R_sequence_values)
@@ -306,22 +261,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_map_values is None and (r_map_values is None or len(r_map_values) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_map_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_map_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_map_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_map_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_map_values(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_map_values is not None and len(r_map_values) >= 1024:
-                            _wake(memo)
+                    v = _d_map_values(buf, mv, pos, p2, depth - 1, src)
                     if s_map_values is None:
                         if r_map_values is None:
                             r_map_values = _newlist(_R_map_values)
@@ -370,22 +310,7 @@ def decode_SequenceProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_optional_values is None and (r_optional_values is None or len(r_optional_values) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_optional_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_optional_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_optional_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_optional_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_optional_values(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_optional_values is not None and len(r_optional_values) >= 1024:
-                            _wake(memo)
+                    v = _d_optional_values(buf, mv, pos, p2, depth - 1, src)
                     if s_optional_values is None:
                         if r_optional_values is None:
                             r_optional_values = _newlist(_R_optional_values)

@@ -2,7 +2,7 @@
 # The 'decode+lazy' codec of schema_dsl.onnx.ShardingSpecProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_ShardingSpecProto(buf, mv, pos, end, depth, src, memo):
+def decode_ShardingSpecProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -143,22 +143,7 @@ def decode_ShardingSpecProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_index_to_device_group_map is None and (r_index_to_device_group_map is None or len(r_index_to_device_group_map) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_index_to_device_group_map(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_index_to_device_group_map and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_index_to_device_group_map, pos, depth - 1)
-                            if v is None:
-                                v = _d_index_to_device_group_map(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_index_to_device_group_map(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_index_to_device_group_map is not None and len(r_index_to_device_group_map) >= 1024:
-                            _wake(memo)
+                    v = _d_index_to_device_group_map(buf, mv, pos, p2, depth - 1, src)
                     if s_index_to_device_group_map is None:
                         if r_index_to_device_group_map is None:
                             r_index_to_device_group_map = _newlist(_R_index_to_device_group_map)
@@ -207,22 +192,7 @@ def decode_ShardingSpecProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_sharded_dim is None and (r_sharded_dim is None or len(r_sharded_dim) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sharded_dim(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sharded_dim and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sharded_dim, pos, depth - 1)
-                            if v is None:
-                                v = _d_sharded_dim(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sharded_dim(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_sharded_dim is not None and len(r_sharded_dim) >= 1024:
-                            _wake(memo)
+                    v = _d_sharded_dim(buf, mv, pos, p2, depth - 1, src)
                     if s_sharded_dim is None:
                         if r_sharded_dim is None:
                             r_sharded_dim = _newlist(_R_sharded_dim)

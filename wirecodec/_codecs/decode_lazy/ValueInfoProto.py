@@ -2,7 +2,7 @@
 # The 'decode+lazy' codec of schema_dsl.onnx.ValueInfoProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_ValueInfoProto(buf, mv, pos, end, depth, src, memo):
+def decode_ValueInfoProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -85,30 +85,15 @@ def decode_ValueInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_type is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_type(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_type and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_type, pos, depth - 1)
-                            if v is None:
-                                v = _d_type(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_type(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_type(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_type = v
                     o.type = v
                     h |= 2
                 else:
-                    v = _d_type(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_type(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_type.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 26:
                 if lt > 26:
                     nc = 1
@@ -161,22 +146,7 @@ def decode_ValueInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if False:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                            if v is None:
-                                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                            _wake(memo)
+                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                     if s_metadata_props is None:
                         if r_metadata_props is None:
                             r_metadata_props = _newlist(_R_metadata_props)

@@ -2,7 +2,7 @@
 # The 'decode+lazy+records' codec of schema_dsl.onnx.ModelProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
+def decode_ModelProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -228,30 +228,15 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_graph is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_graph(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_graph and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_graph, pos, depth - 1)
-                            if v is None:
-                                v = _d_graph(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_graph(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_graph(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_graph = v
                     o.graph = v
                     h |= 64
                 else:
-                    v = _d_graph(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_graph(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_graph.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 66:
                 if lt > 66:
                     nc = 1
@@ -275,22 +260,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_opset_import is None and (r_opset_import is None or len(r_opset_import) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_opset_import and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_opset_import, pos, depth - 1)
-                            if v is None:
-                                v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_opset_import is not None and len(r_opset_import) >= 1024:
-                            _wake(memo)
+                    v = _d_opset_import(buf, mv, pos, p2, depth - 1, src)
                     if s_opset_import is None:
                         if r_opset_import is None:
                             r_opset_import = _newlist(_R_opset_import)
@@ -339,22 +309,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if False:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                            if v is None:
-                                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                            _wake(memo)
+                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                     if s_metadata_props is None:
                         if r_metadata_props is None:
                             r_metadata_props = _newlist(_R_metadata_props)
@@ -403,22 +358,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_training_info is None and (r_training_info is None or len(r_training_info) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_training_info(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_training_info and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_training_info, pos, depth - 1)
-                            if v is None:
-                                v = _d_training_info(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_training_info(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_training_info is not None and len(r_training_info) >= 1024:
-                            _wake(memo)
+                    v = _d_training_info(buf, mv, pos, p2, depth - 1, src)
                     if s_training_info is None:
                         if r_training_info is None:
                             r_training_info = _newlist(_R_training_info)
@@ -467,22 +407,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_functions is None and (r_functions is None or len(r_functions) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_functions and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_functions, pos, depth - 1)
-                            if v is None:
-                                v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_functions(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_functions is not None and len(r_functions) >= 1024:
-                            _wake(memo)
+                    v = _d_functions(buf, mv, pos, p2, depth - 1, src)
                     if s_functions is None:
                         if r_functions is None:
                             r_functions = _newlist(_R_functions)
@@ -531,22 +456,7 @@ def decode_ModelProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_configuration is None and (r_configuration is None or len(r_configuration) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_configuration(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_configuration and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_configuration, pos, depth - 1)
-                            if v is None:
-                                v = _d_configuration(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_configuration(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_configuration is not None and len(r_configuration) >= 1024:
-                            _wake(memo)
+                    v = _d_configuration(buf, mv, pos, p2, depth - 1, src)
                     if s_configuration is None:
                         if r_configuration is None:
                             r_configuration = _newlist(_R_configuration)

@@ -2,7 +2,7 @@
 # The 'decode+lazy+records' codec of schema_dsl.onnx.TrainingInfoProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
+def decode_TrainingInfoProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -57,30 +57,15 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_initialization is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_initialization(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_initialization and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_initialization, pos, depth - 1)
-                            if v is None:
-                                v = _d_initialization(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_initialization(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_initialization(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_initialization = v
                     o.initialization = v
                     h |= 1
                 else:
-                    v = _d_initialization(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_initialization(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_initialization.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 18:
                 if lt > 18:
                     nc = 1
@@ -104,30 +89,15 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_algorithm is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_algorithm(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_algorithm and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_algorithm, pos, depth - 1)
-                            if v is None:
-                                v = _d_algorithm(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_algorithm(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_algorithm(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_algorithm = v
                     o.algorithm = v
                     h |= 2
                 else:
-                    v = _d_algorithm(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_algorithm(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_algorithm.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 26:
                 if lt > 26:
                     nc = 1
@@ -151,22 +121,7 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_initialization_binding is None and (r_initialization_binding is None or len(r_initialization_binding) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_initialization_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_initialization_binding and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_initialization_binding, pos, depth - 1)
-                            if v is None:
-                                v = _d_initialization_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_initialization_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_initialization_binding is not None and len(r_initialization_binding) >= 1024:
-                            _wake(memo)
+                    v = _d_initialization_binding(buf, mv, pos, p2, depth - 1, src)
                     if s_initialization_binding is None:
                         if r_initialization_binding is None:
                             r_initialization_binding = _newlist(_R_initialization_binding)
@@ -215,22 +170,7 @@ def decode_TrainingInfoProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_update_binding is None and (r_update_binding is None or len(r_update_binding) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2]
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_update_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_update_binding and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_update_binding, pos, depth - 1)
-                            if v is None:
-                                v = _d_update_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_update_binding(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_update_binding is not None and len(r_update_binding) >= 1024:
-                            _wake(memo)
+                    v = _d_update_binding(buf, mv, pos, p2, depth - 1, src)
                     if s_update_binding is None:
                         if r_update_binding is None:
                             r_update_binding = _newlist(_R_update_binding)

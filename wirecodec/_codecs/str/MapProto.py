@@ -2,7 +2,7 @@
 # The 'str' codec of schema_dsl.onnx.MapProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_MapProto(buf, mv, pos, end, depth, src, memo):
+def decode_MapProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -191,30 +191,15 @@ def decode_MapProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_values is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_values(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_values = v
                     o.values = v
                     h |= 16
                 else:
-                    v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_values(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_values.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag < 8:
                 raise _DecodeError("field number 0 is not allowed", start)
             else:

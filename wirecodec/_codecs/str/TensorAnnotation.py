@@ -2,7 +2,7 @@
 # The 'str' codec of schema_dsl.onnx.TensorAnnotation, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_TensorAnnotation(buf, mv, pos, end, depth, src, memo):
+def decode_TensorAnnotation(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -78,22 +78,7 @@ def decode_TensorAnnotation(buf, mv, pos, end, depth, src, memo):
                 p2 = pos + n
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
-                if memo and p2 - pos <= 64:
-                    k = buf[pos:p2].tobytes()
-                    e = memo.get(k)
-                    if e is None:
-                        v = _d_quant_parameter_tensor_names(buf, mv, pos, p2, depth - 1, src, memo)
-                        _offer(memo, k, v, pos, depth - 1)
-                    elif e[0] is _T_quant_parameter_tensor_names and type(e[1]) is _Fn and depth > e[3]:
-                        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                    else:
-                        v = _rebuild(e, _T_quant_parameter_tensor_names, pos, depth - 1)
-                        if v is None:
-                            v = _d_quant_parameter_tensor_names(buf, mv, pos, p2, depth - 1, src, memo)
-                else:
-                    v = _d_quant_parameter_tensor_names(buf, mv, pos, p2, depth - 1, src, memo)
-                    if memo is not None and not memo and r_quant_parameter_tensor_names is not None and len(r_quant_parameter_tensor_names) >= 1024:
-                        _wake(memo)
+                v = _d_quant_parameter_tensor_names(buf, mv, pos, p2, depth - 1, src)
                 pos = p2
                 if r_quant_parameter_tensor_names is None:
                     r_quant_parameter_tensor_names = _newlist(_R_quant_parameter_tensor_names)

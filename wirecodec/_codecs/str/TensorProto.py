@@ -2,7 +2,7 @@
 # The 'str' codec of schema_dsl.onnx.TensorProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
+def decode_TensorProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -147,30 +147,15 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
                         if m_segment is None:
-                            if memo and p2 - pos <= 64:
-                                k = buf[pos:p2].tobytes()
-                                e = memo.get(k)
-                                if e is None:
-                                    v = _d_segment(buf, mv, pos, p2, depth - 1, src, memo)
-                                    _offer(memo, k, v, pos, depth - 1)
-                                elif e[0] is _T_segment and type(e[1]) is _Fn and depth > e[3]:
-                                    v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                                else:
-                                    v = _rebuild(e, _T_segment, pos, depth - 1)
-                                    if v is None:
-                                        v = _d_segment(buf, mv, pos, p2, depth - 1, src, memo)
-                            else:
-                                v = _d_segment(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_segment(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_segment = v
                             o.segment = v
                             h |= 4
                         else:
-                            v = _d_segment(buf, mv, pos, p2, depth - 1, src, memo)
+                            v = _d_segment(buf, mv, pos, p2, depth - 1, src)
                             pos = p2
                             m_segment.MergeFrom(v)
-                            if memo is not None:
-                                _forget_all(memo)
                     elif tag == 34:
                         if lt > 34:
                             nc = 1
@@ -591,22 +576,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                         p2 = pos + n
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
-                        if memo and p2 - pos <= 64:
-                            k = buf[pos:p2].tobytes()
-                            e = memo.get(k)
-                            if e is None:
-                                v = _d_external_data(buf, mv, pos, p2, depth - 1, src, memo)
-                                _offer(memo, k, v, pos, depth - 1)
-                            elif e[0] is _T_external_data and type(e[1]) is _Fn and depth > e[3]:
-                                v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                            else:
-                                v = _rebuild(e, _T_external_data, pos, depth - 1)
-                                if v is None:
-                                    v = _d_external_data(buf, mv, pos, p2, depth - 1, src, memo)
-                        else:
-                            v = _d_external_data(buf, mv, pos, p2, depth - 1, src, memo)
-                            if memo is not None and not memo and r_external_data is not None and len(r_external_data) >= 1024:
-                                _wake(memo)
+                        v = _d_external_data(buf, mv, pos, p2, depth - 1, src)
                         pos = p2
                         if r_external_data is None:
                             r_external_data = _newlist(_R_external_data)
@@ -665,22 +635,7 @@ def decode_TensorProto(buf, mv, pos, end, depth, src, memo):
                         p2 = pos + n
                         if p2 > end:
                             raise _lenerr(buf, start, n, end)
-                        if memo and p2 - pos <= 64:
-                            k = buf[pos:p2].tobytes()
-                            e = memo.get(k)
-                            if e is None:
-                                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                                _offer(memo, k, v, pos, depth - 1)
-                            elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                                v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                            else:
-                                v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                                if v is None:
-                                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        else:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                            if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                                _wake(memo)
+                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                         pos = p2
                         if r_metadata_props is None:
                             r_metadata_props = _newlist(_R_metadata_props)

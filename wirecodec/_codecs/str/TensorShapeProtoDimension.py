@@ -2,7 +2,7 @@
 # The 'str' codec of schema_dsl.onnx.TensorShapeProto.Dimension, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_TensorShapeProto_Dimension(buf, mv, pos, end, depth, src, memo):
+def decode_TensorShapeProto_Dimension(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)

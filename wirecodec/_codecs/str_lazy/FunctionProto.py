@@ -2,7 +2,7 @@
 # The 'str+lazy' codec of schema_dsl.onnx.FunctionProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
+def decode_FunctionProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -184,22 +184,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_node is None and (r_node is None or len(r_node) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_node and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_node, pos, depth - 1)
-                            if v is None:
-                                v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_node is not None and len(r_node) >= 1024:
-                            _wake(memo)
+                    v = _d_node(buf, mv, pos, p2, depth - 1, src)
                     if s_node is None:
                         if r_node is None:
                             r_node = _newlist(_R_node)
@@ -274,22 +259,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_opset_import is None and (r_opset_import is None or len(r_opset_import) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_opset_import and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_opset_import, pos, depth - 1)
-                            if v is None:
-                                v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_opset_import(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_opset_import is not None and len(r_opset_import) >= 1024:
-                            _wake(memo)
+                    v = _d_opset_import(buf, mv, pos, p2, depth - 1, src)
                     if s_opset_import is None:
                         if r_opset_import is None:
                             r_opset_import = _newlist(_R_opset_import)
@@ -364,22 +334,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_attribute_proto is None and (r_attribute_proto is None or len(r_attribute_proto) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_attribute_proto and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_attribute_proto, pos, depth - 1)
-                            if v is None:
-                                v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_attribute_proto is not None and len(r_attribute_proto) >= 1024:
-                            _wake(memo)
+                    v = _d_attribute_proto(buf, mv, pos, p2, depth - 1, src)
                     if s_attribute_proto is None:
                         if r_attribute_proto is None:
                             r_attribute_proto = _newlist(_R_attribute_proto)
@@ -428,22 +383,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_value_info is None and (r_value_info is None or len(r_value_info) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_value_info and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_value_info, pos, depth - 1)
-                            if v is None:
-                                v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_value_info is not None and len(r_value_info) >= 1024:
-                            _wake(memo)
+                    v = _d_value_info(buf, mv, pos, p2, depth - 1, src)
                     if s_value_info is None:
                         if r_value_info is None:
                             r_value_info = _newlist(_R_value_info)
@@ -518,22 +458,7 @@ def decode_FunctionProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if False:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                            if v is None:
-                                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                            _wake(memo)
+                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                     if s_metadata_props is None:
                         if r_metadata_props is None:
                             r_metadata_props = _newlist(_R_metadata_props)

@@ -2,7 +2,7 @@
 # The 'str+lazy' codec of schema_dsl.onnx.GraphProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
+def decode_GraphProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -69,22 +69,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_node is None and (r_node is None or len(r_node) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_node and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_node, pos, depth - 1)
-                            if v is None:
-                                v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_node(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_node is not None and len(r_node) >= 1024:
-                            _wake(memo)
+                    v = _d_node(buf, mv, pos, p2, depth - 1, src)
                     if s_node is None:
                         if r_node is None:
                             r_node = _newlist(_R_node)
@@ -159,22 +144,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_initializer is None and (r_initializer is None or len(r_initializer) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_initializer and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_initializer, pos, depth - 1)
-                            if v is None:
-                                v = _d_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_initializer is not None and len(r_initializer) >= 1024:
-                            _wake(memo)
+                    v = _d_initializer(buf, mv, pos, p2, depth - 1, src)
                     if s_initializer is None:
                         if r_initializer is None:
                             r_initializer = _newlist(_R_initializer)
@@ -249,22 +219,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_input is None and (r_input is None or len(r_input) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_input(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_input and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_input, pos, depth - 1)
-                            if v is None:
-                                v = _d_input(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_input(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_input is not None and len(r_input) >= 1024:
-                            _wake(memo)
+                    v = _d_input(buf, mv, pos, p2, depth - 1, src)
                     if s_input is None:
                         if r_input is None:
                             r_input = _newlist(_R_input)
@@ -313,22 +268,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_output is None and (r_output is None or len(r_output) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_output(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_output and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_output, pos, depth - 1)
-                            if v is None:
-                                v = _d_output(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_output(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_output is not None and len(r_output) >= 1024:
-                            _wake(memo)
+                    v = _d_output(buf, mv, pos, p2, depth - 1, src)
                     if s_output is None:
                         if r_output is None:
                             r_output = _newlist(_R_output)
@@ -377,22 +317,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_value_info is None and (r_value_info is None or len(r_value_info) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_value_info and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_value_info, pos, depth - 1)
-                            if v is None:
-                                v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_value_info(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_value_info is not None and len(r_value_info) >= 1024:
-                            _wake(memo)
+                    v = _d_value_info(buf, mv, pos, p2, depth - 1, src)
                     if s_value_info is None:
                         if r_value_info is None:
                             r_value_info = _newlist(_R_value_info)
@@ -441,22 +366,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_quantization_annotation is None and (r_quantization_annotation is None or len(r_quantization_annotation) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_quantization_annotation(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_quantization_annotation and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_quantization_annotation, pos, depth - 1)
-                            if v is None:
-                                v = _d_quantization_annotation(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_quantization_annotation(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_quantization_annotation is not None and len(r_quantization_annotation) >= 1024:
-                            _wake(memo)
+                    v = _d_quantization_annotation(buf, mv, pos, p2, depth - 1, src)
                     if s_quantization_annotation is None:
                         if r_quantization_annotation is None:
                             r_quantization_annotation = _newlist(_R_quantization_annotation)
@@ -505,22 +415,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_sparse_initializer is None and (r_sparse_initializer is None or len(r_sparse_initializer) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sparse_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sparse_initializer and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sparse_initializer, pos, depth - 1)
-                            if v is None:
-                                v = _d_sparse_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sparse_initializer(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_sparse_initializer is not None and len(r_sparse_initializer) >= 1024:
-                            _wake(memo)
+                    v = _d_sparse_initializer(buf, mv, pos, p2, depth - 1, src)
                     if s_sparse_initializer is None:
                         if r_sparse_initializer is None:
                             r_sparse_initializer = _newlist(_R_sparse_initializer)
@@ -569,22 +464,7 @@ def decode_GraphProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if False:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_metadata_props and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_metadata_props, pos, depth - 1)
-                            if v is None:
-                                v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_metadata_props is not None and len(r_metadata_props) >= 1024:
-                            _wake(memo)
+                    v = _d_metadata_props(buf, mv, pos, p2, depth - 1, src)
                     if s_metadata_props is None:
                         if r_metadata_props is None:
                             r_metadata_props = _newlist(_R_metadata_props)

@@ -2,7 +2,7 @@
 # The 'str+lazy' codec of schema_dsl.onnx.OptionalProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
+def decode_OptionalProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -106,30 +106,15 @@ def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_tensor_value is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_tensor_value and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_tensor_value, pos, depth - 1)
-                            if v is None:
-                                v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_tensor_value = v
                     o.tensor_value = v
                     h |= 4
                 else:
-                    v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_tensor_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_tensor_value.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 34:
                 if lt > 34:
                     nc = 1
@@ -153,30 +138,15 @@ def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_sparse_tensor_value is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sparse_tensor_value and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sparse_tensor_value, pos, depth - 1)
-                            if v is None:
-                                v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_sparse_tensor_value = v
                     o.sparse_tensor_value = v
                     h |= 8
                 else:
-                    v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_sparse_tensor_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_sparse_tensor_value.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 42:
                 if lt > 42:
                     nc = 1
@@ -200,30 +170,15 @@ def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_sequence_value is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_sequence_value and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_sequence_value, pos, depth - 1)
-                            if v is None:
-                                v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_sequence_value = v
                     o.sequence_value = v
                     h |= 16
                 else:
-                    v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_sequence_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_sequence_value.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 50:
                 if lt > 50:
                     nc = 1
@@ -247,30 +202,15 @@ def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_map_value is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_map_value(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_map_value and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_map_value, pos, depth - 1)
-                            if v is None:
-                                v = _d_map_value(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_map_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_map_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_map_value = v
                     o.map_value = v
                     h |= 32
                 else:
-                    v = _d_map_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_map_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_map_value.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 58:
                 if lt > 58:
                     nc = 1
@@ -294,30 +234,15 @@ def decode_OptionalProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_optional_value is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_optional_value(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_optional_value and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_optional_value, pos, depth - 1)
-                            if v is None:
-                                v = _d_optional_value(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_optional_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_optional_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_optional_value = v
                     o.optional_value = v
                     h |= 64
                 else:
-                    v = _d_optional_value(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_optional_value(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_optional_value.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag < 8:
                 raise _DecodeError("field number 0 is not allowed", start)
             else:

@@ -2,7 +2,7 @@
 # The 'str+lazy' codec of schema_dsl.onnx.ShardedDimProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_ShardedDimProto(buf, mv, pos, end, depth, src, memo):
+def decode_ShardedDimProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -76,22 +76,7 @@ def decode_ShardedDimProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if n >= 32 or (s_simple_sharding is None and (r_simple_sharding is None or len(r_simple_sharding) < 4)):
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_simple_sharding(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_simple_sharding and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_simple_sharding, pos, depth - 1)
-                            if v is None:
-                                v = _d_simple_sharding(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_simple_sharding(buf, mv, pos, p2, depth - 1, src, memo)
-                        if memo is not None and not memo and r_simple_sharding is not None and len(r_simple_sharding) >= 1024:
-                            _wake(memo)
+                    v = _d_simple_sharding(buf, mv, pos, p2, depth - 1, src)
                     if s_simple_sharding is None:
                         if r_simple_sharding is None:
                             r_simple_sharding = _newlist(_R_simple_sharding)

@@ -2,7 +2,7 @@
 # The 'str+lazy' codec of schema_dsl.onnx.SparseTensorProto, run by wirecodec.protobuf.compile.
 # ruff: noqa
 # mypy: ignore-errors
-def decode_SparseTensorProto(buf, mv, pos, end, depth, src, memo):
+def decode_SparseTensorProto(buf, mv, pos, end, depth, src):
     if depth < 0:
         raise _LimitError("nesting deeper than max_depth", pos)
     o = _new(_H)
@@ -54,30 +54,15 @@ def decode_SparseTensorProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_values is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_values and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_values, pos, depth - 1)
-                            if v is None:
-                                v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_values(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_values = v
                     o.values = v
                     h |= 1
                 else:
-                    v = _d_values(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_values(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_values.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 18:
                 if lt > 18:
                     nc = 1
@@ -101,30 +86,15 @@ def decode_SparseTensorProto(buf, mv, pos, end, depth, src, memo):
                 if p2 > end:
                     raise _lenerr(buf, start, n, end)
                 if m_indices is None:
-                    if memo and p2 - pos <= 64:
-                        k = buf[pos:p2].tobytes()
-                        e = memo.get(k)
-                        if e is None:
-                            v = _d_indices(buf, mv, pos, p2, depth - 1, src, memo)
-                            _offer(memo, k, v, pos, depth - 1)
-                        elif e[0] is _T_indices and type(e[1]) is _Fn and depth > e[3]:
-                            v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-                        else:
-                            v = _rebuild(e, _T_indices, pos, depth - 1)
-                            if v is None:
-                                v = _d_indices(buf, mv, pos, p2, depth - 1, src, memo)
-                    else:
-                        v = _d_indices(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_indices(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_indices = v
                     o.indices = v
                     h |= 2
                 else:
-                    v = _d_indices(buf, mv, pos, p2, depth - 1, src, memo)
+                    v = _d_indices(buf, mv, pos, p2, depth - 1, src)
                     pos = p2
                     m_indices.MergeFrom(v)
-                    if memo is not None:
-                        _forget_all(memo)
             elif tag == 24:
                 if lt > 24:
                     nc = 1

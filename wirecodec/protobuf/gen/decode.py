@@ -1,15 +1,12 @@
 """Generate the Python source of one message's decoder from its declaration.
 
-The generated function has the signature ``(buf, mv, pos, end, depth, src, memo) -> message``:
+The generated function has the signature ``(buf, mv, pos, end, depth, src) -> message``:
 ``buf`` is indexed for bytes and sliced for strings, ``mv`` (a memoryview of the same
 bytes) is sliced for ``bytes`` fields so they stay views, ``depth`` is how many more
 levels of nesting are allowed, ``src`` is the ``base`` of the input's
 :class:`~wirecodec.protobuf.origin.Origin` (None when its bytes may change): every
 message gets its span from it, and its repeated fields the same span, so that changing
 them is noticed; a message whose records are not all canonical reports itself changed.
-``memo`` (a :class:`~wirecodec.protobuf.memo.Memo`, or None) holds the small sub-messages
-decoded so far in this decode, by their bytes: the same bytes met again at a singular or
-repeated message field are built from the first one's recipe instead of parsed.
 
 It dispatches on the whole tag, so a known field that arrives with the wrong wire type
 falls through to the unknown-field branch, as in protobuf.
@@ -35,7 +32,6 @@ from wirecodec.protobuf.gen.source import (
     emit_record_loop,
 )
 from wirecodec.protobuf.lazy import Thresholds
-from wirecodec.protobuf.memo import MAX_PAYLOAD, WAKE_AFTER
 from wirecodec.protobuf.origin import SPAN_SHIFT
 from wirecodec.protobuf.records import uses_records
 from wirecodec.protobuf.wire import encode_varint
@@ -138,42 +134,7 @@ if {r} is None:
     @staticmethod
     def _child_call(spec: FieldSpec) -> str:
         """Parsing the sub-message at ``buf[pos:p2]`` with its type's decoder."""
-        return f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src, memo)"
-
-    def _decode_child(self, w: Writer, ind: int, spec: FieldSpec) -> None:
-        """Decode the sub-message at ``buf[pos:p2]`` into ``v``: built from the memo's recipe
-        when the same bytes were decoded before as the same class, else parsed (and offered)."""
-        call = self._child_call(spec)
-        target = f"_T_{spec.name}"
-        self.constants[target] = spec.message_type
-        # A memoryview's slices are not hashable: the "str" flavour copies the key out.
-        key = "buf[pos:p2]" if self.flavor == "decode" else "buf[pos:p2].tobytes()"
-        # The memo sleeps (empty, so false) until one repeated field has WAKE_AFTER elements.
-        r = f"r_{spec.name}"
-        wake = (
-            f"\n    if memo is not None and not memo and {r} is not None and len({r}) >= {WAKE_AFTER}:"
-            "\n        _wake(memo)"
-            if spec.repeated
-            else ""
-        )
-        w(
-            ind,
-            f"""
-if memo and p2 - pos <= {MAX_PAYLOAD}:
-    k = {key}
-    e = memo.get(k)
-    if e is None:
-        v = {call}
-        _offer(memo, k, v, pos, depth - 1)
-    elif e[0] is {target} and type(e[1]) is _Fn and depth > e[3]:
-        v = e[1]((pos - e[2]) * _ONE_BYTE)  # a compiled recipe (memo.rebuild's first case, inline)
-    else:
-        v = _rebuild(e, {target}, pos, depth - 1)
-        if v is None:
-            v = {call}
-else:
-    v = {call}{wake}""",
-        )
+        return f"_d_{spec.name}(buf, mv, pos, p2, depth - 1, src)"
 
     def _unknown(self, w: Writer, ind: int, record: str) -> None:
         """Keep an unknown record; the encoder writes it after the known fields, so the
@@ -218,26 +179,22 @@ except UnicodeDecodeError:
             self._lazy_element(w, ind, spec)
         elif kind is Kind.MESSAGE:
             emit_read_length(w, ind)
-            # A merge changes a message decoded before, perhaps a template: the memo forgets all.
-            forget = "\n    if memo is not None:\n        _forget_all(memo)"
             call = self._child_call(spec)
             if spec.repeated:
-                self._decode_child(w, ind, spec)
-                w(ind, "pos = p2")
+                w(ind, f"v = {call}\npos = p2")
                 self._append(w, ind, spec, "v")
             elif spec.oneof is not None:
                 # A repeated occurrence merges, unless another member took the oneof since.
                 m = f"m_{spec.name}"
                 w(ind, f"v = {call}\npos = p2")
-                merge = f"if g_{spec.oneof} == {spec.name!r}:\n    {m}.MergeFrom(v){forget}"
+                merge = f"if g_{spec.oneof} == {spec.name!r}:\n    {m}.MergeFrom(v)"
                 w(ind, f"{merge}\nelse:\n    {m} = v")
                 self._store(w, ind + 1, spec, "v")
             else:
                 m = f"m_{spec.name}"
-                w(ind, f"if {m} is None:")
-                self._decode_child(w, ind + 1, spec)
+                w(ind, f"if {m} is None:\n    v = {call}")
                 w(ind, f"    pos = p2\n    {m} = v\n    o.{spec.name} = v\n    h |= {self._bit(spec)}")
-                w(ind, f"else:\n    v = {call}\n    pos = p2\n    {m}.MergeFrom(v){forget}")
+                w(ind, f"else:\n    v = {call}\n    pos = p2\n    {m}.MergeFrom(v)")
         elif kind in FIXED_KINDS:
             size, unpack = FIXED_KINDS[kind].size, FIXED_KINDS[kind].unpack
             w(
@@ -308,8 +265,7 @@ if not len({r}) & {CHUNK - 1}:  # a chunk of records is full: sealed now (schema
             w(ind, f"if n >= {small} or ({s} is None and ({r} is None or len({r}) < {first})):")
         else:  # every element may wait, the first one included
             w(ind, f"if n >= {small}:")
-        self._decode_child(w, ind + 1, spec)
-        w(ind + 1, f"if {s} is None:")
+        w(ind + 1, f"v = {self._child_call(spec)}\nif {s} is None:")
         self._append(w, ind + 2, spec, "v")
         w(
             ind,
@@ -404,7 +360,7 @@ for raw in _rpv(buf, pos, p2, None):
 
     def source(self) -> str:
         w = Writer()
-        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth, src, memo):")
+        w(0, f"def {function_name('decode', self.schema)}(buf, mv, pos, end, depth, src):")
         w(
             1,
             """
