@@ -44,7 +44,6 @@ changes the field it walks behaves as it would on onnx.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 import weakref
@@ -65,8 +64,6 @@ _llen: Final[Callable[..., int]] = list.__len__
 _lset: Final[Callable[..., None]] = list.__setitem__
 _osa: Final = object.__setattr__
 _new: Final = object.__new__
-_ref: Final = weakref.ref
-_partial: Final = functools.partial
 _chain: Final = itertools.chain.from_iterable
 _index: Final = operator.index
 # Sealed records are kept in tuples of this many: each is untracked by the young collection
@@ -80,11 +77,22 @@ _OFFSETS: Final = (1 << _SHIFT) - 1
 Home = tuple[Any, tuple[Any, ...], Any, int]
 
 
-def _forget(live: dict[int, tuple[Any, Any]], key: int, gone: Any) -> None:
+class _LiveView(weakref.ref):  # type: ignore[type-arg]
+    """A container's weak reference to a live view, holding the view's record (so the
+    record's id stays its key) and where it is filed: one object per view, where a
+    callback bound by ``functools.partial`` and an entry tuple made three."""
+
+    __slots__ = ("key", "live", "record")
+    key: int
+    live: dict[int, _LiveView]
+    record: tuple[Any, ...]
+
+
+def _forget(gone: _LiveView) -> None:
     """A view died: its container stops naming it (unless a newer view took the key)."""
-    entry = live.get(key)
-    if entry is not None and entry[1] is gone:
-        del live[key]
+    live = gone.live
+    if live.get(gone.key) is gone:
+        del live[gone.key]
 
 
 class RecordContainer:
@@ -98,8 +106,8 @@ class RecordContainer:
     _src: Any
     _spec: FieldSpec  # (the container class's)
     _pins: dict[int, tuple[tuple[Any, ...], Any]] | None
-    # The live views, held weakly: record id -> (record, weak reference to its view).
-    _live: dict[int, tuple[tuple[Any, ...], Any]]
+    # The live views, held weakly: record id -> weak reference to its view (and record).
+    _live: dict[int, _LiveView]
     # The records while sealed, in chunks of CHUNK (None where the list holds a message).
     _store: list[tuple[Any, ...]] | None
 
@@ -220,13 +228,16 @@ class RecordContainer:
             _osa(self, "_live", live)
         entry = live.get(key)
         if entry is not None:
-            element = entry[1]()
+            element = entry()
             if element is not None:
                 return element
         x = _new(Family)
         element = self._build(item, 0, 0, self._src, x, self._table)[0]
         x.home = (self, item, element, at)
-        live[key] = (item, _ref(element, _partial(_forget, live, key)))
+        entry = live[key] = _LiveView(element, _forget)
+        entry.key = key
+        entry.live = live
+        entry.record = item
         return element
 
     def __getitem__(self, index: Any) -> Any:
@@ -339,7 +350,7 @@ class RecordContainer:
         if found is not None:
             return found[1]
         entry = getattr(self, "_live", {}).get(key)
-        element = None if entry is None else entry[1]()
+        element = None if entry is None else entry()
         if element is not None:
             return element
         return self._build(record, 0, 0, self._src, None, self._table)[0]

@@ -11,8 +11,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "views-live-view-not-looked-up",
         "schema_dsl/views.py",
-        "        entry = live.get(key)\n        if entry is not None:\n            element = entry[1]()",
-        "        entry = None\n        if entry is not None:\n            element = entry[1]()",
+        "        entry = live.get(key)\n        if entry is not None:\n            element = entry()",
+        "        entry = None\n        if entry is not None:\n            element = entry()",
         (f"{_ALIASING}::test_two_references_read_at_different_times_are_one_object",),
         "every read of an unwritten element builds a new view: two references, two messages",
     ),
@@ -53,8 +53,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "views-materialize-builds-anew",
         "schema_dsl/views.py",
         '        entry = getattr(self, "_live", {}).get(key)\n'
-        "        element = None if entry is None else entry[1]()",
-        "        entry = None\n        element = None if entry is None else entry[1]()",
+        "        element = None if entry is None else entry()",
+        "        entry = None\n        element = None if entry is None else entry()",
         (f"{_ALIASING}::test_every_reference_sees_every_write[node-index-3000]",),
         "sort/reverse build every element anew: a held view no longer writes into the graph",
     ),
@@ -89,7 +89,9 @@ MUTANTS += (
         "wirecodec/protobuf/records.py",
         '            w(ind, f"if g_{spec.oneof}:\\n    return False\\ng_{spec.oneof} = 1")',
         '            w(ind, f"g_{spec.oneof} = 1")',
-        ("tests/differential/test_records.py::test_a_oneof_set_twice_in_an_element_reads_as_protobuf_reads_it",),
+        (
+            "tests/differential/test_records.py::test_a_oneof_set_twice_in_an_element_reads_as_protobuf_reads_it",
+        ),
         "the record scanner keeps an element whose oneof has both members (a Dimension with both)",
     ),
 )
