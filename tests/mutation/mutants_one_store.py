@@ -241,7 +241,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "            live.pop(key, None)  # the pin answers every read now: its weak reference goes\n",
         "            pass\n",
         ("tests/differential/test_records.py",),
-        "a pinned element keeps the weak reference its container filed it under (1 more tracked object a node)",
+        "a pinned element keeps the weak reference its container filed it under (1 more object a node)",
     ),
     Mutant(
         "copier-shares-lists",
