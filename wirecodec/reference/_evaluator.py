@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from types import MappingProxyType
 from typing import Any
 
@@ -542,8 +542,9 @@ class ReferenceEvaluator:
             for name in step.inputs:
                 if name and name not in defined:
                     free.add(name)
-            for sub in (step.ctx._graphs or {}).values():
-                free |= sub.free - defined
+            if step.ctx._graphs:
+                for sub in step.ctx._graphs.values():
+                    free |= sub.free - defined
             for name in _subgraph_free(node, self, step.ctx):
                 if name not in defined:
                     free.add(name)
@@ -575,22 +576,23 @@ class ReferenceEvaluator:
         domain = _domain(node.domain)
         version = opsets.get(domain, 1 if domain else _latest())
         attrs = self._node_attrs(node, outer_attrs, path)
-        # tuples: the collector stops visiting a tuple of strings, never a list
+        # (the context holds this dict: the schema defaults filled in below are in it too)
+        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
+        # tuples: the collector stops visiting a tuple of strings, never a list; the outputs'
+        # tuple is the context's, one per node
         inputs = tuple(node.input)
-        outputs = tuple(node.output)
+        outputs = ctx.outputs
         custom = self._new_ops.get((domain, node.op_type))
         expand = custom is not None and getattr(custom, "expand_", False)
         if expand:  # an OpRunExpand class: run the schema's function body, not our implementation
             custom = None
         if custom is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
             instance = custom(node, {"verbose": self.verbose, "log": None, "opsets": self.opsets}, attrs)
             step = _Step(_custom_impl(instance), ctx, inputs, outputs, [])
             step.origin = instance
             return step
         fn = self._functions.get((node.domain, node.op_type))
         if fn is not None:
-            ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
             step = _Step(self._function_impl(fn, attrs, path, opsets), ctx, inputs, outputs, [])
             step.origin = fn
             return step
@@ -599,7 +601,6 @@ class ReferenceEvaluator:
             if name not in attrs:
                 # a list default is copied: an implementation may not share it with another node
                 attrs[name] = list(value) if type(value) is list else value
-        ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
         impl = None if expand else found
         if impl is None and schema is not None and schema.has_function:
             body = _schema_body(domain, node.op_type, version)
@@ -724,16 +725,20 @@ class _NodeGraph:
         self.initializer: list[Any] = []
 
 
-def _subgraph_free(node: Any, evaluator: ReferenceEvaluator, ctx: NodeContext) -> set[str]:
-    """Names a node's subgraphs read from outside themselves (compiled on the way)."""
-    free: set[str] = set()
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _subgraph_free(node: Any, evaluator: ReferenceEvaluator, ctx: NodeContext) -> Set[str]:
+    """Names a node's subgraphs read from outside themselves (compiled on the way); one shared
+    empty set for the many nodes without a subgraph, not a new one each."""
+    free: set[str] | None = None
     for attr in node.attribute:
         if attr.type == GRAPH and not attr.ref_attr_name:
-            free |= ctx.graph(attr.name).free
+            free = (free or set()) | ctx.graph(attr.name).free
         elif attr.type == GRAPHS:
             for g in attr.graphs:
-                free |= _names_read(g)
-    return free
+                free = (free or set()) | _names_read(g)
+    return _NOTHING if free is None else free
 
 
 def _names_read(graph: Any) -> set[str]:
