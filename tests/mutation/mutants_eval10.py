@@ -6,6 +6,7 @@ from __future__ import annotations
 from tests.mutation.mutant import Mutant
 
 _EDGES = "tests/differential/test_reference_onnx_suite_edges.py"
+_FIRST_BUILD = "tests/unit/reference/test_first_build.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -95,5 +96,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "impl = next(iter(compiled.values()), None)",
         (f"{_EDGES}::test_causal_conv_with_state_body_is_built_per_channel_count",),
         "the body built for the first channel count runs inputs of another",
+    ),
+    Mutant(
+        "eval10-attributes-told-by-inputs-bit",
+        "wirecodec/reference/_evaluator.py",
+        'return bool(node._has & schema.bit["attribute"])',
+        'return bool(node._has & schema.bit["input"])',
+        (_FIRST_BUILD,),
+        "a decoded node's attributes are looked for only when it has inputs: a Constant loses its value",
     ),
 )

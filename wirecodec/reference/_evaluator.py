@@ -548,7 +548,7 @@ class ReferenceEvaluator:
             for name in _subgraph_free(node, self, step.ctx):
                 if name not in defined:
                     free.add(name)
-            defined.update(n for n in step.outputs if n)
+            defined.update(step.outputs)  # ('' with them: every read of a name skips '')
         for name in outputs:
             if name not in defined:
                 free.add(name)
@@ -556,6 +556,8 @@ class ReferenceEvaluator:
 
     def _node_attrs(self, node: Any, outer_attrs: dict[str, Any], path: str) -> dict[str, Any]:
         attrs: dict[str, Any] = {}
+        if not _has_attributes(node):
+            return attrs
         for attr in node.attribute:
             if attr.ref_attr_name:
                 if attr.ref_attr_name in outer_attrs:
@@ -574,7 +576,9 @@ class ReferenceEvaluator:
         index: int = 0,
     ) -> _Step:
         domain = _domain(node.domain)
-        version = opsets.get(domain, 1 if domain else _latest())
+        version = opsets.get(domain)
+        if version is None:
+            version = 1 if domain else _latest()
         attrs = self._node_attrs(node, outer_attrs, path)
         # (the context holds this dict: the schema defaults filled in below are in it too)
         ctx = NodeContext(self, node, attrs, version, path, opsets, outer_attrs, nodes, index)
@@ -728,10 +732,22 @@ class _NodeGraph:
 _NOTHING: frozenset[str] = frozenset()
 
 
+def _has_attributes(node: Any) -> bool:
+    """Whether a node has attributes, told by its presence bits where it has them: reading
+    ``attribute`` of a node without any makes and stores an empty list (most nodes of a CNN:
+    Add, Relu, Concat), twice per node in a build."""
+    schema = getattr(type(node), "__schema__", None)
+    if schema is None:
+        return bool(node.attribute)
+    return bool(node._has & schema.bit["attribute"])
+
+
 def _subgraph_free(node: Any, evaluator: ReferenceEvaluator, ctx: NodeContext) -> Set[str]:
     """Names a node's subgraphs read from outside themselves (compiled on the way); one shared
     empty set for the many nodes without a subgraph, not a new one each."""
     free: set[str] | None = None
+    if not _has_attributes(node):
+        return _NOTHING
     for attr in node.attribute:
         if attr.type == GRAPH and not attr.ref_attr_name:
             free = (free or set()) | ctx.graph(attr.name).free
