@@ -105,4 +105,12 @@ MUTANTS: tuple[Mutant, ...] = (
         (_FIRST_BUILD,),
         "a decoded node's attributes are looked for only when it has inputs: a Constant loses its value",
     ),
+    Mutant(
+        "eval10-value-mask-drops-first-field",
+        "wirecodec/reference/_values.py",
+        "    for name in fields:\n        mask |= schema.bit[name]",
+        "    for name in fields[1:]:\n        mask |= schema.bit[name]",
+        ("tests/unit/reference/test_two_value_fields.py",),
+        "a tensor holding raw_data and float_data (or a float tensor with raw_data) takes a quick path",
+    ),
 )
