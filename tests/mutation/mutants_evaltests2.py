@@ -121,7 +121,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "evaltests2-body-built-every-run",
         "wirecodec/reference/_evaluator.py",
-        "            impl = compiled.get(types)",
+        "            impl = compiled.get((types, sizes))",
         "            impl = None",
         (f"{_BODIES}::test_a_body_is_built_once_per_input_types",),
         "a per-node body is built and compiled again on every run",

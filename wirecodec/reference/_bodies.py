@@ -11,7 +11,11 @@ opset. Each builder is written from the operator's definition (docs/reference-ev
   ``round_mode`` passed on where the node's opset has them);
 - ``SpaceToDepth`` and ``DepthToSpace``: ``Reshape`` to six dimensions, ``Transpose`` by
   the mode's permutation, ``Reshape`` back, the shapes computed from ``Shape`` of the
-  input (``allowzero=1``: a dimension of size 0 stays 0).
+  input (``allowzero=1``: a dimension of size 0 stays 0);
+- ``CausalConvWithState``: ``past_state`` (or zeros of ``k - 1`` steps) concatenated before
+  ``input``, a depthwise ``Conv`` (``group`` = the channels, read off ``input``: the one
+  size a body here depends on, so it is built once per channel count too), SiLU in float32
+  when asked, and the last ``k - 1`` steps as ``present_state``.
 """
 
 from __future__ import annotations
@@ -102,9 +106,67 @@ def _depth_to_space(attrs: dict[str, Any], types: Sequence[int | None], opset: i
     return _rearranged("DepthToSpace", six, perm, ["N", "Cd", "Hm", "Wm"], extra, opset)
 
 
+def _causal_conv_with_state(
+    attrs: dict[str, Any], types: Sequence[int | None], opset: int, sizes: tuple[int, ...]
+) -> Any:
+    (channels,) = sizes
+    activation = attrs.get("activation", "none")
+    if activation not in ("none", "silu", "swish"):
+        raise ValueError(f"CausalConvWithState's activation {activation!r} is not none, silu or swish")
+    has_bias = len(types) > 2 and types[2] is not None
+    has_past = len(types) > 3 and types[3] is not None
+    nodes = [
+        _constant("One1D", [1]),
+        helper.make_node("Shape", ["weight"], ["KernelSize"], start=2, end=3),
+        helper.make_node("Sub", ["KernelSize", "One1D"], ["Km1"]),
+    ]
+    if has_past:
+        nodes.append(helper.make_node("Concat", ["past_state", "input"], ["PaddedInput"], axis=2))
+    else:
+        nodes += [
+            helper.make_node("Shape", ["input"], ["BatchDim"], start=0, end=1),
+            helper.make_node("Shape", ["input"], ["ChannelDim"], start=1, end=2),
+            helper.make_node("Concat", ["BatchDim", "ChannelDim", "Km1"], ["ZeroPadShape"], axis=0),
+            helper.make_node("ConstantOfShape", ["ZeroPadShape"], ["ZeroPad"]),
+            helper.make_node("CastLike", ["ZeroPad", "input"], ["ZeroPadCast"]),
+            helper.make_node("Concat", ["ZeroPadCast", "input"], ["PaddedInput"], axis=2),
+        ]
+    conv_inputs = ["PaddedInput", "weight", "bias"] if has_bias else ["PaddedInput", "weight"]
+    nodes.append(helper.make_node("Conv", conv_inputs, ["ConvOut"], group=channels))
+    if activation == "none":
+        nodes.append(helper.make_node("Identity", ["ConvOut"], ["output"]))
+    else:  # SiLU in float32 whatever the input's type, as the operator's implementation
+        nodes += [
+            helper.make_node("Cast", ["ConvOut"], ["ConvOutFloat"], to=1),
+            helper.make_node("Sigmoid", ["ConvOutFloat"], ["ConvSigmoid"]),
+            helper.make_node("Mul", ["ConvOutFloat", "ConvSigmoid"], ["MulOutFloat"]),
+            helper.make_node("CastLike", ["MulOutFloat", "ConvOut"], ["output"]),
+        ]
+    nodes += [
+        helper.make_node("Shape", ["PaddedInput"], ["PadLen"], start=2, end=3),
+        helper.make_node("Sub", ["PadLen", "Km1"], ["StartIdx"]),
+        _constant("SliceAxes", [2]),
+        helper.make_node("Slice", ["PaddedInput", "StartIdx", "PadLen", "SliceAxes"], ["present_state"]),
+    ]
+    inputs = ["input", "weight", "bias", "past_state"]
+    return _function("CausalConvWithState", inputs, ["output", "present_state"], nodes, opset)
+
+
+def _channels(args: Sequence[Any]) -> tuple[int, ...]:
+    """The channel count of ``input`` (N, C, L): Conv's ``group`` in the body."""
+    return (int(args[0].shape[1]),)
+
+
 # (domain, op_type) -> its builder
 BUILDERS: dict[tuple[str, str], Builder] = {
     ("", "CastLike"): _cast_like,
     ("", "SpaceToDepth"): _space_to_depth,
     ("", "DepthToSpace"): _depth_to_space,
+}
+
+# Bodies that depend on sizes too, not only on element types: (domain, op_type) ->
+# (the sizes read off the input values, builder(attributes, types, opset, sizes))
+SizedBuilder = Callable[[dict[str, Any], Sequence[int | None], int, tuple[int, ...]], Any]
+SIZED: dict[tuple[str, str], tuple[Callable[[Sequence[Any]], tuple[int, ...]], SizedBuilder]] = {
+    ("", "CausalConvWithState"): (_channels, _causal_conv_with_state),
 }

@@ -35,3 +35,10 @@ class OperatorError(EvaluationError, TypeError):
     """An operator refused its inputs (a ``TypeError`` or ``ValueError`` inside it: a shape
     that does not fit, an integer to a logarithm): a ``TypeError`` too, as onnx's
     ``OpRun.run`` re-raises those; the operator's own exception is the ``__cause__``."""
+
+
+class UndefinedOutputError(EvaluationError, RuntimeError):
+    """An output the operator's definition leaves open for these inputs, which onnx's
+    evaluator and onnxruntime refuse too (a Scan of zero iterations: its scan outputs'
+    element shape and type are known only by running the body): a ``RuntimeError``, as
+    onnx's evaluator raises."""

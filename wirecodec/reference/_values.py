@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -44,6 +45,15 @@ _OTHER_FIELDS = (
 _VALUE_FIELDS = ("float_data", *_OTHER_FIELDS[1:])
 
 
+@functools.cache
+def _mask(schema: Any, fields: tuple[str, ...]) -> int:
+    """The presence bits of ``fields`` in one mask: one ``&`` per tensor, not one per field."""
+    mask = 0
+    for name in fields:
+        mask |= schema.bit[name]
+    return mask
+
+
 def _raw_only(tensor: Any) -> Any:
     """A tensor whose one value field is ``raw_data`` (what most exporters write), read by
     ``array_from_raw``: its presence told by the message's presence bits, where ``to_array``
@@ -55,9 +65,8 @@ def _raw_only(tensor: Any) -> Any:
     bits = getattr(type(tensor), "__schema__", None)
     if bits is None:  # not one of our messages
         return None
-    bit = bits.bit
     has = tensor._has
-    if not has & bit["raw_data"] or any(has & bit[f] for f in _VALUE_FIELDS):
+    if not has & bits.bit["raw_data"] or has & _mask(bits, _VALUE_FIELDS):
         return None
     return array_from_raw(tensor.raw_data, tensor.data_type, tensor.dims, copy=True, name=tensor.name)
 
@@ -74,8 +83,7 @@ def _waiting_floats(tensor: Any) -> Any:
     run = waiting_record(tensor, "float_data")  # (unchanged by a load in another thread)
     if type(run) is not PendingRun or run.fmt != "f" or any(type(p) is not tuple for p in run.pieces):
         return None
-    bits = type(tensor).__schema__.bit
-    if any(tensor._has & bits[f] for f in _OTHER_FIELDS):
+    if tensor._has & _mask(type(tensor).__schema__, _OTHER_FIELDS):
         return None  # another value field stored or waiting: to_array says what is wrong
     shape = tuple(int(d) for d in tensor.dims)
     if any(d < 0 for d in shape) or math.prod(shape) != run.count:
@@ -97,7 +105,7 @@ def _listed_floats(tensor: Any) -> Any:
     if tensor.data_type != _FLOAT or tensor.data_location:
         return None
     schema = getattr(type(tensor), "__schema__", None)
-    if schema is None or any(tensor._has & schema.bit[f] for f in _OTHER_FIELDS):
+    if schema is None or tensor._has & _mask(schema, _OTHER_FIELDS):
         return None
     values = tensor.float_data
     if len(values) > _SHORT or not all(abs(v) <= _FLOAT32_MAX or abs(v) == math.inf for v in values):

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from wirecodec.reference._errors import UndefinedOutputError
 from wirecodec.reference._registry import op
 
 Ctx = Any
@@ -63,6 +64,10 @@ def _scan(ctx: Ctx, *inputs: Any) -> Any:
     steps = scans[0].shape[0] if scans else 0
     body = ctx.graph("body")
     n_out = len(body.outputs) - n_state
+    if steps == 0 and n_out:
+        # no iteration gives a scan output its element's shape and type; onnx's evaluator and
+        # onnxruntime refuse rather than guess, and so does this one
+        raise UndefinedOutputError("Scan: zero scan-input length, its scan outputs are undefined", ctx.path)
     collected: list[list[Any]] = [[] for _ in range(n_out)]
     for t in range(steps):
         out = ctx.run_graph("body", *state, *[s[t] for s in scans])
@@ -74,7 +79,7 @@ def _scan(ctx: Ctx, *inputs: Any) -> Any:
     results: list[Any] = list(state)
     for j in range(n_out):
         items = collected[j][::-1] if out_dirs[j] else collected[j]
-        stacked = np.stack(items) if items else np.zeros((0,), dtype=np.float32)
+        stacked = np.stack(items)
         axis = out_axes[j]
         if axis < 0:
             axis += stacked.ndim

@@ -212,7 +212,9 @@ def _conv_transpose(ctx: Ctx, x: Any, w: Any, b: Any = None) -> Any:
         ]
         y = np.pad(y, grow)
     if b is not None:
-        y = y + b.reshape((1, -1) + (1,) * nd)
+        # one bias per output channel: a longer B (the schema wants M values) gives its first
+        # M, as onnx's evaluator adds B[c] for each channel c; a shorter one fails to broadcast
+        y = y + b.reshape(-1)[: y.shape[1]].reshape((1, -1) + (1,) * nd)
     return y.astype(x.dtype)
 
 
@@ -228,8 +230,11 @@ def _causal_conv_with_state(ctx: Ctx, x: Any, w: Any, b: Any = None, past: Any =
     y = np.einsum("bclk,ck->bcl", patches, w[:, 0, :].astype(np.float32))
     if b is not None:
         y = y + b.astype(np.float32).reshape(1, -1, 1)
+    # the convolution is rounded to the input's type before the activation, as onnx's
+    # implementation and the schema's function body (a Conv in that type, then a Cast) do
+    y = y.astype(x.dtype).astype(np.float32)
     if ctx.attrs.get("activation", "none") in ("silu", "swish"):
-        y = y / (1 + np.exp(-y))
+        y = y * (1 / (1 + np.exp(-y)))
     present = full[:, :, full.shape[2] - (k - 1) :] if k > 1 else full[:, :, :0]
     return y.astype(x.dtype), present.astype(x.dtype)
 

@@ -29,10 +29,8 @@ def _to_string(x: Any) -> Any:
 
 
 def _float_text(v: Any) -> str:
-    if np.isnan(v):
-        return "NaN"
-    if np.isinf(v):
-        return "INF" if v > 0 else "-INF"
+    # numpy's text of the value ('nan', 'inf', '-inf' included), as onnx's evaluator writes
+    # it (astype(np.str_)); onnxruntime writes 'NaN', 'INF' and '-INF' instead
     return str(v)
 
 

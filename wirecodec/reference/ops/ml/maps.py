@@ -33,7 +33,7 @@ def _dtype_of(values: list[Any]) -> Any:
     """The tensor type of a map's values: a numpy scalar's own, str -> string, an int ->
     int64, a float -> float32 (maps of floats are what converters declare)."""
     for value in values:
-        if isinstance(value, np.generic):
+        if isinstance(value, (np.generic, np.ndarray)):  # a 0-d array too, as onnx's tests feed
             return np.dtype(object) if isinstance(value, np.str_) else value.dtype
         if isinstance(value, (str, bytes)):
             return np.dtype(object)
@@ -63,7 +63,9 @@ def _dict_vectorizer(ctx: Ctx, x: Any) -> Any:
             c = column.get(_key(key))
             if c is not None:
                 out[r, c] = value
-    return out
+    # one map gives one row, 1-D: the schema's "1-D tensor holding values from the input
+    # dictionary", as onnx's evaluator gives it (onnxruntime gives it as [1, V])
+    return out[0] if isinstance(x, dict) else out
 
 
 @op("ZipMap", 1, _ML)

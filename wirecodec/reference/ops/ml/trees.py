@@ -170,7 +170,11 @@ def _tree_ensemble_classifier(ctx: Ctx, x: Any) -> Any:
         else:
             scores[:, 1] = scores[:, 0]
         scores[:, 0] = 1 - scores[:, 1] if transform in ("NONE", "PROBIT") else -scores[:, 1]
-    scores = apply_post_transform(transform, scores).astype(np.float32)
+    # PROBIT in float64: onnx's tree classifier applies it one Python float at a time (its
+    # linear and SVM classifiers on float32 scalars); in float32 v * v - log / 0.147
+    # cancels, up to 5e-4 away
+    wide = scores.astype(np.float64) if transform == "PROBIT" else scores
+    scores = apply_post_transform(transform, wide).astype(np.float32)
     picked = np.argmax(scores, axis=1)
     if n_classes == 1:
         return np.where(picked == 1, 1, 0).astype(np.int64), scores
