@@ -16,8 +16,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "eval9-raw-only-ignores-a-second-value-field",
         "wirecodec/reference/_values.py",
-        '    if not has & bit["raw_data"] or any(has & bit[f] for f in _VALUE_FIELDS):',
-        '    if not has & bit["raw_data"]:',
+        '    if not has & bits.bit["raw_data"] or has & _mask(bits, _VALUE_FIELDS):',
+        '    if not has & bits.bit["raw_data"]:',
         (f"{_FIRST}::test_raw_data_beside_a_second_value_field_is_refused_by_to_array",),
         "a tensor with raw_data and int64_data runs with the raw bytes instead of being refused",
     ),
