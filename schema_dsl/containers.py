@@ -110,6 +110,14 @@ class RepeatedContainer(list[_T]):
             return [*self, *other]
         return NotImplemented
 
+    def __radd__(self, other: list[Any]) -> list[Any]:
+        # ``[] + field``: Python asks a list subclass's __radd__ before list's own
+        # concatenation, which would copy this container's storage (waiting offsets,
+        # sealed records) as if it were the elements. protobuf raises TypeError here.
+        if isinstance(other, list):
+            return [*other, *self]
+        return NotImplemented
+
     # -- changes that need no conversion ---------------------------------------------------
 
     def __delitem__(self, index: SupportsIndex | slice, /) -> None:
@@ -362,6 +370,7 @@ for _name in (
     "__gt__",
     "__ge__",
     "__add__",
+    "__radd__",
     "__mul__",
     "__rmul__",
     "__iadd__",

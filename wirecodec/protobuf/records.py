@@ -331,7 +331,9 @@ def build_source(schema: MessageSchema) -> str:
                 w(3, "v, i = b(r, i, a, src, x, t)\n_lapp(c, v)")
             else:
                 # One value (a node's usual input or output): no slice to extend from.
-                w(2, "if n == 1:\n    _lapp(c, r[i + 1])\nelse:\n    _lext(c, r[i + 1 : i + 1 + n])\ni += 1 + n")
+                w(2, "if n == 1:\n    _lapp(c, r[i + 1])\nelse:")
+                w(3, "_lext(c, r[i + 1 : i + 1 + n])")
+                w(2, "i += 1 + n")
             w(2, f"o.{spec.name} = c")
     w(1, "o.__class__ = _C\nreturn o, i")
     return "\n".join(w.lines) + "\n"

@@ -1,0 +1,25 @@
+"""Mutants of the lead's changes of round 10 (issue 48): a list in front of a repeated
+field, and a records build's one-value fast path."""
+
+from __future__ import annotations
+
+from tests.mutation.mutant import Mutant
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "list-plus-field-copies-storage",
+        "schema_dsl/containers.py",
+        "        if isinstance(other, list):\n            return [*other, *self]",
+        "        if False:\n            return [*other, *self]",
+        ("tests/differential/test_list_plus_field.py",),
+        "[] + a records field copies its storage: sealed records and waiting offsets, not elements",
+    ),
+    Mutant(
+        "records-build-one-value-from-the-wrong-place",
+        "wirecodec/protobuf/records.py",
+        'w(2, "if n == 1:\\n    _lapp(c, r[i + 1])\\nelse:")',
+        'w(2, "if n == 1:\\n    _lapp(c, r[i])\\nelse:")',
+        ("tests/differential/test_records.py", "tests/differential/test_aliasing.py"),
+        "a records view of a node with one input reads its count as the input",
+    ),
+)
