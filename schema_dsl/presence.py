@@ -96,9 +96,9 @@ def _stub(obj: Message, spec: FieldSpec) -> Message:
     """The detached empty child an unset message field reads as (the same one every time).
 
     Reading an unset ``attr.g`` of every attribute is what a walk over a graph does
-    (onnxconverter-common reads it of each of 11,541 attributes): the child is made by the
-    cheapest path, an empty holder given its class and a link of its own, without looking
-    its Extras up twice (2.6 -> 1.3 us a first read)."""
+    (onnxconverter-common reads it of each of 11,541 attributes): the parent's stubs are
+    looked up once, and the child gets its link without a second look at its Extras
+    (a first read: 2.6 -> 2.4 us; the allocations, five, are what is left)."""
     name = spec.name
     x = obj._x
     if x is not None:
