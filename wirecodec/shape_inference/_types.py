@@ -171,7 +171,7 @@ _new_type: Final = TypeProto.__schema__.fresh
 def _dimension(dim: Dim) -> TensorShapeProto.Dimension:
     """A new ``Dimension`` holding ``dim``: filled on its holder, then given its class (what
     :func:`~wirecodec._helper.args.build` does, without a keyword dict and a loop per field:
-    a 4-axis type took 7 us that way, 2 us this way)."""
+    a 4-axis type took 6.6 us that way, 2.7 us this way)."""
     d = _new_dim()
     if type(dim) is int and _INT64[0] <= dim < _INT64[1]:
         d.dim_value = dim
