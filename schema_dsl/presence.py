@@ -31,7 +31,7 @@ from schema_dsl.containers import RepeatedContainer, container_class, new_contai
 from schema_dsl.contract import report
 from schema_dsl.copying import copy_message
 from schema_dsl.fields import FieldSpec, Kind
-from schema_dsl.layout import MessageSchema, blank, extras, slot_value, store, stripe, unset
+from schema_dsl.layout import Extras, MessageSchema, blank, extras, slot_value, store, stripe, unset
 from schema_dsl.pending import load_pending
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 _new_list: Final = list.__new__
+_MESSAGE: Final = Kind.MESSAGE
 _osa: Final = object.__setattr__
 
 
@@ -92,21 +93,32 @@ def _detached(message: Message) -> bool:
 
 
 def _stub(obj: Message, spec: FieldSpec) -> Message:
-    """The detached empty child an unset message field reads as (the same one every time)."""
+    """The detached empty child an unset message field reads as (the same one every time).
+
+    Reading an unset ``attr.g`` of every attribute is what a walk over a graph does
+    (onnxconverter-common reads it of each of 11,541 attributes): the parent's stubs are
+    looked up once, and the child gets its link without a second look at its Extras
+    (a first read: 2.6 -> 2.4 us; the allocations, five, are what is left)."""
     name = spec.name
-    stubs: dict[str, Message] | None = obj._stubs
-    child = None if stubs is None else stubs.get(name)
-    if child is not None:
-        return child
+    x = obj._x
+    if x is not None:
+        stubs = x.stubs
+        if stubs is not None:
+            child = stubs.get(name)
+            if child is not None:
+                return child
     with stripe(obj):
         x = extras(obj)
-        if x.stubs is None:
-            x.stubs = {}
-        child = x.stubs.get(name)
+        stubs = x.stubs
+        if stubs is None:
+            stubs = x.stubs = {}
+        child = stubs.get(name)
         if child is None:
             child = blank(spec.message_type)
-            extras(child).owner = (obj, name)
-            x.stubs[name] = child
+            link = Extras()  # (a new child has no Extras: no view family to keep)
+            link.owner = (obj, name)
+            _osa(child, "_x", link)
+            stubs[name] = child
         return child
 
 
@@ -250,7 +262,7 @@ class UnsetFallback:
             if spec is not None:
                 if spec.repeated:
                     return _read_unset_repeated(self, spec)
-                if spec.kind is Kind.MESSAGE:
+                if spec.kind is _MESSAGE:
                     return _stub(self, spec)
                 table = self._lazy
                 if table is not None and name in table:

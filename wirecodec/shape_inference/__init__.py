@@ -20,6 +20,7 @@ specification; no weight is read (only small stored tensors a shape depends on).
 
 from __future__ import annotations
 
+import copy
 import os
 
 from schema_dsl.onnx import ModelProto
@@ -58,8 +59,7 @@ def infer_shapes(
         model = decode(ModelProto, model)
     elif not isinstance(model, ModelProto):
         raise TypeError(f"infer_shapes only accepts ModelProto or bytes, incorrect type: {type(model)}")
-    result = ModelProto()
-    result.CopyFrom(model)
+    result = copy.copy(model)  # (a fresh ModelProto's CopyFrom, without clearing it first)
     infer_model(result, Options(check_type=check_type, strict_mode=strict_mode, data_prop=data_prop))
     return result
 

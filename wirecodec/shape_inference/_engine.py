@@ -13,8 +13,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from schema_dsl import Message
 from schema_dsl.containers import append_valid
 from schema_dsl.onnx import (
     AttributeProto,
@@ -22,6 +23,7 @@ from schema_dsl.onnx import (
     GraphProto,
     ModelProto,
     NodeProto,
+    SparseTensorProto,
     TensorProto,
     ValueInfoProto,
 )
@@ -58,6 +60,7 @@ _SYMBOL_PREFIX = "unk__"
 _INT64 = int(TensorProto.DataType.INT64)
 _FLOAT = int(TensorProto.DataType.FLOAT)
 _MAX_CALL_DEPTH = 64
+_M = TypeVar("_M", bound=Message)
 _BUILT_IN_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"})
 
 
@@ -107,7 +110,11 @@ class _Symbols:
                 self._add_infos(scope.graph)
 
     def _add_infos(self, graph: GraphProto) -> None:
-        for info in (*graph.input, *graph.output, *graph.value_info):
+        for info in (
+            *_listed(graph, "input", ValueInfoProto),
+            *_listed(graph, "output", ValueInfoProto),
+            *_listed(graph, "value_info", ValueInfoProto),
+        ):
             if info.HasField("type"):
                 t = from_proto(info.type)
                 self.declared[id(info)] = (info, t)
@@ -124,6 +131,13 @@ class _Symbols:
         if isinstance(t, MapType) and t.value is not None:
             return MapType(t.key, self.materialize(t.value))
         return t
+
+
+def _listed(message: Message, name: str, of: type[_M]) -> Sequence[_M]:
+    """The elements of repeated field ``name`` (of class ``of``), read without storing an
+    empty list where the field is unset (wirecodec.protobuf.lazy.elements): a per-node loop
+    infers a one-node model whose every other list is unset."""
+    return cast("Sequence[_M]", elements(message, name))
 
 
 def _holds_bodies(node: NodeProto) -> bool:
@@ -149,7 +163,7 @@ class _Model:
         self.ir_version = model.ir_version
         self.symbols = _Symbols()
         self.functions: dict[tuple[str, str, str], FunctionProto] = {
-            (f.domain, f.name, f.overload): f for f in model.functions
+            (f.domain, f.name, f.overload): f for f in _listed(model, "functions", FunctionProto)
         }
         self.errors: list[str] = []
         self.depth = 0
@@ -213,13 +227,15 @@ class _Inference:
             self.untyped_outputs[info.name] = info
 
     def run_graph(self, graph: GraphProto) -> None:
-        for info in graph.value_info:
+        # (``elements``: reading an unset list would store an empty one, on every one-node
+        # model of a per-node loop)
+        for info in _listed(graph, "value_info", ValueInfoProto):
             self.declare(info)
-        for info in graph.input:
+        for info in _listed(graph, "input", ValueInfoProto):
             self.declare(info)
-        for info in graph.output:
+        for info in _listed(graph, "output", ValueInfoProto):
             self.declare(info)
-        for tensor in graph.initializer:
+        for tensor in _listed(graph, "initializer", TensorProto):
             self.data[tensor.name] = tensor
             declared = self.types.get(tensor.name)
             if declared is not None:
@@ -231,7 +247,7 @@ class _Inference:
                     ) from None
             elif self.shared.ir_version >= 4:
                 self.types[tensor.name] = _initializer_type(tensor)
-        for sparse in graph.sparse_initializer:
+        for sparse in _listed(graph, "sparse_initializer", SparseTensorProto):
             name = sparse.values.name
             if name not in self.types and self.shared.ir_version >= 4:
                 self.types[name] = TensorType(
@@ -564,7 +580,7 @@ def infer_model(model: ModelProto, options: Options) -> None:
     """Infer ``model``'s types in place (its graph's value_info and outputs)."""
     import wirecodec.shape_inference.ops  # noqa: F401  (registers every family's rules)
 
-    if model.functions:
+    if _listed(model, "functions", FunctionProto):
         _refuse_recursion(model)
     shared = _Model(model, options)
     shared.symbols.add_graph(model.graph)
