@@ -68,10 +68,8 @@ def _if(then: Any, tag: str, out: str) -> Any:
 
 
 def _wrapped() -> Any:
-    return helper.make_graph(
-        [_if(_body("a"), "a", "y")], "wrapped", [helper.make_tensor_value_info("cond", 9, []), _io("x", 1, 16)],
-        [_io("y", 1, 16)],
-    )  # fmt: skip
+    inputs = [helper.make_tensor_value_info("cond", TensorProto.BOOL, []), _io("x", 1, 16)]
+    return helper.make_graph([_if(_body("a"), "a", "y")], "wrapped", inputs, [_io("y", 1, 16)])
 
 
 def _wrapped_twice() -> Any:
