@@ -15,8 +15,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "explicit-location-replaces-a-shared-data-file",
         "wirecodec/files/writeback.py",
-        "            if options.location is not None:\n                _keep_what_it_holds(current, target.parent)\n",
-        "            if options.location is None:\n                _keep_what_it_holds(current, target.parent)\n",
+        "            if options.location is not None:\n"
+        "                _keep_what_it_holds(current, target.parent)\n",
+        "            if options.location is None:\n"
+        "                _keep_what_it_holds(current, target.parent)\n",
         (_SHARED,),
         "save(..., external_data=True, location=<a file another model reads>) replaces that file: "
         "the other model silently reads the new model's weights",
