@@ -49,6 +49,7 @@ from wirecodec.files.base.mapping import FileOrigin, file_of, map_read_only
 from wirecodec.files.base.options import SaveOptions
 from wirecodec.files.base.raw import raw_bytes
 from wirecodec.files.base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
+from wirecodec.files.base.source import open_source_file
 from wirecodec.files.base.tensor_data import TensorData
 from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
 from wirecodec.files.external.write import check_location, data_path
@@ -398,7 +399,7 @@ def _keep_what_it_holds(data_file: _DataFile, folder: pathlib.Path) -> None:
     file still reads what it read (the file is still replaced atomically, by a copy)."""
     destination = data_path(folder, data_file.location)
     try:
-        with open(destination, "rb") as held:
+        with open_source_file(destination) as held:
             size = os.fstat(held.fileno()).st_size
             if size and data_file.location.endswith(".safetensors"):
                 # Its header fixes its length: bytes appended would make it unreadable.
