@@ -463,6 +463,9 @@ def _commit(model: ModelProto, target: pathlib.Path, files: list[_DataFile], dur
         for data_file, destination in zip(files, destinations, strict=True):
             with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
+            # Its views go before the renames (a kept file's map among them): a file that
+            # is mapped cannot be replaced on every system.
+            data_file.parts.clear()
         with group.open(target) as out:
             encoding.write(out)
         group.commit()  # data files first, the model last: a model never names missing data
