@@ -97,6 +97,13 @@ _VERBS = [
     (["tensors", "SOURCE", "--list"], False),
     (["diff", "SOURCE", "MODEL"], False),
     (["convert", "SOURCE", "out.onnx", "--to", "external"], False),
+    # More verbs that take - (as tests/unit/files/test_long_pipes_x_every_stdin_verb.py runs them).
+    (["dump", "SOURCE", "graph.node[0]"], False),
+    (["draw", "SOURCE", "-o", "out.dot"], False),
+    (["convert", "SOURCE", "out.onnx", "--to", "single"], False),
+    (["convert", "SOURCE", "out.onnx", "--to", "safetensors"], False),
+    (["convert", "SOURCE", "out.onnxz", "--to", "zip"], False),
+    (["run", "SOURCE", "--seed", "1"], False),
 ]
 
 
@@ -129,13 +136,14 @@ def _verbs(models: list[pathlib.Path], repeat: int, work: pathlib.Path) -> None:
     for model in models:
         size = model.stat().st_size
         for argv, like in _VERBS:
+            verb = " ".join(argv[:1] + (argv[argv.index("--to") :][:2] if "--to" in argv else []))
             for how, source in (("file", str(model.resolve())), ("pipe", "-")):
                 ours = [_verb(_VERB, argv, source, model, work) for _ in range(repeat)]
                 runs = repeat if like else 0
                 theirs = [_verb(_ONNX_VERB, [argv[0]], source, model, work) for _ in range(runs)]
                 onnx_peak = _spread([float(p) for p in theirs], " MB", 1024) if theirs else "-"
                 print(
-                    f"| {model.parent.name}/{model.name} | {size / 2**20:,.1f} MB | {argv[0]} | {how} "
+                    f"| {model.parent.name}/{model.name} | {size / 2**20:,.1f} MB | {verb} | {how} "
                     f"| {_spread([float(p) for p in ours], ' MB', 1024)} | {onnx_peak} |",
                     flush=True,
                 )

@@ -46,7 +46,9 @@ def save(
     at least ``size_threshold`` bytes moves to ``location`` (default
     ``<model file name>.data``; if a file of that name exists, a fresh
     ``<model file name>.N.data``: an existing file is never written over, and nothing is
-    deleted, so a data file the new model no longer uses stays for you to remove), each
+    deleted, so a data file the new model no longer uses stays for you to remove; an
+    explicit ``location`` naming an existing file keeps its bytes first and appends after
+    them, as onnx's saver does, so models pointing into it still read what they read), each
     at an offset aligned to ``align`` bytes (64 for tensors smaller than that) so it can
     be mapped;
     ``max_shard_size`` splits the data into ``<location>.0``, ``.1``, … without

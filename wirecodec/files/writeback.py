@@ -45,10 +45,11 @@ from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.base.atomic import AtomicFiles
-from wirecodec.files.base.mapping import FileOrigin, file_of
+from wirecodec.files.base.mapping import FileOrigin, file_of, map_read_only
 from wirecodec.files.base.options import SaveOptions
 from wirecodec.files.base.raw import raw_bytes
 from wirecodec.files.base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
+from wirecodec.files.base.source import open_source_file
 from wirecodec.files.base.tensor_data import TensorData
 from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
 from wirecodec.files.external.write import check_location, data_path
@@ -369,6 +370,8 @@ def _lay_out(
             and current.size + size > options.max_shard_size
         ):
             current = _DataFile(location if options.max_shard_size is None else f"{location}.{shard}")
+            if options.location is not None:
+                _keep_what_it_holds(current, target.parent)
             shard += 1
             files.append(current)
         step = options.align if size >= options.align else _SMALL_ALIGN
@@ -388,6 +391,27 @@ def _lay_out(
                 "are read from that file (name another location)"
             )
     return files
+
+
+def _keep_what_it_holds(data_file: _DataFile, folder: pathlib.Path) -> None:
+    """Start ``data_file`` with the bytes a file of its name holds already: the new
+    tensors go after them, as onnx's saver appends, so another model pointing into that
+    file still reads what it read (the file is still replaced atomically, by a copy)."""
+    destination = data_path(folder, data_file.location)
+    try:
+        with open_source_file(destination) as held:
+            size = os.fstat(held.fileno()).st_size
+            if size and data_file.location.endswith(".safetensors"):
+                # Its header fixes its length: bytes appended would make it unreadable.
+                raise ExternalDataError(
+                    f"refusing to append external data to {data_file.location!r}: a safetensors "
+                    "file cannot hold bytes after its tensors (name another location)"
+                )
+            if size:
+                data_file.parts.append((0, memoryview(map_read_only(held.fileno(), size, str(destination)))))
+                data_file.size = size
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return  # nothing there to keep (a directory of that name fails when written)
 
 
 def _reference(tensor: TensorProto, location: str, offset: int, size: int) -> TensorProto:
@@ -439,6 +463,9 @@ def _commit(model: ModelProto, target: pathlib.Path, files: list[_DataFile], dur
         for data_file, destination in zip(files, destinations, strict=True):
             with group.open(destination) as out:
                 _write_parts(out, data_file.parts)
+            # Its views go before the renames (a kept file's map among them): a file that
+            # is mapped cannot be replaced on every system.
+            data_file.parts.clear()
         with group.open(target) as out:
             encoding.write(out)
         group.commit()  # data files first, the model last: a model never names missing data
