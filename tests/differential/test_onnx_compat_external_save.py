@@ -105,6 +105,35 @@ def test_same_files_as_onnx(
         assert ours[name] == theirs[name], name
 
 
+@pytest.mark.parametrize("one_file", [True, False])
+@pytest.mark.parametrize("held", [1, 4096, 4097], ids=["1-byte", "4-KiB", "4-KiB-and-1"])
+def test_a_data_file_already_there_is_appended_to_as_onnx_does(
+    tmp_path: pathlib.Path, one_file: bool, held: int
+) -> None:
+    """A data file another model points into keeps its bytes: onnx appends the new tensors
+    after them (offsets past them), and so must we; every data file, and the model, are
+    then onnx's bytes."""
+    model = layered_model()
+    options: dict[str, Any] = {"save_as_external_data": True, "all_tensors_to_one_file": one_file}
+    if one_file:
+        options["location"] = "weights.bin"
+    there = ["weights.bin"] if one_file else ["W", "F", "odd"]
+    for side in ("ours", "theirs"):
+        (tmp_path / side).mkdir()
+        for name in there:
+            (tmp_path / side / name).write_bytes(bytes(range(256)) * (held // 256) + b"k" * (held % 256))
+    onnx.save_model(
+        onnx.load_from_string(wirecodec.encode(model)), str(tmp_path / "theirs" / "m.onnx"), **options
+    )
+    compat.save_model(model, tmp_path / "ours" / "m.onnx", **options)
+    ours, theirs = folder_contents(tmp_path / "ours"), folder_contents(tmp_path / "theirs")
+    assert list(ours) == list(theirs)
+    for name in theirs:
+        assert ours[name] == theirs[name], name
+    for name in there:
+        assert ours[name][:held] == (bytes(range(256)) * (held // 256) + b"k" * (held % 256))
+
+
 @pytest.mark.quick
 def test_the_992_byte_tensor_moves_and_the_typed_one_stays(tmp_path: pathlib.Path) -> None:
     model = layered_model()

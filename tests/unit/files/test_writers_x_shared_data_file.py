@@ -249,21 +249,14 @@ REFUSED = {
     ("safetensors", "save(c, location=shared)"),
     ("safetensors", "convert(c, to=external, location=shared)"),
     ("safetensors", "convert c --to external --location shared"),
+    ("safetensors", "onnx_compat.save_model(c, location=shared)"),
 }
-_COMPAT_REPLACES = (
-    "finding: onnx_compat.save_model(..., save_as_external_data=True, location=<existing file>) "
-    "replaces the file (documented as a difference: onnx appends), so the models pointing into "
-    "it read the new model's weights; wirecodec.save appends there now (wirecodec/onnx_compat is "
-    "the lead's)"
-)
 XFAIL = {
-    ("external", "onnx_compat.save_model(c, location=shared)"): _COMPAT_REPLACES,
-    ("safetensors", "onnx_compat.save_model(c, location=shared)"): _COMPAT_REPLACES,
     ("safetensors", "save(c, external_data=shared.safetensors)"): (
-        "finding: the safetensors writer replaces an existing safetensors file it is told to "
-        "write; a.onnx and b.onnx, pointing into it, then read c's weights (the same names, "
-        "shapes and offsets: silently). Appending is impossible (the header fixes the "
-        "length), so keeping it means refusing or another name: the lead's decision."
+        "by design (docs/safetensors.md): a safetensors file named as the destination is "
+        "written whole, as safetensors' own save_file writes it; its header fixes its length, "
+        "so it cannot be appended to, and refusing an existing file would break every script "
+        "that saves twice. Models pointing into the old file read the new one's tensors."
     ),
 }
 
