@@ -27,7 +27,7 @@ onnx = require_onnx()
 
 import wirecodec  # noqa: E402
 from schema_dsl.onnx import GraphProto, ModelProto  # noqa: E402
-from wirecodec.files.opener import PIPE_KEEP, open_model  # noqa: E402
+from wirecodec.files.opener import PIPE_WHOLE, open_model  # noqa: E402
 
 
 def _model(weight_floats: int) -> Any:
@@ -59,8 +59,22 @@ class _Pipe(io.RawIOBase):
         return self._inner.readinto(buffer)
 
 
+_PIPED: list[Any] = []
+
+
+def _piped() -> Any:
+    """The model read from a pipe, its weight passed by (a pipe past PIPE_WHOLE bytes keeps
+    structure only): one for the whole sweep, as reading 32 MiB each time would cost; a copy
+    written to never changes it, so it serves every case."""
+    if not _PIPED:
+        big = _model(PIPE_WHOLE // 4 + 16).SerializeToString()
+        _PIPED.append(open_model(_Pipe(big)).model)
+    return _PIPED[0]
+
+
 def _holdings(data: bytes) -> dict[str, Callable[[], Any]]:
-    """Each way a program holds the model of ``data`` (a fresh one per call)."""
+    """Each way a program holds the model of ``data`` (a fresh one per call; the piped one
+    holds a bigger weight, whose other fields are the same)."""
 
     def changed() -> Any:
         model = wirecodec.decode(ModelProto, data)
@@ -74,7 +88,7 @@ def _holdings(data: bytes) -> dict[str, Callable[[], Any]]:
         "eager": lambda: wirecodec.decode(ModelProto, data, lazy=False),
         "lazy": lambda: wirecodec.decode(ModelProto, data),
         "changed": changed,
-        "pipe": lambda: open_model(_Pipe(data)).model,
+        "pipe": _piped,
     }
 
 
@@ -142,7 +156,7 @@ def _value(message: Any, path: str) -> Any:
     return getattr(target, field)
 
 
-@pytest.mark.parametrize("floats", [4, PIPE_KEEP // 4 + 16])  # small; past what a pipe keeps
+@pytest.mark.parametrize("floats", [4, 2048])  # a model under 4 KiB (the copier), one over it (decoded again)
 def test_every_copy_of_every_holding_is_independent_as_onnx(floats: int) -> None:
     data = _model(floats).SerializeToString()
     disagreements = []
@@ -150,8 +164,10 @@ def test_every_copy_of_every_holding_is_independent_as_onnx(floats: int) -> None
     for holding, hold in _holdings(data).items():
         for target_name, (pick, paths) in _TARGETS.items():
             for how, make in _copies().items():
-                if holding == "pipe" and target_name == "model" and how == "deepcopy":
-                    continue  # a deep copy fetches: a pipe's passed bytes refuse (said below)
+                if holding == "pipe" and how == "deepcopy" and target_name != "node":
+                    continue  # a deep copy turns views into bytes: a pipe's passed ones refuse
+                if holding == "pipe" and target_name == "initializer" and how == "CopyFrom":
+                    continue  # fails today: the xfail below
                 for path in paths:
                     theirs = onnx.ModelProto.FromString(data)
                     ours = hold()
@@ -166,6 +182,9 @@ def test_every_copy_of_every_holding_is_independent_as_onnx(floats: int) -> None
                     checked += 1
     assert disagreements == []
     assert checked > 50
+    from wirecodec.protobuf.lazy import waiting_fields
+
+    assert waiting_fields(_piped().graph.initializer[0]) == ["raw_data"]  # the pipe's weight waits
 
 
 def _onnx_copy(how: str, message: Any) -> Any:
@@ -174,3 +193,21 @@ def _onnx_copy(how: str, message: Any) -> Any:
     made = type(message)()
     made.CopyFrom(message)
     return made
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason="CopyFrom of a tensor whose raw_data waits (read from a pipe past PIPE_WHOLE, its "
+    "payload passed by) raises AttributeError: 'TensorProto' object has no attribute 'raw_data' "
+    "(schema_dsl/layout.py take_state reads the empty slot); copy.copy of it carries the wait",
+)
+def test_copy_from_a_tensor_whose_bytes_wait_carries_the_wait() -> None:
+    from schema_dsl.onnx import TensorProto
+    from wirecodec.protobuf.lazy import waiting_fields
+
+    waiting = _piped().graph.initializer[0]
+    made = TensorProto()
+    made.CopyFrom(waiting)
+    assert waiting_fields(made) == ["raw_data"]
+    assert made.segment.begin == 1 and made.name == "w"
