@@ -91,8 +91,8 @@ def _opaque(name: str) -> TypeProto:
 _TYPES: dict[str, Callable[[], TypeProto]] = {}
 for _which in ("tensor_type", "sparse_tensor_type"):
     for _elem, _shape in itertools.product((True, False), repeat=2):
-        _TYPES[f"{_which}-elem{int(_elem)}-shape{int(_shape)}"] = (
-            lambda w=_which, e=_elem, s=_shape: _tensor(w, e, s)
+        _TYPES[f"{_which}-elem{int(_elem)}-shape{int(_shape)}"] = lambda w=_which, e=_elem, s=_shape: _tensor(
+            w, e, s
         )
 for _which in ("sequence_type", "optional_type"):
     for _inner in (True, False):

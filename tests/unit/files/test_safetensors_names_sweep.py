@@ -61,7 +61,9 @@ def _expected(names: list[str]) -> list[str]:
 def _model(names: list[str]) -> ModelProto:
     # Each tensor holds its own index (16 floats, past any inline threshold once forced out).
     tensors = [
-        TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[16], raw_data=np.full(16, i, "<f4").tobytes())
+        TensorProto(
+            name=name, data_type=TensorProto.FLOAT, dims=[16], raw_data=np.full(16, i, "<f4").tobytes()
+        )
         for i, name in enumerate(names)
     ]
     graph = GraphProto(name="g", initializer=tensors)

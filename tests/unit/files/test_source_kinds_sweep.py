@@ -96,7 +96,7 @@ def _sources(data: bytes, folder: pathlib.Path) -> Iterator[tuple[str, Any, Call
     yield "memoryview-of-int32", memoryview(bytearray(_padded(data))).cast("i"), nothing
     file = path.open("rb")
     mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    yield "mmap", mapped, lambda: (file.close())
+    yield "mmap", mapped, lambda: file.close()
     opened = path.open("rb")
     yield "open-file", opened, opened.close
     skipped = prefixed.open("rb")
@@ -149,7 +149,9 @@ def test_every_source_kind_is_classified_looked_at_and_loaded_as_onnx_reads_it(
             if layout == "plain" and _KINDS[name] == "buffer" and name != "memoryview-of-int32":
                 raw = model.graph.initializer[0].raw_data
                 owner = source.obj if isinstance(source, memoryview) else source
-                assert isinstance(raw, memoryview) and raw.obj is owner, f"{name}: raw_data is not a view of it"
+                assert isinstance(raw, memoryview) and raw.obj is owner, (
+                    f"{name}: raw_data is not a view of it"
+                )
         finally:
             close()
     assert seen == set(_KINDS)
