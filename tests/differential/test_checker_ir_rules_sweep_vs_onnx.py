@@ -205,8 +205,14 @@ _VALUES: dict[str, Callable[[AttributeProto], None]] = {
     "t": lambda a: a.t.CopyFrom(helper.make_tensor("t", F, [1], [1.0])),
     "none": lambda a: None,
 }
-_TYPE_OF = {"f": AttributeProto.FLOAT, "i": AttributeProto.INT, "s": AttributeProto.STRING,
-            "ints": AttributeProto.INTS, "floats": AttributeProto.FLOATS, "t": AttributeProto.TENSOR}  # fmt: skip
+_TYPE_OF = {
+    "f": AttributeProto.FLOAT,
+    "i": AttributeProto.INT,
+    "s": AttributeProto.STRING,
+    "ints": AttributeProto.INTS,
+    "floats": AttributeProto.FLOATS,
+    "t": AttributeProto.TENSOR,
+}
 
 
 # Constant's attribute of each type (so that onnx's checker, which reads the schema, agrees)

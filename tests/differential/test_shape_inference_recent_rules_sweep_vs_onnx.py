@@ -38,8 +38,12 @@ def _vi(name: str, elem: int, shape: list[Any] | None) -> Any:
 def _cases_nll() -> list[tuple[str, Any]]:
     cases = []
     inputs = {"NC": ["N", 3], "NCd": ["N", 3, 5], "NCdd": [2, 3, 5, "D"], "ncd-known": [2, 3, 5]}
-    targets = {"agree": lambda x: [x[0], *x[2:]], "rank-off": lambda x: [x[0], *x[2:], 4],
-               "size-off": lambda x: [7, *x[2:]], "symbolic": lambda x: ["T" + str(i) for i in range(len(x) - 1)]}  # fmt: skip
+    targets = {
+        "agree": lambda x: [x[0], *x[2:]],
+        "rank-off": lambda x: [x[0], *x[2:], 4],
+        "size-off": lambda x: [7, *x[2:]],
+        "symbolic": lambda x: ["T" + str(i) for i in range(len(x) - 1)],
+    }
     weights = {"none": None, "rank1": [3], "rank0": [], "rank2": [3, 1]}
     for opset, (xn, x), (tn, t), (wn, w), reduction in itertools.product(
         (13, 22), inputs.items(), targets.items(), weights.items(), ("none", "mean")
@@ -71,7 +75,7 @@ def _cases_quantize() -> list[tuple[str, Any]]:
     for opset, scale, wanted in itertools.product(
         (13, 19, 21, 23), (TP.FLOAT, TP.FLOAT16), (0, TP.FLOAT, TP.FLOAT16)
     ):
-        if scale == TP.FLOAT16 and opset < 19 or wanted and opset < 23:
+        if (scale == TP.FLOAT16 and opset < 19) or (wanted and opset < 23):
             continue  # float16 scales from 19, output_dtype from 23
         ins = [_vi("x", TP.UINT8, [2, 3]), _vi("s", scale, [])]
         attrs = {"output_dtype": wanted} if wanted else {}
@@ -100,7 +104,11 @@ def _cases_split() -> list[tuple[str, Any]]:
     for opset, axis_known, how in itertools.product(
         (11, 13, 18), (True, False), ("input", "attribute", "equal", "num")
     ):
-        if how == "attribute" and opset >= 13 or how == "input" and opset < 13 or how == "num" and opset < 18:
+        if (
+            (how == "attribute" and opset >= 13)
+            or (how == "input" and opset < 13)
+            or (how == "num" and opset < 18)
+        ):
             continue
         shape = [6, 4] if axis_known else ["S", 4]
         inits, names, attrs = [], ["x"], {"axis": 0}
