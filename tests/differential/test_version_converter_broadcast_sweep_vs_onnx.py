@@ -171,15 +171,12 @@ def test_broadcast_axes_going_up_compute_what_opset_6_meant() -> None:
         a = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
         b = [d.dim_value for d in model.graph.input[1].type.tensor_type.shape.dim]
         at = None if axis is None else axis + (len(a) if axis < 0 else 0)
-        if at is None:
-            fits = b == a[len(a) - len(b) :]
-        else:
-            fits = at >= 0 and a[at : at + len(b)] == b
+        start = len(a) - len(b) if at is None else at  # where opset 6 places B
+        fits = start >= 0 and a[start : start + len(b)] == b
         if not fits:
             continue
         assert ours is not None, name  # opset 6's rule places B: the conversion must not refuse
         feeds = _feeds(model)
-        start = len(a) - len(b) if at is None else at
         expected_b = feeds["b"].reshape(b + [1] * (len(a) - start - len(b)))
         expected = feeds["a"] + expected_b if node.op_type == "Add" else feeds["a"] * expected_b
         np.testing.assert_allclose(_run(ours, feeds), expected, rtol=1e-6, err_msg=name)
