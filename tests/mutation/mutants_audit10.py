@@ -370,8 +370,35 @@ _BEFORE: tuple[Mutant, ...] = (
     ),
 )
 
-# The tests written for the survivors, first in their selections (filled after the audit).
-_KILLERS: dict[str, str] = {}
+# The sweeps written after the audit, one per area with a survivor, first in the selections
+# of that area's survivors (``_BEFORE`` keeps the selections as audited).
+_COPIES = "tests/differential/test_copy_independence_sweep_vs_onnx.py"
+_NAMES = "tests/unit/files/test_safetensors_names_sweep.py"
+_SOURCES = "tests/unit/files/test_source_kinds_sweep.py"
+_CHECKS = "tests/differential/test_checker_ir_rules_sweep_vs_onnx.py"
+_INFERENCE = "tests/differential/test_shape_inference_recent_rules_sweep_vs_onnx.py"
+_CONVERSIONS = "tests/differential/test_version_converter_broadcast_sweep_vs_onnx.py"
+_VALUES = "tests/differential/test_reference_values_and_feeds_sweep.py"
+_COUNTS = "tests/cli/test_inspect_counts_sweep_vs_onnx.py"
+_LOOKUPS = "tests/unit/onnx/test_compat_defs_lookup_sweep.py"
+_KILLERS: dict[str, str] = {
+    "audit10-lazy-copy-shares-sub-messages": _COPIES,
+    "audit10-safetensors-suffix-checked-once": _NAMES,
+    "audit10-mmap-classified-as-file": _SOURCES,
+    "audit10-checker-sparse-main-io-shape-unchecked": _CHECKS,
+    "audit10-checker-optional-without-elem-type": _CHECKS,
+    "audit10-checker-reference-with-one-value-passes": _CHECKS,
+    "audit10-checker-initializer-input-rule-at-ir4": _CHECKS,
+    "audit10-nll-scalar-weight-accepted": _INFERENCE,
+    "audit10-dequantize-output-dtype-ignored": _INFERENCE,
+    "audit10-gemm-trans-b-zero-taken-as-set": _CONVERSIONS,
+    "audit10-broadcast-axis-at-the-end-refused": _CONVERSIONS,
+    "audit10-stft-onesided-default-off": _VALUES,
+    "audit10-sparse-linear-indices-as-rows": _VALUES,
+    "audit10-inspect-ai-onnx-domain-named": _COUNTS,
+    "audit10-inspect-sparse-indices-in-dtype-bytes": _COUNTS,
+    "audit10-get-schema-version-zero-is-newest": _LOOKUPS,
+}
 
 MUTANTS: tuple[Mutant, ...] = tuple(
     dataclasses.replace(m, tests=(_KILLERS[m.name], *m.tests)) if m.name in _KILLERS else m for m in _BEFORE
