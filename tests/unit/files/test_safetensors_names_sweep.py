@@ -7,7 +7,7 @@ key per tensor, each holding that tensor's values, nothing under ``__metadata__`
 The alphabet holds the names that collide: a repeated name, the suffixes a repeat would
 take (``w.1``, ``w.2``), the unnamed fallback's (``tensor.1``), the reserved
 ``__metadata__`` and the empty name. Every sequence of up to four of them is named
-(1,555 models); a sample is saved and read back by safetensors and by us.
+(1,554 models); a sample is saved and read back by safetensors and by us.
 """
 
 from __future__ import annotations
