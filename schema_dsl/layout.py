@@ -227,8 +227,13 @@ def take_state(message: Message, fresh: Message) -> None:
     has = fresh._has
     if has:
         for spec, bit in fresh.__schema__.field_bits:
-            if has & bit:
+            if not has & bit:
+                continue
+            try:
                 _osa(message, spec.name, object.__getattribute__(fresh, spec.name))
+            except AttributeError:  # waiting (its extras say where): read through __getattr__
+                with contextlib.suppress(AttributeError):
+                    _odel(message, spec.name)  # the default clear_slots put there
     _osa(message, "_has", has)
     _osa(message, "_x", fresh._x)
 

@@ -44,3 +44,13 @@ MUTANTS += (
         "onnx_compat.save_model appends raw bytes to a safetensors file: the format then refuses it",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "copy-from-a-waiting-field-keeps-the-default",
+        "schema_dsl/layout.py",
+        "                    _odel(message, spec.name)  # the default clear_slots put there",
+        "                    pass",
+        ("tests/differential/test_copy_independence_sweep_vs_onnx.py",),
+        "CopyFrom of a tensor whose raw_data waits reads b'' where the original says its bytes passed",
+    ),
+)
