@@ -54,3 +54,14 @@ MUTANTS += (
         "CopyFrom of a tensor whose raw_data waits reads b'' where the original says its bytes passed",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "opener-container-past-a-prefix-read-from-the-start",
+        "wirecodec/files/opener.py",
+        "        if _regular_size(given) is None:  # past a prefix: the archive starts here,"
+        " as a model would",
+        "        if False:",
+        ("tests/unit/files/test_source_kinds_sweep.py", "tests/unit/files/test_front_doors_odd_sources.py"),
+        "a container in an open file past a prefix is read from the file's start: the directory 'lies'",
+    ),
+)

@@ -228,6 +228,9 @@ def open_model(
     if _regular_size(given) is None and not _seekable(given):
         return _from_pipe(given, label, named, lazy, base_dir, max_depth, spool_dir)
     if is_zip(given):
+        if _regular_size(given) is None:  # past a prefix: the archive starts here, as a model would
+            rest = given.read()
+            return _from_zip(rest, label, named, len(rest), lazy, max_depth)
         return _from_zip(given, label, named, 0, lazy, max_depth)
     data = read_payload_source(given, lazy, label)
     _refuse_empty(_size_of(data), "input")

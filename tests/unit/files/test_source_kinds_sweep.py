@@ -157,12 +157,6 @@ def test_every_source_kind_is_classified_looked_at_and_loaded_as_onnx_reads_it(
     assert seen == set(_KINDS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a container in a real file positioned past a prefix is read from the file's start "
-    "(ContainerError: the central directory lies), while the same bytes in a BytesIO at the same "
-    "position, and a plain model in that file, load from the position",
-)
 def test_a_container_in_an_open_file_past_a_prefix_loads_from_its_position(tmp_path: pathlib.Path) -> None:
     save_zip(wirecodec.load(_model_bytes()), tmp_path / "c.onnxz")
     data = (tmp_path / "c.onnxz").read_bytes()
