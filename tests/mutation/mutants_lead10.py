@@ -65,3 +65,38 @@ MUTANTS += (
         "a container in an open file past a prefix is read from the file's start: the directory 'lies'",
     ),
 )
+_OUTPUTS = "tests/differential/test_reference_outputs_are_the_callers.py"
+MUTANTS += (
+    Mutant(
+        "reference-constant-value-writable",
+        "wirecodec/reference/ops/shape.py",
+        "            if type(value) is np.ndarray and value.flags.writeable:",
+        "            if False:",
+        (_OUTPUTS, "tests/unit/reference"),
+        "a Constant's output is its cached array, writable: a caller's write changes the next run",
+    ),
+    Mutant(
+        "reference-identity-shares",
+        "wirecodec/reference/ops/shape.py",
+        "    return x.copy() if type(x) is np.ndarray else x",
+        "    return x",
+        (_OUTPUTS, "tests/unit/reference"),
+        "Identity hands back its input: a write into the output changes a constant or the feed",
+    ),
+    Mutant(
+        "reference-initializer-writable",
+        "wirecodec/reference/_evaluator.py",
+        "    if type(value) is np.ndarray and value.flags.writeable:\n        value = value.view()",
+        "    if False:\n        value = value.view()",
+        (_OUTPUTS, "tests/unit/reference"),
+        "an initializer output is the evaluator's array, writable: a write changes every later run",
+    ),
+    Mutant(
+        "reference-initializer-frozen-in-place",
+        "wirecodec/reference/_evaluator.py",
+        "        value = value.view()\n        value.flags.writeable = False",
+        "        value.flags.writeable = False",
+        (_OUTPUTS,),
+        "a ModelContainer's array, the caller's own, is made read-only by building an evaluator",
+    ),
+)

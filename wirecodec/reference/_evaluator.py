@@ -158,6 +158,16 @@ class _Step:
         self.checked = checks if all(inputs) else [c for c in checks if inputs[c[0]]]
 
 
+def _read_only(value: Any) -> Any:
+    """An initializer's array as every run sees it: a read-only view, as onnx's, so that a
+    write into an output that is the initializer changes neither later runs nor an array
+    the caller handed a ModelContainer."""
+    if type(value) is np.ndarray and value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+
 class _Graph:
     """A compiled graph: named inputs and outputs, constants, steps, names from outside."""
 
@@ -527,7 +537,7 @@ class ReferenceEvaluator:
         constants: dict[str, Any] = {}
         for tensor in getattr(graph, "initializer", ()):
             held = self._large.get(tensor.name)  # a ModelContainer's array held in memory
-            constants[tensor.name] = held if held is not None else tensor_value(tensor)
+            constants[tensor.name] = _read_only(held if held is not None else tensor_value(tensor))
         for sparse in getattr(graph, "sparse_initializer", ()):
             constants[sparse.values.name] = sparse_value(sparse)
         inputs = [i.name if hasattr(i, "name") else i for i in graph.input]

@@ -17,7 +17,13 @@ def _constant(ctx: Ctx) -> Any:
     a = ctx.attrs
     for key in ("value", "sparse_value"):
         if key in a:
-            return a[key]
+            value = a[key]
+            if type(value) is np.ndarray and value.flags.writeable:
+                # The same array every run: read-only, as onnx's, so a caller's write into
+                # one run's output cannot change the next run.
+                value = a[key] = value.view()
+                value.flags.writeable = False
+            return value
     if "value_float" in a:
         return np.array(a["value_float"], dtype=np.float32)
     if "value_floats" in a:
@@ -35,7 +41,8 @@ def _constant(ctx: Ctx) -> Any:
 
 @op("Identity")
 def _identity(ctx: Ctx, x: Any) -> Any:
-    return x
+    # A copy, as onnx's: a write into the output must reach neither a constant nor a feed.
+    return x.copy() if type(x) is np.ndarray else x
 
 
 @op("Shape")
