@@ -3,7 +3,7 @@ field, and a records build's one-value fast path."""
 
 from __future__ import annotations
 
-from tests.mutation.mutant import Mutant
+from tests.mutation.mutant import Mutant, tests_in
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
@@ -72,7 +72,7 @@ MUTANTS += (
         "wirecodec/reference/ops/shape.py",
         "            if type(value) is np.ndarray and value.flags.writeable:",
         "            if False:",
-        (_OUTPUTS, "tests/unit/reference"),
+        (_OUTPUTS, *tests_in("tests/unit/reference")),
         "a Constant's output is its cached array, writable: a caller's write changes the next run",
     ),
     Mutant(
@@ -80,7 +80,7 @@ MUTANTS += (
         "wirecodec/reference/ops/shape.py",
         "    return x.copy() if type(x) is np.ndarray else x",
         "    return x",
-        (_OUTPUTS, "tests/unit/reference"),
+        (_OUTPUTS, *tests_in("tests/unit/reference")),
         "Identity hands back its input: a write into the output changes a constant or the feed",
     ),
     Mutant(
@@ -88,7 +88,7 @@ MUTANTS += (
         "wirecodec/reference/_evaluator.py",
         "    if type(value) is np.ndarray and value.flags.writeable:\n        value = value.view()",
         "    if False:\n        value = value.view()",
-        (_OUTPUTS, "tests/unit/reference"),
+        (_OUTPUTS, *tests_in("tests/unit/reference")),
         "an initializer output is the evaluator's array, writable: a write changes every later run",
     ),
     Mutant(
