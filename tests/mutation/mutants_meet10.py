@@ -26,17 +26,17 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "appended-tensors-written-over-the-kept-bytes",
         "wirecodec/files/writeback.py",
-        "                data_file.size = size\n",
-        "                pass\n",
+        "        data_file.size = held.nbytes\n",
+        "        pass\n",
         (_SHARED,),
         "the kept bytes of an existing data file are written first, but the new tensors' offsets "
         "start at 0: their references point at the old bytes",
     ),
     Mutant(
         "raw-data-appended-to-a-safetensors-file",
-        "wirecodec/files/writeback.py",
-        '            if size and data_file.location.endswith(".safetensors"):\n',
-        '            if size and data_file.location.endswith(".safetensors.0"):\n',
+        "wirecodec/files/external/write.py",
+        '            if location.endswith(".safetensors"):\n',
+        '            if location.endswith(".safetensors.0"):\n',
         (_SHARED,),
         "raw external data appended after a safetensors file's tensors: the safetensors package "
         "no longer reads the file other models share",

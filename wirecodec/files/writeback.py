@@ -45,14 +45,13 @@ from schema_dsl.message import Message, shallow_copy
 from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError, TensorError
 from wirecodec.files.base.atomic import AtomicFiles
-from wirecodec.files.base.mapping import FileOrigin, file_of, map_read_only
+from wirecodec.files.base.mapping import FileOrigin, file_of
 from wirecodec.files.base.options import SaveOptions
 from wirecodec.files.base.raw import raw_bytes
 from wirecodec.files.base.references import DATA_FIELDS, as_reference, parse_ref, uses_external_data
-from wirecodec.files.base.source import open_source_file
 from wirecodec.files.base.tensor_data import TensorData
 from wirecodec.files.base.walk import ByIdentity, iter_tensors, substitute, tensor_sites
-from wirecodec.files.external.write import check_location, data_path
+from wirecodec.files.external.write import check_location, data_path, held_bytes
 from wirecodec.protobuf.fieldpath import Step, parse
 from wirecodec.protobuf.lazy import PendingBytes, pending_bytes, waiting_bytes
 from wirecodec.protobuf.payloads import advance, stand_in, write_payload
@@ -394,24 +393,11 @@ def _lay_out(
 
 
 def _keep_what_it_holds(data_file: _DataFile, folder: pathlib.Path) -> None:
-    """Start ``data_file`` with the bytes a file of its name holds already: the new
-    tensors go after them, as onnx's saver appends, so another model pointing into that
-    file still reads what it read (the file is still replaced atomically, by a copy)."""
-    destination = data_path(folder, data_file.location)
-    try:
-        with open_source_file(destination) as held:
-            size = os.fstat(held.fileno()).st_size
-            if size and data_file.location.endswith(".safetensors"):
-                # Its header fixes its length: bytes appended would make it unreadable.
-                raise ExternalDataError(
-                    f"refusing to append external data to {data_file.location!r}: a safetensors "
-                    "file cannot hold bytes after its tensors (name another location)"
-                )
-            if size:
-                data_file.parts.append((0, memoryview(map_read_only(held.fileno(), size, str(destination)))))
-                data_file.size = size
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return  # nothing there to keep (a directory of that name fails when written)
+    """Start ``data_file`` with the bytes a file of its name holds already (held_bytes)."""
+    held = held_bytes(data_path(folder, data_file.location), data_file.location)
+    if held is not None:
+        data_file.parts.append((0, held))
+        data_file.size = held.nbytes
 
 
 def _reference(tensor: TensorProto, location: str, offset: int, size: int) -> TensorProto:

@@ -8,15 +8,15 @@ names, the same offsets (back to back, no alignment; a tensor already marked wit
 ``offset`` keeps it, padded with zeros as onnx pads) — without changing the caller's
 model, and writes the data files and the model atomically. A data file left by an
 earlier save is appended to, as onnx appends (the file grows on every save): the models
-pointing into it keep their bytes. Each data file is still replaced atomically, by a
-copy of the bytes it held followed by the new ones.
+pointing into it keep their bytes (wirecodec.files.external.write.held_bytes, as
+wirecodec's own saver). Each data file is still replaced atomically, by a copy of the
+bytes it held followed by the new ones.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +27,7 @@ from schema_dsl.onnx import ModelProto, StringStringEntryProto, TensorProto
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.base.atomic import AtomicFiles
 from wirecodec.files.base.walk import ByIdentity, substitute
-from wirecodec.files.external.write import data_path
+from wirecodec.files.external.write import data_path, held_bytes
 from wirecodec.onnx_compat import external_data_helper as helper
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
 
@@ -43,7 +43,6 @@ class DataFile:
     location: str
     parts: list[tuple[int, Any]] = field(default_factory=list)
     size: int = 0
-    kept: int = 0  # bytes the file held before this save, kept in front (onnx appends)
 
 
 @dataclass
@@ -104,12 +103,12 @@ def onnx_layout(
     size_threshold: int = 1024,
     convert_attribute: bool = False,
     default_location: str | None = None,
-    existing_size: Callable[[str], int] = lambda location: 0,
+    held: Callable[[str], Any] = lambda location: None,
 ) -> OnnxLayout:
     """The layout onnx's ``save_model`` gives ``model`` (``convert``: with ``save_as_external_data``).
 
     ``default_location`` names the one data file when ``location`` is None (onnx: a random name);
-    ``existing_size(location)`` is the size of a data file already there, appended to.
+    ``held(location)`` is what a data file already there holds (None: nothing), appended to.
     """
     # Every tensor held while the walks below look it up by identity (wirecodec.files.base.walk).
     tensors = list(helper._get_all_tensors(model))
@@ -131,7 +130,10 @@ def onnx_layout(
         data = files.get(where)
         if data is None:
             data = files[where] = DataFile(where)
-            data.size = data.kept = existing_size(where)
+            kept = held(where)
+            if kept is not None:
+                data.parts.append((0, kept))
+                data.size = len(kept)
         if wanted is not None and not 0 <= wanted - data.size <= helper._MAX_PADDING:
             raise ExternalDataValidationError(
                 f"External data offset ({wanted}) for tensor {tensor.name!r} must be between the "
@@ -151,50 +153,23 @@ def onnx_layout(
     return OnnxLayout(new_model, list(files.values()))
 
 
-def _write_parts(out: Any, path: pathlib.Path, data: DataFile) -> None:
-    at = data.kept
-    if at:
-        with open(path, "rb") as kept:
-            shutil.copyfileobj(_FirstBytes(kept, at), out)
-    for offset, payload in data.parts:
+def _write_parts(out: Any, parts: list[tuple[int, Any]]) -> None:
+    at = 0
+    for offset, payload in parts:
         out.write(b"\0" * (offset - at))
         out.write(payload)
         at = offset + len(payload)
 
 
-class _FirstBytes:
-    """The first ``size`` bytes of a file, read in pieces (a data file can be large)."""
-
-    def __init__(self, file: Any, size: int) -> None:
-        self.file, self.left = file, size
-
-    def read(self, n: int = -1) -> bytes:
-        n = self.left if n < 0 else min(n, self.left)
-        piece: bytes = self.file.read(n)
-        if len(piece) != n and n:
-            raise ExternalDataValidationError(f"the data file {self.file.name!r} changed during the save", "")
-        self.left -= n
-        return piece
-
-
-def _existing_size(base_dir: pathlib.Path) -> Callable[[str], int]:
-    def size(location: str) -> int:
+def _held(base_dir: pathlib.Path) -> Callable[[str], Any]:
+    def held(location: str) -> Any:
         try:
             path = data_path(base_dir, location)
-            found = os.stat(path).st_size if path.is_file() and not path.is_symlink() else 0
-        except (OSError, ExternalDataError):  # a bad location is refused when it is written
-            return 0
-        if found and location.endswith(".safetensors"):
-            # onnx would append here too, and leave a file the safetensors format refuses
-            # (its header fixes its length): refused before anything is written.
-            raise ExternalDataValidationError(
-                f"refusing to append external data to {location!r}: a safetensors file cannot "
-                "hold bytes after its tensors (name another location)",
-                location,
-            )
-        return found
+        except ExternalDataError:
+            return None  # a bad location is refused when it is written (_paths)
+        return None if path.is_symlink() else held_bytes(path, location)
 
-    return size
+    return held
 
 
 def _paths(base_dir: pathlib.Path, layout: OnnxLayout) -> Iterator[tuple[pathlib.Path, DataFile]]:
@@ -221,10 +196,11 @@ def save_with_onnx_layout(
     """Write the data files of onnx's layout beside ``model_path``, then the model (by ``write_model``),
     all put in place together."""
     base_dir = model_path.parent
-    layout = onnx_layout(model, existing_size=_existing_size(base_dir), **options)
+    layout = onnx_layout(model, held=_held(base_dir), **options)
     with AtomicFiles(durable=False) as files:  # onnx does not fsync either
         for path, data in list(_paths(base_dir, layout)):
             with files.open(path) as out:
-                _write_parts(out, path, data)
+                _write_parts(out, data.parts)
+            data.parts.clear()  # a kept file's map goes before the renames (writeback's reason)
         write_model(layout.model, files)
         files.commit()

@@ -10,8 +10,10 @@ import pathlib
 
 from wirecodec.errors import ExternalDataError
 from wirecodec.files.base.locations import relative_location_problem
+from wirecodec.files.base.mapping import map_read_only
+from wirecodec.files.base.source import open_source_file
 
-__all__ = ["check_location", "data_path"]
+__all__ = ["check_location", "data_path", "held_bytes"]
 
 
 def check_location(location: str) -> None:
@@ -46,3 +48,24 @@ def data_path(model_dir: pathlib.Path, location: str) -> pathlib.Path:
     if not os.path.isdir(folder):
         raise ExternalDataError(f"cannot write external data to {location!r}: no directory {folder!r}")
     return path
+
+
+def held_bytes(destination: pathlib.Path, location: str) -> memoryview | None:
+    """What a data file about to be written already holds, mapped read-only, or None
+    (no such file, or empty). A writer puts these bytes first and its tensors after them,
+    as onnx's saver appends, so another model pointing into the file still reads what it
+    read (the file is still replaced atomically, by the copy). A safetensors file is
+    refused: its header fixes its length, and bytes after its tensors make it unreadable."""
+    try:
+        with open_source_file(destination) as held:
+            size = os.fstat(held.fileno()).st_size
+            if not size:
+                return None
+            if location.endswith(".safetensors"):
+                raise ExternalDataError(
+                    f"refusing to append external data to {location!r}: a safetensors "
+                    "file cannot hold bytes after its tensors (name another location)"
+                )
+            return memoryview(map_read_only(held.fileno(), size, str(destination)))
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None  # nothing there to keep (a directory of that name fails when written)
