@@ -92,3 +92,13 @@ MUTANTS += (
         "a ModelContainer's array, the caller's own, is made read-only by building an evaluator",
     ),
 )
+MUTANTS += (
+    Mutant(
+        "opener-container-past-a-prefix-mapped-from-the-start",
+        "wirecodec/files/opener.py",
+        "    rest = memoryview(map_read_only(file.fileno(), info.st_size, name))[start:]",
+        "    rest = memoryview(map_read_only(file.fileno(), info.st_size, name))",
+        ("tests/unit/files/test_source_kinds_sweep.py", "tests/unit/files/test_front_doors_odd_sources.py"),
+        "a container past a prefix is mapped from the file's start: its directory 'lies'",
+    ),
+)

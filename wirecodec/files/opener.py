@@ -229,12 +229,28 @@ def open_model(
         return _from_pipe(given, label, named, lazy, base_dir, max_depth, spool_dir)
     if is_zip(given):
         if _regular_size(given) is None:  # past a prefix: the archive starts here, as a model would
-            rest = given.read()
+            rest = _rest_of(given, label) if lazy else given.read()
             return _from_zip(rest, label, named, len(rest), lazy, max_depth)
         return _from_zip(given, label, named, 0, lazy, max_depth)
     data = read_payload_source(given, lazy, label)
     _refuse_empty(_size_of(data), "input")
     return _from_buffer(data, label, named, lazy, base_dir, max_depth)
+
+
+def _rest_of(file: IO[bytes], name: str) -> Any:
+    """The bytes of ``file`` from its position on: a view of its map when it is a regular
+    file (a lazy load of a container past a prefix reads nothing into memory), else what
+    it reads."""
+    try:
+        info = os.fstat(file.fileno())
+        start = file.tell()
+    except (OSError, io.UnsupportedOperation, AttributeError, ValueError):
+        return file.read()
+    if not stat.S_ISREG(info.st_mode) or start >= info.st_size:
+        return file.read()
+    rest = memoryview(map_read_only(file.fileno(), info.st_size, name))[start:]
+    file.seek(0, os.SEEK_END)  # as if read
+    return rest
 
 
 def _seekable(file: IO[bytes]) -> bool:
