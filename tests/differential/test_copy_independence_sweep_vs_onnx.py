@@ -15,7 +15,6 @@ deep copy holds its own bytes, not a view of the source).
 from __future__ import annotations
 
 import copy
-import io
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 import pytest
 
 import wirecodec
+from tests.support.pipes import Unseekable
 from tests.support.reference import require_onnx
 
 onnx = require_onnx()
@@ -49,17 +49,6 @@ def _model(weight_floats: int) -> Any:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-class _Pipe(io.RawIOBase):
-    def __init__(self, data: bytes) -> None:
-        self._inner = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        return self._inner.readinto(buffer)
-
-
 _PIPED: list[Any] = []
 
 
@@ -69,7 +58,7 @@ def _piped() -> Any:
     written to never changes it, so it serves every case."""
     if not _PIPED:
         big = _model(PIPE_WHOLE // 4 + 16).SerializeToString()
-        _PIPED.append(open_model(_Pipe(big)).model)
+        _PIPED.append(open_model(Unseekable(big)).model)
     return _PIPED[0]
 
 

@@ -25,6 +25,7 @@ import pytest
 onnx = pytest.importorskip("onnx", reason="onnx's parse of the same bytes is the reference")
 
 import wirecodec  # noqa: E402
+from tests.support.pipes import Unseekable  # noqa: E402
 from wirecodec.files.base.source import classify, head_of, is_zip  # noqa: E402
 from wirecodec.files.zip.container import save_zip  # noqa: E402
 
@@ -41,19 +42,6 @@ def _model_bytes() -> bytes:
         [weight],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
-
-
-class _Unseekable(io.RawIOBase):
-    """A reader that cannot seek (a pipe's behaviour, without a process)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._inner = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        return self._inner.readinto(buffer)
 
 
 _PREFIX = b"not a model: a header the caller skipped"
@@ -106,7 +94,7 @@ def _sources(data: bytes, folder: pathlib.Path) -> Iterator[tuple[str, Any, Call
     buffer = io.BytesIO(_PREFIX + data)
     buffer.seek(len(_PREFIX))
     yield "bytesio-past-a-prefix", buffer, nothing
-    yield "unseekable-reader", _Unseekable(data), nothing
+    yield "unseekable-reader", Unseekable(data), nothing
 
 
 def test_the_sweep_covers_every_kind_the_switch_names() -> None:
