@@ -30,6 +30,7 @@ from wirecodec.files.base.walk import ByIdentity, substitute
 from wirecodec.files.external.write import data_path, held_bytes
 from wirecodec.onnx_compat import external_data_helper as helper
 from wirecodec.onnx_compat._errors import ExternalDataValidationError
+from wirecodec.protobuf.payloads import write_payload
 
 __all__ = ["OnnxLayout", "onnx_layout", "save_with_onnx_layout"]
 
@@ -157,7 +158,7 @@ def _write_parts(out: Any, parts: list[tuple[int, Any]]) -> None:
     at = 0
     for offset, payload in parts:
         out.write(b"\0" * (offset - at))
-        out.write(payload)
+        write_payload(out, payload)  # as the write-back: file to file, never all resident
         at = offset + len(payload)
 
 
