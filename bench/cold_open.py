@@ -5,7 +5,8 @@
 What a script pays end to end, interpreter start and imports included: each measurement
 is one fresh process (``bench/cli_verbs.py``'s ``measure``: wall time, CPU time, peak
 RSS, reaped with ``os.wait4``), the two libraries taking turns, ``--runs`` times each
-(default 5). Each process runs the same program on its library:
+(default 5); wall times are medians ± half the spread (max - min). Each process runs
+the same program on its library:
 
 * onnx: ``onnx.load(M)`` and ``onnx.numpy_helper.to_array(t)`` of every initializer;
 * wirecodec: ``wirecodec.load(M)`` and ``wirecodec.to_array(t)`` of every initializer.
@@ -84,13 +85,14 @@ def main(argv: list[str] | None = None) -> int:
                 figures[library].append(measure(argv_))
         cells = {}
         for library, runs in figures.items():
-            wall = statistics.median(float(r["wall"]) for r in runs)  # type: ignore[arg-type]
+            walls = [float(r["wall"]) for r in runs]  # type: ignore[arg-type]
             cpu = statistics.median(float(r["cpu"]) for r in runs)  # type: ignore[arg-type]
             peak = statistics.median(float(r["peak_mb"]) for r in runs)  # type: ignore[arg-type]
-            cells[library] = (wall, cpu, peak)
-        (w1, c1, p1), (w2, c2, p2) = cells["wirecodec"], cells["onnx"]
+            cells[library] = (statistics.median(walls), (max(walls) - min(walls)) / 2, cpu, peak)
+        (w1, s1, c1, p1), (w2, s2, c2, p2) = cells["wirecodec"], cells["onnx"]
         print(
-            f"| {key} | {size:,.0f} | {w1:.3f} ({c1:.3f}) · {p1:,.0f} | {w2:.3f} ({c2:.3f}) · {p2:,.0f} "
+            f"| {key} | {size:,.0f} | {w1:.3f} ±{s1:.3f} ({c1:.3f}) · {p1:,.0f} "
+            f"| {w2:.3f} ±{s2:.3f} ({c2:.3f}) · {p2:,.0f} "
             f"| {w1 / w2:.3f}× | {c1 / c2:.3f}× | {'equal' if same else 'DIFFER'} |"
         )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
